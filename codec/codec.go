@@ -1,0 +1,172 @@
+package codec
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+
+	"github.com/agwire/agwire/event"
+)
+
+// Profile selects the set of events a peer can read.
+type Profile uint8
+
+const (
+	// V1 is the AG-UI 1.0 wire: all 31 event types. The default.
+	V1 Profile = iota
+	// PreV1 is the wire of peers built before 1.0 (such as the .NET
+	// AGUI.Protobuf codec of mid-2026): the 18 envelope arms RUN_STARTED …
+	// CUSTOM plus TEXT_MESSAGE_CHUNK and TOOL_CALL_CHUNK. Encoding any other
+	// event fails with ErrNotInProfile before a byte is written.
+	PreV1
+)
+
+func (p Profile) String() string {
+	switch p {
+	case V1:
+		return "1.0"
+	case PreV1:
+		return "pre-1.0"
+	}
+	return "Profile(" + strconv.Itoa(int(p)) + ")"
+}
+
+// DefaultMaxDepth is the nesting limit for dynamic values (state, metadata,
+// results, ...) when Codec.MaxDepth is 0, on encode and on decode.
+const DefaultMaxDepth = 256
+
+// Codec converts events to and from the protobuf wire. The zero value is the
+// strict AG-UI 1.0 codec; set fields to relax it. A Codec is a plain value:
+// safe to copy and to use from many goroutines.
+type Codec struct {
+	// Profile is the peer's wire: V1 (default) or PreV1.
+	Profile Profile
+	// LossyNumbers accepts JSON numbers that a double cannot hold exactly
+	// (9007199254740993, 0.12345678901234567891, 1e400, 1e-400) and rounds
+	// them to the nearest double, overflowing to ±Inf, as the other peers
+	// do silently. By default they are refused with ErrLossyNumber.
+	LossyNumbers bool
+	// NonFiniteAsNull decodes a NaN or ±Inf double, which JSON cannot
+	// spell, as null. By default decoding fails with ErrNonFinite.
+	NonFiniteAsNull bool
+	// MaxDepth limits the nesting of JSON and protobuf values; 0 means
+	// DefaultMaxDepth.
+	MaxDepth int
+	// DropUnknownFields makes the JSON entry point skip fields an event
+	// type does not declare instead of failing with event.ErrUnknownField.
+	DropUnknownFields bool
+}
+
+// Errors. Each failure is an *Error wrapping one of these; test with
+// errors.Is.
+var (
+	// ErrUnsupportedEvent: the event has no protobuf form (the pre-1.0
+	// THINKING_* events, or a type this build does not know). The other
+	// peers encode such an event to an empty payload that every decoder
+	// then rejects; agwire refuses it instead.
+	ErrUnsupportedEvent = errors.New("event has no protobuf form")
+	// ErrNotInProfile: the event exists in AG-UI 1.0 but not in the wire
+	// of the selected profile (PreV1).
+	ErrNotInProfile = errors.New("event is not part of the selected peer profile")
+	// ErrInvalid: a value cannot be put on the wire as it is: metadata that
+	// is not an object, invalid JSON in a dynamic value, a content part or
+	// source with no wire form, an unknown JSON Patch op, invalid UTF-8.
+	ErrInvalid = errors.New("invalid event")
+	// ErrLossyNumber: a JSON number that a double cannot hold exactly (see
+	// Codec.LossyNumbers).
+	ErrLossyNumber = errors.New("number cannot be represented exactly as a double")
+	// ErrNonFinite: a decoded double is NaN or ±Inf, which JSON cannot
+	// spell (see Codec.NonFiniteAsNull).
+	ErrNonFinite = errors.New("number is NaN or infinite")
+	// ErrMalformed: the bytes are not a well-formed AG-UI 1.0 Event.
+	ErrMalformed = errors.New("malformed event")
+	// ErrUnknownEvent: the envelope carries only an event from a later
+	// protocol version. The frame is well-formed; a reader can skip it and
+	// go on, as an SSE reader drops an event type it does not know.
+	ErrUnknownEvent = errors.New("event from a later protocol version")
+	// ErrTooDeep: nesting beyond Codec.MaxDepth.
+	ErrTooDeep = errors.New("nesting too deep")
+)
+
+// Error is a codec failure with its place: the event type when known, the
+// field path inside the event (protobuf field names on decode of a
+// structural error, JSON names otherwise) and the byte offset (-1 when not
+// known).
+type Error struct {
+	Op     string     // "encode" or "decode"
+	Type   event.Type // event type, when known
+	Path   string     // field path, such as "messages[2].toolCalls[0].metadata.tags"
+	Offset int        // byte offset into the input, or -1
+	Err    error      // one of the sentinel errors above, possibly wrapped
+}
+
+func (e *Error) Error() string {
+	s := "agwire: " + e.Op
+	if e.Type != "" {
+		s += " " + string(e.Type)
+	}
+	if e.Path != "" {
+		s += ": " + e.Path
+	}
+	if e.Offset >= 0 {
+		s += fmt.Sprintf(" (byte %d)", e.Offset)
+	}
+	return s + ": " + e.Err.Error()
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+func (c *Codec) maxDepth() int {
+	if c.MaxDepth > 0 {
+		return c.MaxDepth
+	}
+	return DefaultMaxDepth
+}
+
+// Append appends the protobuf encoding of ev (one Event message, without a
+// length prefix) to dst and returns the extended buffer. On error dst is
+// returned unchanged in content (its length is restored).
+func Append(dst []byte, ev event.Event) ([]byte, error) { return Codec{}.Append(dst, ev) }
+
+// Marshal returns the protobuf encoding of ev with the default Codec.
+func Marshal(ev event.Event) ([]byte, error) { return Codec{}.Append(nil, ev) }
+
+// Unmarshal decodes one Event message with the default Codec.
+func Unmarshal(b []byte) (event.Event, error) { return Codec{}.Unmarshal(b) }
+
+// AppendFromJSON converts one AG-UI JSON event (the object an SSE data line
+// carries) to its protobuf encoding, appended to dst, with the default Codec.
+func AppendFromJSON(dst, jsonEvent []byte) ([]byte, error) {
+	return Codec{}.AppendFromJSON(dst, jsonEvent)
+}
+
+// AppendJSON converts one protobuf Event to its AG-UI JSON form, appended to
+// dst, with the default Codec.
+func AppendJSON(dst, wire []byte) ([]byte, error) { return Codec{}.AppendJSON(dst, wire) }
+
+// AppendFromJSON converts one AG-UI JSON event to its protobuf encoding.
+func (c Codec) AppendFromJSON(dst, jsonEvent []byte) ([]byte, error) {
+	ev, err := event.Parser{MaxDepth: c.MaxDepth, DropUnknownFields: c.DropUnknownFields}.Parse(jsonEvent)
+	if err != nil {
+		var pe *event.PathError
+		out := &Error{Op: "encode", Offset: -1, Err: err}
+		if errors.As(err, &pe) {
+			out.Path, out.Offset, out.Err = pe.Path, pe.Offset, pe.Err
+		}
+		return dst, out
+	}
+	return c.Append(dst, ev)
+}
+
+// AppendJSON converts one protobuf Event to its AG-UI JSON form.
+func (c Codec) AppendJSON(dst, wire []byte) ([]byte, error) {
+	ev, err := c.Unmarshal(wire)
+	if err != nil {
+		return dst, err
+	}
+	out, err := event.AppendJSON(dst, ev)
+	if err != nil {
+		return dst, &Error{Op: "decode", Type: ev.Type(), Offset: -1, Err: err}
+	}
+	return out, nil
+}

@@ -1,0 +1,894 @@
+package codec
+
+import (
+	"fmt"
+	"math"
+	"reflect"
+	"strconv"
+	"unicode/utf8"
+	"unsafe"
+
+	"google.golang.org/protobuf/encoding/protowire"
+
+	"github.com/agwire/agwire/event"
+	"github.com/agwire/agwire/internal/jsonx"
+	"github.com/agwire/agwire/internal/schema"
+)
+
+// Unmarshal decodes one protobuf Event message (without length prefix).
+//
+// It follows protobuf's rules (unknown fields are skipped, repeated
+// occurrences of a singular message merge) and AG-UI's: exactly one known
+// envelope arm, a base_event whose type agrees with the arm, message content
+// carriers that fit the role. An envelope holding only arms from a later
+// protocol fails with ErrUnknownEvent; anything else that is wrong fails with
+// ErrMalformed, ErrNonFinite or ErrTooDeep, naming the field path and byte
+// offset. The event does not alias b.
+func (c Codec) Unmarshal(b []byte) (event.Event, error) {
+	d := decoder{c: &c, data: b, maxDepth: c.maxDepth()}
+	ev, err := d.envelope()
+	if err != nil {
+		t := event.Type("")
+		if ev != nil {
+			t = ev.Type()
+		}
+		return nil, toError("decode", t, err)
+	}
+	return ev, nil
+}
+
+type decoder struct {
+	c        *Codec
+	data     []byte // the whole input, for offsets
+	maxDepth int
+	depth    int
+	out      []byte // scratch for JSON text of dynamic values
+}
+
+// off returns the offset of sub-slice b within the input.
+func (d *decoder) off(b []byte) int {
+	if len(b) == 0 {
+		return -1
+	}
+	return int(uintptr(unsafe.Pointer(unsafe.SliceData(b))) - uintptr(unsafe.Pointer(unsafe.SliceData(d.data))))
+}
+
+func (d *decoder) malformed(at []byte, format string, args ...any) error {
+	return &jsonx.Error{Offset: d.off(at), Err: fmt.Errorf("%w: "+format, append([]any{ErrMalformed}, args...)...)}
+}
+
+// field is one parsed tag-value pair.
+type field struct {
+	num protowire.Number
+	typ protowire.Type
+	v   uint64 // varint/fixed value
+	b   []byte // bytes payload
+	at  []byte // the field's encoding, for offsets
+}
+
+// next reads one field from b, returning the rest.
+func (d *decoder) next(b []byte) (field, []byte, error) {
+	num, typ, n := protowire.ConsumeTag(b)
+	if n < 0 {
+		if num == 0 && n == -int(protowireErrFieldNumber) {
+			return field{}, nil, d.malformed(b, "field number 0")
+		}
+		return field{}, nil, d.malformed(b, "bad tag: %v", protowire.ParseError(n))
+	}
+	f := field{num: num, typ: typ, at: b}
+	rest := b[n:]
+	switch typ {
+	case protowire.VarintType:
+		f.v, n = protowire.ConsumeVarint(rest)
+	case protowire.Fixed64Type:
+		f.v, n = protowire.ConsumeFixed64(rest)
+	case protowire.Fixed32Type:
+		var v uint32
+		v, n = protowire.ConsumeFixed32(rest)
+		f.v = uint64(v)
+	case protowire.BytesType:
+		f.b, n = protowire.ConsumeBytes(rest)
+	case protowire.StartGroupType:
+		f.b, n = d.group(num, rest)
+	default:
+		return f, nil, d.malformed(b, "field %d: wire type %d is not valid here", num, typ)
+	}
+	if n < 0 {
+		return f, nil, d.malformed(b, "field %d: %v", num, protowire.ParseError(n))
+	}
+	return f, rest[n:], nil
+}
+
+// protowireErrFieldNumber mirrors protowire's "invalid field number" code.
+const protowireErrFieldNumber = 3
+
+// group skips a (deprecated) group, which protobuf treats as an unknown
+// field here; it must be balanced.
+func (d *decoder) group(num protowire.Number, b []byte) ([]byte, int) {
+	n := protowire.ConsumeFieldValue(num, protowire.StartGroupType, b)
+	if n < 0 {
+		return nil, n
+	}
+	return b[:n], n
+}
+
+// envelope decodes the Event message.
+func (d *decoder) envelope() (event.Event, error) {
+	b := d.data
+	if len(b) == 0 {
+		return nil, d.malformed(nil, "empty envelope: no event")
+	}
+	var arm protowire.Number
+	var payloads [][]byte
+	future := 0
+	for len(b) > 0 {
+		f, rest, err := d.next(b)
+		if err != nil {
+			return nil, err
+		}
+		b = rest
+		if f.num >= 1 && f.num <= maxArm {
+			if f.typ != protowire.BytesType {
+				return nil, d.malformed(f.at, "envelope arm %d (%s) with wire type %d", f.num, arms[f.num], f.typ)
+			}
+			if arm != 0 && arm != f.num {
+				return nil, d.malformed(f.at, "envelope carries two events, %s and %s", arms[arm], arms[f.num])
+			}
+			arm = f.num
+			payloads = append(payloads, f.b)
+			continue
+		}
+		if f.typ == protowire.BytesType && walksAsMessage(f.b) {
+			future++
+		}
+	}
+	if arm == 0 {
+		if future > 0 {
+			return nil, &jsonx.Error{Offset: 0, Err: fmt.Errorf("%w: no AG-UI 1.0 event arm; %d unknown field(s) that parse as messages", ErrUnknownEvent, future)}
+		}
+		return nil, d.malformed(d.data, "envelope has no event arm")
+	}
+	t := arms[arm]
+	ev := event.New(t)
+	payload := merged(payloads)
+	plan := plans[reflect.TypeOf(ev).Elem()]
+	ptr := reflect.ValueOf(ev).UnsafePointer()
+	if err := d.message(payload, plan, ptr, typeInfos[t].enum); err != nil {
+		return ev, err
+	}
+	return ev, nil
+}
+
+// merged concatenates the payloads of repeated occurrences of a singular
+// message field: protobuf defines their merge as decoding the concatenation.
+func merged(payloads [][]byte) []byte {
+	if len(payloads) == 1 {
+		return payloads[0]
+	}
+	var out []byte
+	for _, p := range payloads {
+		out = append(out, p...)
+	}
+	return out
+}
+
+// walksAsMessage reports whether b parses as a protobuf message at its top
+// level: the test that tells an event from a later protocol from garbage.
+func walksAsMessage(b []byte) bool {
+	for len(b) > 0 {
+		num, typ, n := protowire.ConsumeTag(b)
+		if n < 0 || num == 0 {
+			return false
+		}
+		b = b[n:]
+		n = protowire.ConsumeFieldValue(num, typ, b)
+		if n < 0 {
+			return false
+		}
+		b = b[n:]
+	}
+	return true
+}
+
+// message decodes a message body into the struct at ptr. For events,
+// wantEnum is the EventType the base_event must declare; -1 otherwise.
+func (d *decoder) message(b []byte, plan *schema.Plan, ptr unsafe.Pointer, wantEnum int32) error {
+	d.depth++
+	defer func() { d.depth-- }()
+	if d.depth > d.maxDepth {
+		return &jsonx.Error{Offset: d.off(b), Err: fmt.Errorf("%w: more than %d levels", ErrTooDeep, d.maxDepth)}
+	}
+	// Singular message-typed fields may occur more than once; their payloads
+	// are gathered here and decoded once at the end.
+	var pending [16][][]byte
+	var baseSeen bool
+	var baseParts [][]byte
+	for len(b) > 0 {
+		f, rest, err := d.next(b)
+		if err != nil {
+			return err
+		}
+		b = rest
+		if plan.Event && f.num == 1 {
+			if f.typ != protowire.BytesType {
+				return d.malformed(f.at, "base_event with wire type %d", f.typ)
+			}
+			baseSeen = true
+			baseParts = append(baseParts, f.b)
+			continue
+		}
+		if plan == planRunFinished && (f.num == 6 || f.num == 8) || plan == planSubagentFinished && f.num == 5 {
+			if err := d.outcomeList(plan, f, ptr); err != nil {
+				return err
+			}
+			continue
+		}
+		fd := plan.FieldByNum(int32(f.num))
+		if fd == nil {
+			continue // unknown field: protobuf skips it
+		}
+		if err := d.field(plan, fd, f, ptr, &pending); err != nil {
+			return jsonx.WithKey(err, fd.Name)
+		}
+	}
+	for i := range plan.Fields {
+		fd := &plan.Fields[i]
+		if parts := pending[i]; parts != nil {
+			if err := d.singular(fd, merged(parts), fd.Ptr(ptr)); err != nil {
+				return jsonx.WithKey(err, fd.Name)
+			}
+		}
+	}
+	if plan.Event {
+		if !baseSeen {
+			return d.malformed(nil, "event has no base_event")
+		}
+		if err := d.base(merged(baseParts), plan.Base, ptr, wantEnum); err != nil {
+			return err
+		}
+	}
+	return d.check(plan, ptr)
+}
+
+// base decodes the BaseEvent into the event's Base.
+func (d *decoder) base(b []byte, plan *schema.Plan, ptr unsafe.Pointer, wantEnum int32) error {
+	typ := int64(0)
+	var pending [16][][]byte
+	for len(b) > 0 {
+		f, rest, err := d.next(b)
+		if err != nil {
+			return err
+		}
+		b = rest
+		if f.num == 1 {
+			if f.typ != protowire.VarintType {
+				return d.malformed(f.at, "base_event.type with wire type %d", f.typ)
+			}
+			typ = int64(int32(f.v))
+			continue
+		}
+		fd := plan.FieldByNum(int32(f.num))
+		if fd == nil {
+			continue
+		}
+		if err := d.field(plan, fd, f, ptr, &pending); err != nil {
+			return jsonx.WithKey(err, fd.Name)
+		}
+	}
+	for i := range plan.Fields {
+		if parts := pending[i]; parts != nil {
+			fd := &plan.Fields[i]
+			if err := d.singular(fd, merged(parts), fd.Ptr(ptr)); err != nil {
+				return jsonx.WithKey(err, fd.Name)
+			}
+		}
+	}
+	if typ != int64(wantEnum) {
+		declared := strconv.FormatInt(typ, 10)
+		if ts := event.Types(); typ >= 0 && typ < int64(len(ts)) {
+			declared = string(ts[typ])
+		}
+		return d.malformed(nil, "envelope carries %s but base_event.type declares %s", event.Types()[wantEnum], declared)
+	}
+	return nil
+}
+
+func wireTypeFor(k schema.Kind) protowire.Type {
+	switch k {
+	case schema.OptBool, schema.OptInt64:
+		return protowire.VarintType
+	}
+	return protowire.BytesType
+}
+
+// field decodes one occurrence of a known field.
+func (d *decoder) field(plan *schema.Plan, fd *schema.Field, f field, base unsafe.Pointer, pending *[16][][]byte) error {
+	p := fd.Ptr(base)
+	want := wireTypeFor(fd.Kind)
+	if plan == planPatchOp && fd.Num == 1 {
+		want = protowire.VarintType
+	}
+	if f.typ != want {
+		return d.malformed(f.at, "wire type %d, want %d", f.typ, want)
+	}
+	switch fd.Kind {
+	case schema.String:
+		if plan == planPatchOp && fd.Num == 1 {
+			n := int32(f.v)
+			if n >= 0 && int(n) < len(patchOps) {
+				*(*string)(p) = patchOps[n]
+			} else {
+				*(*string)(p) = strconv.FormatInt(int64(n), 10)
+			}
+			return nil
+		}
+		s, err := d.str(f)
+		*(*string)(p) = s
+		return err
+	case schema.OptString:
+		s, err := d.str(f)
+		*(**string)(p) = &s
+		return err
+	case schema.OptBool:
+		v := f.v != 0
+		*(**bool)(p) = &v
+	case schema.OptInt64:
+		v := int64(f.v)
+		*(**int64)(p) = &v
+	case schema.Value, schema.Object, schema.Message, schema.OptMessage:
+		i := plan.ByNum[fd.Num]
+		pending[i] = append(pending[i], f.b)
+	case schema.Messages:
+		sv := reflect.NewAt(fd.Type, p).Elem()
+		n := sv.Len()
+		sv.Set(reflect.Append(sv, reflect.Zero(fd.Type.Elem())))
+		ep := sv.Index(n).Addr().UnsafePointer()
+		var err error
+		if fd.Elem.Type == typeContentPart {
+			err = d.contentPart(f.b, (*event.ContentPart)(ep))
+		} else {
+			err = d.message(f.b, fd.Elem, ep, -1)
+		}
+		return jsonx.WithIndex(err, n)
+	case schema.Custom:
+		if f.num == 5 || f.num == 4 {
+			s, err := d.str(f)
+			if err != nil || s == "" {
+				return err
+			}
+			if plan == planRunFinished {
+				o := runOutcome(base)
+				o.Type = s
+			} else {
+				o := subagentOutcome(base)
+				o.Type = s
+			}
+		}
+	}
+	return nil
+}
+
+func runOutcome(base unsafe.Pointer) *event.RunOutcome {
+	rf := (*event.RunFinished)(base)
+	if rf.Outcome == nil {
+		rf.Outcome = new(event.RunOutcome)
+	}
+	return rf.Outcome
+}
+
+func subagentOutcome(base unsafe.Pointer) *event.SubagentOutcome {
+	sf := (*event.SubagentFinished)(base)
+	if sf.Outcome == nil {
+		sf.Outcome = new(event.SubagentOutcome)
+	}
+	return sf.Outcome
+}
+
+// outcomeList decodes RUN_FINISHED interrupts (6) and pending tool call ids
+// (8) and SUBAGENT_FINISHED interrupt ids (5) into the outcome.
+func (d *decoder) outcomeList(plan *schema.Plan, f field, base unsafe.Pointer) error {
+	if f.typ != protowire.BytesType {
+		return d.malformed(f.at, "wire type %d, want 2", f.typ)
+	}
+	switch {
+	case plan == planRunFinished && f.num == 6:
+		o := runOutcome(base)
+		o.Interrupts = append(o.Interrupts, event.Interrupt{})
+		i := len(o.Interrupts) - 1
+		err := d.message(f.b, planInterrupt, unsafe.Pointer(&o.Interrupts[i]), -1)
+		return jsonx.WithKey(jsonx.WithIndex(err, i), "outcome.interrupts")
+	case plan == planRunFinished:
+		s, err := d.str(f)
+		o := runOutcome(base)
+		o.PendingToolCallIDs = append(o.PendingToolCallIDs, s)
+		return jsonx.WithKey(err, "outcome.pendingToolCallIds")
+	default:
+		s, err := d.str(f)
+		o := subagentOutcome(base)
+		o.InterruptIDs = append(o.InterruptIDs, s)
+		return jsonx.WithKey(err, "outcome.interruptIds")
+	}
+}
+
+func (d *decoder) str(f field) (string, error) {
+	if !utf8.Valid(f.b) {
+		return "", d.malformed(f.at, "string is not valid UTF-8")
+	}
+	return string(f.b), nil
+}
+
+// singular decodes a (merged) singular message-typed field.
+func (d *decoder) singular(fd *schema.Field, b []byte, p unsafe.Pointer) error {
+	switch fd.Kind {
+	case schema.Value:
+		v, err := d.valueJSON(b)
+		*(*event.RawValue)(p) = v
+		return err
+	case schema.Object:
+		v, err := d.structJSON(b)
+		*(*event.Object)(p) = v
+		return err
+	case schema.Message:
+		return d.message(b, fd.Elem, p, -1)
+	case schema.OptMessage:
+		v := reflect.New(fd.Elem.Type)
+		if err := d.message(b, fd.Elem, v.UnsafePointer(), -1); err != nil {
+			return err
+		}
+		*(*unsafe.Pointer)(p) = v.UnsafePointer()
+	}
+	return nil
+}
+
+// check applies AG-UI's rules that protobuf cannot state.
+func (d *decoder) check(plan *schema.Plan, ptr unsafe.Pointer) error {
+	switch plan {
+	case planMessage:
+		return checkMessage((*event.Message)(ptr))
+	case planPatchOp:
+		if op := (*event.PatchOp)(ptr); op.Op == "" {
+			op.Op = patchOps[0] // the enum's zero value is not written
+		}
+	case planRunFinished:
+		if o := (*event.RunFinished)(ptr).Outcome; o != nil && o.Type == "" {
+			return &jsonx.Error{Path: "outcome", Offset: -1, Err: fmt.Errorf("%w: interrupts or pending tool call ids without an outcome", ErrMalformed)}
+		}
+	}
+	switch ev := (any)(reflect.NewAt(plan.Type, ptr).Interface()).(type) {
+	case *event.ToolCallResult:
+		if ev.Content != nil && ev.Parts != nil {
+			return &jsonx.Error{Path: "content", Offset: -1, Err: fmt.Errorf("%w: both string content and content parts", ErrMalformed)}
+		}
+		if ev.Content == nil && ev.Parts == nil {
+			ev.Parts = []event.ContentPart{}
+		}
+	case *event.SubagentFinished:
+		if o := ev.Outcome; o != nil && o.Type == "" {
+			return &jsonx.Error{Path: "outcome", Offset: -1, Err: fmt.Errorf("%w: interrupt ids without an outcome", ErrMalformed)}
+		}
+	}
+	return nil
+}
+
+// checkMessage rejects content carriers that contradict the role, and gives
+// user and tool messages without string content their (possibly empty)
+// parts, as the other peers decode them.
+func checkMessage(m *event.Message) error {
+	bad := func(format string, args ...any) error {
+		return &jsonx.Error{Offset: -1, Err: fmt.Errorf("%w: "+format, append([]any{ErrMalformed}, args...)...)}
+	}
+	hasParts := len(m.Parts) > 0
+	switch m.Role {
+	case event.RoleUser, event.RoleTool:
+		if m.ActivityContent != nil {
+			return bad("activity content on a %s message", m.Role)
+		}
+		if m.Content != nil && hasParts {
+			return bad("%s message carries both string content and content parts", m.Role)
+		}
+		if m.Content == nil && m.Parts == nil {
+			m.Parts = []event.ContentPart{}
+		}
+	case event.RoleActivity:
+		if hasParts {
+			return bad("content parts on an activity message")
+		}
+		if m.Content != nil {
+			return bad("activity message carries string content")
+		}
+	case event.RoleDeveloper, event.RoleSystem, event.RoleAssistant, event.RoleReasoning:
+		if hasParts {
+			return bad("content parts on a %s message", m.Role)
+		}
+		if m.ActivityContent != nil {
+			return bad("activity content on a %s message", m.Role)
+		}
+		m.Parts = nil
+	default:
+		n := 0
+		for _, set := range []bool{m.Content != nil, hasParts, m.ActivityContent != nil} {
+			if set {
+				n++
+			}
+		}
+		if n > 1 {
+			return bad("message of role %q carries more than one content form", m.Role)
+		}
+		if !hasParts {
+			m.Parts = nil
+		}
+	}
+	return nil
+}
+
+// contentPart decodes an InputContent.
+func (d *decoder) contentPart(b []byte, cp *event.ContentPart) error {
+	var arm protowire.Number
+	var parts [][]byte
+	for len(b) > 0 {
+		f, rest, err := d.next(b)
+		if err != nil {
+			return err
+		}
+		b = rest
+		if f.num < 1 || f.num > 5 {
+			continue
+		}
+		if f.typ != protowire.BytesType {
+			return d.malformed(f.at, "content part arm %d with wire type %d", f.num, f.typ)
+		}
+		if arm != 0 && arm != f.num {
+			return d.malformed(f.at, "content part carries more than one arm")
+		}
+		arm = f.num
+		parts = append(parts, f.b)
+	}
+	if arm == 0 {
+		return d.malformed(nil, "content part of a kind this build does not know (no text, image, audio, video or document arm)")
+	}
+	cp.Type = [...]string{1: event.PartText, 2: event.PartImage, 3: event.PartAudio, 4: event.PartVideo, 5: event.PartDocument}[arm]
+	b = merged(parts)
+	var meta [][]byte
+	var src [][]byte
+	for len(b) > 0 {
+		f, rest, err := d.next(b)
+		if err != nil {
+			return err
+		}
+		b = rest
+		var want protowire.Type = protowire.BytesType
+		name := ""
+		switch {
+		case arm == 1 && f.num == 1:
+			name = "text"
+		case arm == 1 && f.num == 2, arm != 1 && f.num == 3:
+			name = "id"
+		case arm == 1 && f.num == 3, arm != 1 && f.num == 2:
+			name = "metadata"
+		case arm != 1 && f.num == 1:
+			name = "source"
+		default:
+			continue
+		}
+		if f.typ != want {
+			return jsonx.WithKey(d.malformed(f.at, "wire type %d, want 2", f.typ), name)
+		}
+		switch name {
+		case "text":
+			s, err := d.str(f)
+			if err != nil {
+				return jsonx.WithKey(err, name)
+			}
+			cp.Text = s
+		case "id":
+			s, err := d.str(f)
+			if err != nil {
+				return jsonx.WithKey(err, name)
+			}
+			cp.ID = &s
+		case "metadata":
+			meta = append(meta, f.b)
+		case "source":
+			src = append(src, f.b)
+		}
+	}
+	if meta != nil {
+		v, err := d.valueJSON(merged(meta))
+		if err != nil {
+			return jsonx.WithKey(err, "metadata")
+		}
+		cp.Metadata = v
+	}
+	if src != nil {
+		cp.Source = new(event.Source)
+		if err := d.source(merged(src), cp.Source); err != nil {
+			return jsonx.WithKey(err, "source")
+		}
+	}
+	return nil
+}
+
+// source decodes an InputContentSource.
+func (d *decoder) source(b []byte, s *event.Source) error {
+	var arm protowire.Number
+	var parts [][]byte
+	for len(b) > 0 {
+		f, rest, err := d.next(b)
+		if err != nil {
+			return err
+		}
+		b = rest
+		if f.num < 1 || f.num > 3 {
+			continue
+		}
+		if f.typ != protowire.BytesType {
+			return d.malformed(f.at, "source arm %d with wire type %d", f.num, f.typ)
+		}
+		if arm != 0 && arm != f.num {
+			return d.malformed(f.at, "source carries more than one arm")
+		}
+		arm = f.num
+		parts = append(parts, f.b)
+	}
+	if arm == 0 {
+		return d.malformed(nil, "source of a kind this build does not know (no data, url or file arm)")
+	}
+	s.Type = [...]string{1: event.SourceData, 2: event.SourceURL, 3: event.SourceFile}[arm]
+	if arm == 1 {
+		empty := ""
+		s.MimeType = &empty // required in JSON; the wire's "" is its zero value
+	}
+	b = merged(parts)
+	for len(b) > 0 {
+		f, rest, err := d.next(b)
+		if err != nil {
+			return err
+		}
+		b = rest
+		if f.num < 1 || f.num > 3 || (f.num == 3 && arm != 3) {
+			continue
+		}
+		if f.typ != protowire.BytesType {
+			return d.malformed(f.at, "source field %d with wire type %d", f.num, f.typ)
+		}
+		v, err := d.str(f)
+		if err != nil {
+			return err
+		}
+		switch {
+		case f.num == 1:
+			s.Value = v
+		case f.num == 2 && arm == 3:
+			s.Provider = &v
+		default:
+			s.MimeType = &v
+		}
+	}
+	return nil
+}
+
+// valueJSON converts a google.protobuf.Value body to JSON text.
+func (d *decoder) valueJSON(b []byte) (event.RawValue, error) {
+	d.out = d.out[:0]
+	var err error
+	d.out, err = d.appendValue(d.out, b)
+	if err != nil {
+		return nil, err
+	}
+	return append(event.RawValue(nil), d.out...), nil
+}
+
+// structJSON converts a google.protobuf.Struct body to JSON object text.
+func (d *decoder) structJSON(b []byte) (event.Object, error) {
+	d.out = d.out[:0]
+	var err error
+	d.out, err = d.appendStruct(d.out, b)
+	if err != nil {
+		return nil, err
+	}
+	return append(event.Object(nil), d.out...), nil
+}
+
+func (d *decoder) enter(b []byte) error {
+	d.depth++
+	if d.depth > d.maxDepth {
+		return &jsonx.Error{Offset: d.off(b), Err: fmt.Errorf("%w: more than %d levels", ErrTooDeep, d.maxDepth)}
+	}
+	return nil
+}
+
+// appendValue writes the JSON form of a Value body. The kind set last wins,
+// as protobuf's oneof rule says; a Value with no kind is malformed.
+func (d *decoder) appendValue(out, b []byte) ([]byte, error) {
+	if err := d.enter(b); err != nil {
+		return out, err
+	}
+	defer func() { d.depth-- }()
+	start := b
+	var kind protowire.Number
+	var last field
+	var merge [][]byte // struct or list payloads of repeated occurrences
+	for len(b) > 0 {
+		f, rest, err := d.next(b)
+		if err != nil {
+			return out, err
+		}
+		b = rest
+		want := [...]protowire.Type{1: protowire.VarintType, 2: protowire.Fixed64Type, 3: protowire.BytesType, 4: protowire.VarintType, 5: protowire.BytesType, 6: protowire.BytesType}
+		if f.num < 1 || f.num > 6 {
+			continue
+		}
+		if f.typ != want[f.num] {
+			return out, d.malformed(f.at, "google.protobuf.Value field %d with wire type %d", f.num, f.typ)
+		}
+		if f.num != kind {
+			merge = merge[:0]
+		}
+		kind, last = f.num, f
+		if f.num == 5 || f.num == 6 {
+			merge = append(merge, f.b)
+		}
+	}
+	switch kind {
+	case 0:
+		return out, d.malformed(start, "google.protobuf.Value with no kind set")
+	case 1:
+		return append(out, "null"...), nil
+	case 2:
+		v := math.Float64frombits(last.v)
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			if d.c.NonFiniteAsNull {
+				return append(out, "null"...), nil
+			}
+			return out, &jsonx.Error{Offset: d.off(last.at), Err: fmt.Errorf("%w: %v has no JSON spelling (Codec.NonFiniteAsNull writes null)", ErrNonFinite, v)}
+		}
+		return jsonx.AppendFloat(out, v), nil
+	case 3:
+		s, err := d.str(last)
+		return jsonx.AppendString(out, s), err
+	case 4:
+		if last.v != 0 {
+			return append(out, "true"...), nil
+		}
+		return append(out, "false"...), nil
+	case 5:
+		return d.appendStruct(out, merged(merge))
+	default:
+		return d.appendList(out, merged(merge))
+	}
+}
+
+func (d *decoder) appendList(out, b []byte) ([]byte, error) {
+	if err := d.enter(b); err != nil {
+		return out, err
+	}
+	defer func() { d.depth-- }()
+	out = append(out, '[')
+	i := 0
+	for len(b) > 0 {
+		f, rest, err := d.next(b)
+		if err != nil {
+			return out, err
+		}
+		b = rest
+		if f.num != 1 {
+			continue
+		}
+		if f.typ != protowire.BytesType {
+			return out, d.malformed(f.at, "google.protobuf.ListValue element with wire type %d", f.typ)
+		}
+		if i > 0 {
+			out = append(out, ',')
+		}
+		if out, err = d.appendValue(out, f.b); err != nil {
+			return out, jsonx.WithIndex(err, i)
+		}
+		i++
+	}
+	return append(out, ']'), nil
+}
+
+type entry struct {
+	key   string
+	value [][]byte
+	at    []byte
+}
+
+// appendStruct writes the JSON object of a Struct body. A key that repeats
+// keeps its first position and its last value, as a protobuf map and a
+// JavaScript object both do.
+func (d *decoder) appendStruct(out, b []byte) ([]byte, error) {
+	if err := d.enter(b); err != nil {
+		return out, err
+	}
+	defer func() { d.depth-- }()
+	var entries []entry
+	var index map[string]int
+	for len(b) > 0 {
+		f, rest, err := d.next(b)
+		if err != nil {
+			return out, err
+		}
+		b = rest
+		if f.num != 1 {
+			continue
+		}
+		if f.typ != protowire.BytesType {
+			return out, d.malformed(f.at, "google.protobuf.Struct entry with wire type %d", f.typ)
+		}
+		e, err := d.entry(f)
+		if err != nil {
+			return out, err
+		}
+		if index == nil && len(entries) >= 8 {
+			index = make(map[string]int, 16)
+			for i, x := range entries {
+				index[x.key] = i
+			}
+		}
+		dup := -1
+		if index != nil {
+			if i, ok := index[e.key]; ok {
+				dup = i
+			}
+		} else {
+			for i := range entries {
+				if entries[i].key == e.key {
+					dup = i
+				}
+			}
+		}
+		if dup >= 0 {
+			entries[dup].value, entries[dup].at = e.value, e.at
+			continue
+		}
+		if index != nil {
+			index[e.key] = len(entries)
+		}
+		entries = append(entries, e)
+	}
+	out = append(out, '{')
+	for i, e := range entries {
+		if i > 0 {
+			out = append(out, ',')
+		}
+		out = jsonx.AppendString(out, e.key)
+		out = append(out, ':')
+		var err error
+		if out, err = d.appendValue(out, merged(e.value)); err != nil {
+			return out, jsonx.WithKey(err, e.key)
+		}
+	}
+	return append(out, '}'), nil
+}
+
+// entry reads one Struct.FieldsEntry.
+func (d *decoder) entry(f field) (entry, error) {
+	e := entry{at: f.at}
+	b := f.b
+	for len(b) > 0 {
+		g, rest, err := d.next(b)
+		if err != nil {
+			return e, err
+		}
+		b = rest
+		switch g.num {
+		case 1:
+			if g.typ != protowire.BytesType {
+				return e, d.malformed(g.at, "map key with wire type %d", g.typ)
+			}
+			if e.key, err = d.str(g); err != nil {
+				return e, err
+			}
+		case 2:
+			if g.typ != protowire.BytesType {
+				return e, d.malformed(g.at, "map value with wire type %d", g.typ)
+			}
+			e.value = append(e.value, g.b)
+		}
+	}
+	if e.value == nil {
+		return e, jsonx.WithKey(d.malformed(f.at, "google.protobuf.Struct entry without a value"), e.key)
+	}
+	return e, nil
+}

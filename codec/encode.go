@@ -1,0 +1,549 @@
+package codec
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"reflect"
+	"strconv"
+	"unicode/utf8"
+	"unsafe"
+
+	"google.golang.org/protobuf/encoding/protowire"
+
+	"github.com/agwire/agwire/event"
+	"github.com/agwire/agwire/internal/jsonx"
+	"github.com/agwire/agwire/internal/schema"
+)
+
+var (
+	plans                = event.Plans()
+	planPatchOp          = plans[reflect.TypeOf(event.PatchOp{})]
+	planMessage          = plans[reflect.TypeOf(event.Message{})]
+	planRunFinished      = plans[reflect.TypeOf(event.RunFinished{})]
+	planInterrupt        = plans[reflect.TypeOf(event.Interrupt{})]
+	planSubagentFinished = plans[reflect.TypeOf(event.SubagentFinished{})]
+	typeContentPart      = reflect.TypeOf(event.ContentPart{})
+)
+
+// Append appends the protobuf encoding of ev (one Event message, no length
+// prefix) to dst. On error the returned slice has dst's length and nothing
+// of ev was kept.
+func (c Codec) Append(dst []byte, ev event.Event) ([]byte, error) {
+	if ev == nil || reflect.ValueOf(ev).IsNil() {
+		return dst, &Error{Op: "encode", Offset: -1, Err: fmt.Errorf("%w: nil event", ErrInvalid)}
+	}
+	t := ev.Type()
+	ti, ok := typeInfos[t]
+	if !ok {
+		why := "not an AG-UI 1.0 event type"
+		if t.IsThinking() {
+			why = "THINKING_* events were removed in AG-UI 1.0 and never had a protobuf form; send REASONING_* events, or use SSE"
+		}
+		return dst, &Error{Op: "encode", Type: t, Offset: -1, Err: fmt.Errorf("%w: %s", ErrUnsupportedEvent, why)}
+	}
+	if !c.Profile.Supports(t) {
+		return dst, &Error{Op: "encode", Type: t, Offset: -1, Err: fmt.Errorf("%w: %s peers know only the first %d envelope arms", ErrNotInProfile, c.Profile, preV1MaxArm)}
+	}
+	e := encoder{c: &c}
+	e.s.MaxDepth = c.maxDepth()
+	plan := plans[reflect.TypeOf(ev).Elem()]
+	ptr := reflect.ValueOf(ev).UnsafePointer()
+	b, arm := beginLen(dst, protowire.Number(ti.arm))
+	b, base := beginLen(b, 1)
+	if ti.enum != 0 {
+		b = protowire.AppendTag(b, 1, protowire.VarintType)
+		b = protowire.AppendVarint(b, uint64(ti.enum))
+	}
+	var err error
+	b, err = e.fields(b, plan.Base, ptr)
+	if err == nil {
+		b = endLen(b, base)
+		b, err = e.fields(b, plan, ptr)
+	}
+	if err != nil {
+		return dst, toError("encode", t, err)
+	}
+	return endLen(b, arm), nil
+}
+
+// toError turns an internal path-carrying error into an *Error.
+func toError(op string, t event.Type, err error) error {
+	out := &Error{Op: op, Type: t, Offset: -1, Err: err}
+	var pe *jsonx.Error
+	if errors.As(err, &pe) {
+		out.Path, out.Err = pe.Path, pe.Err
+		if op == "decode" {
+			out.Offset = pe.Offset
+		}
+	}
+	return out
+}
+
+func invalidf(format string, args ...any) error {
+	return &jsonx.Error{Offset: -1, Err: fmt.Errorf("%w: "+format, append([]any{ErrInvalid}, args...)...)}
+}
+
+type encoder struct {
+	c *Codec
+	s jsonx.Scanner
+	// keys holds the object keys seen so far at every open nesting level,
+	// for refusing duplicates; keyEnds[i] is the end of key i in keys.
+	keys    []byte
+	keyEnds []int
+}
+
+// beginLen starts a length-delimited field: it writes the tag and a
+// one-byte length placeholder and returns the payload's start offset.
+func beginLen(b []byte, num protowire.Number) ([]byte, int) {
+	b = protowire.AppendTag(b, num, protowire.BytesType)
+	b = append(b, 0)
+	return b, len(b)
+}
+
+// endLen fills in the length of the field begun at start, moving the
+// payload when the length needs more than one byte.
+func endLen(b []byte, start int) []byte {
+	n := len(b) - start
+	if n < 0x80 {
+		b[start-1] = byte(n)
+		return b
+	}
+	sz := protowire.SizeVarint(uint64(n))
+	for i := 1; i < sz; i++ {
+		b = append(b, 0)
+	}
+	copy(b[start+sz-1:], b[start:start+n])
+	protowire.AppendVarint(b[:start-1], uint64(n))
+	return b
+}
+
+func appendString(b []byte, num protowire.Number, s string) ([]byte, error) {
+	if !utf8.ValidString(s) {
+		return b, invalidf("string is not valid UTF-8")
+	}
+	b = protowire.AppendTag(b, num, protowire.BytesType)
+	return protowire.AppendString(b, s), nil
+}
+
+// fields writes the tagged fields of the struct at ptr in field-number order.
+func (e *encoder) fields(b []byte, plan *schema.Plan, ptr unsafe.Pointer) ([]byte, error) {
+	var err error
+	for i := range plan.Fields {
+		f := &plan.Fields[i]
+		b, err = e.field(b, plan, f, ptr)
+		if err != nil {
+			return b, jsonx.WithKey(err, f.Name)
+		}
+	}
+	if plan == planRunFinished {
+		// pending_tool_call_ids (8) comes after usage (7).
+		if o := (*event.RunFinished)(ptr).Outcome; o != nil {
+			for i, id := range o.PendingToolCallIDs {
+				if b, err = appendString(b, 8, id); err != nil {
+					return b, jsonx.WithKey(jsonx.WithIndex(err, i), "outcome.pendingToolCallIds")
+				}
+			}
+		}
+	}
+	return b, nil
+}
+
+func (e *encoder) field(b []byte, plan *schema.Plan, f *schema.Field, base unsafe.Pointer) ([]byte, error) {
+	p := f.Ptr(base)
+	num := protowire.Number(f.Num)
+	switch f.Kind {
+	case schema.String:
+		v := *(*string)(p)
+		if plan == planPatchOp && f.Num == 1 {
+			return appendPatchOp(b, v)
+		}
+		if v == "" {
+			return b, nil
+		}
+		return appendString(b, num, v)
+	case schema.OptString:
+		if v := *(**string)(p); v != nil {
+			return appendString(b, num, *v)
+		}
+	case schema.OptBool:
+		if v := *(**bool)(p); v != nil {
+			b = protowire.AppendTag(b, num, protowire.VarintType)
+			b = protowire.AppendVarint(b, protowire.EncodeBool(*v))
+		}
+	case schema.OptInt64:
+		if v := *(**int64)(p); v != nil {
+			b = protowire.AppendTag(b, num, protowire.VarintType)
+			b = protowire.AppendVarint(b, uint64(*v))
+		}
+	case schema.Value:
+		if v := *(*event.RawValue)(p); v != nil {
+			return e.valueField(b, num, v)
+		}
+	case schema.Object:
+		v := *(*event.Object)(p)
+		if v == nil && plan == planMessage && f.Num == 13 && (*event.Message)(base).Role == event.RoleActivity {
+			// An activity message always carries its content object on the
+			// wire, empty when the message has none, as the other peers write it.
+			v = event.Object("{}")
+		}
+		if v != nil {
+			return e.structField(b, num, v)
+		}
+	case schema.Message:
+		var start int
+		b, start = beginLen(b, num)
+		b, err := e.fields(b, f.Elem, p)
+		return endLen(b, start), err
+	case schema.OptMessage:
+		if v := *(*unsafe.Pointer)(p); v != nil {
+			var start int
+			b, start = beginLen(b, num)
+			b, err := e.fields(b, f.Elem, v)
+			return endLen(b, start), err
+		}
+	case schema.Messages:
+		sv := reflect.NewAt(f.Type, p).Elem()
+		for i := 0; i < sv.Len(); i++ {
+			ep := sv.Index(i).Addr().UnsafePointer()
+			var start int
+			var err error
+			b, start = beginLen(b, num)
+			if f.Elem.Type == typeContentPart {
+				b, err = e.contentPart(b, (*event.ContentPart)(ep))
+			} else {
+				b, err = e.fields(b, f.Elem, ep)
+			}
+			if err != nil {
+				return b, jsonx.WithIndex(err, i)
+			}
+			b = endLen(b, start)
+		}
+	case schema.Custom:
+		return e.outcome(b, f, p)
+	}
+	return b, nil
+}
+
+func appendPatchOp(b []byte, op string) ([]byte, error) {
+	n := -1
+	for i, name := range patchOps {
+		if op == name {
+			n = i
+		}
+	}
+	if n < 0 {
+		// An op number a newer peer sent and this build could not name
+		// travels back as the same number.
+		v, err := strconv.ParseInt(op, 10, 32)
+		if err != nil {
+			return b, invalidf("unknown JSON Patch op %q (known: add, remove, replace, move, copy, test)", op)
+		}
+		n = int(v)
+	}
+	if n == 0 {
+		return b, nil
+	}
+	b = protowire.AppendTag(b, 1, protowire.VarintType)
+	return protowire.AppendVarint(b, uint64(int64(n))), nil
+}
+
+// outcome writes RUN_FINISHED's outcome (5) and interrupts (6) — its pending
+// tool call ids (8) follow usage — or SUBAGENT_FINISHED's outcome (4) and
+// interrupt ids (5).
+func (e *encoder) outcome(b []byte, f *schema.Field, p unsafe.Pointer) ([]byte, error) {
+	var err error
+	switch o := *(*unsafe.Pointer)(p); {
+	case o == nil:
+	case f.Num == 5: // RUN_FINISHED
+		ro := (*event.RunOutcome)(o)
+		if ro.Type != "" {
+			if b, err = appendString(b, 5, ro.Type); err != nil {
+				return b, err
+			}
+		}
+		for i := range ro.Interrupts {
+			var start int
+			b, start = beginLen(b, 6)
+			if b, err = e.fields(b, planInterrupt, unsafe.Pointer(&ro.Interrupts[i])); err != nil {
+				return b, jsonx.WithKey(jsonx.WithIndex(err, i), "interrupts")
+			}
+			b = endLen(b, start)
+		}
+	case f.Num == 4: // SUBAGENT_FINISHED
+		so := (*event.SubagentOutcome)(o)
+		if so.Type != "" {
+			if b, err = appendString(b, 4, so.Type); err != nil {
+				return b, err
+			}
+		}
+		for i, id := range so.InterruptIDs {
+			if b, err = appendString(b, 5, id); err != nil {
+				return b, jsonx.WithKey(jsonx.WithIndex(err, i), "interruptIds")
+			}
+		}
+	}
+	return b, nil
+}
+
+// InputContent arms and InputContentSource arms.
+var partArms = map[string]protowire.Number{
+	event.PartText: 1, event.PartImage: 2, event.PartAudio: 3, event.PartVideo: 4, event.PartDocument: 5,
+}
+
+var sourceArms = map[string]protowire.Number{event.SourceData: 1, event.SourceURL: 2, event.SourceFile: 3}
+
+func (e *encoder) contentPart(b []byte, cp *event.ContentPart) ([]byte, error) {
+	arm, ok := partArms[cp.Type]
+	if !ok {
+		return b, invalidf("content part type %q has no protobuf form (known: text, image, audio, video, document)", cp.Type)
+	}
+	var err error
+	b, start := beginLen(b, arm)
+	if arm == 1 {
+		if cp.Source != nil {
+			return b, invalidf("a text part has no source")
+		}
+		if cp.Text != "" {
+			if b, err = appendString(b, 1, cp.Text); err != nil {
+				return b, jsonx.WithKey(err, "text")
+			}
+		}
+		if cp.ID != nil {
+			if b, err = appendString(b, 2, *cp.ID); err != nil {
+				return b, jsonx.WithKey(err, "id")
+			}
+		}
+		if cp.Metadata != nil {
+			if b, err = e.valueField(b, 3, cp.Metadata); err != nil {
+				return b, jsonx.WithKey(err, "metadata")
+			}
+		}
+		return endLen(b, start), nil
+	}
+	if cp.Text != "" {
+		return b, invalidf("a %s part carries no text", cp.Type)
+	}
+	if cp.Source != nil {
+		if b, err = appendSource(b, cp.Source); err != nil {
+			return b, jsonx.WithKey(err, "source")
+		}
+	}
+	if cp.Metadata != nil {
+		if b, err = e.valueField(b, 2, cp.Metadata); err != nil {
+			return b, jsonx.WithKey(err, "metadata")
+		}
+	}
+	if cp.ID != nil {
+		if b, err = appendString(b, 3, *cp.ID); err != nil {
+			return b, jsonx.WithKey(err, "id")
+		}
+	}
+	return endLen(b, start), nil
+}
+
+func appendSource(b []byte, s *event.Source) ([]byte, error) {
+	arm, ok := sourceArms[s.Type]
+	if !ok {
+		return b, invalidf("source type %q has no protobuf form (known: data, url, file)", s.Type)
+	}
+	var err error
+	b, src := beginLen(b, 1)
+	b, start := beginLen(b, arm)
+	if s.Value != "" {
+		if b, err = appendString(b, 1, s.Value); err != nil {
+			return b, err
+		}
+	}
+	switch arm {
+	case 1: // data: mime_type is a plain string
+		if s.Provider != nil {
+			return b, invalidf("a data source has no provider")
+		}
+		if s.MimeType != nil && *s.MimeType != "" {
+			b, err = appendString(b, 2, *s.MimeType)
+		}
+	case 2: // url
+		if s.Provider != nil {
+			return b, invalidf("a url source has no provider")
+		}
+		if s.MimeType != nil {
+			b, err = appendString(b, 2, *s.MimeType)
+		}
+	case 3: // file
+		if s.Provider != nil {
+			if b, err = appendString(b, 2, *s.Provider); err != nil {
+				return b, err
+			}
+		}
+		if s.MimeType != nil {
+			b, err = appendString(b, 3, *s.MimeType)
+		}
+	}
+	if err != nil {
+		return b, err
+	}
+	return endLen(endLen(b, start), src), nil
+}
+
+// valueField writes JSON text as a google.protobuf.Value field.
+func (e *encoder) valueField(b []byte, num protowire.Number, v []byte) ([]byte, error) {
+	e.s.Reset(v)
+	b, start := beginLen(b, num)
+	b, err := e.value(b)
+	if err == nil {
+		err = e.s.End()
+	}
+	if err != nil {
+		return b, markInvalidJSON(err)
+	}
+	return endLen(b, start), nil
+}
+
+// structField writes JSON object text as a google.protobuf.Struct field.
+func (e *encoder) structField(b []byte, num protowire.Number, v []byte) ([]byte, error) {
+	e.s.Reset(v)
+	if k := e.s.Peek(); k != jsonx.Object {
+		return b, invalidf("must be a JSON object, found %s", k)
+	}
+	b, start := beginLen(b, num)
+	b, err := e.structBody(b)
+	if err == nil {
+		err = e.s.End()
+	}
+	if err != nil {
+		return b, markInvalidJSON(err)
+	}
+	return endLen(b, start), nil
+}
+
+// markInvalidJSON makes JSON syntax errors in a dynamic value ErrInvalid too.
+func markInvalidJSON(err error) error {
+	var pe *jsonx.Error
+	if errors.Is(err, jsonx.ErrSyntax) && errors.As(err, &pe) {
+		pe.Err = fmt.Errorf("%w: %w", ErrInvalid, pe.Err)
+	}
+	return err
+}
+
+// value converts the JSON value at the scanner to a Value message body.
+func (e *encoder) value(b []byte) ([]byte, error) {
+	switch e.s.Peek() {
+	case jsonx.Null:
+		b = append(b, 0x08, 0x00) // null_value: NULL_VALUE
+		return b, e.s.Null()
+	case jsonx.True, jsonx.False:
+		v, err := e.s.Bool()
+		b = protowire.AppendTag(b, 4, protowire.VarintType)
+		return protowire.AppendVarint(b, protowire.EncodeBool(v)), err
+	case jsonx.Number:
+		text, err := e.s.Number()
+		if err != nil {
+			return b, err
+		}
+		f, exact := jsonx.ParseNumber(text)
+		if !exact && !e.c.LossyNumbers {
+			return b, &jsonx.Error{Offset: -1, Err: fmt.Errorf("%w: %s would become %s", ErrLossyNumber, text, describeDouble(f))}
+		}
+		b = protowire.AppendTag(b, 2, protowire.Fixed64Type)
+		return protowire.AppendFixed64(b, math.Float64bits(f)), nil
+	case jsonx.String:
+		s, err := e.s.StringBytes()
+		b = protowire.AppendTag(b, 3, protowire.BytesType)
+		return protowire.AppendBytes(b, s), err
+	case jsonx.Object:
+		b, start := beginLen(b, 5)
+		b, err := e.structBody(b)
+		return endLen(b, start), err
+	case jsonx.Array:
+		b, start := beginLen(b, 6)
+		err := e.s.Array(func(int) error {
+			var err error
+			var el int
+			b, el = beginLen(b, 1)
+			if b, err = e.value(b); err != nil {
+				return err
+			}
+			b = endLen(b, el)
+			return nil
+		})
+		return endLen(b, start), err
+	}
+	return b, e.s.Skip() // reports the syntax error
+}
+
+func describeDouble(f float64) string {
+	if math.IsInf(f, 0) {
+		return fmt.Sprint(f) + " (overflow)"
+	}
+	if f == 0 {
+		return "0 (underflow)"
+	}
+	return strconv.FormatFloat(f, 'g', -1, 64)
+}
+
+// structBody converts the JSON object at the scanner to Struct entries.
+func (e *encoder) structBody(b []byte) ([]byte, error) {
+	level := len(e.keyEnds)
+	levelStart := 0
+	if level > 0 {
+		levelStart = e.keyEnds[level-1]
+	}
+	var seen map[string]struct{} // used for large objects only
+	err := e.s.Object(func(key string) error {
+		if e.duplicate(key, level, levelStart, &seen) {
+			return &jsonx.Error{Offset: -1, Err: fmt.Errorf("%w %q: a protobuf Struct holds each key once", jsonx.ErrDuplicateKey, key)}
+		}
+		var err error
+		b, err = e.entry(b, key)
+		return err
+	})
+	e.keys = e.keys[:levelStart]
+	e.keyEnds = e.keyEnds[:level]
+	return b, err
+}
+
+func (e *encoder) entry(b []byte, key string) ([]byte, error) {
+	b, entry := beginLen(b, 1)
+	if key != "" {
+		b = protowire.AppendTag(b, 1, protowire.BytesType)
+		b = protowire.AppendString(b, key)
+	}
+	b, val := beginLen(b, 2)
+	b, err := e.value(b)
+	if err != nil {
+		return b, err
+	}
+	return endLen(endLen(b, val), entry), nil
+}
+
+// duplicate records key at the current nesting level and reports whether
+// the level already had it.
+func (e *encoder) duplicate(key string, level, levelStart int, seen *map[string]struct{}) bool {
+	n := len(e.keyEnds) - level
+	if n >= 32 {
+		if *seen == nil {
+			*seen = make(map[string]struct{}, 2*n)
+			prev := levelStart
+			for _, end := range e.keyEnds[level:] {
+				(*seen)[string(e.keys[prev:end])] = struct{}{}
+				prev = end
+			}
+		}
+		if _, dup := (*seen)[key]; dup {
+			return true
+		}
+		(*seen)[key] = struct{}{}
+		return false
+	}
+	prev := levelStart
+	for _, end := range e.keyEnds[level:] {
+		if string(e.keys[prev:end]) == key {
+			return true
+		}
+		prev = end
+	}
+	e.keys = append(e.keys, key...)
+	e.keyEnds = append(e.keyEnds, len(e.keys))
+	return false
+}

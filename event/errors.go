@@ -1,0 +1,36 @@
+package event
+
+import (
+	"errors"
+
+	"github.com/agwire/agwire/internal/jsonx"
+)
+
+// Errors reported by Parse. They arrive wrapped in a *PathError that says
+// where in the JSON text the problem is; test for them with errors.Is.
+var (
+	// ErrSyntax: the text is not JSON.
+	ErrSyntax = jsonx.ErrSyntax
+	// ErrTooDeep: the JSON nests deeper than the parser's limit.
+	ErrTooDeep = jsonx.ErrTooDeep
+	// ErrDuplicateKey: an event object names the same field twice.
+	ErrDuplicateKey = jsonx.ErrDuplicateKey
+	// ErrUnknownType: the "type" field names no AG-UI event type.
+	ErrUnknownType = errors.New("unknown event type")
+	// ErrNullMetadata: "metadata": null. Metadata is absent or an object,
+	// never null (a null under a key inside it is fine).
+	ErrNullMetadata = errors.New(`metadata must be an object or absent, not null`)
+	// ErrMissingField: a required field is absent.
+	ErrMissingField = errors.New("missing required field")
+	// ErrUnknownField: a field the event type does not declare (see
+	// Parser.DropUnknownFields).
+	ErrUnknownField = errors.New("unknown field")
+	// ErrInvalidField: a field has the wrong JSON kind or a value outside
+	// its allowed set.
+	ErrInvalidField = errors.New("invalid field")
+)
+
+// PathError locates a failure: Path is the field path inside the event
+// (such as "messages[2].toolCalls[0].metadata"), Offset the byte offset in
+// the JSON text (-1 when not known), and Err the reason.
+type PathError = jsonx.Error

@@ -1,0 +1,297 @@
+package event
+
+import (
+	"fmt"
+	"reflect"
+	"strconv"
+	"unsafe"
+
+	"github.com/agwire/agwire/internal/jsonx"
+	"github.com/agwire/agwire/internal/schema"
+)
+
+// Marshal returns the AG-UI JSON form of ev: the "type" string first, then
+// the event's fields in lowerCamelCase, optional fields omitted rather than
+// null. Dynamic values (state, metadata, ...) are written as their exact text
+// after a validity check.
+func Marshal(ev Event) ([]byte, error) { return AppendJSON(nil, ev) }
+
+// AppendJSON appends the JSON form of ev to dst.
+func AppendJSON(dst []byte, ev Event) ([]byte, error) {
+	if ev == nil || reflect.ValueOf(ev).IsNil() {
+		return dst, fmt.Errorf("event: cannot marshal a nil event")
+	}
+	if th, ok := ev.(*Thinking); ok {
+		if err := validJSON(th.JSON, jsonx.Object); err != nil {
+			return dst, fmt.Errorf("event: %s: %w", th.Kind, err)
+		}
+		return append(dst, th.JSON...), nil
+	}
+	plan := plans[reflect.TypeOf(ev).Elem()]
+	if plan == nil {
+		return dst, fmt.Errorf("event: cannot marshal %T", ev)
+	}
+	w := writer{b: dst}
+	w.b = append(w.b, `{"type":`...)
+	w.b = jsonx.AppendString(w.b, string(ev.Type()))
+	ptr := reflect.ValueOf(ev).UnsafePointer()
+	w.first = false
+	if err := w.fields(plan, ptr); err != nil {
+		return dst, err
+	}
+	if err := w.fields(plan.Base, ptr); err != nil { // Base is the first field: offset 0
+		return dst, err
+	}
+	w.b = append(w.b, '}')
+	return w.b, nil
+}
+
+// MarshalRunAgentInput returns the JSON form of a RunAgentInput.
+func MarshalRunAgentInput(in *RunAgentInput) ([]byte, error) {
+	w := writer{}
+	if err := w.object(plans[reflect.TypeOf(RunAgentInput{})], unsafe.Pointer(in)); err != nil {
+		return nil, err
+	}
+	return w.b, nil
+}
+
+// The event types marshal through AppendJSON so that encoding/json users get
+// the AG-UI shape too.
+
+type writer struct {
+	b     []byte
+	first bool
+}
+
+func (w *writer) key(name string) {
+	if !w.first {
+		w.b = append(w.b, ',')
+	}
+	w.first = false
+	w.b = append(w.b, '"')
+	w.b = append(w.b, name...) // field names are plain ASCII
+	w.b = append(w.b, '"', ':')
+}
+
+func (w *writer) object(plan *schema.Plan, ptr unsafe.Pointer) error {
+	w.b = append(w.b, '{')
+	w.first = true
+	if err := w.fields(plan, ptr); err != nil {
+		return err
+	}
+	w.b = append(w.b, '}')
+	w.first = false
+	return nil
+}
+
+func validJSON(b []byte, want jsonx.Kind) error {
+	var s jsonx.Scanner
+	s.Reset(b)
+	if want != 0 && s.Peek() != want {
+		return fmt.Errorf("%w: expected a JSON %s", ErrInvalidField, want)
+	}
+	if err := s.Skip(); err != nil {
+		return err
+	}
+	return s.End()
+}
+
+func (w *writer) fields(plan *schema.Plan, base unsafe.Pointer) error {
+	unionWritten := ""
+	for i := range plan.Fields {
+		f := &plan.Fields[i]
+		p := f.Ptr(base)
+		if f.Union {
+			set := false
+			switch f.Kind {
+			case schema.OptString:
+				set = *(**string)(p) != nil
+			case schema.Messages:
+				set = !reflect.NewAt(f.Type, p).Elem().IsNil()
+			case schema.Object:
+				set = *(*Object)(p) != nil
+			}
+			if !set {
+				continue
+			}
+			if unionWritten == f.Name {
+				return &PathError{Path: f.Name, Offset: -1, Err: fmt.Errorf("%w: more than one of %s is set (string, parts, activity content)", ErrInvalidField, f.Name)}
+			}
+			unionWritten = f.Name
+		}
+		if err := w.field(f, p); err != nil {
+			return jsonx.WithKey(err, f.Name)
+		}
+	}
+	return nil
+}
+
+func (w *writer) field(f *schema.Field, p unsafe.Pointer) error {
+	switch f.Kind {
+	case schema.String:
+		w.key(f.Name)
+		w.b = jsonx.AppendString(w.b, *(*string)(p))
+	case schema.OptString:
+		if v := *(**string)(p); v != nil {
+			w.key(f.Name)
+			w.b = jsonx.AppendString(w.b, *v)
+		}
+	case schema.OptBool:
+		if v := *(**bool)(p); v != nil {
+			w.key(f.Name)
+			w.b = strconv.AppendBool(w.b, *v)
+		}
+	case schema.OptInt64:
+		if v := *(**int64)(p); v != nil {
+			w.key(f.Name)
+			w.b = strconv.AppendInt(w.b, *v, 10)
+		}
+	case schema.Value:
+		if v := *(*RawValue)(p); v != nil {
+			if err := validJSON(v, 0); err != nil {
+				return err
+			}
+			w.key(f.Name)
+			w.b = append(w.b, v...)
+		}
+	case schema.Object:
+		if v := *(*Object)(p); v != nil {
+			if err := validJSON(v, jsonx.Object); err != nil {
+				return err
+			}
+			w.key(f.Name)
+			w.b = append(w.b, v...)
+		}
+	case schema.Message:
+		w.key(f.Name)
+		return w.object(f.Elem, p)
+	case schema.OptMessage:
+		if v := *(*unsafe.Pointer)(p); v != nil {
+			w.key(f.Name)
+			return w.object(f.Elem, v)
+		}
+	case schema.Messages:
+		sv := reflect.NewAt(f.Type, p).Elem()
+		if sv.Len() == 0 && f.Opt {
+			return nil
+		}
+		w.key(f.Name)
+		w.b = append(w.b, '[')
+		for i := 0; i < sv.Len(); i++ {
+			if i > 0 {
+				w.b = append(w.b, ',')
+			}
+			ep := sv.Index(i).Addr().UnsafePointer()
+			var err error
+			if f.Elem.Hand {
+				err = w.contentPart((*ContentPart)(ep))
+			} else {
+				err = w.object(f.Elem, ep)
+			}
+			if err != nil {
+				return jsonx.WithIndex(err, i)
+			}
+		}
+		w.b = append(w.b, ']')
+		w.first = false
+	case schema.Custom:
+		switch o := f.Type; o {
+		case reflect.TypeOf((*RunOutcome)(nil)):
+			if v := *(**RunOutcome)(p); v != nil {
+				w.key(f.Name)
+				return w.runOutcome(v)
+			}
+		case reflect.TypeOf((*SubagentOutcome)(nil)):
+			if v := *(**SubagentOutcome)(p); v != nil {
+				w.key(f.Name)
+				w.b = append(w.b, `{"type":`...)
+				w.b = jsonx.AppendString(w.b, v.Type)
+				if len(v.InterruptIDs) > 0 {
+					w.b = append(w.b, `,"interruptIds":`...)
+					w.strings(v.InterruptIDs)
+				}
+				w.b = append(w.b, '}')
+			}
+		}
+	}
+	return nil
+}
+
+func (w *writer) strings(ss []string) {
+	w.b = append(w.b, '[')
+	for i, s := range ss {
+		if i > 0 {
+			w.b = append(w.b, ',')
+		}
+		w.b = jsonx.AppendString(w.b, s)
+	}
+	w.b = append(w.b, ']')
+}
+
+func (w *writer) runOutcome(o *RunOutcome) error {
+	w.b = append(w.b, `{"type":`...)
+	w.b = jsonx.AppendString(w.b, o.Type)
+	// An interrupt outcome always lists its interrupts; the other lists are
+	// written when they hold something.
+	if o.Type == OutcomeInterrupt || len(o.Interrupts) > 0 {
+		w.b = append(w.b, `,"interrupts":[`...)
+		plan := plans[reflect.TypeOf(Interrupt{})]
+		for i := range o.Interrupts {
+			if i > 0 {
+				w.b = append(w.b, ',')
+			}
+			if err := w.object(plan, unsafe.Pointer(&o.Interrupts[i])); err != nil {
+				return jsonx.WithKey(jsonx.WithIndex(err, i), "interrupts")
+			}
+		}
+		w.b = append(w.b, ']')
+	}
+	if len(o.PendingToolCallIDs) > 0 {
+		w.b = append(w.b, `,"pendingToolCallIds":`...)
+		w.strings(o.PendingToolCallIDs)
+	}
+	w.b = append(w.b, '}')
+	w.first = false
+	return nil
+}
+
+func (w *writer) contentPart(cp *ContentPart) error {
+	w.b = append(w.b, `{"type":`...)
+	w.b = jsonx.AppendString(w.b, cp.Type)
+	if cp.ID != nil {
+		w.b = append(w.b, `,"id":`...)
+		w.b = jsonx.AppendString(w.b, *cp.ID)
+	}
+	switch cp.Type {
+	case PartText:
+		w.b = append(w.b, `,"text":`...)
+		w.b = jsonx.AppendString(w.b, cp.Text)
+	default:
+		if cp.Source != nil {
+			s := cp.Source
+			w.b = append(w.b, `,"source":{"type":`...)
+			w.b = jsonx.AppendString(w.b, s.Type)
+			w.b = append(w.b, `,"value":`...)
+			w.b = jsonx.AppendString(w.b, s.Value)
+			if s.MimeType != nil {
+				w.b = append(w.b, `,"mimeType":`...)
+				w.b = jsonx.AppendString(w.b, *s.MimeType)
+			}
+			if s.Provider != nil {
+				w.b = append(w.b, `,"provider":`...)
+				w.b = jsonx.AppendString(w.b, *s.Provider)
+			}
+			w.b = append(w.b, '}')
+		}
+	}
+	if cp.Metadata != nil {
+		if err := validJSON(cp.Metadata, 0); err != nil {
+			return jsonx.WithKey(err, "metadata")
+		}
+		w.b = append(w.b, `,"metadata":`...)
+		w.b = append(w.b, cp.Metadata...)
+	}
+	w.b = append(w.b, '}')
+	w.first = false
+	return nil
+}

@@ -1,0 +1,746 @@
+package event
+
+import (
+	"fmt"
+	"math"
+	"reflect"
+	"strconv"
+	"unsafe"
+
+	"github.com/agwire/agwire/internal/jsonx"
+	"github.com/agwire/agwire/internal/schema"
+)
+
+// Parser reads AG-UI JSON events. The zero value is ready to use and strict.
+type Parser struct {
+	// MaxDepth limits JSON nesting; 0 means 256.
+	MaxDepth int
+	// DropUnknownFields makes fields that an event type does not declare
+	// disappear instead of failing the parse with ErrUnknownField. The
+	// protobuf wire has nowhere to put them either way.
+	DropUnknownFields bool
+}
+
+// Parse reads one JSON event with the default, strict Parser.
+func Parse(data []byte) (Event, error) { return Parser{}.Parse(data) }
+
+// Parse reads one JSON event object. The returned event does not alias data.
+//
+// JSON null on an optional field reads as absent, except "metadata": null,
+// which is refused with ErrNullMetadata. A pre-1.0 THINKING_* event parses to
+// a *Thinking that keeps its JSON text.
+func (p Parser) Parse(data []byte) (Event, error) {
+	// One copy of the input backs every RawValue and Object of the event.
+	data = append([]byte(nil), data...)
+	r := reader{Parser: p}
+	r.s.MaxDepth = p.MaxDepth
+	r.s.Reset(data)
+	t, err := r.findType()
+	if err != nil {
+		return nil, err
+	}
+	ev := New(Type(t))
+	if ev == nil {
+		return nil, &PathError{Path: "type", Offset: -1, Err: fmt.Errorf("%w %q", ErrUnknownType, t)}
+	}
+	r.s.Reset(data)
+	if th, ok := ev.(*Thinking); ok {
+		th.JSON = data
+		if err := r.thinking(th); err != nil {
+			return nil, err
+		}
+		return th, r.s.End()
+	}
+	plan := plans[reflect.TypeOf(ev).Elem()]
+	if err := r.object(plan, reflect.ValueOf(ev).UnsafePointer(), true); err != nil {
+		return nil, err
+	}
+	if err := r.s.End(); err != nil {
+		return nil, err
+	}
+	return ev, nil
+}
+
+// ParseRunAgentInput reads a RunAgentInput request body.
+func (p Parser) ParseRunAgentInput(data []byte) (*RunAgentInput, error) {
+	data = append([]byte(nil), data...)
+	r := reader{Parser: p}
+	r.s.MaxDepth = p.MaxDepth
+	r.s.Reset(data)
+	in := new(RunAgentInput)
+	if err := r.object(plans[reflect.TypeOf(in).Elem()], unsafe.Pointer(in), false); err != nil {
+		return nil, err
+	}
+	if err := r.s.End(); err != nil {
+		return nil, err
+	}
+	return in, nil
+}
+
+// plans holds the field tables of every type reachable from an event.
+var plans = schema.Prepare(
+	new(TextMessageStart), new(TextMessageContent), new(TextMessageEnd), new(TextMessageChunk),
+	new(ToolCallStart), new(ToolCallArgs), new(ToolCallEnd), new(ToolCallChunk), new(ToolCallResult),
+	new(StateSnapshot), new(StateDelta), new(MessagesSnapshot), new(ActivitySnapshot), new(ActivityDelta),
+	new(Raw), new(Custom), new(RunStarted), new(RunFinished), new(RunError),
+	new(StepStarted), new(StepFinished),
+	new(ReasoningStart), new(ReasoningMessageStart), new(ReasoningMessageContent), new(ReasoningMessageEnd),
+	new(ReasoningMessageChunk), new(ReasoningEnd), new(ReasoningEncryptedValue),
+	new(SubagentStarted), new(SubagentFinished), new(SubagentError),
+	new(RunAgentInput), new(Thinking), new(Interrupt),
+)
+
+// Plans exposes the field tables to package codec.
+func Plans() schema.Cache { return plans }
+
+type reader struct {
+	Parser
+	s jsonx.Scanner
+}
+
+func invalid(format string, args ...any) error {
+	return &PathError{Offset: -1, Err: fmt.Errorf("%w: "+format, append([]any{ErrInvalidField}, args...)...)}
+}
+
+func (r *reader) invalidHere(format string, args ...any) error {
+	return &PathError{Offset: r.s.Offset(), Err: fmt.Errorf("%w: "+format, append([]any{ErrInvalidField}, args...)...)}
+}
+
+func missing(name string) error {
+	return &PathError{Path: name, Offset: -1, Err: ErrMissingField}
+}
+
+// findType returns the value of the top-level "type" member.
+func (r *reader) findType() (string, error) {
+	if r.s.Peek() != jsonx.Object {
+		return "", r.s.Fail(fmt.Errorf("%w: an event must be a JSON object, found %s", ErrSyntax, r.s.Peek()))
+	}
+	var t string
+	found := false
+	errStop := fmt.Errorf("stop")
+	err := r.s.Object(func(key string) error {
+		if key != "type" {
+			return r.s.Skip()
+		}
+		if r.s.Peek() != jsonx.String {
+			return r.invalidHere("type must be a string, found %s", r.s.Peek())
+		}
+		v, err := r.s.String()
+		if err != nil {
+			return err
+		}
+		t, found = v, true
+		return errStop
+	})
+	if err != nil && !found {
+		return "", err
+	}
+	if !found {
+		return "", missing("type")
+	}
+	return t, nil
+}
+
+// object reads a JSON object into the struct at ptr described by plan. For
+// events, "type" and the Base fields are accepted too.
+func (r *reader) object(plan *schema.Plan, ptr unsafe.Pointer, isEvent bool) error {
+	if r.s.Peek() != jsonx.Object {
+		return r.invalidHere("expected an object, found %s", r.s.Peek())
+	}
+	var seen, baseSeen uint32
+	err := r.s.Object(func(key string) error {
+		if isEvent {
+			if key == "type" {
+				_, err := r.s.String()
+				return err
+			}
+			if i := fieldIndex(plan.Base, key, 0); i >= 0 {
+				if baseSeen&(1<<i) != 0 {
+					return r.s.Fail(ErrDuplicateKey)
+				}
+				baseSeen |= 1 << i
+				return r.field(&plan.Base.Fields[i], ptr)
+			}
+		}
+		i := fieldIndex(plan, key, r.s.Peek())
+		if i < 0 {
+			if fieldIndex(plan, key, 0) >= 0 {
+				// A union field ("content") of a kind none of its carriers takes.
+				if r.s.Peek() == jsonx.Null {
+					return r.s.Null()
+				}
+				return r.invalidHere("content must be %s, found %s", unionKinds(plan, key), r.s.Peek())
+			}
+			if r.DropUnknownFields {
+				return r.s.Skip()
+			}
+			return r.s.Fail(fmt.Errorf("%w %q", ErrUnknownField, key))
+		}
+		f := &plan.Fields[i]
+		bit := uint32(1) << i
+		if f.Union {
+			// All carriers of one JSON name share the first one's bit.
+			bit = 1 << fieldIndex(plan, key, 0)
+		}
+		if seen&bit != 0 {
+			return r.s.Fail(ErrDuplicateKey)
+		}
+		seen |= bit
+		return r.field(f, ptr)
+	})
+	if err != nil {
+		return err
+	}
+	for i := range plan.Fields {
+		f := &plan.Fields[i]
+		if seen&(1<<i) != 0 || f.Union {
+			continue
+		}
+		switch {
+		case f.Kind == schema.String, f.Kind == schema.Message, f.Req:
+			return missing(f.Name)
+		}
+	}
+	switch plan.Type {
+	case reflect.TypeOf(Message{}):
+		return checkMessage((*Message)(ptr))
+	case reflect.TypeOf(ToolCallResult{}):
+		if seen&(1<<fieldIndex(plan, "content", 0)) == 0 {
+			return missing("content")
+		}
+	}
+	return nil
+}
+
+// fieldIndex finds the field named key. For a union name, kind picks the
+// carrier (string, array or object); kind 0 returns the first carrier.
+func fieldIndex(plan *schema.Plan, key string, kind jsonx.Kind) int {
+	for i := range plan.Fields {
+		f := &plan.Fields[i]
+		if f.Name != key {
+			continue
+		}
+		if !f.Union || kind == 0 {
+			return i
+		}
+		switch f.Kind {
+		case schema.OptString:
+			if kind == jsonx.String {
+				return i
+			}
+		case schema.Messages:
+			if kind == jsonx.Array {
+				return i
+			}
+		case schema.Object:
+			if kind == jsonx.Object {
+				return i
+			}
+		}
+	}
+	return -1
+}
+
+func unionKinds(plan *schema.Plan, key string) string {
+	out := ""
+	for _, f := range plan.Fields {
+		if f.Name != key {
+			continue
+		}
+		if out != "" {
+			out += " or "
+		}
+		switch f.Kind {
+		case schema.OptString:
+			out += "a string"
+		case schema.Messages:
+			out += "an array of content parts"
+		case schema.Object:
+			out += "an object"
+		}
+	}
+	return out
+}
+
+// field reads one member's value into the field f of the struct at base.
+func (r *reader) field(f *schema.Field, base unsafe.Pointer) error {
+	p := f.Ptr(base)
+	k := r.s.Peek()
+	if k == jsonx.Null {
+		switch f.Kind {
+		case schema.Object:
+			if f.Name == "metadata" {
+				return r.s.Fail(ErrNullMetadata)
+			}
+			return r.invalidHere("%s must be an object, not null", f.Name)
+		case schema.String, schema.Message:
+			return r.invalidHere("%s must not be null", f.Name)
+		case schema.Messages:
+			if f.Req {
+				return r.invalidHere("%s must be an array, not null", f.Name)
+			}
+			return r.s.Null()
+		case schema.Value:
+			if !f.Opt {
+				raw, err := r.s.Raw()
+				*(*RawValue)(p) = raw
+				return err
+			}
+			return r.s.Null()
+		default:
+			// Optional field: null means absent.
+			return r.s.Null()
+		}
+	}
+	switch f.Kind {
+	case schema.String:
+		if k != jsonx.String {
+			return r.invalidHere("%s must be a string, found %s", f.Name, k)
+		}
+		v, err := r.s.String()
+		*(*string)(p) = v
+		return err
+	case schema.OptString:
+		if k != jsonx.String {
+			return r.invalidHere("%s must be a string, found %s", f.Name, k)
+		}
+		v, err := r.s.String()
+		*(**string)(p) = &v
+		return err
+	case schema.OptBool:
+		v, err := r.s.Bool()
+		if err != nil {
+			return r.invalidHere("%s must be a boolean, found %s", f.Name, k)
+		}
+		*(**bool)(p) = &v
+		return nil
+	case schema.OptInt64:
+		v, err := r.int64(f.Name)
+		if err != nil {
+			return err
+		}
+		*(**int64)(p) = &v
+		return nil
+	case schema.Value:
+		raw, err := r.s.Raw()
+		*(*RawValue)(p) = raw
+		return err
+	case schema.Object:
+		if k != jsonx.Object {
+			return r.invalidHere("%s must be an object, found %s", f.Name, k)
+		}
+		raw, err := r.s.Raw()
+		*(*Object)(p) = raw
+		return err
+	case schema.Message:
+		return r.object(f.Elem, p, false)
+	case schema.OptMessage:
+		if k != jsonx.Object {
+			return r.invalidHere("%s must be an object, found %s", f.Name, k)
+		}
+		v := reflect.New(f.Elem.Type)
+		if err := r.object(f.Elem, v.UnsafePointer(), false); err != nil {
+			return err
+		}
+		*(*unsafe.Pointer)(p) = v.UnsafePointer()
+		return nil
+	case schema.Messages:
+		if k != jsonx.Array {
+			return r.invalidHere("%s must be an array, found %s", f.Name, k)
+		}
+		return r.slice(f, p)
+	case schema.Custom:
+		return r.outcome(f, p)
+	}
+	return fmt.Errorf("event: unhandled field kind %d", f.Kind)
+}
+
+func (r *reader) int64(name string) (int64, error) {
+	k := r.s.Peek()
+	if k != jsonx.Number {
+		return 0, r.invalidHere("%s must be an integer, found %s", name, k)
+	}
+	text, err := r.s.Number()
+	if err != nil {
+		return 0, err
+	}
+	if v, err := strconv.ParseInt(string(text), 10, 64); err == nil {
+		return v, nil
+	}
+	f, exact := jsonx.ParseNumber(text)
+	if !exact || f != math.Trunc(f) || f < -(1<<63) || f >= 1<<63 {
+		return 0, invalid("%s must be an integer in the int64 range, found %s", name, text)
+	}
+	return int64(f), nil
+}
+
+// slice reads a JSON array into the []T field at p.
+func (r *reader) slice(f *schema.Field, p unsafe.Pointer) error {
+	sv := reflect.NewAt(f.Type, p).Elem()
+	sv.Set(reflect.MakeSlice(f.Type, 0, 0))
+	return r.s.Array(func(i int) error {
+		sv.Set(reflect.Append(sv, reflect.Zero(f.Type.Elem())))
+		ep := sv.Index(i).Addr().UnsafePointer()
+		switch f.Elem.Type {
+		case reflect.TypeOf(ContentPart{}):
+			return r.contentPart((*ContentPart)(ep))
+		}
+		return r.object(f.Elem, ep, false)
+	})
+}
+
+func (r *reader) strings(name string) ([]string, error) {
+	if r.s.Peek() != jsonx.Array {
+		return nil, r.invalidHere("%s must be an array of strings, found %s", name, r.s.Peek())
+	}
+	out := []string{}
+	err := r.s.Array(func(int) error {
+		if r.s.Peek() != jsonx.String {
+			return r.invalidHere("must be a string, found %s", r.s.Peek())
+		}
+		v, err := r.s.String()
+		out = append(out, v)
+		return err
+	})
+	return out, err
+}
+
+// unknown handles a member no field takes.
+func (r *reader) unknown(key string) error {
+	if r.DropUnknownFields {
+		return r.s.Skip()
+	}
+	return r.s.Fail(fmt.Errorf("%w %q", ErrUnknownField, key))
+}
+
+// outcome reads RUN_FINISHED.outcome or SUBAGENT_FINISHED.outcome.
+func (r *reader) outcome(f *schema.Field, p unsafe.Pointer) error {
+	if r.s.Peek() != jsonx.Object {
+		return r.invalidHere("outcome must be an object, found %s", r.s.Peek())
+	}
+	var typ *string
+	var err error
+	if f.Type == reflect.TypeOf((*RunOutcome)(nil)) {
+		o := new(RunOutcome)
+		err = r.s.Object(func(key string) error {
+			switch key {
+			case "type":
+				s, err := r.requiredString(key)
+				typ = &s
+				return err
+			case "pendingToolCallIds":
+				ids, err := r.strings(key)
+				o.PendingToolCallIDs = ids
+				return err
+			case "interrupts":
+				if r.s.Peek() != jsonx.Array {
+					return r.invalidHere("interrupts must be an array, found %s", r.s.Peek())
+				}
+				o.Interrupts = []Interrupt{}
+				plan := plans[reflect.TypeOf(Interrupt{})]
+				return r.s.Array(func(int) error {
+					o.Interrupts = append(o.Interrupts, Interrupt{})
+					return r.object(plan, unsafe.Pointer(&o.Interrupts[len(o.Interrupts)-1]), false)
+				})
+			}
+			return r.unknown(key)
+		})
+		if typ != nil {
+			o.Type = *typ
+		}
+		*(**RunOutcome)(p) = o
+	} else {
+		o := new(SubagentOutcome)
+		err = r.s.Object(func(key string) error {
+			switch key {
+			case "type":
+				s, err := r.requiredString(key)
+				typ = &s
+				return err
+			case "interruptIds":
+				ids, err := r.strings(key)
+				o.InterruptIDs = ids
+				return err
+			}
+			return r.unknown(key)
+		})
+		if typ != nil {
+			o.Type = *typ
+		}
+		*(**SubagentOutcome)(p) = o
+	}
+	if err != nil {
+		return err
+	}
+	if typ == nil {
+		return missing("type")
+	}
+	if *typ == "" {
+		return invalid("outcome type must not be empty")
+	}
+	return nil
+}
+
+func (r *reader) requiredString(name string) (string, error) {
+	if r.s.Peek() != jsonx.String {
+		return "", r.invalidHere("%s must be a string, found %s", name, r.s.Peek())
+	}
+	return r.s.String()
+}
+
+func (r *reader) optString(name string) (*string, error) {
+	switch r.s.Peek() {
+	case jsonx.Null:
+		return nil, r.s.Null()
+	case jsonx.String:
+		v, err := r.s.String()
+		return &v, err
+	}
+	return nil, r.invalidHere("%s must be a string, found %s", name, r.s.Peek())
+}
+
+// contentPart reads one content part, turning the retired "binary" part into
+// the document part other peers send for it.
+func (r *reader) contentPart(cp *ContentPart) error {
+	if r.s.Peek() != jsonx.Object {
+		return r.invalidHere("a content part must be an object, found %s", r.s.Peek())
+	}
+	var typ, text, mimeType, data, url, filename *string
+	var seen = map[string]bool{}
+	err := r.s.Object(func(key string) error {
+		if seen[key] {
+			return r.s.Fail(ErrDuplicateKey)
+		}
+		seen[key] = true
+		var err error
+		switch key {
+		case "type":
+			var s string
+			s, err = r.requiredString(key)
+			typ = &s
+		case "id":
+			cp.ID, err = r.optString(key)
+		case "text":
+			text, err = r.optString(key)
+		case "source":
+			if r.s.Peek() == jsonx.Null {
+				return r.s.Null()
+			}
+			cp.Source = new(Source)
+			err = r.source(cp.Source)
+		case "metadata":
+			if r.s.Peek() == jsonx.Null {
+				return r.s.Null()
+			}
+			var raw []byte
+			raw, err = r.s.Raw()
+			cp.Metadata = raw
+		case "mimeType":
+			mimeType, err = r.optString(key)
+		case "data":
+			data, err = r.optString(key)
+		case "url":
+			url, err = r.optString(key)
+		case "filename":
+			filename, err = r.optString(key)
+		default:
+			return r.unknown(key)
+		}
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	if typ == nil {
+		return missing("type")
+	}
+	cp.Type = *typ
+	legacy := mimeType != nil || data != nil || url != nil || filename != nil
+	switch cp.Type {
+	case PartText:
+		if text == nil {
+			return missing("text")
+		}
+		if cp.Source != nil || legacy {
+			return invalid("a text part carries only text, id and metadata")
+		}
+		cp.Text = *text
+	case PartImage, PartAudio, PartVideo, PartDocument:
+		if cp.Source == nil {
+			return missing("source")
+		}
+		if text != nil || legacy {
+			return invalid("a %s part carries only source, id and metadata", cp.Type)
+		}
+	case "binary":
+		return binaryPart(cp, mimeType, data, url, filename, text)
+	default:
+		return invalid("unknown content part type %q (known: text, image, audio, video, document, binary)", cp.Type)
+	}
+	return nil
+}
+
+// binaryPart maps the retired binary part to a document part with marker
+// metadata {"legacyBinary":true,"filename":...,"id":...}, the form the other
+// 1.0 peers put on the wire for it.
+func binaryPart(cp *ContentPart, mimeType, data, url, filename, text *string) error {
+	if text != nil || cp.Source != nil {
+		return invalid("a binary part carries mimeType, data, url, id and filename")
+	}
+	if mimeType == nil {
+		return missing("mimeType")
+	}
+	src := &Source{MimeType: mimeType}
+	switch {
+	case data != nil && *data != "":
+		src.Type, src.Value = SourceData, *data
+	case url != nil && *url != "":
+		src.Type, src.Value = SourceURL, *url
+	case cp.ID != nil && *cp.ID != "":
+		src.Type, src.Value = SourceURL, *cp.ID
+	default:
+		return invalid("a binary part needs data, url or id")
+	}
+	if cp.Metadata != nil {
+		return invalid("a binary part has no metadata of its own")
+	}
+	md := []byte(`{"legacyBinary":true`)
+	if filename != nil {
+		md = append(md, `,"filename":`...)
+		md = jsonx.AppendString(md, *filename)
+	}
+	if cp.ID != nil {
+		md = append(md, `,"id":`...)
+		md = jsonx.AppendString(md, *cp.ID)
+	}
+	cp.Metadata = append(md, '}')
+	cp.Type = PartDocument
+	cp.ID = nil
+	cp.Source = src
+	return nil
+}
+
+func (r *reader) source(src *Source) error {
+	if r.s.Peek() != jsonx.Object {
+		return r.invalidHere("source must be an object, found %s", r.s.Peek())
+	}
+	var typ, value *string
+	seen := map[string]bool{}
+	err := r.s.Object(func(key string) error {
+		if seen[key] {
+			return r.s.Fail(ErrDuplicateKey)
+		}
+		seen[key] = true
+		var err error
+		switch key {
+		case "type":
+			var s string
+			s, err = r.requiredString(key)
+			typ = &s
+		case "value":
+			var s string
+			s, err = r.requiredString(key)
+			value = &s
+		case "mimeType":
+			src.MimeType, err = r.optString(key)
+		case "provider":
+			src.Provider, err = r.optString(key)
+		default:
+			return r.unknown(key)
+		}
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	if typ == nil {
+		return missing("type")
+	}
+	if value == nil {
+		return missing("value")
+	}
+	src.Type, src.Value = *typ, *value
+	switch src.Type {
+	case SourceData:
+		if src.MimeType == nil {
+			return missing("mimeType")
+		}
+		if src.Provider != nil {
+			return invalid("a data source has no provider")
+		}
+	case SourceURL:
+		if src.Provider != nil {
+			return invalid("a url source has no provider")
+		}
+	case SourceFile:
+	default:
+		return invalid("unknown source type %q (known: data, url, file)", src.Type)
+	}
+	return nil
+}
+
+// checkMessage enforces the role's content carrier.
+func checkMessage(m *Message) error {
+	has := func(b bool) int {
+		if b {
+			return 1
+		}
+		return 0
+	}
+	carriers := has(m.Content != nil) + has(m.Parts != nil) + has(m.ActivityContent != nil)
+	switch m.Role {
+	case RoleActivity:
+		if m.ActivityType == nil {
+			return missing("activityType")
+		}
+		if m.ActivityContent == nil {
+			if carriers > 0 {
+				return invalid("content of an activity message must be an object")
+			}
+			return missing("content")
+		}
+	case RoleUser, RoleTool:
+		if m.ActivityContent != nil {
+			return invalid("content of a %s message must be a string or an array of content parts", m.Role)
+		}
+		if carriers == 0 {
+			return missing("content")
+		}
+	case RoleDeveloper, RoleSystem, RoleReasoning, RoleAssistant:
+		if m.Parts != nil || m.ActivityContent != nil {
+			return invalid("content of a %s message must be a string", m.Role)
+		}
+		if m.Content == nil && m.Role != RoleAssistant {
+			return missing("content")
+		}
+	}
+	if m.ActivityType != nil && m.Role != RoleActivity && knownRole(m.Role) {
+		return invalid("activityType belongs to activity messages only")
+	}
+	return nil
+}
+
+func knownRole(r string) bool {
+	switch r {
+	case RoleDeveloper, RoleSystem, RoleAssistant, RoleUser, RoleTool, RoleActivity, RoleReasoning:
+		return true
+	}
+	return false
+}
+
+// thinking reads the base fields of a THINKING_* event (so that its metadata
+// is checked like any other) and validates the rest.
+func (r *reader) thinking(th *Thinking) error {
+	plan := plans[reflect.TypeOf(Base{})]
+	seen := uint32(0)
+	return r.s.Object(func(key string) error {
+		if i := fieldIndex(plan, key, 0); i >= 0 {
+			if seen&(1<<i) != 0 {
+				return r.s.Fail(ErrDuplicateKey)
+			}
+			seen |= 1 << i
+			return r.field(&plan.Fields[i], unsafe.Pointer(&th.Base))
+		}
+		return r.s.Skip()
+	})
+}

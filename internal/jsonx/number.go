@@ -1,0 +1,134 @@
+package jsonx
+
+import (
+	"math"
+	"strconv"
+)
+
+// ParseNumber converts the text of a JSON number (as returned by
+// Scanner.Number) to the nearest float64 and reports whether that double
+// stands for exactly the same decimal number: parsing the text and printing
+// the double's shortest round-trip form give the same value. Overflow to
+// infinity and underflow to zero are not exact. The sign of zero is part of
+// the value: "-0" is exact and yields negative zero.
+func ParseNumber(text []byte) (f float64, exact bool) {
+	// Fast path: up to 15 significant digits and a modest exponent always
+	// survive a double (DBL_DIG is 15).
+	if quickExact(text) {
+		f, err := strconv.ParseFloat(string(text), 64)
+		return f, err == nil
+	}
+	f, err := strconv.ParseFloat(string(text), 64)
+	if err != nil || math.IsInf(f, 0) {
+		return f, false
+	}
+	var tmp [32]byte
+	short := strconv.AppendFloat(tmp[:0], f, 'e', -1, 64)
+	return f, sameDecimal(text, short)
+}
+
+// quickExact reports whether text has at most 15 significant digits and an
+// exponent small enough that no overflow or underflow can happen.
+func quickExact(text []byte) bool {
+	sig := 0
+	leading := true
+	i := 0
+	if i < len(text) && text[i] == '-' {
+		i++
+	}
+	for ; i < len(text); i++ {
+		c := text[i]
+		switch {
+		case c >= '0' && c <= '9':
+			if c == '0' && leading {
+				continue
+			}
+			leading = false
+			sig++
+		case c == '.':
+		default: // exponent
+			rest := text[i+1:]
+			if len(rest) > 0 && (rest[0] == '+' || rest[0] == '-') {
+				rest = rest[1:]
+			}
+			// Up to two exponent digits and a short mantissa keep the
+			// value far inside the normal double range.
+			return sig <= 15 && len(rest) <= 2 && i <= 40
+		}
+	}
+	// Plain decimals may still have many digits after the point, but
+	// sig <= 15 bounds the value well inside the double range unless there
+	// are hundreds of leading zeros; count total length as a guard.
+	return sig <= 15 && len(text) <= 40
+}
+
+// decimal is a normalized decimal number: 0.digits × 10^point, digits
+// without leading or trailing zeros (empty for zero).
+type decimal struct {
+	neg    bool
+	digits []byte
+	point  int64
+}
+
+func parseDecimal(text []byte, buf []byte) (decimal, bool) {
+	var d decimal
+	i := 0
+	if i < len(text) && text[i] == '-' {
+		d.neg = true
+		i++
+	}
+	digits := buf[:0]
+	var point int64
+	seenPoint := false
+	for ; i < len(text); i++ {
+		c := text[i]
+		if c >= '0' && c <= '9' {
+			if c == '0' && len(digits) == 0 {
+				// leading zero: shifts the point if before it
+				if seenPoint {
+					point--
+				}
+				continue
+			}
+			digits = append(digits, c)
+			if !seenPoint {
+				point++
+			}
+			continue
+		}
+		if c == '.' {
+			seenPoint = true
+			continue
+		}
+		break
+	}
+	if i < len(text) && (text[i] == 'e' || text[i] == 'E') {
+		exp, err := strconv.ParseInt(string(text[i+1:]), 10, 64)
+		if err != nil {
+			return d, false
+		}
+		if exp > math.MaxInt32 || exp < math.MinInt32 {
+			return d, false
+		}
+		point += exp
+	}
+	for len(digits) > 0 && digits[len(digits)-1] == '0' {
+		digits = digits[:len(digits)-1]
+	}
+	if len(digits) == 0 {
+		point = 0
+	}
+	d.digits = digits
+	d.point = point
+	return d, true
+}
+
+func sameDecimal(a, b []byte) bool {
+	var ba, bb [64]byte
+	da, ok1 := parseDecimal(a, ba[:0])
+	db, ok2 := parseDecimal(b, bb[:0])
+	if !ok1 || !ok2 {
+		return false
+	}
+	return da.neg == db.neg && da.point == db.point && string(da.digits) == string(db.digits)
+}

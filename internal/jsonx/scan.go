@@ -1,0 +1,552 @@
+// Package jsonx is agwire's strict, allocation-conscious JSON reader and
+// writer. It reads RFC 8259 JSON from a byte slice without building a tree:
+// callers walk objects and arrays with callbacks, take scalar tokens, or
+// capture a whole value as its exact text. Every error carries the byte
+// offset and, once it has bubbled up through objects and arrays, the path of
+// the value that failed.
+package jsonx
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// Kind is the kind of the next JSON value.
+type Kind byte
+
+// The kinds of JSON values, named by their first byte.
+const (
+	Invalid Kind = 0
+	Object  Kind = '{'
+	Array   Kind = '['
+	String  Kind = '"'
+	Number  Kind = '0'
+	True    Kind = 't'
+	False   Kind = 'f'
+	Null    Kind = 'n'
+)
+
+// String returns the JSON name of the kind.
+func (k Kind) String() string {
+	switch k {
+	case Object:
+		return "object"
+	case Array:
+		return "array"
+	case String:
+		return "string"
+	case Number:
+		return "number"
+	case True, False:
+		return "boolean"
+	case Null:
+		return "null"
+	}
+	return "invalid"
+}
+
+// ErrSyntax reports text that is not JSON.
+var ErrSyntax = errors.New("invalid JSON")
+
+// ErrTooDeep reports nesting beyond the configured depth limit.
+var ErrTooDeep = errors.New("JSON nesting too deep")
+
+// ErrDuplicateKey reports an object that names the same key twice.
+var ErrDuplicateKey = errors.New("duplicate object key")
+
+// Error is a failure at a place in a JSON text: Path is a dotted/indexed path
+// such as "messages[2].toolCalls[0].metadata" (empty at the top level) and
+// Offset the byte offset where reading stopped.
+type Error struct {
+	Path   string
+	Offset int
+	Err    error
+}
+
+func (e *Error) Error() string {
+	switch {
+	case e.Path == "" && e.Offset < 0:
+		return e.Err.Error()
+	case e.Path == "":
+		return fmt.Sprintf("at byte %d: %v", e.Offset, e.Err)
+	case e.Offset < 0:
+		return fmt.Sprintf("%s: %v", e.Path, e.Err)
+	}
+	return fmt.Sprintf("%s (byte %d): %v", e.Path, e.Offset, e.Err)
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// WithKey prefixes the path of err with an object key. Errors that are not
+// *Error are wrapped first. A nil err stays nil.
+func WithKey(err error, key string) error {
+	if err == nil {
+		return nil
+	}
+	var e *Error
+	if !errors.As(err, &e) {
+		return &Error{Path: key, Offset: -1, Err: err}
+	}
+	switch {
+	case e.Path == "":
+		e.Path = key
+	case e.Path[0] == '[':
+		e.Path = key + e.Path
+	default:
+		e.Path = key + "." + e.Path
+	}
+	return err
+}
+
+// WithIndex prefixes the path of err with an array index.
+func WithIndex(err error, i int) error {
+	if err == nil {
+		return nil
+	}
+	var e *Error
+	if !errors.As(err, &e) {
+		return &Error{Path: "[" + strconv.Itoa(i) + "]", Offset: -1, Err: err}
+	}
+	idx := "[" + strconv.Itoa(i) + "]"
+	switch {
+	case e.Path == "":
+		e.Path = idx
+	case e.Path[0] == '[':
+		e.Path = idx + e.Path
+	default:
+		e.Path = idx + "." + e.Path
+	}
+	return err
+}
+
+// DefaultMaxDepth is the nesting limit used when a Scanner's MaxDepth is 0.
+const DefaultMaxDepth = 256
+
+// Scanner reads one JSON text. The zero value is not usable; call Reset.
+type Scanner struct {
+	data     []byte
+	pos      int
+	depth    int
+	MaxDepth int // nesting limit; 0 means DefaultMaxDepth
+	buf      []byte
+}
+
+// Reset points the scanner at data.
+func (s *Scanner) Reset(data []byte) {
+	s.data = data
+	s.pos = 0
+	s.depth = 0
+}
+
+// Offset returns the current byte offset.
+func (s *Scanner) Offset() int { return s.pos }
+
+// Errorf builds an *Error at the current offset.
+func (s *Scanner) Errorf(format string, args ...any) error {
+	return &Error{Offset: s.pos, Err: fmt.Errorf(format, args...)}
+}
+
+// Fail wraps err at the current offset.
+func (s *Scanner) Fail(err error) error {
+	return &Error{Offset: s.pos, Err: err}
+}
+
+func (s *Scanner) syntax(what string) error {
+	if s.pos >= len(s.data) {
+		return &Error{Offset: s.pos, Err: fmt.Errorf("%w: unexpected end of input, %s", ErrSyntax, what)}
+	}
+	return &Error{Offset: s.pos, Err: fmt.Errorf("%w: unexpected %q, %s", ErrSyntax, s.data[s.pos], what)}
+}
+
+func (s *Scanner) skipSpace() {
+	for s.pos < len(s.data) {
+		switch s.data[s.pos] {
+		case ' ', '\t', '\n', '\r':
+			s.pos++
+		default:
+			return
+		}
+	}
+}
+
+// Peek skips whitespace and returns the kind of the next value without
+// consuming it.
+func (s *Scanner) Peek() Kind {
+	s.skipSpace()
+	if s.pos >= len(s.data) {
+		return Invalid
+	}
+	switch c := s.data[s.pos]; c {
+	case '{', '[', '"', 't', 'f', 'n':
+		return Kind(c)
+	case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
+		return Number
+	}
+	return Invalid
+}
+
+// End checks that only whitespace remains.
+func (s *Scanner) End() error {
+	s.skipSpace()
+	if s.pos != len(s.data) {
+		return s.syntax("expected end of JSON text")
+	}
+	return nil
+}
+
+func (s *Scanner) enter() error {
+	s.depth++
+	max := s.MaxDepth
+	if max <= 0 {
+		max = DefaultMaxDepth
+	}
+	if s.depth > max {
+		return &Error{Offset: s.pos, Err: fmt.Errorf("%w: more than %d levels", ErrTooDeep, max)}
+	}
+	return nil
+}
+
+// Object reads an object, calling fn for each member with the unescaped key;
+// fn must consume the member's value. Errors from fn get the key prepended to
+// their path. The key string is only valid during the call unless copied;
+// it is a fresh string, so keeping it is safe.
+func (s *Scanner) Object(fn func(key string) error) error {
+	if s.Peek() != Object {
+		return s.syntax("expected object")
+	}
+	if err := s.enter(); err != nil {
+		return err
+	}
+	s.pos++
+	s.skipSpace()
+	if s.pos < len(s.data) && s.data[s.pos] == '}' {
+		s.pos++
+		s.depth--
+		return nil
+	}
+	for {
+		s.skipSpace()
+		if s.pos >= len(s.data) || s.data[s.pos] != '"' {
+			return s.syntax("expected object key")
+		}
+		key, err := s.readString()
+		if err != nil {
+			return err
+		}
+		s.skipSpace()
+		if s.pos >= len(s.data) || s.data[s.pos] != ':' {
+			return s.syntax("expected ':' after object key")
+		}
+		s.pos++
+		if err := fn(key); err != nil {
+			return WithKey(err, key)
+		}
+		s.skipSpace()
+		if s.pos >= len(s.data) {
+			return s.syntax("expected ',' or '}'")
+		}
+		switch s.data[s.pos] {
+		case ',':
+			s.pos++
+		case '}':
+			s.pos++
+			s.depth--
+			return nil
+		default:
+			return s.syntax("expected ',' or '}'")
+		}
+	}
+}
+
+// Array reads an array, calling fn for each element; fn must consume it.
+func (s *Scanner) Array(fn func(i int) error) error {
+	if s.Peek() != Array {
+		return s.syntax("expected array")
+	}
+	if err := s.enter(); err != nil {
+		return err
+	}
+	s.pos++
+	s.skipSpace()
+	if s.pos < len(s.data) && s.data[s.pos] == ']' {
+		s.pos++
+		s.depth--
+		return nil
+	}
+	for i := 0; ; i++ {
+		if err := fn(i); err != nil {
+			return WithIndex(err, i)
+		}
+		s.skipSpace()
+		if s.pos >= len(s.data) {
+			return s.syntax("expected ',' or ']'")
+		}
+		switch s.data[s.pos] {
+		case ',':
+			s.pos++
+		case ']':
+			s.pos++
+			s.depth--
+			return nil
+		default:
+			return s.syntax("expected ',' or ']'")
+		}
+	}
+}
+
+// String reads a string value and returns it unescaped.
+func (s *Scanner) String() (string, error) {
+	if s.Peek() != String {
+		return "", s.syntax("expected string")
+	}
+	return s.readString()
+}
+
+// StringBytes reads a string value and returns it unescaped in a buffer that
+// is valid until the next call on the scanner.
+func (s *Scanner) StringBytes() ([]byte, error) {
+	if s.Peek() != String {
+		return nil, s.syntax("expected string")
+	}
+	return s.readStringBytes()
+}
+
+func (s *Scanner) readString() (string, error) {
+	start := s.pos + 1
+	// Fast path: no escapes and ASCII or valid UTF-8.
+	for i := start; i < len(s.data); i++ {
+		c := s.data[i]
+		if c == '"' {
+			raw := s.data[start:i]
+			if !isASCII(raw) && !utf8.Valid(raw) {
+				break
+			}
+			s.pos = i + 1
+			return string(raw), nil
+		}
+		if c == '\\' || c < 0x20 {
+			break
+		}
+	}
+	b, err := s.readStringBytes()
+	return string(b), err
+}
+
+func isASCII(b []byte) bool {
+	for _, c := range b {
+		if c >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
+// readStringBytes unescapes the string at s.pos (which is the opening quote)
+// into s.buf.
+func (s *Scanner) readStringBytes() ([]byte, error) {
+	s.pos++
+	out := s.buf[:0]
+	for {
+		if s.pos >= len(s.data) {
+			return nil, s.syntax("unterminated string")
+		}
+		c := s.data[s.pos]
+		switch {
+		case c == '"':
+			s.pos++
+			s.buf = out
+			return out, nil
+		case c == '\\':
+			if s.pos+1 >= len(s.data) {
+				s.pos++
+				return nil, s.syntax("unterminated escape")
+			}
+			e := s.data[s.pos+1]
+			s.pos += 2
+			switch e {
+			case '"', '\\', '/':
+				out = append(out, e)
+			case 'b':
+				out = append(out, '\b')
+			case 'f':
+				out = append(out, '\f')
+			case 'n':
+				out = append(out, '\n')
+			case 'r':
+				out = append(out, '\r')
+			case 't':
+				out = append(out, '\t')
+			case 'u':
+				r, ok := s.hex4()
+				if !ok {
+					return nil, s.syntax("bad \\u escape")
+				}
+				if utf16.IsSurrogate(r) {
+					var r2 rune = -1
+					if s.pos+1 < len(s.data) && s.data[s.pos] == '\\' && s.data[s.pos+1] == 'u' {
+						s.pos += 2
+						r2, ok = s.hex4()
+						if !ok {
+							return nil, s.syntax("bad \\u escape")
+						}
+					}
+					r = utf16.DecodeRune(r, r2)
+					if r == utf8.RuneError {
+						return nil, s.Errorf("%w: unpaired UTF-16 surrogate in \\u escape (a protobuf string must be valid UTF-8)", ErrSyntax)
+					}
+				}
+				out = utf8.AppendRune(out, r)
+			default:
+				s.pos--
+				return nil, s.syntax("bad escape")
+			}
+		case c < 0x20:
+			return nil, s.syntax("control character in string")
+		case c < utf8.RuneSelf:
+			out = append(out, c)
+			s.pos++
+		default:
+			r, n := utf8.DecodeRune(s.data[s.pos:])
+			if r == utf8.RuneError && n <= 1 {
+				return nil, s.Errorf("%w: invalid UTF-8 in string", ErrSyntax)
+			}
+			out = append(out, s.data[s.pos:s.pos+n]...)
+			s.pos += n
+		}
+	}
+}
+
+func (s *Scanner) hex4() (rune, bool) {
+	if s.pos+4 > len(s.data) {
+		return 0, false
+	}
+	var r rune
+	for _, c := range s.data[s.pos : s.pos+4] {
+		r <<= 4
+		switch {
+		case c >= '0' && c <= '9':
+			r |= rune(c - '0')
+		case c >= 'a' && c <= 'f':
+			r |= rune(c - 'a' + 10)
+		case c >= 'A' && c <= 'F':
+			r |= rune(c - 'A' + 10)
+		default:
+			return 0, false
+		}
+	}
+	s.pos += 4
+	return r, true
+}
+
+// Number reads a number and returns its exact text.
+func (s *Scanner) Number() ([]byte, error) {
+	if s.Peek() != Number {
+		return nil, s.syntax("expected number")
+	}
+	start := s.pos
+	d := s.data
+	i := s.pos
+	if d[i] == '-' {
+		i++
+	}
+	switch {
+	case i < len(d) && d[i] == '0':
+		i++
+	case i < len(d) && d[i] >= '1' && d[i] <= '9':
+		for i < len(d) && d[i] >= '0' && d[i] <= '9' {
+			i++
+		}
+	default:
+		s.pos = i
+		return nil, s.syntax("expected digit")
+	}
+	if i < len(d) && d[i] == '.' {
+		i++
+		if i >= len(d) || d[i] < '0' || d[i] > '9' {
+			s.pos = i
+			return nil, s.syntax("expected digit after '.'")
+		}
+		for i < len(d) && d[i] >= '0' && d[i] <= '9' {
+			i++
+		}
+	}
+	if i < len(d) && (d[i] == 'e' || d[i] == 'E') {
+		i++
+		if i < len(d) && (d[i] == '+' || d[i] == '-') {
+			i++
+		}
+		if i >= len(d) || d[i] < '0' || d[i] > '9' {
+			s.pos = i
+			return nil, s.syntax("expected digit in exponent")
+		}
+		for i < len(d) && d[i] >= '0' && d[i] <= '9' {
+			i++
+		}
+	}
+	s.pos = i
+	return d[start:i], nil
+}
+
+// Bool reads true or false.
+func (s *Scanner) Bool() (bool, error) {
+	switch s.Peek() {
+	case True:
+		return true, s.literal("true")
+	case False:
+		return false, s.literal("false")
+	}
+	return false, s.syntax("expected boolean")
+}
+
+// Null reads null.
+func (s *Scanner) Null() error {
+	if s.Peek() != Null {
+		return s.syntax("expected null")
+	}
+	return s.literal("null")
+}
+
+func (s *Scanner) literal(lit string) error {
+	if len(s.data)-s.pos < len(lit) || string(s.data[s.pos:s.pos+len(lit)]) != lit {
+		return s.syntax("expected " + lit)
+	}
+	s.pos += len(lit)
+	return nil
+}
+
+// Skip reads and validates one value of any kind.
+func (s *Scanner) Skip() error {
+	switch s.Peek() {
+	case Object:
+		return s.Object(func(string) error { return s.Skip() })
+	case Array:
+		return s.Array(func(int) error { return s.Skip() })
+	case String:
+		_, err := s.readStringBytes()
+		return err
+	case Number:
+		_, err := s.Number()
+		return err
+	case True:
+		return s.literal("true")
+	case False:
+		return s.literal("false")
+	case Null:
+		return s.literal("null")
+	}
+	return s.syntax("expected a JSON value")
+}
+
+// Raw reads and validates one value and returns its exact text (without
+// surrounding whitespace). The slice aliases the scanner's input.
+func (s *Scanner) Raw() ([]byte, error) {
+	s.skipSpace()
+	start := s.pos
+	if err := s.Skip(); err != nil {
+		return nil, err
+	}
+	return s.data[start:s.pos], nil
+}
