@@ -6,6 +6,7 @@ import (
 	"math"
 	"reflect"
 	"strconv"
+	"sync"
 	"unicode/utf8"
 	"unsafe"
 
@@ -45,8 +46,12 @@ func (c Codec) Append(dst []byte, ev event.Event) ([]byte, error) {
 	if !c.Profile.Supports(t) {
 		return dst, &Error{Op: "encode", Type: t, Offset: -1, Err: fmt.Errorf("%w: %s peers know only the first %d envelope arms", ErrNotInProfile, c.Profile, preV1MaxArm)}
 	}
-	e := encoder{c: &c}
+	e := encoders.Get().(*encoder)
+	defer encoders.Put(e)
+	e.lossy = c.LossyNumbers
 	e.s.MaxDepth = c.maxDepth()
+	e.s.AliasStrings = true // keys are only compared, never kept
+	e.keys, e.keyEnds = e.keys[:0], e.keyEnds[:0]
 	plan := plans[reflect.TypeOf(ev).Elem()]
 	ptr := reflect.ValueOf(ev).UnsafePointer()
 	b, arm := beginLen(dst, protowire.Number(ti.arm))
@@ -84,9 +89,12 @@ func invalidf(format string, args ...any) error {
 	return &jsonx.Error{Offset: -1, Err: fmt.Errorf("%w: "+format, append([]any{ErrInvalid}, args...)...)}
 }
 
+// encoders recycles encoder scratch space (the key arena) across calls.
+var encoders = sync.Pool{New: func() any { return new(encoder) }}
+
 type encoder struct {
-	c *Codec
-	s jsonx.Scanner
+	lossy bool
+	s     jsonx.Scanner
 	// keys holds the object keys seen so far at every open nesting level,
 	// for refusing duplicates; keyEnds[i] is the end of key i in keys.
 	keys    []byte
@@ -442,7 +450,7 @@ func (e *encoder) value(b []byte) ([]byte, error) {
 			return b, err
 		}
 		f, exact := jsonx.ParseNumber(text)
-		if !exact && !e.c.LossyNumbers {
+		if !exact && !e.lossy {
 			return b, &jsonx.Error{Offset: -1, Err: fmt.Errorf("%w: %s would become %s", ErrLossyNumber, text, describeDouble(f))}
 		}
 		b = protowire.AppendTag(b, 2, protowire.Fixed64Type)

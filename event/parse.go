@@ -34,6 +34,7 @@ func (p Parser) Parse(data []byte) (Event, error) {
 	data = append([]byte(nil), data...)
 	r := reader{Parser: p}
 	r.s.MaxDepth = p.MaxDepth
+	r.s.AliasStrings = true // data is our own copy, never modified
 	r.s.Reset(data)
 	t, err := r.findType()
 	if err != nil {
@@ -66,6 +67,7 @@ func (p Parser) ParseRunAgentInput(data []byte) (*RunAgentInput, error) {
 	data = append([]byte(nil), data...)
 	r := reader{Parser: p}
 	r.s.MaxDepth = p.MaxDepth
+	r.s.AliasStrings = true
 	r.s.Reset(data)
 	in := new(RunAgentInput)
 	if err := r.object(plans[reflect.TypeOf(in).Elem()], unsafe.Pointer(in), false); err != nil {
@@ -117,7 +119,6 @@ func (r *reader) findType() (string, error) {
 	}
 	var t string
 	found := false
-	errStop := fmt.Errorf("stop")
 	err := r.s.Object(func(key string) error {
 		if key != "type" {
 			return r.s.Skip()
@@ -130,9 +131,9 @@ func (r *reader) findType() (string, error) {
 			return err
 		}
 		t, found = v, true
-		return errStop
+		return jsonx.ErrStop
 	})
-	if err != nil && !found {
+	if err != nil && err != jsonx.ErrStop {
 		return "", err
 	}
 	if !found {

@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"unicode/utf16"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // Kind is the kind of the next JSON value.
@@ -125,13 +126,22 @@ func WithIndex(err error, i int) error {
 // DefaultMaxDepth is the nesting limit used when a Scanner's MaxDepth is 0.
 const DefaultMaxDepth = 256
 
+// ErrStop, returned by an Object or Array callback, ends the walk early:
+// the call returns ErrStop itself, unwrapped, and the scanner's position is
+// then unspecified.
+var ErrStop = errors.New("stop")
+
 // Scanner reads one JSON text. The zero value is not usable; call Reset.
 type Scanner struct {
 	data     []byte
 	pos      int
 	depth    int
 	MaxDepth int // nesting limit; 0 means DefaultMaxDepth
-	buf      []byte
+	// AliasStrings lets String and object keys share memory with the input
+	// when they contain no escapes, saving a copy each. Set it only when the
+	// input is never modified afterwards.
+	AliasStrings bool
+	buf          []byte
 }
 
 // Reset points the scanner at data.
@@ -242,6 +252,9 @@ func (s *Scanner) Object(fn func(key string) error) error {
 		}
 		s.pos++
 		if err := fn(key); err != nil {
+			if err == ErrStop {
+				return err
+			}
 			return WithKey(err, key)
 		}
 		s.skipSpace()
@@ -278,6 +291,9 @@ func (s *Scanner) Array(fn func(i int) error) error {
 	}
 	for i := 0; ; i++ {
 		if err := fn(i); err != nil {
+			if err == ErrStop {
+				return err
+			}
 			return WithIndex(err, i)
 		}
 		s.skipSpace()
@@ -325,6 +341,9 @@ func (s *Scanner) readString() (string, error) {
 				break
 			}
 			s.pos = i + 1
+			if s.AliasStrings && len(raw) > 0 {
+				return unsafe.String(&raw[0], len(raw)), nil
+			}
 			return string(raw), nil
 		}
 		if c == '\\' || c < 0x20 {

@@ -1,0 +1,132 @@
+package codec_test
+
+import (
+	"testing"
+
+	"google.golang.org/protobuf/proto"
+
+	"github.com/agwire/agwire/codec"
+	"github.com/agwire/agwire/event"
+	"github.com/agwire/agwire/gen/aguipb"
+)
+
+// Benchmark inputs: the shapes a run streams most (text deltas, tool-call
+// argument deltas), one with metadata, and two heavier snapshots.
+var benchEvents = []struct {
+	name string
+	json string
+}{
+	{"TextMessageContent", `{"type":"TEXT_MESSAGE_CONTENT","messageId":"msg_01JD8Y3K2V","delta":"The capital of South Korea is Seoul, a "}`},
+	{"ToolCallArgs", `{"type":"TOOL_CALL_ARGS","toolCallId":"call_8f2a","delta":"{\"city\":\"Seoul\",\"units\":\"metric\"}"}`},
+	{"TextMessageEndMetadata", `{"type":"TEXT_MESSAGE_END","messageId":"msg_01JD8Y3K2V","metadata":{"ag-ui":{"usage":{"input":1200,"output":340}},"finishReason":"stop","traceId":"abc-123","retries":0,"labels":["experimental"]}}`},
+	{"StateDelta", `{"type":"STATE_DELTA","delta":[{"op":"replace","path":"/progress","value":0.75},{"op":"add","path":"/steps/-","value":{"id":4,"title":"Book hotel","done":false}},{"op":"remove","path":"/draft"}]}`},
+	{"MessagesSnapshot", `{"type":"MESSAGES_SNAPSHOT","messages":[{"id":"m1","role":"system","content":"You are a travel agent."},{"id":"m2","role":"user","content":"Find me a flight to Seoul next Friday."},{"id":"m3","role":"assistant","content":"Looking up flights.","toolCalls":[{"id":"call_1","type":"function","function":{"name":"search_flights","arguments":"{\"to\":\"ICN\",\"date\":\"2026-12-11\"}"},"metadata":{"provider":"anthropic","latencyMs":84}}]},{"id":"m4","role":"tool","toolCallId":"call_1","content":"[{\"flight\":\"KE082\",\"price\":812.4}]"},{"id":"m5","role":"assistant","content":"KE082 departs at 13:00 for $812.40.","metadata":{"finishReason":"stop"}}]}`},
+}
+
+func BenchmarkEncode(b *testing.B) {
+	for _, bc := range benchEvents {
+		ev, err := event.Parse([]byte(bc.json))
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(bc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			var buf []byte
+			for b.Loop() {
+				buf, err = codec.Append(buf[:0], ev)
+				if err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.SetBytes(int64(len(buf)))
+		})
+	}
+}
+
+func BenchmarkDecode(b *testing.B) {
+	for _, bc := range benchEvents {
+		wire, err := codec.AppendFromJSON(nil, []byte(bc.json))
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(bc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			b.SetBytes(int64(len(wire)))
+			for b.Loop() {
+				if _, err := codec.Unmarshal(wire); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+func BenchmarkFromJSON(b *testing.B) {
+	for _, bc := range benchEvents {
+		in := []byte(bc.json)
+		b.Run(bc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			b.SetBytes(int64(len(in)))
+			var buf []byte
+			var err error
+			for b.Loop() {
+				if buf, err = codec.AppendFromJSON(buf[:0], in); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+func BenchmarkToJSON(b *testing.B) {
+	for _, bc := range benchEvents {
+		wire, err := codec.AppendFromJSON(nil, []byte(bc.json))
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(bc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			b.SetBytes(int64(len(wire)))
+			var buf []byte
+			for b.Loop() {
+				if buf, err = codec.AppendJSON(buf[:0], wire); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkGenerated is the reference point: the protobuf runtime marshalling
+// and unmarshalling the generated types for the same events.
+func BenchmarkGenerated(b *testing.B) {
+	for _, bc := range benchEvents {
+		ev, err := event.Parse([]byte(bc.json))
+		if err != nil {
+			b.Fatal(err)
+		}
+		m, err := codec.ToProto(ev)
+		if err != nil {
+			b.Fatal(err)
+		}
+		wire, _ := proto.Marshal(m)
+		b.Run("Marshal/"+bc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			var buf []byte
+			for b.Loop() {
+				if buf, err = (proto.MarshalOptions{}).MarshalAppend(buf[:0], m); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run("Unmarshal/"+bc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				var out aguipb.Event
+				if err := proto.Unmarshal(wire, &out); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

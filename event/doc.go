@@ -1,0 +1,20 @@
+// Package event is the Go model of AG-UI 1.0 events: the 31 event types,
+// messages of all seven roles, tool calls, content parts, interrupts, usage
+// and the RunAgentInput request body, with their exact AG-UI JSON form (the
+// form an SSE stream carries).
+//
+// Dynamic values — state, rawEvent, custom values, results, payloads and
+// metadata — are kept as their exact JSON text (RawValue, Object), so key
+// order and number spelling survive until they must become protobuf, and a
+// server can pass JSON through untouched.
+//
+// Parsing is strict by default: a "metadata": null, an unknown "type", an
+// unknown field or a duplicate field is an error that says where it is
+// (a *PathError with the field path and byte offset); the sentinel errors
+// are tested with errors.Is. JSON null on any other optional field reads as
+// absent, as in the other SDKs.
+//
+// The pre-1.0 THINKING_* events parse into *Thinking, which keeps its JSON
+// text so an SSE stream can still forward it; package codec refuses it,
+// since it never had a protobuf form.
+package event
