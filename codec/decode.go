@@ -25,7 +25,8 @@ import (
 // ErrMalformed, ErrNonFinite or ErrTooDeep, naming the field path and byte
 // offset. The event does not alias b.
 func (c Codec) Unmarshal(b []byte) (event.Event, error) {
-	d := decoder{c: &c, data: b, maxDepth: c.maxDepth()}
+	// One private copy of the input backs every string of the event.
+	d := decoder{nonFiniteAsNull: c.NonFiniteAsNull, data: append([]byte(nil), b...), maxDepth: c.maxDepth()}
 	ev, err := d.envelope()
 	if err != nil {
 		t := event.Type("")
@@ -38,19 +39,24 @@ func (c Codec) Unmarshal(b []byte) (event.Event, error) {
 }
 
 type decoder struct {
-	c        *Codec
-	data     []byte // the whole input, for offsets
-	maxDepth int
-	depth    int
-	out      []byte // scratch for JSON text of dynamic values
+	nonFiniteAsNull bool
+	data            []byte // a copy of the whole input: strings alias it; offsets count from it
+	maxDepth        int
+	depth           int
+	out             []byte // scratch for JSON text of dynamic values
 }
 
 // off returns the offset of sub-slice b within the input.
 func (d *decoder) off(b []byte) int {
-	if len(b) == 0 {
+	if len(b) == 0 || len(d.data) == 0 {
 		return -1
 	}
-	return int(uintptr(unsafe.Pointer(unsafe.SliceData(b))) - uintptr(unsafe.Pointer(unsafe.SliceData(d.data))))
+	start := uintptr(unsafe.Pointer(unsafe.SliceData(d.data)))
+	p := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
+	if p < start || p >= start+uintptr(len(d.data)) {
+		return -1 // inside a merged copy of repeated fields
+	}
+	return int(p - start)
 }
 
 func (d *decoder) malformed(at []byte, format string, args ...any) error {
@@ -70,9 +76,6 @@ type field struct {
 func (d *decoder) next(b []byte) (field, []byte, error) {
 	num, typ, n := protowire.ConsumeTag(b)
 	if n < 0 {
-		if num == 0 && n == -int(protowireErrFieldNumber) {
-			return field{}, nil, d.malformed(b, "field number 0")
-		}
 		return field{}, nil, d.malformed(b, "bad tag: %v", protowire.ParseError(n))
 	}
 	f := field{num: num, typ: typ, at: b}
@@ -99,9 +102,6 @@ func (d *decoder) next(b []byte) (field, []byte, error) {
 	return f, rest[n:], nil
 }
 
-// protowireErrFieldNumber mirrors protowire's "invalid field number" code.
-const protowireErrFieldNumber = 3
-
 // group skips a (deprecated) group, which protobuf treats as an unknown
 // field here; it must be balanced.
 func (d *decoder) group(num protowire.Number, b []byte) ([]byte, int) {
@@ -119,8 +119,8 @@ func (d *decoder) envelope() (event.Event, error) {
 		return nil, d.malformed(nil, "empty envelope: no event")
 	}
 	var arm protowire.Number
-	var payloads [][]byte
-	future := 0
+	var payload []byte
+	future, broken := 0, 0
 	for len(b) > 0 {
 		f, rest, err := d.next(b)
 		if err != nil {
@@ -134,23 +134,26 @@ func (d *decoder) envelope() (event.Event, error) {
 			if arm != 0 && arm != f.num {
 				return nil, d.malformed(f.at, "envelope carries two events, %s and %s", arms[arm], arms[f.num])
 			}
+			payload = merge(payload, f.b, arm != 0)
 			arm = f.num
-			payloads = append(payloads, f.b)
 			continue
 		}
-		if f.typ == protowire.BytesType && walksAsMessage(f.b) {
-			future++
+		if f.typ == protowire.BytesType {
+			if walksAsMessage(f.b) {
+				future++
+			} else {
+				broken++
+			}
 		}
 	}
 	if arm == 0 {
-		if future > 0 {
+		if future > 0 && broken == 0 {
 			return nil, &jsonx.Error{Offset: 0, Err: fmt.Errorf("%w: no AG-UI 1.0 event arm; %d unknown field(s) that parse as messages", ErrUnknownEvent, future)}
 		}
 		return nil, d.malformed(d.data, "envelope has no event arm")
 	}
 	t := arms[arm]
 	ev := event.New(t)
-	payload := merged(payloads)
 	plan := plans[reflect.TypeOf(ev).Elem()]
 	ptr := reflect.ValueOf(ev).UnsafePointer()
 	if err := d.message(payload, plan, ptr, typeInfos[t].enum); err != nil {
@@ -159,8 +162,18 @@ func (d *decoder) envelope() (event.Event, error) {
 	return ev, nil
 }
 
-// merged concatenates the payloads of repeated occurrences of a singular
-// message field: protobuf defines their merge as decoding the concatenation.
+// merge adds an occurrence of a singular message field to the payload seen
+// so far: protobuf defines the merge of repeated occurrences as decoding
+// their concatenation. The first occurrence costs nothing.
+func merge(prev, b []byte, seen bool) []byte {
+	if !seen {
+		return b
+	}
+	out := make([]byte, 0, len(prev)+len(b))
+	return append(append(out, prev...), b...)
+}
+
+// merged concatenates payloads.
 func merged(payloads [][]byte) []byte {
 	if len(payloads) == 1 {
 		return payloads[0]
@@ -200,9 +213,9 @@ func (d *decoder) message(b []byte, plan *schema.Plan, ptr unsafe.Pointer, wantE
 	}
 	// Singular message-typed fields may occur more than once; their payloads
 	// are gathered here and decoded once at the end.
-	var pending [16][][]byte
+	var pend pending
 	var baseSeen bool
-	var baseParts [][]byte
+	var baseBytes []byte
 	for len(b) > 0 {
 		f, rest, err := d.next(b)
 		if err != nil {
@@ -213,8 +226,8 @@ func (d *decoder) message(b []byte, plan *schema.Plan, ptr unsafe.Pointer, wantE
 			if f.typ != protowire.BytesType {
 				return d.malformed(f.at, "base_event with wire type %d", f.typ)
 			}
+			baseBytes = merge(baseBytes, f.b, baseSeen)
 			baseSeen = true
-			baseParts = append(baseParts, f.b)
 			continue
 		}
 		if plan == planRunFinished && (f.num == 6 || f.num == 8) || plan == planSubagentFinished && f.num == 5 {
@@ -227,23 +240,18 @@ func (d *decoder) message(b []byte, plan *schema.Plan, ptr unsafe.Pointer, wantE
 		if fd == nil {
 			continue // unknown field: protobuf skips it
 		}
-		if err := d.field(plan, fd, f, ptr, &pending); err != nil {
+		if err := d.field(plan, fd, f, ptr, &pend); err != nil {
 			return jsonx.WithKey(err, fd.Name)
 		}
 	}
-	for i := range plan.Fields {
-		fd := &plan.Fields[i]
-		if parts := pending[i]; parts != nil {
-			if err := d.singular(fd, merged(parts), fd.Ptr(ptr)); err != nil {
-				return jsonx.WithKey(err, fd.Name)
-			}
-		}
+	if err := d.flush(plan, ptr, &pend); err != nil {
+		return err
 	}
 	if plan.Event {
 		if !baseSeen {
 			return d.malformed(nil, "event has no base_event")
 		}
-		if err := d.base(merged(baseParts), plan.Base, ptr, wantEnum); err != nil {
+		if err := d.base(baseBytes, plan.Base, ptr, wantEnum); err != nil {
 			return err
 		}
 	}
@@ -253,7 +261,7 @@ func (d *decoder) message(b []byte, plan *schema.Plan, ptr unsafe.Pointer, wantE
 // base decodes the BaseEvent into the event's Base.
 func (d *decoder) base(b []byte, plan *schema.Plan, ptr unsafe.Pointer, wantEnum int32) error {
 	typ := int64(0)
-	var pending [16][][]byte
+	var pend pending
 	for len(b) > 0 {
 		f, rest, err := d.next(b)
 		if err != nil {
@@ -271,17 +279,12 @@ func (d *decoder) base(b []byte, plan *schema.Plan, ptr unsafe.Pointer, wantEnum
 		if fd == nil {
 			continue
 		}
-		if err := d.field(plan, fd, f, ptr, &pending); err != nil {
+		if err := d.field(plan, fd, f, ptr, &pend); err != nil {
 			return jsonx.WithKey(err, fd.Name)
 		}
 	}
-	for i := range plan.Fields {
-		if parts := pending[i]; parts != nil {
-			fd := &plan.Fields[i]
-			if err := d.singular(fd, merged(parts), fd.Ptr(ptr)); err != nil {
-				return jsonx.WithKey(err, fd.Name)
-			}
-		}
+	if err := d.flush(plan, ptr, &pend); err != nil {
+		return err
 	}
 	if typ != int64(wantEnum) {
 		declared := strconv.FormatInt(typ, 10)
@@ -302,7 +305,7 @@ func wireTypeFor(k schema.Kind) protowire.Type {
 }
 
 // field decodes one occurrence of a known field.
-func (d *decoder) field(plan *schema.Plan, fd *schema.Field, f field, base unsafe.Pointer, pending *[16][][]byte) error {
+func (d *decoder) field(plan *schema.Plan, fd *schema.Field, f field, base unsafe.Pointer, pend *pending) error {
 	p := fd.Ptr(base)
 	want := wireTypeFor(fd.Kind)
 	if plan == planPatchOp && fd.Num == 1 {
@@ -336,8 +339,7 @@ func (d *decoder) field(plan *schema.Plan, fd *schema.Field, f field, base unsaf
 		v := int64(f.v)
 		*(**int64)(p) = &v
 	case schema.Value, schema.Object, schema.Message, schema.OptMessage:
-		i := plan.ByNum[fd.Num]
-		pending[i] = append(pending[i], f.b)
+		pend.add(int(plan.ByNum[fd.Num]), f.b)
 	case schema.Messages:
 		sv := reflect.NewAt(fd.Type, p).Elem()
 		n := sv.Len()
@@ -414,7 +416,37 @@ func (d *decoder) str(f field) (string, error) {
 	if !utf8.Valid(f.b) {
 		return "", d.malformed(f.at, "string is not valid UTF-8")
 	}
-	return string(f.b), nil
+	if len(f.b) == 0 {
+		return "", nil
+	}
+	// f.b points into d.data, the decoder's own copy, which nothing modifies.
+	return unsafe.String(&f.b[0], len(f.b)), nil
+}
+
+// pending holds the payloads of the singular message-typed fields of one
+// message, by field index, until the message ends.
+type pending struct {
+	seen  uint32
+	bytes [16][]byte
+}
+
+func (p *pending) add(i int, b []byte) {
+	p.bytes[i] = merge(p.bytes[i], b, p.seen&(1<<i) != 0)
+	p.seen |= 1 << i
+}
+
+// flush decodes the gathered singular message-typed fields.
+func (d *decoder) flush(plan *schema.Plan, ptr unsafe.Pointer, p *pending) error {
+	for i := 0; p.seen != 0 && i < len(plan.Fields); i++ {
+		if p.seen&(1<<i) == 0 {
+			continue
+		}
+		fd := &plan.Fields[i]
+		if err := d.singular(fd, p.bytes[i], fd.Ptr(ptr)); err != nil {
+			return jsonx.WithKey(err, fd.Name)
+		}
+	}
+	return nil
 }
 
 // singular decodes a (merged) singular message-typed field.
@@ -737,7 +769,7 @@ func (d *decoder) appendValue(out, b []byte) ([]byte, error) {
 	case 2:
 		v := math.Float64frombits(last.v)
 		if math.IsNaN(v) || math.IsInf(v, 0) {
-			if d.c.NonFiniteAsNull {
+			if d.nonFiniteAsNull {
 				return append(out, "null"...), nil
 			}
 			return out, &jsonx.Error{Offset: d.off(last.at), Err: fmt.Errorf("%w: %v has no JSON spelling (Codec.NonFiniteAsNull writes null)", ErrNonFinite, v)}

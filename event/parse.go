@@ -149,9 +149,14 @@ func (r *reader) object(plan *schema.Plan, ptr unsafe.Pointer, isEvent bool) err
 		return r.invalidHere("expected an object, found %s", r.s.Peek())
 	}
 	var seen, baseSeen uint32
+	typeSeen := false
 	err := r.s.Object(func(key string) error {
 		if isEvent {
 			if key == "type" {
+				if typeSeen {
+					return r.s.Fail(ErrDuplicateKey)
+				}
+				typeSeen = true
 				_, err := r.s.String()
 				return err
 			}
