@@ -2,4 +2,4 @@ module github.com/agwire/agwire
 
 go 1.26
 
-require google.golang.org/protobuf v1.36.12 // indirect
+require google.golang.org/protobuf v1.36.12

@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# CI check for the protobuf schema and its generated code:
+#   1. buf lint passes on proto/;
+#   2. regenerating gen/ changes nothing compared with the committed tree
+#      (HEAD): no modified, deleted or new files under gen/;
+#   3. the generated package builds against the root module's runtime.
+#
+# Usage: scripts/check-generated.sh [--allow-untracked]
+#
+# Run it on a committed tree. --allow-untracked tolerates generated files that
+# exist but are not yet tracked by git (useful before gen/ is first committed);
+# their content is still regenerated, but cannot be compared with anything.
+set -euo pipefail
+
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+export GOWORK=off
+
+allow_untracked=0
+for arg in "$@"; do
+  case "$arg" in
+    --allow-untracked) allow_untracked=1 ;;
+    -h|--help)
+      sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'
+      exit 0
+      ;;
+    *)
+      echo "check-generated.sh: unknown argument: $arg" >&2
+      exit 2
+      ;;
+  esac
+done
+
+echo "==> buf lint"
+go tool -modfile=tools/go.mod buf lint
+
+echo "==> scripts/generate.sh"
+scripts/generate.sh
+
+echo "==> comparing gen/ with HEAD"
+failed=0
+
+# Tracked files that differ from HEAD (staged or not), including deletions.
+if ! git diff --exit-code --quiet HEAD -- gen/; then
+  git diff --stat HEAD -- gen/
+  echo "check-generated.sh: generated code under gen/ is out of date." >&2
+  failed=1
+fi
+
+# Generated files git does not know about at all.
+untracked="$(git ls-files --others --exclude-standard -- gen/)"
+if [[ -n "$untracked" ]]; then
+  git status --porcelain --untracked-files=all -- gen/
+  if [[ "$allow_untracked" == 1 ]]; then
+    echo "check-generated.sh: warning: untracked generated files under gen/ (allowed by --allow-untracked)." >&2
+  else
+    echo "check-generated.sh: generated files under gen/ are not committed." >&2
+    failed=1
+  fi
+fi
+
+if [[ "$failed" != 0 ]]; then
+  echo "check-generated.sh: FAILED. Run scripts/generate.sh and commit the result." >&2
+  exit 1
+fi
+
+echo "==> go build ./gen/..."
+go build ./gen/...
+
+echo "check-generated.sh: OK"

@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Regenerates the Go protobuf types in gen/aguipb from the schema in proto/.
+#
+# Needs nothing but Go and access to the module proxy:
+#   - buf runs via "go tool" from the separate tools module (tools/go.mod), so
+#     its large dependency tree never reaches users of the library;
+#   - protoc-gen-go runs via "go run" inside the root module (see buf.gen.yaml),
+#     so it is always the same version as the protobuf runtime the generated
+#     code compiles against.
+# The first run builds buf from source, which takes a few minutes; later runs
+# reuse the binary from the Go build cache.
+#
+# Output is generated into a temporary directory and only then moved into
+# gen/aguipb, so a failed run leaves the tree untouched and a deleted .proto
+# file does not leave a stale .pb.go behind.
+set -euo pipefail
+
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+# -modfile cannot be combined with a go.work, and a workspace could also pull a
+# different protobuf version into the generator; always use plain module mode.
+export GOWORK=off
+
+buf() { go tool -modfile=tools/go.mod buf "$@"; }
+
+tmp="$(mktemp -d)"
+trap 'rm -rf "$tmp"' EXIT
+
+buf generate --template buf.gen.yaml --output "$tmp"
+
+if [[ ! -d "$tmp/gen/aguipb" ]]; then
+  echo "generate.sh: buf produced no gen/aguipb directory" >&2
+  exit 1
+fi
+
+mkdir -p gen/aguipb
+rm -f gen/aguipb/*.pb.go
+cp "$tmp"/gen/aguipb/*.pb.go gen/aguipb/
