@@ -1,0 +1,177 @@
+package main
+
+import (
+	"bufio"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/agwire/agwire/codec"
+)
+
+// cli is what every subcommand shares: its flag set, the standard streams,
+// the -i/-o files and --keep-going.
+type cli struct {
+	name     string // subcommand name, as in "agwire encode"
+	synopsis string // what the command does, for --help
+	example  string // an example, for --help
+	fs       *flag.FlagSet
+
+	stdin          io.Reader
+	stdout, stderr io.Writer
+
+	in, out   string
+	keepGoing bool
+}
+
+func newCLI(name, synopsis, example, keepGoing string, stdin io.Reader, stdout, stderr io.Writer) *cli {
+	c := &cli{name: name, synopsis: synopsis, example: example, stdin: stdin, stdout: stdout, stderr: stderr}
+	c.fs = flag.NewFlagSet("agwire "+name, flag.ContinueOnError)
+	c.fs.SetOutput(io.Discard) // parse reports errors; --help prints usage
+	c.fs.Usage = func() {}
+	c.fs.StringVar(&c.in, "i", "-", "read from `FILE` (- is standard input)")
+	c.fs.StringVar(&c.out, "o", "-", "write to `FILE` (- is standard output)")
+	c.fs.BoolVar(&c.keepGoing, "keep-going", false, keepGoing)
+	return c
+}
+
+// parse parses the command line. It returns false, with the exit status,
+// when the command must not run: --help (status 0) or a usage error
+// (status 2).
+func (c *cli) parse(args []string) (int, bool) {
+	err := c.fs.Parse(args)
+	if errors.Is(err, flag.ErrHelp) {
+		c.usage(c.stdout)
+		return exitOK, false
+	}
+	if err == nil && c.fs.NArg() > 0 {
+		err = fmt.Errorf("unexpected argument %q (use -i FILE to read a file)", c.fs.Arg(0))
+	}
+	if err != nil {
+		fmt.Fprintf(c.stderr, "agwire %s: %v\nRun 'agwire %s --help' for usage.\n", c.name, err, c.name)
+		return exitUsage, false
+	}
+	return exitOK, true
+}
+
+// usage prints the command's help: synopsis, flags (with the GNU-style
+// double dash for long names; either spelling is accepted) and example.
+func (c *cli) usage(w io.Writer) {
+	fmt.Fprintf(w, "Usage: agwire %s [flags]\n\n%s\n\nFlags:\n", c.name, c.synopsis)
+	c.fs.VisitAll(func(f *flag.Flag) {
+		dash := "--"
+		if len(f.Name) == 1 {
+			dash = "-"
+		}
+		arg, text := flag.UnquoteUsage(f)
+		line := "  " + dash + f.Name
+		if arg != "" {
+			line += " " + arg
+		}
+		if def := f.DefValue; def != "" && def != "false" {
+			text += " (default " + def + ")"
+		}
+		fmt.Fprintf(w, "%s\n    \t%s\n", line, strings.ReplaceAll(text, "\n", "\n    \t"))
+	})
+	fmt.Fprintf(w, "\nExample:\n%s", c.example)
+}
+
+// failf reports a failure on stderr, prefixed with the command's name.
+func (c *cli) failf(format string, args ...any) {
+	fmt.Fprintf(c.stderr, "agwire "+c.name+": "+format+"\n", args...)
+}
+
+// open opens the input and the output (in that order, so a missing input
+// leaves an existing output file alone). The output is buffered; finish
+// flushes and closes it.
+func (c *cli) open() (io.Reader, *output, error) {
+	var in io.Reader = c.stdin
+	var inFile *os.File
+	if c.in != "-" && c.in != "" {
+		f, err := os.Open(c.in)
+		if err != nil {
+			return nil, nil, err
+		}
+		in, inFile = f, f
+	}
+	o := &output{inFile: inFile, w: c.stdout}
+	if c.out != "-" && c.out != "" {
+		f, err := os.Create(c.out)
+		if err != nil {
+			o.close()
+			return nil, nil, err
+		}
+		o.w, o.outFile = f, f
+	}
+	o.Writer = bufio.NewWriterSize(o.w, 64<<10)
+	return in, o, nil
+}
+
+// output is the buffered output of a command and the files to close.
+type output struct {
+	*bufio.Writer
+	w               io.Writer
+	inFile, outFile *os.File
+}
+
+// close flushes the output and closes the files, returning the first error
+// concerning the output.
+func (o *output) close() error {
+	var err error
+	if o.Writer != nil {
+		err = o.Flush()
+	}
+	if o.outFile != nil {
+		if cerr := o.outFile.Close(); err == nil {
+			err = cerr
+		}
+	}
+	if o.inFile != nil {
+		o.inFile.Close()
+	}
+	return err
+}
+
+// profileFlag is the --profile flag: "1.0" or "pre-1.0".
+type profileFlag codec.Profile
+
+func (p *profileFlag) String() string { return codec.Profile(*p).String() }
+
+func (p *profileFlag) Set(s string) error {
+	switch s {
+	case codec.V1.String():
+		*p = profileFlag(codec.V1)
+	case codec.PreV1.String():
+		*p = profileFlag(codec.PreV1)
+	default:
+		return fmt.Errorf("unknown profile %q: want %s or %s", s, codec.V1, codec.PreV1)
+	}
+	return nil
+}
+
+// sizeFlag is a frame size in bytes, 1 to 2^32-1.
+type sizeFlag int
+
+func (s *sizeFlag) String() string { return strconv.Itoa(int(*s)) }
+
+func (s *sizeFlag) Set(v string) error {
+	n, err := strconv.ParseUint(v, 10, 64)
+	if err != nil || n == 0 || n > math.MaxUint32 {
+		return fmt.Errorf("want a number of bytes from 1 to %d", uint64(math.MaxUint32))
+	}
+	*s = sizeFlag(min(n, uint64(math.MaxInt)))
+	return nil
+}
+
+// plural returns "1 event", "2 events".
+func plural(n int64, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return strconv.FormatInt(n, 10) + " " + what + "s"
+}

@@ -1,0 +1,90 @@
+// Command agwire converts between AG-UI JSON events and the AG-UI 1.0 binary
+// event stream (application/vnd.ag-ui.event+proto).
+//
+// Usage:
+//
+//	agwire <command> [flags]
+//
+// The commands are:
+//
+//	encode   JSON events, one per line, to a framed binary stream
+//	decode   a framed binary stream to JSON events, one per line
+//
+// Run "agwire <command> --help" for a command's flags and an example.
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+)
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+// Exit statuses.
+const (
+	exitOK    = 0 // success
+	exitFail  = 1 // bad input, or an input/output error
+	exitUsage = 2 // bad command line
+)
+
+// command is one subcommand: run gets the arguments after its name.
+type command struct {
+	name    string
+	summary string
+	run     func(args []string, stdin io.Reader, stdout, stderr io.Writer) int
+}
+
+// commands lists the subcommands in the order "agwire help" shows them.
+var commands = []command{
+	{"encode", "JSON events, one per line, to a framed binary stream", runEncode},
+	{"decode", "a framed binary stream to JSON events, one per line", runDecode},
+}
+
+// run is the whole program: it returns the exit status.
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		usage(stderr)
+		return exitUsage
+	}
+	switch name := args[0]; name {
+	case "help", "-h", "-help", "--help":
+		if len(args) > 1 {
+			cmd := lookup(args[1])
+			if cmd == nil {
+				fmt.Fprintf(stderr, "agwire help: unknown command %q\n", args[1])
+				return exitUsage
+			}
+			return cmd.run([]string{"--help"}, stdin, stdout, stderr)
+		}
+		usage(stdout)
+		return exitOK
+	default:
+		cmd := lookup(name)
+		if cmd == nil {
+			fmt.Fprintf(stderr, "agwire: unknown command %q\n\n", name)
+			usage(stderr)
+			return exitUsage
+		}
+		return cmd.run(args[1:], stdin, stdout, stderr)
+	}
+}
+
+func lookup(name string) *command {
+	for i := range commands {
+		if commands[i].name == name {
+			return &commands[i]
+		}
+	}
+	return nil
+}
+
+func usage(w io.Writer) {
+	fmt.Fprint(w, "agwire converts between AG-UI JSON events and the AG-UI 1.0 binary stream\n(application/vnd.ag-ui.event+proto: length-prefixed protobuf Event messages).\n\nUsage:\n\n\tagwire <command> [flags]\n\nThe commands are:\n\n")
+	for _, c := range commands {
+		fmt.Fprintf(w, "\t%-8s %s\n", c.name, c.summary)
+	}
+	fmt.Fprint(w, "\nRun 'agwire <command> --help' for a command's flags and an example.\n")
+}

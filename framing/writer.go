@@ -1,0 +1,123 @@
+package framing
+
+import (
+	"encoding/binary"
+	"fmt"
+	"io"
+
+	"github.com/agwire/agwire/codec"
+	"github.com/agwire/agwire/event"
+)
+
+// Writer writes events as frames to an io.Writer. Each frame goes out in a
+// single Write call, so frames are never interleaved or split by this
+// package; the Writer itself keeps nothing back between frames (wrap the
+// destination in a bufio.Writer to batch small frames, and flush it).
+//
+// The frame is built in a buffer the Writer reuses, which grows to the
+// largest frame written; in steady state writing an event allocates nothing
+// beyond what the codec allocates. A Writer is not safe for concurrent use.
+type Writer struct {
+	w      io.Writer
+	c      codec.Codec
+	buf    []byte // prefix + payload of the frame being built
+	err    error  // sticky error of w
+	frames int64
+	bytes  int64
+}
+
+// NewWriter returns a Writer that encodes events with c and writes the
+// frames to w.
+func NewWriter(w io.Writer, c codec.Codec) *Writer {
+	return &Writer{w: w, c: c}
+}
+
+// Reset discards the Writer's error and counters and makes it write to dst,
+// keeping its buffer.
+func (w *Writer) Reset(dst io.Writer) {
+	w.w, w.err, w.frames, w.bytes = dst, nil, 0, 0
+}
+
+// WriteEvent encodes ev and writes it as one frame. If the codec refuses ev
+// the error is the *codec.Error, nothing is written and the Writer stays
+// usable.
+func (w *Writer) WriteEvent(ev event.Event) error {
+	if w.err != nil {
+		return w.err
+	}
+	b, err := w.c.Append(w.prefix(), ev)
+	if err != nil {
+		return err
+	}
+	return w.write(b)
+}
+
+// WriteJSON converts one AG-UI JSON event (the object an SSE data line
+// carries) with the Writer's codec and writes it as one frame. Errors are
+// as for WriteEvent.
+func (w *Writer) WriteJSON(jsonEvent []byte) error {
+	if w.err != nil {
+		return w.err
+	}
+	b, err := w.c.AppendFromJSON(w.prefix(), jsonEvent)
+	if err != nil {
+		return err
+	}
+	return w.write(b)
+}
+
+// WriteFrame writes payload, the protobuf encoding of one Event, as one
+// frame. The payload is not checked; the length prefix is added.
+func (w *Writer) WriteFrame(payload []byte) error {
+	if w.err != nil {
+		return w.err
+	}
+	if err := w.checkLen(len(payload)); err != nil {
+		return err
+	}
+	return w.write(append(w.prefix(), payload...))
+}
+
+// Frames returns the number of frames written in full.
+func (w *Writer) Frames() int64 { return w.frames }
+
+// Bytes returns the number of bytes written to the underlying writer,
+// length prefixes included.
+func (w *Writer) Bytes() int64 { return w.bytes }
+
+// prefix returns the buffer holding a placeholder length prefix.
+func (w *Writer) prefix() []byte {
+	if cap(w.buf) < prefixLen {
+		w.buf = make([]byte, prefixLen, 512)
+	}
+	return w.buf[:prefixLen]
+}
+
+func (w *Writer) checkLen(n int) error {
+	if uint64(n) > maxPayload {
+		return &Error{Offset: w.bytes, Frame: w.frames, skippable: true,
+			Err: fmt.Errorf("%w: payload of %d bytes; a length prefix declares at most %d", ErrFrameTooLarge, n, uint64(maxPayload))}
+	}
+	return nil
+}
+
+// write fills in the length prefix of the frame in b and writes it.
+func (w *Writer) write(b []byte) error {
+	w.buf = b[:0] // keep what the codec grew
+	n := len(b) - prefixLen
+	if err := w.checkLen(n); err != nil {
+		return err
+	}
+	binary.BigEndian.PutUint32(b, uint32(n))
+	m, err := w.w.Write(b)
+	w.bytes += int64(m)
+	if err == nil && m < len(b) {
+		err = io.ErrShortWrite
+	}
+	if err != nil {
+		w.err = err
+		return err
+	}
+	w.frames++
+	return nil
+}
