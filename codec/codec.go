@@ -17,7 +17,8 @@ const (
 	// PreV1 is the wire of peers built before 1.0 (such as the .NET
 	// AGUI.Protobuf codec of mid-2026): the 18 envelope arms RUN_STARTED …
 	// CUSTOM plus TEXT_MESSAGE_CHUNK and TOOL_CALL_CHUNK. Encoding any other
-	// event fails with ErrNotInProfile before a byte is written.
+	// event fails with ErrNotInProfile before a byte is written. The profile
+	// does not restrict decoding: a 1.0 decoder reads every pre-1.0 frame.
 	PreV1
 )
 
@@ -149,7 +150,11 @@ func (c Codec) AppendFromJSON(dst, jsonEvent []byte) ([]byte, error) {
 	ev, err := event.Parser{MaxDepth: c.MaxDepth, DropUnknownFields: c.DropUnknownFields}.Parse(jsonEvent)
 	if err != nil {
 		var pe *event.PathError
-		out := &Error{Op: "encode", Offset: -1, Err: err}
+		t, _ := event.TypeOf(jsonEvent)
+		if !t.Known() && !t.IsThinking() {
+			t = ""
+		}
+		out := &Error{Op: "encode", Type: t, Offset: -1, Err: err}
 		if errors.As(err, &pe) {
 			out.Path, out.Offset, out.Err = pe.Path, pe.Offset, pe.Err
 		}

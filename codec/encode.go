@@ -487,7 +487,7 @@ func describeDouble(f float64) string {
 	if f == 0 {
 		return "0 (underflow)"
 	}
-	return strconv.FormatFloat(f, 'g', -1, 64)
+	return string(jsonx.AppendFloat(nil, f))
 }
 
 // structBody converts the JSON object at the scanner to Struct entries.

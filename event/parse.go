@@ -105,6 +105,9 @@ func invalid(format string, args ...any) error {
 }
 
 func (r *reader) invalidHere(format string, args ...any) error {
+	if r.s.Peek() == jsonx.Invalid {
+		return r.s.Skip() // not JSON: report the syntax error instead
+	}
 	return &PathError{Offset: r.s.Offset(), Err: fmt.Errorf("%w: "+format, append([]any{ErrInvalidField}, args...)...)}
 }
 
@@ -114,8 +117,12 @@ func missing(name string) error {
 
 // findType returns the value of the top-level "type" member.
 func (r *reader) findType() (string, error) {
-	if r.s.Peek() != jsonx.Object {
-		return "", r.s.Fail(fmt.Errorf("%w: an event must be a JSON object, found %s", ErrSyntax, r.s.Peek()))
+	if k := r.s.Peek(); k != jsonx.Object {
+		start := r.s.Offset()
+		if err := r.s.Skip(); err != nil {
+			return "", err // not JSON at all
+		}
+		return "", &PathError{Offset: start, Err: fmt.Errorf("%w: an event must be a JSON object, found %s", ErrInvalidField, k)}
 	}
 	var t string
 	found := false
@@ -123,7 +130,11 @@ func (r *reader) findType() (string, error) {
 		if key != "type" {
 			return r.s.Skip()
 		}
-		if r.s.Peek() != jsonx.String {
+		switch r.s.Peek() {
+		case jsonx.String:
+		case jsonx.Invalid:
+			return r.s.Skip() // reports the syntax error
+		default:
 			return r.invalidHere("type must be a string, found %s", r.s.Peek())
 		}
 		v, err := r.s.String()
@@ -140,6 +151,15 @@ func (r *reader) findType() (string, error) {
 		return "", missing("type")
 	}
 	return t, nil
+}
+
+// TypeOf returns the "type" member of a JSON event object without parsing
+// the rest, for routing JSON events by type.
+func TypeOf(data []byte) (Type, error) {
+	r := reader{}
+	r.s.Reset(data)
+	t, err := r.findType()
+	return Type(t), err
 }
 
 // object reads a JSON object into the struct at ptr described by plan. For

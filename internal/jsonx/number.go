@@ -102,6 +102,14 @@ func parseDecimal(text []byte, buf []byte) (decimal, bool) {
 		}
 		break
 	}
+	for len(digits) > 0 && digits[len(digits)-1] == '0' {
+		digits = digits[:len(digits)-1]
+	}
+	if len(digits) == 0 {
+		// Zero, whatever the exponent says.
+		d.digits = digits
+		return d, true
+	}
 	if i < len(text) && (text[i] == 'e' || text[i] == 'E') {
 		exp, err := strconv.ParseInt(string(text[i+1:]), 10, 64)
 		if err != nil {
@@ -111,12 +119,6 @@ func parseDecimal(text []byte, buf []byte) (decimal, bool) {
 			return d, false
 		}
 		point += exp
-	}
-	for len(digits) > 0 && digits[len(digits)-1] == '0' {
-		digits = digits[:len(digits)-1]
-	}
-	if len(digits) == 0 {
-		point = 0
 	}
 	d.digits = digits
 	d.point = point
