@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/agwire/agwire/event"
+	"github.com/agwire/agwire/internal/jsonx"
 )
 
 // Profile selects the set of events a peer can read.
@@ -85,8 +86,9 @@ var (
 	// protocol version. The frame is well-formed; a reader can skip it and
 	// go on, as an SSE reader drops an event type it does not know.
 	ErrUnknownEvent = errors.New("event from a later protocol version")
-	// ErrTooDeep: nesting beyond Codec.MaxDepth.
-	ErrTooDeep = errors.New("nesting too deep")
+	// ErrTooDeep: nesting beyond Codec.MaxDepth (the same error as
+	// event.ErrTooDeep).
+	ErrTooDeep = jsonx.ErrTooDeep
 )
 
 // Error is a codec failure with its place: the event type when known, the

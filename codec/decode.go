@@ -731,11 +731,10 @@ func (d *decoder) enter(b []byte) error {
 
 // appendValue writes the JSON form of a Value body. The kind set last wins,
 // as protobuf's oneof rule says; a Value with no kind is malformed.
+//
+// Depth counts containers only (objects, arrays, messages), as the JSON
+// scanner does on encode, so whatever the encoder accepts decodes.
 func (d *decoder) appendValue(out, b []byte) ([]byte, error) {
-	if err := d.enter(b); err != nil {
-		return out, err
-	}
-	defer func() { d.depth-- }()
 	start := b
 	var kind protowire.Number
 	var last field

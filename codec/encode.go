@@ -265,10 +265,11 @@ func (e *encoder) outcome(b []byte, f *schema.Field, p unsafe.Pointer) ([]byte, 
 	case o == nil:
 	case f.Num == 5: // RUN_FINISHED
 		ro := (*event.RunOutcome)(o)
-		if ro.Type != "" {
-			if b, err = appendString(b, 5, ro.Type); err != nil {
-				return b, err
-			}
+		if err := checkRunOutcome(ro); err != nil {
+			return b, err
+		}
+		if b, err = appendString(b, 5, ro.Type); err != nil {
+			return b, err
 		}
 		for i := range ro.Interrupts {
 			var start int
@@ -280,10 +281,14 @@ func (e *encoder) outcome(b []byte, f *schema.Field, p unsafe.Pointer) ([]byte, 
 		}
 	case f.Num == 4: // SUBAGENT_FINISHED
 		so := (*event.SubagentOutcome)(o)
-		if so.Type != "" {
-			if b, err = appendString(b, 4, so.Type); err != nil {
-				return b, err
-			}
+		switch {
+		case so.Type == "":
+			return b, invalidf("an outcome needs a type")
+		case so.Type == event.OutcomeSuccess && len(so.InterruptIDs) > 0:
+			return b, invalidf("interruptIds belong to a suspended outcome, not a success")
+		}
+		if b, err = appendString(b, 4, so.Type); err != nil {
+			return b, err
 		}
 		for i, id := range so.InterruptIDs {
 			if b, err = appendString(b, 5, id); err != nil {
@@ -292,6 +297,29 @@ func (e *encoder) outcome(b []byte, f *schema.Field, p unsafe.Pointer) ([]byte, 
 		}
 	}
 	return b, nil
+}
+
+// checkRunOutcome refuses lists that the outcome's type does not carry: the
+// other peers drop them silently. An outcome type this build does not know
+// keeps whatever lists it has, so that it survives a decode–encode trip.
+func checkRunOutcome(o *event.RunOutcome) error {
+	switch o.Type {
+	case "":
+		return invalidf("an outcome needs a type")
+	case event.OutcomeSuccess:
+		if len(o.Interrupts) > 0 {
+			return invalidf("interrupts belong to an interrupt outcome, not a success")
+		}
+	case event.OutcomeInterrupt:
+		if len(o.PendingToolCallIDs) > 0 {
+			return invalidf("pendingToolCallIds belong to a success outcome, not an interrupt")
+		}
+	case event.OutcomeCancelled:
+		if len(o.Interrupts) > 0 || len(o.PendingToolCallIDs) > 0 {
+			return invalidf("a cancelled outcome carries no interrupts or pendingToolCallIds")
+		}
+	}
+	return nil
 }
 
 // InputContent arms and InputContentSource arms.

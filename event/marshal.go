@@ -2,6 +2,7 @@ package event
 
 import (
 	"fmt"
+	"math"
 	"reflect"
 	"strconv"
 	"unsafe"
@@ -84,8 +85,12 @@ func (w *writer) object(plan *schema.Plan, ptr unsafe.Pointer) error {
 	return nil
 }
 
+// validJSON checks a value the program holds before writing it out. No
+// depth limit applies: the limit guards parsing untrusted input, and this
+// value is already in memory (possibly decoded under a raised limit).
 func validJSON(b []byte, want jsonx.Kind) error {
 	var s jsonx.Scanner
+	s.MaxDepth = math.MaxInt
 	s.Reset(b)
 	if want != 0 && s.Peek() != want {
 		return fmt.Errorf("%w: expected a JSON %s", ErrInvalidField, want)

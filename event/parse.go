@@ -2,9 +2,7 @@ package event
 
 import (
 	"fmt"
-	"math"
 	"reflect"
-	"strconv"
 	"unsafe"
 
 	"github.com/agwire/agwire/internal/jsonx"
@@ -390,14 +388,11 @@ func (r *reader) int64(name string) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	if v, err := strconv.ParseInt(string(text), 10, 64); err == nil {
-		return v, nil
-	}
-	f, exact := jsonx.ParseNumber(text)
-	if !exact || f != math.Trunc(f) || f < -(1<<63) || f >= 1<<63 {
+	v, ok := jsonx.ParseInt64(text)
+	if !ok {
 		return 0, invalid("%s must be an integer in the int64 range, found %s", name, text)
 	}
-	return int64(f), nil
+	return v, nil
 }
 
 // slice reads a JSON array into the []T field at p.

@@ -134,3 +134,34 @@ func sameDecimal(a, b []byte) bool {
 	}
 	return da.neg == db.neg && da.point == db.point && string(da.digits) == string(db.digits)
 }
+
+// ParseInt64 converts the text of a JSON number to an int64 when it denotes
+// an integer exactly, whatever its spelling ("1000", "1e3", "1000.0",
+// "9.007199254740993e15"); ok is false for a fraction or a value outside the
+// int64 range.
+func ParseInt64(text []byte) (v int64, ok bool) {
+	if v, err := strconv.ParseInt(string(text), 10, 64); err == nil {
+		return v, true
+	}
+	var buf [64]byte
+	d, ok := parseDecimal(text, buf[:0])
+	if !ok {
+		return 0, false
+	}
+	if len(d.digits) == 0 {
+		return 0, true
+	}
+	if d.point < int64(len(d.digits)) || d.point > 19 {
+		return 0, false // a fraction, or more than 19 digits
+	}
+	s := make([]byte, 0, 20)
+	if d.neg {
+		s = append(s, '-')
+	}
+	s = append(s, d.digits...)
+	for i := int64(len(d.digits)); i < d.point; i++ {
+		s = append(s, '0')
+	}
+	v, err := strconv.ParseInt(string(s), 10, 64)
+	return v, err == nil
+}

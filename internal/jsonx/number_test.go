@@ -1,0 +1,133 @@
+package jsonx
+
+import (
+	"math"
+	"math/big"
+	"strconv"
+	"testing"
+)
+
+// TestParseNumber: a number is exact when the double it rounds to prints
+// (shortest round-trip form) as the same decimal value; overflow and
+// underflow are never exact; the sign of zero is kept.
+func TestParseNumber(t *testing.T) {
+	negZero := math.Copysign(0, -1)
+	for _, tc := range []struct {
+		text  string
+		want  float64
+		exact bool
+	}{
+		{"0", 0, true},
+		{"-0", negZero, true},
+		{"-0.0", negZero, true},
+		{"-0e10", negZero, true},
+		{"0.000", 0, true},
+		{"1", 1, true},
+		{"-1", -1, true},
+		{"0.1", 0.1, true},
+		{"0.10", 0.1, true},
+		{"1.5", 1.5, true},
+		{"1.50", 1.5, true},
+		{"1e2", 100, true},
+		{"1E2", 100, true},
+		{"1e+2", 100, true},
+		{"100e-2", 1, true},
+		{"0.001e3", 1, true},
+		{"1.5e300", 1.5e300, true},
+		{"1e21", 1e21, true},
+		{"9007199254740991", 9007199254740991, true},
+		{"9007199254740992", 9007199254740992, true},
+		{"5e-324", 5e-324, true},
+		{"2.2250738585072014e-308", 2.2250738585072014e-308, true},
+		{"2.225073858507201e-308", 2.225073858507201e-308, true}, // largest subnormal
+		{"1.7976931348623157e308", math.MaxFloat64, true},
+		{"123456789012345", 123456789012345, true},
+		{"0.123456789012345", 0.123456789012345, true},
+		{"12345678901234567", 12345678901234568, false},
+		{"9007199254740993", 9007199254740992, false},
+		{"0.12345678901234567891", 0.12345678901234568, false},
+		{"1e400", math.Inf(1), false},
+		{"-1e400", math.Inf(-1), false},
+		{"1.7976931348623159e308", math.Inf(1), false},
+		{"1e-400", 0, false},
+		{"-1e-400", negZero, false},
+		{"4.9e-324", 5e-324, false}, // rounds to 5e-324, a different decimal
+		{"2e-324", 0, false},        // below half the smallest subnormal
+		// 2^60 is a double, but it prints as 1152921504606847000: under the
+		// round-trip definition the decimal text does not survive.
+		{"1152921504606846976", 1152921504606846976, false},
+		{"1152921504606847000", 1152921504606846976, true},
+	} {
+		f, exact := ParseNumber([]byte(tc.text))
+		if math.Float64bits(f) != math.Float64bits(tc.want) {
+			t.Errorf("ParseNumber(%s) = %v [%016x], want %v [%016x]", tc.text, f, math.Float64bits(f), tc.want, math.Float64bits(tc.want))
+		}
+		if exact != tc.exact {
+			t.Errorf("ParseNumber(%s) exact = %v, want %v", tc.text, exact, tc.exact)
+		}
+	}
+}
+
+// TestParseNumberZeroWithHugeExponent: zero is zero whatever its exponent.
+// "0e99999999999999999999" is valid JSON (RFC 8259 puts no bound on the
+// exponent) and denotes exactly 0, which a double holds and prints as 0, so
+// by ParseNumber's own definition it is exact. (Found by this suite: the
+// exponent used to overflow parseDecimal; fixed in 02172c7.)
+func TestParseNumberZeroWithHugeExponent(t *testing.T) {
+	for _, text := range []string{"0e99999999999999999999", "0.0e-99999999999", "-0e3000000000"} {
+		f, exact := ParseNumber([]byte(text))
+		if f != 0 {
+			t.Errorf("ParseNumber(%s) = %v, want 0", text, f)
+		}
+		if !exact {
+			t.Errorf("ParseNumber(%s): exact = false, want true (the value is exactly zero)", text)
+		}
+	}
+}
+
+// TestParseNumberAgainstBigRat compares the exactness verdict with an
+// independent one computed with math/big for many generated spellings.
+func TestParseNumberAgainstBigRat(t *testing.T) {
+	var texts []string
+	for i := 0; i < 3000; i++ {
+		bits := uint64(i) * 0x9E3779B97F4A7C15
+		f := math.Float64frombits(bits)
+		if math.IsNaN(f) || math.IsInf(f, 0) {
+			continue
+		}
+		short := strconv.FormatFloat(f, 'g', -1, 64)
+		texts = append(texts, short,
+			strconv.FormatFloat(f, 'e', 17, 64),     // 18 digits: usually not the shortest
+			strconv.FormatFloat(f, 'e', 20, 64),     // 21 digits
+			strconv.FormatFloat(f, 'e', 14, 64),     // 15 digits: always exact when in range
+			strconv.FormatFloat(f, 'g', 16, 64)+"0", // trailing zero digit
+		)
+	}
+	for _, text := range texts {
+		f, exact := ParseNumber([]byte(text))
+		want := bigExact(t, text)
+		if exact != want {
+			t.Errorf("ParseNumber(%s) exact = %v, math/big says %v", text, exact, want)
+		}
+		ref, _ := strconv.ParseFloat(text, 64)
+		if math.Float64bits(f) != math.Float64bits(ref) {
+			t.Errorf("ParseNumber(%s) = %v, strconv says %v", text, f, ref)
+		}
+	}
+}
+
+// bigExact decides exactness with math/big: the text's rational value equals
+// the rational value of the shortest spelling of the nearest double, and the
+// double is finite and, if the text is nonzero, nonzero.
+func bigExact(t *testing.T, text string) bool {
+	f, err := strconv.ParseFloat(text, 64)
+	if err != nil || math.IsInf(f, 0) {
+		return false
+	}
+	r1, ok := new(big.Rat).SetString(text)
+	if !ok {
+		t.Fatalf("big.Rat cannot read %s", text)
+	}
+	r2, _ := new(big.Rat).SetString(strconv.FormatFloat(f, 'e', -1, 64))
+	return r1.Cmp(r2) == 0
+}
