@@ -57,6 +57,12 @@ type Codec struct {
 	// DropUnknownFields makes the JSON entry point skip fields an event
 	// type does not declare instead of failing with event.ErrUnknownField.
 	DropUnknownFields bool
+	// UnsafeIntegers lets int64 fields (timestamp, token counts) carry
+	// values beyond ±(2^53−1). The wire holds any int64, but JavaScript
+	// peers fail to decode such a frame (@ag-ui/proto throws, and its
+	// stream reader stops), and the AG-UI schema bounds these fields to the
+	// safe range; so by default they are refused with ErrUnsafeInteger.
+	UnsafeIntegers bool
 }
 
 // Errors. Each failure is an *Error wrapping one of these; test with
@@ -77,6 +83,9 @@ var (
 	// ErrLossyNumber: a JSON number that a double cannot hold exactly (see
 	// Codec.LossyNumbers).
 	ErrLossyNumber = errors.New("number cannot be represented exactly as a double")
+	// ErrUnsafeInteger: an int64 field beyond ±(2^53−1), which JavaScript
+	// peers cannot decode (see Codec.UnsafeIntegers).
+	ErrUnsafeInteger = errors.New("integer beyond ±(2^53-1), which JavaScript peers cannot decode")
 	// ErrNonFinite: a decoded double is NaN or ±Inf, which JSON cannot
 	// spell (see Codec.NonFiniteAsNull).
 	ErrNonFinite = errors.New("number is NaN or infinite")
@@ -159,6 +168,10 @@ func (c Codec) AppendFromJSON(dst, jsonEvent []byte) ([]byte, error) {
 		out := &Error{Op: "encode", Type: t, Offset: -1, Err: err}
 		if errors.As(err, &pe) {
 			out.Path, out.Offset, out.Err = pe.Path, pe.Offset, pe.Err
+		}
+		if errors.Is(err, event.ErrUnknownType) {
+			// No protobuf form, like THINKING_*: both sentinels match.
+			out.Err = fmt.Errorf("%w: %w", ErrUnsupportedEvent, out.Err)
 		}
 		return dst, out
 	}

@@ -482,21 +482,26 @@ func (d *decoder) check(plan *schema.Plan, ptr unsafe.Pointer) error {
 			op.Op = patchOps[0] // the enum's zero value is not written
 		}
 	case planRunFinished:
-		if o := (*event.RunFinished)(ptr).Outcome; o != nil && o.Type == "" {
-			return &jsonx.Error{Path: "outcome", Offset: -1, Err: fmt.Errorf("%w: interrupts or pending tool call ids without an outcome", ErrMalformed)}
+		if o := (*event.RunFinished)(ptr).Outcome; o != nil {
+			if why := runOutcomeConflict(o); why != "" {
+				return &jsonx.Error{Path: "outcome", Offset: -1, Err: fmt.Errorf("%w: %s", ErrMalformed, why)}
+			}
 		}
 	}
-	switch ev := (any)(reflect.NewAt(plan.Type, ptr).Interface()).(type) {
-	case *event.ToolCallResult:
+	switch plan {
+	case planToolCallResult:
+		ev := (*event.ToolCallResult)(ptr)
 		if ev.Content != nil && ev.Parts != nil {
 			return &jsonx.Error{Path: "content", Offset: -1, Err: fmt.Errorf("%w: both string content and content parts", ErrMalformed)}
 		}
 		if ev.Content == nil && ev.Parts == nil {
 			ev.Parts = []event.ContentPart{}
 		}
-	case *event.SubagentFinished:
-		if o := ev.Outcome; o != nil && o.Type == "" {
-			return &jsonx.Error{Path: "outcome", Offset: -1, Err: fmt.Errorf("%w: interrupt ids without an outcome", ErrMalformed)}
+	case planSubagentFinished:
+		if o := (*event.SubagentFinished)(ptr).Outcome; o != nil {
+			if why := subagentOutcomeConflict(o); why != "" {
+				return &jsonx.Error{Path: "outcome", Offset: -1, Err: fmt.Errorf("%w: %s", ErrMalformed, why)}
+			}
 		}
 	}
 	return nil
@@ -506,47 +511,16 @@ func (d *decoder) check(plan *schema.Plan, ptr unsafe.Pointer) error {
 // user and tool messages without string content their (possibly empty)
 // parts, as the other peers decode them.
 func checkMessage(m *event.Message) error {
-	bad := func(format string, args ...any) error {
-		return &jsonx.Error{Offset: -1, Err: fmt.Errorf("%w: "+format, append([]any{ErrMalformed}, args...)...)}
+	if why := messageConflict(m); why != "" {
+		return &jsonx.Error{Offset: -1, Err: fmt.Errorf("%w: %s", ErrMalformed, why)}
 	}
-	hasParts := len(m.Parts) > 0
 	switch m.Role {
 	case event.RoleUser, event.RoleTool:
-		if m.ActivityContent != nil {
-			return bad("activity content on a %s message", m.Role)
-		}
-		if m.Content != nil && hasParts {
-			return bad("%s message carries both string content and content parts", m.Role)
-		}
 		if m.Content == nil && m.Parts == nil {
 			m.Parts = []event.ContentPart{}
 		}
-	case event.RoleActivity:
-		if hasParts {
-			return bad("content parts on an activity message")
-		}
-		if m.Content != nil {
-			return bad("activity message carries string content")
-		}
-	case event.RoleDeveloper, event.RoleSystem, event.RoleAssistant, event.RoleReasoning:
-		if hasParts {
-			return bad("content parts on a %s message", m.Role)
-		}
-		if m.ActivityContent != nil {
-			return bad("activity content on a %s message", m.Role)
-		}
-		m.Parts = nil
 	default:
-		n := 0
-		for _, set := range []bool{m.Content != nil, hasParts, m.ActivityContent != nil} {
-			if set {
-				n++
-			}
-		}
-		if n > 1 {
-			return bad("message of role %q carries more than one content form", m.Role)
-		}
-		if !hasParts {
+		if len(m.Parts) == 0 {
 			m.Parts = nil
 		}
 	}

@@ -290,11 +290,14 @@ func TestDifferentialEdgeCases(t *testing.T) {
 			`{"type":"RUN_FINISHED","threadId":"t","runId":"r","outcome":{"type":"interrupt","interrupts":[]},"usage":[{}]}`},
 		{"interrupt-all-fields", dtAgrees, "6a2a0a02080c1201741a01722a09696e7465727275707432130a01691a0022002a02200032003a0232004200",
 			`{"type":"RUN_FINISHED","threadId":"t","runId":"r","outcome":{"type":"interrupt","interrupts":[{"id":"i","reason":"","message":"","toolCallId":"","responseSchema":false,"expiresAt":"","metadata":[],"subagentRunId":""}]}}`},
-		{"usage-int64-extremes", dtAgrees, "",
+		// int64 values beyond ±(2^53−1): the wire holds them, but the TS
+		// peer cannot decode them, so agwire refuses them by default
+		// (Codec.UnsafeIntegers writes them).
+		{"usage-int64-extremes", dtRefuses, "",
 			`{"type":"RUN_ERROR","message":"m","usage":[{"inputTokens":-1,"outputTokens":9223372036854775807,"totalTokens":-9223372036854775808}]}`},
 		{"int64-exponent-spellings", dtAgrees, "72180a09080d10fbc4f7b9b8321a016d220818e807200728ef07",
 			`{"type":"RUN_ERROR","message":"m","timestamp":1.733140800123e12,"usage":[{"inputTokens":1e3,"outputTokens":7.0,"totalTokens":10070e-1}]}`},
-		{"timestamp-int64-max", dtAgrees, "",
+		{"timestamp-int64-max", dtRefuses, "",
 			`{"type":"STEP_STARTED","stepName":"s","timestamp":9223372036854775807}`},
 		{"numbers", dtAgrees, "5a84010a02080a12016e1a7b32790a091100000000000000000a091100000000000000800a091100000000000000000a091100000000000000800a091150efe2d6e41a4b440a091148afbc9af2d77a3e0a091101000000000000000a0911ffffffffffffefff0a09119a9999999999b93f0a091100000054346f9d410a09116666666666661140",
 			`{"type":"CUSTOM","name":"n","value":[0,-0,0.0,-0.0,1e21,1E-7,5e-324,-1.7976931348623157e308,0.1,123456789,4.35]}`},

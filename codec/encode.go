@@ -24,6 +24,7 @@ var (
 	planRunFinished      = plans[reflect.TypeOf(event.RunFinished{})]
 	planInterrupt        = plans[reflect.TypeOf(event.Interrupt{})]
 	planSubagentFinished = plans[reflect.TypeOf(event.SubagentFinished{})]
+	planToolCallResult   = plans[reflect.TypeOf(event.ToolCallResult{})]
 	typeContentPart      = reflect.TypeOf(event.ContentPart{})
 )
 
@@ -49,6 +50,7 @@ func (c Codec) Append(dst []byte, ev event.Event) ([]byte, error) {
 	e := encoders.Get().(*encoder)
 	defer encoders.Put(e)
 	e.lossy = c.LossyNumbers
+	e.unsafeInts = c.UnsafeIntegers
 	e.s.MaxDepth = c.maxDepth()
 	e.s.AliasStrings = true // keys are only compared, never kept
 	e.keys, e.keyEnds = e.keys[:0], e.keyEnds[:0]
@@ -89,12 +91,16 @@ func invalidf(format string, args ...any) error {
 	return &jsonx.Error{Offset: -1, Err: fmt.Errorf("%w: "+format, append([]any{ErrInvalid}, args...)...)}
 }
 
+// maxSafeInt is 2^53−1, JavaScript's Number.MAX_SAFE_INTEGER.
+const maxSafeInt = 1<<53 - 1
+
 // encoders recycles encoder scratch space (the key arena) across calls.
 var encoders = sync.Pool{New: func() any { return new(encoder) }}
 
 type encoder struct {
-	lossy bool
-	s     jsonx.Scanner
+	lossy      bool
+	unsafeInts bool
+	s          jsonx.Scanner
 	// keys holds the object keys seen so far at every open nesting level,
 	// for refusing duplicates; keyEnds[i] is the end of key i in keys.
 	keys    []byte
@@ -136,6 +142,16 @@ func appendString(b []byte, num protowire.Number, s string) ([]byte, error) {
 
 // fields writes the tagged fields of the struct at ptr in field-number order.
 func (e *encoder) fields(b []byte, plan *schema.Plan, ptr unsafe.Pointer) ([]byte, error) {
+	switch plan {
+	case planMessage:
+		if why := messageConflict((*event.Message)(ptr)); why != "" {
+			return b, invalidf("%s", why)
+		}
+	case planToolCallResult:
+		if r := (*event.ToolCallResult)(ptr); r.Content != nil && len(r.Parts) > 0 {
+			return b, &jsonx.Error{Path: "content", Offset: -1, Err: fmt.Errorf("%w: both string content and content parts are set", ErrInvalid)}
+		}
+	}
 	var err error
 	for i := range plan.Fields {
 		f := &plan.Fields[i]
@@ -181,6 +197,9 @@ func (e *encoder) field(b []byte, plan *schema.Plan, f *schema.Field, base unsaf
 		}
 	case schema.OptInt64:
 		if v := *(**int64)(p); v != nil {
+			if (*v > maxSafeInt || *v < -maxSafeInt) && !e.unsafeInts {
+				return b, &jsonx.Error{Offset: -1, Err: fmt.Errorf("%w: %d", ErrUnsafeInteger, *v)}
+			}
 			b = protowire.AppendTag(b, num, protowire.VarintType)
 			b = protowire.AppendVarint(b, uint64(*v))
 		}
@@ -265,8 +284,8 @@ func (e *encoder) outcome(b []byte, f *schema.Field, p unsafe.Pointer) ([]byte, 
 	case o == nil:
 	case f.Num == 5: // RUN_FINISHED
 		ro := (*event.RunOutcome)(o)
-		if err := checkRunOutcome(ro); err != nil {
-			return b, err
+		if why := runOutcomeConflict(ro); why != "" {
+			return b, invalidf("%s", why)
 		}
 		if b, err = appendString(b, 5, ro.Type); err != nil {
 			return b, err
@@ -281,11 +300,8 @@ func (e *encoder) outcome(b []byte, f *schema.Field, p unsafe.Pointer) ([]byte, 
 		}
 	case f.Num == 4: // SUBAGENT_FINISHED
 		so := (*event.SubagentOutcome)(o)
-		switch {
-		case so.Type == "":
-			return b, invalidf("an outcome needs a type")
-		case so.Type == event.OutcomeSuccess && len(so.InterruptIDs) > 0:
-			return b, invalidf("interruptIds belong to a suspended outcome, not a success")
+		if why := subagentOutcomeConflict(so); why != "" {
+			return b, invalidf("%s", why)
 		}
 		if b, err = appendString(b, 4, so.Type); err != nil {
 			return b, err
@@ -299,27 +315,79 @@ func (e *encoder) outcome(b []byte, f *schema.Field, p unsafe.Pointer) ([]byte, 
 	return b, nil
 }
 
-// checkRunOutcome refuses lists that the outcome's type does not carry: the
-// other peers drop them silently. An outcome type this build does not know
-// keeps whatever lists it has, so that it survives a decode–encode trip.
-func checkRunOutcome(o *event.RunOutcome) error {
+// runOutcomeConflict names what a RUN_FINISHED outcome carries that its type
+// does not: the other peers drop such lists in silence, agwire refuses them
+// (ErrInvalid on encode, ErrMalformed on decode). An outcome type this build
+// does not know keeps whatever lists it has, so it survives a relay.
+func runOutcomeConflict(o *event.RunOutcome) string {
 	switch o.Type {
 	case "":
-		return invalidf("an outcome needs a type")
+		return "interrupts or pending tool call ids without an outcome type"
 	case event.OutcomeSuccess:
 		if len(o.Interrupts) > 0 {
-			return invalidf("interrupts belong to an interrupt outcome, not a success")
+			return "interrupts belong to an interrupt outcome, not a success"
 		}
 	case event.OutcomeInterrupt:
 		if len(o.PendingToolCallIDs) > 0 {
-			return invalidf("pendingToolCallIds belong to a success outcome, not an interrupt")
+			return "pendingToolCallIds belong to a success outcome, not an interrupt"
 		}
 	case event.OutcomeCancelled:
 		if len(o.Interrupts) > 0 || len(o.PendingToolCallIDs) > 0 {
-			return invalidf("a cancelled outcome carries no interrupts or pendingToolCallIds")
+			return "a cancelled outcome carries no interrupts or pendingToolCallIds"
 		}
 	}
-	return nil
+	return ""
+}
+
+// subagentOutcomeConflict is runOutcomeConflict for SUBAGENT_FINISHED.
+func subagentOutcomeConflict(o *event.SubagentOutcome) string {
+	switch {
+	case o.Type == "":
+		return "interrupt ids without an outcome type"
+	case o.Type == event.OutcomeSuccess && len(o.InterruptIDs) > 0:
+		return "interruptIds belong to a suspended outcome, not a success"
+	}
+	return ""
+}
+
+// messageConflict names a content carrier that contradicts the message's
+// role; such a message has no consistent wire form.
+func messageConflict(m *event.Message) string {
+	parts, str, act := len(m.Parts) > 0, m.Content != nil, m.ActivityContent != nil
+	switch m.Role {
+	case event.RoleUser, event.RoleTool:
+		switch {
+		case act:
+			return "activity content on a " + m.Role + " message"
+		case str && parts:
+			return m.Role + " message carries both string content and content parts"
+		}
+	case event.RoleActivity:
+		switch {
+		case parts:
+			return "content parts on an activity message"
+		case str:
+			return "activity message carries string content"
+		}
+	case event.RoleDeveloper, event.RoleSystem, event.RoleAssistant, event.RoleReasoning:
+		switch {
+		case parts:
+			return "content parts on a " + m.Role + " message"
+		case act:
+			return "activity content on a " + m.Role + " message"
+		}
+	default:
+		n := 0
+		for _, set := range [...]bool{str, parts, act} {
+			if set {
+				n++
+			}
+		}
+		if n > 1 {
+			return fmt.Sprintf("message of role %q carries more than one content form", m.Role)
+		}
+	}
+	return ""
 }
 
 // InputContent arms and InputContentSource arms.

@@ -635,15 +635,11 @@ func hNestedObjects(n int) string {
 }
 
 // TestDecodeAcceptsWhatEncodeWrites: whatever a Codec encodes, the same
-// Codec decodes.
-//
-// BUG: the encoder limits JSON nesting (MaxDepth counts JSON levels), but
-// the decoder counts every google.protobuf.Value AND every Struct/ListValue
-// as a level, i.e. two per JSON level. With the default MaxDepth of 256 a
-// value nested about 128 arrays or objects deep encodes fine and then fails
-// to decode with ErrTooDeep: agwire rejects its own output. codec.go
-// documents MaxDepth as one limit for "the nesting of JSON and protobuf
-// values ... on encode and on decode".
+// Codec decodes, however deep (up to MaxDepth).
+// (This once failed: the decoder counted every google.protobuf.Value and
+// every Struct/ListValue as a level, two per JSON level, so a value about
+// 128 levels deep encoded fine and then failed to decode with ErrTooDeep.
+// Fixed in 634ee19.)
 func TestDecodeAcceptsWhatEncodeWrites(t *testing.T) {
 	for _, in := range []string{hNestedArrays(100), hNestedArrays(127), hNestedArrays(128), hNestedArrays(200), hNestedArrays(254),
 		hNestedObjects(100), hNestedObjects(128), hNestedObjects(200), hNestedObjects(255)} {
@@ -664,13 +660,9 @@ func TestDecodeAcceptsWhatEncodeWrites(t *testing.T) {
 }
 
 // TestEncodeTooDeep: JSON nested beyond MaxDepth is refused on encode with
-// codec.ErrTooDeep.
-//
-// BUG: the encoder reports the JSON scanner's sentinel (event.ErrTooDeep,
-// i.e. jsonx.ErrTooDeep) instead of codec.ErrTooDeep, so
-// errors.Is(err, codec.ErrTooDeep) is false for a too-deep event on encode.
-// codec.go: "ErrTooDeep: nesting beyond Codec.MaxDepth" and "Each failure is
-// an *Error wrapping one of these".
+// codec.ErrTooDeep (codec.go: "ErrTooDeep: nesting beyond Codec.MaxDepth").
+// (This once failed: encode reported only the JSON scanner's sentinel.
+// Fixed in 634ee19, where codec.ErrTooDeep became that same error.)
 func TestEncodeTooDeep(t *testing.T) {
 	in := []byte(hNestedArrays(300))
 	_, err := codec.AppendFromJSON(nil, in)
@@ -735,5 +727,63 @@ func TestMaxDepthRaised(t *testing.T) {
 	}
 	if !hSameJSON(t, out, in) {
 		t.Errorf("got %.80s…", out)
+	}
+}
+
+// TestDecodedOutcomeReencodes: an event Unmarshal accepts re-encodes, and
+// comes back the same (the FuzzUnmarshal property, here for RUN_FINISHED and
+// SUBAGENT_FINISHED outcomes whose lists do not fit their type).
+//
+// BUG: since 634ee19 the encoder refuses outcome lists that the outcome type
+// does not carry (a success with interrupts, an interrupt or cancelled
+// outcome with pending tool call ids, a subagent success with interrupt ids),
+// but the decoder still accepts such frames and keeps the lists (as the TS
+// peer does when it decodes them). So codec.Append(codec.Unmarshal(b)) fails
+// with ErrInvalid for bytes Unmarshal called well-formed: a wire → Go → wire
+// relay breaks on them. Either decoding must refuse them (ErrMalformed, like
+// "interrupts or pending tool call ids without an outcome") or encoding must
+// take what decoding produces. Reproduction (hex):
+// 6a1d0a02080c1201741a01722a077375636365737332080a01691203776879
+// decodes to {"type":"RUN_FINISHED","threadId":"t","runId":"r",
+// "outcome":{"type":"success","interrupts":[{"id":"i","reason":"why"}]}},
+// which Append refuses. Also in testdata/fuzz/FuzzUnmarshal/.
+func TestDecodedOutcomeReencodes(t *testing.T) {
+	rf := func(outcome string, lists ...[]byte) []byte {
+		return wEvent(hArmRunFinished, hEnumRunFinished, append([][]byte{wStr(2, "t"), wStr(3, "r"), wStr(5, outcome)}, lists...)...)
+	}
+	interrupt := wMsg(6, wStr(1, "i"), wStr(2, "why"))
+	pending := wStr(8, "tc")
+	for _, tc := range []struct {
+		name string
+		in   []byte
+	}{
+		{"success with interrupts", rf("success", interrupt)},
+		{"cancelled with pending ids", rf("cancelled", pending)},
+		{"cancelled with interrupts", rf("cancelled", interrupt)},
+		{"interrupt with pending ids", rf("interrupt", interrupt, pending)},
+		{"subagent success with interrupt ids", wEvent(20, 17, wStr(2, "s"), wStr(4, "success"), wStr(5, "i1"))},
+		// These fit and must keep working whatever the fix.
+		{"success with pending ids", rf("success", pending)},
+		{"interrupt with interrupts", rf("interrupt", interrupt)},
+		{"an unknown outcome keeps both lists", rf("paused", interrupt, pending)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ev, err := codec.Unmarshal(tc.in)
+			if err != nil {
+				if !errors.Is(err, codec.ErrMalformed) {
+					t.Fatalf("refused, but not as malformed: %v", err)
+				}
+				return // refusing on decode is one consistent answer
+			}
+			wire, err := codec.Append(nil, ev)
+			if err != nil {
+				j, _ := event.Marshal(ev)
+				t.Fatalf("Unmarshal accepted %x as %s, but Append refuses it: %v", tc.in, j, err)
+			}
+			back, err := codec.Unmarshal(wire)
+			if err != nil || !reflect.DeepEqual(back, ev) {
+				t.Errorf("re-encoded event differs: %#v, %v", back, err)
+			}
+		})
 	}
 }

@@ -278,12 +278,19 @@ func TestTimestamps(t *testing.T) {
 		{"0", 0}, {"-0", 0}, {"1", 1}, {"-1", -1}, {"1733140800123", 1733140800123},
 		{"9007199254740993", 9007199254740993}, {"9223372036854775807", math.MaxInt64}, {"-9223372036854775808", math.MinInt64},
 		{"1e3", 1000}, {"1E3", 1000}, {"1.0", 1}, {"1000e-3", 1}, {"0.5e1", 5}, {"1.7331408001230e12", 1733140800123},
+		{"9007199254740991", 1<<53 - 1}, {"-9007199254740991", -(1<<53 - 1)}, {"9007199254740992", 1 << 53},
 	} {
 		in := []byte(`{"type":"STEP_STARTED","stepName":"s","timestamp":` + tc.text + `}`)
-		wire, err := codec.AppendFromJSON(nil, in)
+		wire, err := codec.Codec{UnsafeIntegers: true}.AppendFromJSON(nil, in)
 		if err != nil {
 			t.Errorf("%s: %v", tc.text, err)
 			continue
+		}
+		// Beyond ±(2^53−1) the default codec refuses: JavaScript peers
+		// cannot decode such a frame.
+		_, errDefault := codec.AppendFromJSON(nil, in)
+		if unsafe := tc.want > 1<<53-1 || tc.want < -(1<<53-1); unsafe != errors.Is(errDefault, codec.ErrUnsafeInteger) {
+			t.Errorf("%s: default codec gives %v (beyond the safe range: %v)", tc.text, errDefault, unsafe)
 		}
 		want := wMsg(15, wBase(14, wVarint(2, uint64(tc.want))), wStr(2, "s"))
 		if string(wire) != string(want) {
@@ -302,9 +309,14 @@ func TestTimestamps(t *testing.T) {
 			t.Errorf("%s: path %q", text, ce.Path)
 		}
 	}
-	// Usage counts are int64 too.
+	// Usage counts are int64 too, bounded to the safe range by default.
 	in := `{"type":"RUN_ERROR","message":"m","usage":[{"inputTokens":9007199254740993,"outputTokens":0}]}`
-	wire, err := codec.AppendFromJSON(nil, []byte(in))
+	if _, err := codec.AppendFromJSON(nil, []byte(in)); !errors.Is(err, codec.ErrUnsafeInteger) {
+		t.Errorf("usage beyond 2^53 with the default codec: %v, want ErrUnsafeInteger", err)
+	} else if ce := hCodecErr(t, err, codec.ErrUnsafeInteger); ce != nil && ce.Path != "usage[0].inputTokens" {
+		t.Errorf("usage: path %q", ce.Path)
+	}
+	wire, err := codec.Codec{UnsafeIntegers: true}.AppendFromJSON(nil, []byte(in))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -314,14 +326,10 @@ func TestTimestamps(t *testing.T) {
 }
 
 // TestTimestampExponentBeyond2To53: an integer timestamp written with an
-// exponent is still the integer it denotes, beyond 2^53 too.
-//
-// BUG: 9.007199254740993e15 is the integer 9007199254740993, within int64,
-// but it is refused ("must be an integer in the int64 range"): spellings
-// other than plain digits are converted through a double, which cannot hold
-// it, so the exact-integer rule of the int64 timestamp ("it is not a
-// double") holds only for plain digits. -9.223372036854775808e18 (exactly
-// math.MinInt64) is refused the same way although a double holds it.
+// exponent is still the integer it denotes, beyond 2^53 too: the timestamp
+// is an int64, not a double.
+// (This once failed: spellings other than plain digits went through a
+// double and 9.007199254740993e15 was refused. Fixed in 634ee19.)
 func TestTimestampExponentBeyond2To53(t *testing.T) {
 	for _, tc := range []struct {
 		text string
@@ -332,7 +340,7 @@ func TestTimestampExponentBeyond2To53(t *testing.T) {
 		{"-9.223372036854775808e18", math.MinInt64},
 	} {
 		in := []byte(`{"type":"STEP_STARTED","stepName":"s","timestamp":` + tc.text + `}`)
-		wire, err := codec.AppendFromJSON(nil, in)
+		wire, err := codec.Codec{UnsafeIntegers: true}.AppendFromJSON(nil, in)
 		if err != nil {
 			t.Errorf("%s: %v", tc.text, err)
 			continue

@@ -374,3 +374,100 @@ func TestErrorsAreCodecErrors(t *testing.T) {
 		t.Errorf("profile names %q %q", codec.V1, codec.PreV1)
 	}
 }
+
+// TestOutcomeListsRefused: an outcome carries only the lists of its type
+// (mapping-1.0.md, RUN_FINISHED and SUBAGENT_FINISHED): the wire flattens
+// the union, so a list the type does not carry would be read back under
+// another meaning; agwire refuses it where the other peers drop it. An
+// outcome type this build does not know keeps whatever it has.
+func TestOutcomeListsRefused(t *testing.T) {
+	const rf = `{"type":"RUN_FINISHED","threadId":"t","runId":"r","outcome":`
+	const interrupts = `"interrupts":[{"id":"i","reason":"r"}]`
+	for _, tc := range []struct{ in, typ string }{
+		{rf + `{"type":"success",` + interrupts + `}}`, "RUN_FINISHED"},
+		{rf + `{"type":"success","interrupts":[{"id":"i","reason":"r"}],"pendingToolCallIds":["a"]}}`, "RUN_FINISHED"},
+		{rf + `{"type":"interrupt",` + interrupts + `,"pendingToolCallIds":["a"]}}`, "RUN_FINISHED"},
+		{rf + `{"type":"cancelled","pendingToolCallIds":["a"]}}`, "RUN_FINISHED"},
+		{rf + `{"type":"cancelled",` + interrupts + `}}`, "RUN_FINISHED"},
+		{`{"type":"SUBAGENT_FINISHED","subagentRunId":"s","outcome":{"type":"success","interruptIds":["i"]}}`, "SUBAGENT_FINISHED"},
+	} {
+		out, err := codec.AppendFromJSON([]byte("abc"), []byte(tc.in))
+		ce := hCodecErr(t, err, codec.ErrInvalid)
+		if ce != nil && (ce.Path != "outcome" || string(ce.Type) != tc.typ) {
+			t.Errorf("%s: path %q type %q", tc.in, ce.Path, ce.Type)
+		}
+		if string(out) != "abc" {
+			t.Errorf("%s: dst became %q", tc.in, out)
+		}
+	}
+	for _, ev := range []event.Event{
+		&event.RunFinished{Outcome: &event.RunOutcome{}},
+		&event.RunFinished{Outcome: &event.RunOutcome{PendingToolCallIDs: []string{"a"}}},
+		&event.SubagentFinished{Outcome: &event.SubagentOutcome{}},
+		&event.SubagentFinished{Outcome: &event.SubagentOutcome{InterruptIDs: []string{"i"}}},
+	} {
+		_, err := codec.Append(nil, ev)
+		if ce := hCodecErr(t, err, codec.ErrInvalid); ce != nil && ce.Path != "outcome" {
+			t.Errorf("%#v: path %q", ev, ce.Path)
+		}
+	}
+	for _, in := range []string{
+		rf + `{"type":"success","pendingToolCallIds":["a","b"]}}`,
+		rf + `{"type":"interrupt",` + interrupts + `}}`,
+		rf + `{"type":"cancelled"}}`,
+		rf + `{"type":"paused",` + interrupts + `,"pendingToolCallIds":["a"]}}`,
+		`{"type":"SUBAGENT_FINISHED","subagentRunId":"s","outcome":{"type":"suspended","interruptIds":["i"]}}`,
+		`{"type":"SUBAGENT_FINISHED","subagentRunId":"s","outcome":{"type":"later","interruptIds":["i"]}}`,
+	} {
+		wire, err := codec.AppendFromJSON(nil, []byte(in))
+		if err != nil {
+			t.Errorf("%s: %v", in, err)
+			continue
+		}
+		if out := hDecodeJSON(t, codec.Codec{}, wire); !hSameJSON(t, out, []byte(in)) {
+			t.Errorf("%s came back as %s", in, out)
+		}
+	}
+}
+
+// TestEncodeNeverWritesMalformed: whatever Append accepts decodes. A Go value
+// whose content carriers contradict each other or the role has no
+// well-formed wire form, so it must be refused (ErrInvalid), not written.
+//
+// BUG: Append writes these values as they are, and every decoder, agwire's
+// own included, rejects the frame as malformed (mapping-1.0.md: "Both set on
+// the wire is malformed"; "A decoded message whose carriers contradict its
+// role ... is malformed"). event.Marshal already refuses the string+parts
+// case for JSON; the protobuf encoder checks nothing. Reproduction:
+// codec.Append(nil, &event.ToolCallResult{MessageID: "m", ToolCallID: "t",
+// Content: ptr("x"), Parts: []event.ContentPart{{Type: "text", Text: "a"}}})
+// succeeds; codec.Unmarshal of the result fails with ErrMalformed.
+func TestEncodeNeverWritesMalformed(t *testing.T) {
+	text := []event.ContentPart{{Type: "text", Text: "a"}}
+	msg := func(m event.Message) event.Event { return &event.MessagesSnapshot{Messages: []event.Message{m}} }
+	for _, tc := range []struct {
+		name string
+		ev   event.Event
+	}{
+		{"result with string content and parts", &event.ToolCallResult{MessageID: "m", ToolCallID: "t", Content: ptrS("x"), Parts: text}},
+		{"user with string content and parts", msg(event.Message{ID: "1", Role: "user", Content: ptrS("x"), Parts: text})},
+		{"assistant with parts", msg(event.Message{ID: "1", Role: "assistant", Parts: text})},
+		{"system with parts", msg(event.Message{ID: "1", Role: "system", Content: ptrS("s"), Parts: text})},
+		{"user with activity content", msg(event.Message{ID: "1", Role: "user", Content: ptrS("x"), ActivityContent: event.Object("{}")})},
+		{"activity with string content", msg(event.Message{ID: "1", Role: "activity", ActivityType: ptrS("a"), Content: ptrS("x")})},
+		{"activity with parts", msg(event.Message{ID: "1", Role: "activity", ActivityType: ptrS("a"), ActivityContent: event.Object("{}"), Parts: text})},
+		{"unknown role with two carriers", msg(event.Message{ID: "1", Role: "critic", Content: ptrS("x"), Parts: text})},
+		{"in RUN_STARTED input", &event.RunStarted{Input: &event.RunAgentInput{Messages: []event.Message{{ID: "1", Role: "tool", Content: ptrS("x"), Parts: text}}}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			wire, err := codec.Append(nil, tc.ev)
+			if err != nil {
+				hCodecErr(t, err, codec.ErrInvalid)
+				return
+			}
+			if _, err := codec.Unmarshal(wire); err != nil {
+				t.Errorf("Append accepted the value and wrote %x, which does not decode: %v", wire, err)
+			}
+		})
+	}
+}

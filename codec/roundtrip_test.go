@@ -182,7 +182,7 @@ var hFullEvents = []struct {
 	{"RUN_FINISHED interrupt", `{"type":"RUN_FINISHED","threadId":"th","runId":"r","result":{"answer":42},"outcome":{"type":"interrupt","interrupts":[
 		{"id":"i1","reason":"approval","message":"OK?","toolCallId":"tc","responseSchema":{"type":"boolean"},"expiresAt":"2026-12-31T00:00:00Z","metadata":{"any":[1]},"subagentRunId":"sr"},
 		{"id":"i2","reason":"input"}]},
-		"usage":[{"provider":"openai","model":"gpt","inputTokens":1200,"outputTokens":340,"totalTokens":1540,"reasoningTokens":0,"cachedInputTokens":100,"cacheWriteInputTokens":9007199254740993},{"model":"small"}],` + hFullBase + `}`, ""},
+		"usage":[{"provider":"openai","model":"gpt","inputTokens":1200,"outputTokens":340,"totalTokens":1540,"reasoningTokens":0,"cachedInputTokens":100,"cacheWriteInputTokens":9007199254740991},{"model":"small"}],` + hFullBase + `}`, ""},
 	{"RUN_FINISHED success", `{"type":"RUN_FINISHED","threadId":"th","runId":"r","result":"done","outcome":{"type":"success","pendingToolCallIds":["tc1","tc2"]},` + hFullBase + `}`, ""},
 	// null on an optional field reads as absent (event/doc.go); the TS peer drops it too.
 	{"RUN_FINISHED cancelled, null result", `{"type":"RUN_FINISHED","threadId":"th","runId":"r","result":null,"outcome":{"type":"cancelled"}}`,
@@ -308,7 +308,7 @@ func TestRoundTripTypedEveryType(t *testing.T) {
 		&event.RunFinished{Base: base, ThreadID: "t", RunID: "r", Result: event.RawValue(`"ok"`),
 			Outcome: &event.RunOutcome{Type: "interrupt", Interrupts: []event.Interrupt{{ID: "i", Reason: "r", Message: ptrS("m"), ToolCallID: ptrS("tc"),
 				ResponseSchema: event.RawValue(`{}`), ExpiresAt: ptrS("x"), Metadata: event.RawValue(`[1]`), SubagentRunID: ptrS("s")}}},
-			Usage: []event.Usage{{Provider: ptrS("p"), Model: ptrS("m"), InputTokens: ptrI(0), OutputTokens: ptrI(1), TotalTokens: ptrI(1 << 60), ReasoningTokens: ptrI(-1), CachedInputTokens: ptrI(3), CacheWriteInputTokens: ptrI(4)}}},
+			Usage: []event.Usage{{Provider: ptrS("p"), Model: ptrS("m"), InputTokens: ptrI(0), OutputTokens: ptrI(1), TotalTokens: ptrI(1<<53 - 1), ReasoningTokens: ptrI(-1), CachedInputTokens: ptrI(3), CacheWriteInputTokens: ptrI(4)}}},
 		&event.RunFinished{ThreadID: "t", RunID: "r", Outcome: &event.RunOutcome{Type: "success", PendingToolCallIDs: []string{"a", ""}}},
 		&event.RunError{Base: base, Code: ptrS("c"), Message: "m", Usage: []event.Usage{{}}},
 		&event.StepStarted{Base: base, StepName: "s", SubagentRunID: ptrS("s")},

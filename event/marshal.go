@@ -5,6 +5,7 @@ import (
 	"math"
 	"reflect"
 	"strconv"
+	"unicode/utf8"
 	"unsafe"
 
 	"github.com/agwire/agwire/internal/jsonx"
@@ -134,10 +135,17 @@ func (w *writer) fields(plan *schema.Plan, base unsafe.Pointer) error {
 func (w *writer) field(f *schema.Field, p unsafe.Pointer) error {
 	switch f.Kind {
 	case schema.String:
+		v := *(*string)(p)
+		if !utf8.ValidString(v) {
+			return errInvalidUTF8()
+		}
 		w.key(f.Name)
-		w.b = jsonx.AppendString(w.b, *(*string)(p))
+		w.b = jsonx.AppendString(w.b, v)
 	case schema.OptString:
 		if v := *(**string)(p); v != nil {
+			if !utf8.ValidString(*v) {
+				return errInvalidUTF8()
+			}
 			w.key(f.Name)
 			w.b = jsonx.AppendString(w.b, *v)
 		}
@@ -208,6 +216,9 @@ func (w *writer) field(f *schema.Field, p unsafe.Pointer) error {
 			}
 		case reflect.TypeOf((*SubagentOutcome)(nil)):
 			if v := *(**SubagentOutcome)(p); v != nil {
+				if !validStrings(v.Type) || !validStrings(v.InterruptIDs...) {
+					return errInvalidUTF8()
+				}
 				w.key(f.Name)
 				w.b = append(w.b, `{"type":`...)
 				w.b = jsonx.AppendString(w.b, v.Type)
@@ -222,6 +233,13 @@ func (w *writer) field(f *schema.Field, p unsafe.Pointer) error {
 	return nil
 }
 
+// errInvalidUTF8 refuses a string JSON could only carry by altering it (and
+// the protobuf wire not at all).
+// (A new error each time: paths are added to it on the way up.)
+func errInvalidUTF8() error {
+	return &PathError{Offset: -1, Err: fmt.Errorf("%w: string is not valid UTF-8", ErrInvalidField)}
+}
+
 func (w *writer) strings(ss []string) {
 	w.b = append(w.b, '[')
 	for i, s := range ss {
@@ -233,7 +251,27 @@ func (w *writer) strings(ss []string) {
 	w.b = append(w.b, ']')
 }
 
+// validStrings reports whether every string of a hand-mapped value is UTF-8.
+func validStrings(ss ...string) bool {
+	for _, s := range ss {
+		if !utf8.ValidString(s) {
+			return false
+		}
+	}
+	return true
+}
+
+func deref(p *string) string {
+	if p == nil {
+		return ""
+	}
+	return *p
+}
+
 func (w *writer) runOutcome(o *RunOutcome) error {
+	if !validStrings(o.Type) || !validStrings(o.PendingToolCallIDs...) {
+		return errInvalidUTF8()
+	}
 	w.b = append(w.b, `{"type":`...)
 	w.b = jsonx.AppendString(w.b, o.Type)
 	// An interrupt outcome always lists its interrupts; the other lists are
@@ -261,6 +299,9 @@ func (w *writer) runOutcome(o *RunOutcome) error {
 }
 
 func (w *writer) contentPart(cp *ContentPart) error {
+	if !validStrings(cp.Type, cp.Text, deref(cp.ID)) || cp.Source != nil && !validStrings(cp.Source.Type, cp.Source.Value, deref(cp.Source.MimeType), deref(cp.Source.Provider)) {
+		return errInvalidUTF8()
+	}
 	w.b = append(w.b, `{"type":`...)
 	w.b = jsonx.AppendString(w.b, cp.Type)
 	if cp.ID != nil {

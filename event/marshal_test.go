@@ -246,3 +246,29 @@ func TestMarshalKeepsDuplicateKeysInDynamicValues(t *testing.T) {
 		t.Error("unexpected duplicate error")
 	}
 }
+
+// TestMarshalRefusesInvalidUTF8: a string that is not UTF-8 has no faithful
+// JSON form (it would be altered to U+FFFD) and no protobuf form, so both
+// encoders refuse it, naming the field.
+func TestMarshalRefusesInvalidUTF8(t *testing.T) {
+	bad := "\xff"
+	for _, tc := range []struct {
+		ev   event.Event
+		path string
+	}{
+		{&event.TextMessageContent{MessageID: "m", Delta: bad}, "delta"},
+		{&event.TextMessageChunk{Delta: &bad}, "delta"},
+		{&event.MessagesSnapshot{Messages: []event.Message{{ID: "1", Role: "user", Parts: []event.ContentPart{{Type: "text", Text: bad}}}}}, "messages[0].content[0]"},
+		{&event.RunFinished{ThreadID: "t", RunID: "r", Outcome: &event.RunOutcome{Type: "success", PendingToolCallIDs: []string{bad}}}, "outcome"},
+	} {
+		_, err := event.Marshal(tc.ev)
+		var pe *event.PathError
+		if !errors.Is(err, event.ErrInvalidField) || !errors.As(err, &pe) {
+			t.Errorf("%T: %v, want ErrInvalidField", tc.ev, err)
+			continue
+		}
+		if pe.Path != tc.path {
+			t.Errorf("%T: path %q, want %q", tc.ev, pe.Path, tc.path)
+		}
+	}
+}

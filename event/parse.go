@@ -186,31 +186,29 @@ func (r *reader) object(plan *schema.Plan, ptr unsafe.Pointer, isEvent bool) err
 				return r.field(&plan.Base.Fields[i], ptr)
 			}
 		}
-		i := fieldIndex(plan, key, r.s.Peek())
-		if i < 0 {
-			if fieldIndex(plan, key, 0) >= 0 {
-				// A union field ("content") of a kind none of its carriers takes.
-				if r.s.Peek() == jsonx.Null {
-					return r.s.Null()
-				}
-				return r.invalidHere("content must be %s, found %s", unionKinds(plan, key), r.s.Peek())
-			}
+		first := fieldIndex(plan, key, 0)
+		if first < 0 {
 			if r.DropUnknownFields {
 				return r.s.Skip()
 			}
 			return r.s.Fail(fmt.Errorf("%w %q", ErrUnknownField, key))
 		}
-		f := &plan.Fields[i]
-		bit := uint32(1) << i
-		if f.Union {
-			// All carriers of one JSON name share the first one's bit.
-			bit = 1 << fieldIndex(plan, key, 0)
-		}
-		if seen&bit != 0 {
+		// All carriers of a union name ("content") share the first one's bit.
+		if seen&(1<<first) != 0 {
 			return r.s.Fail(ErrDuplicateKey)
 		}
-		seen |= bit
-		return r.field(f, ptr)
+		seen |= 1 << first
+		i := first
+		if plan.Fields[first].Union {
+			if i = fieldIndex(plan, key, r.s.Peek()); i < 0 {
+				// A union of a kind none of its carriers takes; null is absent.
+				if r.s.Peek() == jsonx.Null {
+					return r.s.Null()
+				}
+				return r.invalidHere("content must be %s, found %s", unionKinds(plan, key), r.s.Peek())
+			}
+		}
+		return r.field(&plan.Fields[i], ptr)
 	})
 	if err != nil {
 		return err
@@ -229,7 +227,7 @@ func (r *reader) object(plan *schema.Plan, ptr unsafe.Pointer, isEvent bool) err
 	case reflect.TypeOf(Message{}):
 		return checkMessage((*Message)(ptr))
 	case reflect.TypeOf(ToolCallResult{}):
-		if seen&(1<<fieldIndex(plan, "content", 0)) == 0 {
+		if tr := (*ToolCallResult)(ptr); tr.Content == nil && tr.Parts == nil {
 			return missing("content")
 		}
 	}
@@ -441,9 +439,30 @@ func (r *reader) outcome(f *schema.Field, p unsafe.Pointer) error {
 	}
 	var typ *string
 	var err error
+	var seen [3]bool // "type", and the outcome's one or two lists
+	dup := func(key string) bool {
+		i := -1
+		switch key {
+		case "type":
+			i = 0
+		case "pendingToolCallIds", "interruptIds":
+			i = 1
+		case "interrupts":
+			i = 2
+		}
+		if i < 0 {
+			return false
+		}
+		d := seen[i]
+		seen[i] = true
+		return d
+	}
 	if f.Type == reflect.TypeOf((*RunOutcome)(nil)) {
 		o := new(RunOutcome)
 		err = r.s.Object(func(key string) error {
+			if dup(key) {
+				return r.s.Fail(ErrDuplicateKey)
+			}
 			switch key {
 			case "type":
 				s, err := r.requiredString(key)
@@ -473,6 +492,9 @@ func (r *reader) outcome(f *schema.Field, p unsafe.Pointer) error {
 	} else {
 		o := new(SubagentOutcome)
 		err = r.s.Object(func(key string) error {
+			if dup(key) {
+				return r.s.Fail(ErrDuplicateKey)
+			}
 			switch key {
 			case "type":
 				s, err := r.requiredString(key)
@@ -754,7 +776,14 @@ func knownRole(r string) bool {
 func (r *reader) thinking(th *Thinking) error {
 	plan := plans[reflect.TypeOf(Base{})]
 	seen := uint32(0)
+	typeSeen := false
 	return r.s.Object(func(key string) error {
+		if key == "type" {
+			if typeSeen {
+				return r.s.Fail(ErrDuplicateKey)
+			}
+			typeSeen = true
+		}
 		if i := fieldIndex(plan, key, 0); i >= 0 {
 			if seen&(1<<i) != 0 {
 				return r.s.Fail(ErrDuplicateKey)

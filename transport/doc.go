@@ -1,0 +1,87 @@
+// Package transport carries AG-UI event streams over HTTP, as Server-Sent
+// Events (text/event-stream, one "data: <JSON event>\n\n" block per event,
+// what every AG-UI client reads) or as the AG-UI 1.0 binary stream
+// (application/vnd.ag-ui.event+proto, the length-prefixed protobuf frames of
+// package framing), optionally compressed with zstd or gzip.
+//
+// A server is one function:
+//
+//	http.Handle("/agent", transport.Handler(transport.HandlerOptions{},
+//		func(ctx context.Context, in *event.RunAgentInput, w transport.EventWriter) error {
+//			w.WriteEvent(&event.RunStarted{ThreadID: in.ThreadID, RunID: in.RunID})
+//			// ...
+//			return w.WriteEvent(&event.RunFinished{ThreadID: in.ThreadID, RunID: in.RunID})
+//		}))
+//
+// and a client a loop:
+//
+//	r, err := transport.Run(ctx, nil, url, in, transport.ClientOptions{})
+//	...
+//	defer r.Close()
+//	for ev, err := range r.Events() { ... }
+//
+// Handler and Run are built from the lower-level pieces NewEventWriter,
+// NewEventReader, Negotiate and SSEReader, which serve other shapes of
+// endpoint (a GET that resumes a thread, a proxy that re-encodes).
+//
+// # Negotiation
+//
+// The client's Accept header picks the transport (see Negotiate): the
+// highest q wins, then the more specific match, and on a full tie SSE, so a
+// client gets binary only when it prefers it. A client that accepts neither
+// gets 406 Not Acceptable. Run asks for binary with SSE as the fallback,
+// and reads whichever the server sends: the response's Content-Type
+// decides, not the request.
+//
+// # Delivery
+//
+// Every event is flushed when it is written — through the compressor
+// (zstd Encoder.Flush, gzip Writer.Flush) and the response
+// (http.ResponseController.Flush) — so a client sees each event as soon as
+// the agent produces it, whatever the transport and coding. The response
+// header goes out when the EventWriter is created, before the first event,
+// so a client waiting for the header learns at once that the run has
+// started; the price is that the status is 200 by then, and a failure of
+// the run is reported in the stream as a RUN_ERROR event (see Handler).
+//
+// # Compression
+//
+// Compression is off by default: ServerOptions.Compression lists the
+// codings a server may use (zstd, gzip, in its order of preference) and
+// the client's Accept-Encoding picks one, honouring q-values. Off, because
+// with a flush per event most events are a few dozen bytes, where block
+// overhead eats much of the gain (typically 3x to 6x on SSE, less on
+// binary); because a compressed stream that mixes secrets with text an
+// attacker can influence leaks through its length (BREACH); and because a
+// proxy in front often compresses already. Encoders are pooled across
+// streams and set up for small flushed writes (zstd fastest level, one
+// goroutine, 256 KiB window; gzip BestSpeed).
+//
+// # Clients that go away, or stop reading
+//
+// The EventWriter's Context is the request's: net/http cancels it when the
+// client closes the connection, so an agent watching ctx stops promptly.
+// Writes after that fail with the connection's error once the server's
+// socket notices (at most an event or two later); the first failed write
+// also cancels Context. A client that stays connected but stops reading
+// blocks the handler in its write once the TCP buffers are full, and only
+// that handler: set ServerOptions.WriteTimeout to turn that into an error.
+//
+// # Errors
+//
+// Errors are typed: sentinels tested with errors.Is (ErrNotAcceptable,
+// ErrUnsupportedMediaType, ...), *StatusError for a non-2xx response, and
+// *EventError for one event that failed alone. Skippable tells an error
+// that concerns one event, after which reading or writing goes on, from one
+// that ends the stream.
+//
+// # Design: EventWriter is an interface
+//
+// The run function receives an EventWriter interface rather than a
+// concrete type, so that an agent can be tested with a fake that collects
+// events, and wrapped (to record or filter events) without HTTP. The two
+// transports are one implementation inside: they differ only in how an
+// event becomes bytes. On the client side EventReader is a concrete type:
+// nothing is gained by faking it, since an iter.Seq2 of events is the
+// natural seam there.
+package transport

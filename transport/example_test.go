@@ -1,0 +1,118 @@
+package transport_test
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strings"
+
+	"github.com/agwire/agwire/event"
+	"github.com/agwire/agwire/transport"
+)
+
+// agent is the run function of the examples.
+func agent(ctx context.Context, in *event.RunAgentInput, w transport.EventWriter) error {
+	w.WriteEvent(&event.RunStarted{ThreadID: in.ThreadID, RunID: in.RunID})
+	w.WriteEvent(&event.TextMessageContent{MessageID: "m1", Delta: "Hello!"})
+	return w.WriteEvent(&event.RunFinished{ThreadID: in.ThreadID, RunID: in.RunID})
+}
+
+// A server: one handler serves SSE to clients that ask for it (or ask for
+// nothing in particular) and the binary stream to those that prefer it.
+func ExampleHandler() {
+	h := transport.Handler(transport.HandlerOptions{}, func(ctx context.Context, in *event.RunAgentInput, w transport.EventWriter) error {
+		w.WriteEvent(&event.RunStarted{ThreadID: in.ThreadID, RunID: in.RunID})
+		w.WriteEvent(&event.TextMessageContent{MessageID: "m1", Delta: "Hello!"})
+		return w.WriteEvent(&event.RunFinished{ThreadID: in.ThreadID, RunID: in.RunID})
+	})
+	srv := httptest.NewServer(h) // or http.ListenAndServe(":8000", h)
+	defer srv.Close()
+
+	// What a browser's fetch receives:
+	resp, err := http.Post(srv.URL, "application/json", strings.NewReader(`{"threadId":"t1","runId":"r1","messages":[]}`))
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer resp.Body.Close()
+	fmt.Println(resp.Header.Get("Content-Type"))
+	io.Copy(os.Stdout, resp.Body)
+	// Output:
+	// text/event-stream
+	// data: {"type":"RUN_STARTED","threadId":"t1","runId":"r1"}
+	//
+	// data: {"type":"TEXT_MESSAGE_CONTENT","messageId":"m1","delta":"Hello!"}
+	//
+	// data: {"type":"RUN_FINISHED","threadId":"t1","runId":"r1"}
+}
+
+// A client: Run asks for the binary stream (SSE is the fallback) and yields
+// the events as they arrive.
+func ExampleRun() {
+	srv := httptest.NewServer(transport.Handler(transport.HandlerOptions{}, agent))
+	defer srv.Close()
+
+	in := &event.RunAgentInput{ThreadID: "t1", RunID: "r1"}
+	r, err := transport.Run(context.Background(), nil, srv.URL, in, transport.ClientOptions{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer r.Close()
+	for ev, err := range r.Events() {
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Println(ev.Type())
+	}
+	fmt.Println("via", r.ContentType())
+	// Output:
+	// RUN_STARTED
+	// TEXT_MESSAGE_CONTENT
+	// RUN_FINISHED
+	// via application/vnd.ag-ui.event+proto
+}
+
+func ExampleNegotiate() {
+	for _, accept := range []string{
+		"",
+		"*/*",
+		"application/vnd.ag-ui.event+proto",
+		"application/vnd.ag-ui.event+proto, text/event-stream",
+		"application/vnd.ag-ui.event+proto, text/event-stream;q=0.5",
+		"application/json",
+	} {
+		mediaType, ok := transport.Negotiate([]string{accept})
+		fmt.Printf("%q → %q %v\n", accept, mediaType, ok)
+	}
+	// Output:
+	// "" → "text/event-stream" true
+	// "*/*" → "text/event-stream" true
+	// "application/vnd.ag-ui.event+proto" → "application/vnd.ag-ui.event+proto" true
+	// "application/vnd.ag-ui.event+proto, text/event-stream" → "text/event-stream" true
+	// "application/vnd.ag-ui.event+proto, text/event-stream;q=0.5" → "application/vnd.ag-ui.event+proto" true
+	// "application/json" → "" false
+}
+
+func ExampleSSEReader() {
+	stream := "\uFEFF: a comment\r\n" +
+		"event: update\r\nid: 42\r\ndata: first line\r\ndata:second line\r\n\r\n" +
+		"retry: 3000\ndata: {\"type\":\"STEP_STARTED\",\"stepName\":\"plan\"}\n\n" +
+		"data: never dispatched: no blank line before the end"
+	r := transport.NewSSEReader(strings.NewReader(stream), 0)
+	for {
+		ev, err := r.Next()
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		fmt.Printf("%+v\n", ev)
+	}
+	// Output:
+	// {Event:update Data:first line
+	// second line ID:42 Retry:0s}
+	// {Event: Data:{"type":"STEP_STARTED","stepName":"plan"} ID:42 Retry:3s}
+	// transport: SSE stream ends inside an event: unexpected EOF
+}
