@@ -57,6 +57,8 @@ func runDecode(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 func (c *cli) decode(r *framing.Reader, out *output) int {
 	var written, bad int64
 	var js []byte
+	prog := c.startProgress(out, "event", "read")
+	defer prog.clear()
 	for {
 		var err error
 		js, err = r.ReadJSON(js[:0])
@@ -82,6 +84,7 @@ func (c *cli) decode(r *framing.Reader, out *output) int {
 			return exitFail
 		}
 		written++
+		prog.update(written, r.Offset())
 	}
 	if bad > 0 {
 		if err := out.Flush(); err != nil {

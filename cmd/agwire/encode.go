@@ -51,6 +51,8 @@ func runEncode(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 // encode converts the lines of in.
 func (c *cli) encode(in *bufio.Reader, out *output, cd codec.Codec) int {
 	w := framing.NewWriter(out, cd)
+	prog := c.startProgress(out, "event", "written")
+	defer prog.clear()
 	var line, bad int64
 	var long []byte // a line longer than in's buffer
 	for {
@@ -70,6 +72,7 @@ func (c *cli) encode(in *bufio.Reader, out *output, cd codec.Codec) int {
 					return c.encodeStopped(out, w)
 				}
 			}
+			prog.update(w.Frames(), w.Bytes())
 		}
 		if readErr == io.EOF {
 			break

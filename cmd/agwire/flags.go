@@ -27,16 +27,26 @@ type cli struct {
 
 	in, out   string
 	keepGoing bool
+
+	prog *progress // the progress line on stderr, or nil
 }
 
 func newCLI(name, synopsis, example, keepGoing string, stdin io.Reader, stdout, stderr io.Writer) *cli {
-	c := &cli{name: name, synopsis: synopsis, example: example, stdin: stdin, stdout: stdout, stderr: stderr}
-	c.fs = flag.NewFlagSet("agwire "+name, flag.ContinueOnError)
-	c.fs.SetOutput(io.Discard) // parse reports errors; --help prints usage
-	c.fs.Usage = func() {}
+	c := newBareCLI(name, synopsis, example, stdin, stdout, stderr)
 	c.fs.StringVar(&c.in, "i", "-", "read from `FILE` (- is standard input)")
 	c.fs.StringVar(&c.out, "o", "-", "write to `FILE` (- is standard output)")
 	c.fs.BoolVar(&c.keepGoing, "keep-going", false, keepGoing)
+	return c
+}
+
+// newBareCLI returns a cli with no flags but --help; the command adds the
+// ones it has (-i and -o bind to c.in and c.out, which default to the
+// standard streams).
+func newBareCLI(name, synopsis, example string, stdin io.Reader, stdout, stderr io.Writer) *cli {
+	c := &cli{name: name, synopsis: synopsis, example: example, stdin: stdin, stdout: stdout, stderr: stderr, in: "-", out: "-"}
+	c.fs = flag.NewFlagSet("agwire "+name, flag.ContinueOnError)
+	c.fs.SetOutput(io.Discard) // parse reports errors; --help prints usage
+	c.fs.Usage = func() {}
 	return c
 }
 
@@ -50,7 +60,10 @@ func (c *cli) parse(args []string) (int, bool) {
 		return exitOK, false
 	}
 	if err == nil && c.fs.NArg() > 0 {
-		err = fmt.Errorf("unexpected argument %q (use -i FILE to read a file)", c.fs.Arg(0))
+		err = fmt.Errorf("unexpected argument %q", c.fs.Arg(0))
+		if c.fs.Lookup("i") != nil {
+			err = fmt.Errorf("%w (use -i FILE to read a file)", err)
+		}
 	}
 	if err != nil {
 		fmt.Fprintf(c.stderr, "agwire %s: %v\nRun 'agwire %s --help' for usage.\n", c.name, err, c.name)
@@ -81,8 +94,10 @@ func (c *cli) usage(w io.Writer) {
 	fmt.Fprintf(w, "\nExample:\n%s", c.example)
 }
 
-// failf reports a failure on stderr, prefixed with the command's name.
+// failf reports a failure on stderr, prefixed with the command's name,
+// clearing the progress line first.
 func (c *cli) failf(format string, args ...any) {
+	c.prog.clear()
 	fmt.Fprintf(c.stderr, "agwire "+c.name+": "+format+"\n", args...)
 }
 

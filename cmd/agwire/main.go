@@ -9,6 +9,11 @@
 //
 //	encode   JSON events, one per line, to a framed binary stream
 //	decode   a framed binary stream to JSON events, one per line
+//	inspect  list the frames of a binary stream: offsets, sizes, types, ids
+//	demo     run a built-in sample through encode and decode: sizes, round trip
+//
+// Encode, decode and inspect draw a progress line on standard error when it
+// is a terminal and their output goes elsewhere.
 //
 // Run "agwire <command> --help" for a command's flags and an example.
 package main
@@ -41,6 +46,8 @@ type command struct {
 var commands = []command{
 	{"encode", "JSON events, one per line, to a framed binary stream", runEncode},
 	{"decode", "a framed binary stream to JSON events, one per line", runDecode},
+	{"inspect", "list the frames of a binary stream: offsets, sizes, types, ids", runInspect},
+	{"demo", "run a built-in sample through encode and decode: sizes, round trip", runDemo},
 }
 
 // run is the whole program: it returns the exit status.

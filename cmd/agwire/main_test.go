@@ -193,7 +193,7 @@ func TestEncodeBadLine(t *testing.T) {
 	if code != 1 {
 		t.Fatalf("exit %d, want 1", code)
 	}
-	wantErr := "agwire encode: line 6: agwire: encode: delta: missing required field\nagwire encode: stopped after writing 4 events\n"
+	wantErr := "agwire encode: line 6: agwire: encode TEXT_MESSAGE_CONTENT: delta: missing required field\nagwire encode: stopped after writing 4 events\n"
 	if errOut != wantErr {
 		t.Errorf("stderr:\n%s\nwant:\n%s", errOut, wantErr)
 	}
@@ -245,7 +245,7 @@ func TestEncodeRefusals(t *testing.T) {
 			stderr: []string{"agwire encode: line 2: agwire: encode STATE_SNAPSHOT: snapshot.id", "number cannot be represented exactly as a double: 9007199254740993 would become"}},
 		{name: "lossy number accepted", line: `{"type":"STATE_SNAPSHOT","snapshot":{"id":9007199254740993}}`, args: []string{"--lossy-numbers"}},
 		{name: "unknown field", line: `{"type":"STEP_STARTED","stepName":"plan","color":"red"}`,
-			stderr: []string{"agwire encode: line 2: agwire: encode: color", "unknown field"}},
+			stderr: []string{"agwire encode: line 2: agwire: encode STEP_STARTED: color", "unknown field"}},
 		{name: "unknown field dropped", line: `{"type":"STEP_STARTED","stepName":"plan","color":"red"}`, args: []string{"--drop-unknown-fields"}},
 		{name: "not JSON", line: `{"type":"STEP_STARTED","stepName":"plan"`, stderr: []string{"agwire encode: line 2: ", "invalid JSON"}},
 	} {
