@@ -5,6 +5,7 @@ import (
 	"math"
 	"reflect"
 	"strconv"
+	"sync"
 	"unicode/utf8"
 	"unsafe"
 
@@ -25,9 +26,18 @@ import (
 // ErrMalformed, ErrNonFinite or ErrTooDeep, naming the field path and byte
 // offset. The event does not alias b.
 func (c Codec) Unmarshal(b []byte) (event.Event, error) {
-	// One private copy of the input backs every string of the event.
-	d := decoder{nonFiniteAsNull: c.NonFiniteAsNull, data: append([]byte(nil), b...), maxDepth: c.maxDepth()}
+	d := decoders.Get().(*decoder)
+	defer decoders.Put(d)
+	*d = decoder{
+		nonFiniteAsNull: c.NonFiniteAsNull,
+		// One private copy of the input backs every string of the event.
+		data:     append([]byte(nil), b...),
+		maxDepth: c.maxDepth(),
+		out:      d.out[:0],
+		entries:  d.entries[:0],
+	}
 	ev, err := d.envelope()
+	d.data = nil // the event keeps it; the pooled decoder must not
 	if err != nil {
 		t := event.Type("")
 		if ev != nil {
@@ -38,12 +48,16 @@ func (c Codec) Unmarshal(b []byte) (event.Event, error) {
 	return ev, nil
 }
 
+// decoders recycles decoder scratch space across calls.
+var decoders = sync.Pool{New: func() any { return new(decoder) }}
+
 type decoder struct {
 	nonFiniteAsNull bool
 	data            []byte // a copy of the whole input: strings alias it; offsets count from it
 	maxDepth        int
 	depth           int
-	out             []byte // scratch for JSON text of dynamic values
+	out             []byte  // scratch for JSON text of dynamic values
+	entries         []entry // stack of the Struct entries being converted, all levels
 }
 
 // off returns the offset of sub-slice b within the input.
@@ -171,18 +185,6 @@ func merge(prev, b []byte, seen bool) []byte {
 	}
 	out := make([]byte, 0, len(prev)+len(b))
 	return append(append(out, prev...), b...)
-}
-
-// merged concatenates payloads.
-func merged(payloads [][]byte) []byte {
-	if len(payloads) == 1 {
-		return payloads[0]
-	}
-	var out []byte
-	for _, p := range payloads {
-		out = append(out, p...)
-	}
-	return out
 }
 
 // walksAsMessage reports whether b parses as a protobuf message at its top
@@ -530,7 +532,7 @@ func checkMessage(m *event.Message) error {
 // contentPart decodes an InputContent.
 func (d *decoder) contentPart(b []byte, cp *event.ContentPart) error {
 	var arm protowire.Number
-	var parts [][]byte
+	var body []byte
 	for len(b) > 0 {
 		f, rest, err := d.next(b)
 		if err != nil {
@@ -546,16 +548,16 @@ func (d *decoder) contentPart(b []byte, cp *event.ContentPart) error {
 		if arm != 0 && arm != f.num {
 			return d.malformed(f.at, "content part carries more than one arm")
 		}
+		body = merge(body, f.b, arm != 0)
 		arm = f.num
-		parts = append(parts, f.b)
 	}
 	if arm == 0 {
 		return d.malformed(nil, "content part of a kind this build does not know (no text, image, audio, video or document arm)")
 	}
 	cp.Type = [...]string{1: event.PartText, 2: event.PartImage, 3: event.PartAudio, 4: event.PartVideo, 5: event.PartDocument}[arm]
-	b = merged(parts)
-	var meta [][]byte
-	var src [][]byte
+	b = body
+	var meta, src []byte
+	var metaSeen, srcSeen bool
 	for len(b) > 0 {
 		f, rest, err := d.next(b)
 		if err != nil {
@@ -593,21 +595,21 @@ func (d *decoder) contentPart(b []byte, cp *event.ContentPart) error {
 			}
 			cp.ID = &s
 		case "metadata":
-			meta = append(meta, f.b)
+			meta, metaSeen = merge(meta, f.b, metaSeen), true
 		case "source":
-			src = append(src, f.b)
+			src, srcSeen = merge(src, f.b, srcSeen), true
 		}
 	}
-	if meta != nil {
-		v, err := d.valueJSON(merged(meta))
+	if metaSeen {
+		v, err := d.valueJSON(meta)
 		if err != nil {
 			return jsonx.WithKey(err, "metadata")
 		}
 		cp.Metadata = v
 	}
-	if src != nil {
+	if srcSeen {
 		cp.Source = new(event.Source)
-		if err := d.source(merged(src), cp.Source); err != nil {
+		if err := d.source(src, cp.Source); err != nil {
 			return jsonx.WithKey(err, "source")
 		}
 	}
@@ -617,7 +619,7 @@ func (d *decoder) contentPart(b []byte, cp *event.ContentPart) error {
 // source decodes an InputContentSource.
 func (d *decoder) source(b []byte, s *event.Source) error {
 	var arm protowire.Number
-	var parts [][]byte
+	var body []byte
 	for len(b) > 0 {
 		f, rest, err := d.next(b)
 		if err != nil {
@@ -633,8 +635,8 @@ func (d *decoder) source(b []byte, s *event.Source) error {
 		if arm != 0 && arm != f.num {
 			return d.malformed(f.at, "source carries more than one arm")
 		}
+		body = merge(body, f.b, arm != 0)
 		arm = f.num
-		parts = append(parts, f.b)
 	}
 	if arm == 0 {
 		return d.malformed(nil, "source of a kind this build does not know (no data, url or file arm)")
@@ -644,7 +646,7 @@ func (d *decoder) source(b []byte, s *event.Source) error {
 		empty := ""
 		s.MimeType = &empty // required in JSON; the wire's "" is its zero value
 	}
-	b = merged(parts)
+	b = body
 	for len(b) > 0 {
 		f, rest, err := d.next(b)
 		if err != nil {
@@ -712,7 +714,7 @@ func (d *decoder) appendValue(out, b []byte) ([]byte, error) {
 	start := b
 	var kind protowire.Number
 	var last field
-	var merge [][]byte // struct or list payloads of repeated occurrences
+	var payload []byte // struct or list body, repeated occurrences merged
 	for len(b) > 0 {
 		f, rest, err := d.next(b)
 		if err != nil {
@@ -726,13 +728,10 @@ func (d *decoder) appendValue(out, b []byte) ([]byte, error) {
 		if f.typ != want[f.num] {
 			return out, d.malformed(f.at, "google.protobuf.Value field %d with wire type %d", f.num, f.typ)
 		}
-		if f.num != kind {
-			merge = merge[:0]
+		if f.num == 5 || f.num == 6 {
+			payload = merge(payload, f.b, f.num == kind)
 		}
 		kind, last = f.num, f
-		if f.num == 5 || f.num == 6 {
-			merge = append(merge, f.b)
-		}
 	}
 	switch kind {
 	case 0:
@@ -757,9 +756,9 @@ func (d *decoder) appendValue(out, b []byte) ([]byte, error) {
 		}
 		return append(out, "false"...), nil
 	case 5:
-		return d.appendStruct(out, merged(merge))
+		return d.appendStruct(out, payload)
 	default:
-		return d.appendList(out, merged(merge))
+		return d.appendList(out, payload)
 	}
 }
 
@@ -795,8 +794,7 @@ func (d *decoder) appendList(out, b []byte) ([]byte, error) {
 
 type entry struct {
 	key   string
-	value [][]byte
-	at    []byte
+	value []byte // the Value body; repeated occurrences merged
 }
 
 // appendStruct writes the JSON object of a Struct body. A key that repeats
@@ -806,9 +804,12 @@ func (d *decoder) appendStruct(out, b []byte) ([]byte, error) {
 	if err := d.enter(b); err != nil {
 		return out, err
 	}
-	defer func() { d.depth-- }()
-	var entries []entry
-	var index map[string]int
+	base := len(d.entries)
+	defer func() {
+		d.depth--
+		d.entries = d.entries[:base]
+	}()
+	var index map[string]int // for large objects only
 	for len(b) > 0 {
 		f, rest, err := d.next(b)
 		if err != nil {
@@ -825,9 +826,10 @@ func (d *decoder) appendStruct(out, b []byte) ([]byte, error) {
 		if err != nil {
 			return out, err
 		}
-		if index == nil && len(entries) >= 8 {
-			index = make(map[string]int, 16)
-			for i, x := range entries {
+		level := d.entries[base:]
+		if index == nil && len(level) >= 16 {
+			index = make(map[string]int, 2*len(level))
+			for i, x := range level {
 				index[x.key] = i
 			}
 		}
@@ -837,30 +839,33 @@ func (d *decoder) appendStruct(out, b []byte) ([]byte, error) {
 				dup = i
 			}
 		} else {
-			for i := range entries {
-				if entries[i].key == e.key {
+			for i := range level {
+				if level[i].key == e.key {
 					dup = i
+					break
 				}
 			}
 		}
 		if dup >= 0 {
-			entries[dup].value, entries[dup].at = e.value, e.at
+			level[dup].value = e.value
 			continue
 		}
 		if index != nil {
-			index[e.key] = len(entries)
+			index[e.key] = len(level)
 		}
-		entries = append(entries, e)
+		d.entries = append(d.entries, e)
 	}
 	out = append(out, '{')
-	for i, e := range entries {
+	n := len(d.entries) - base
+	for i := 0; i < n; i++ {
+		e := d.entries[base+i] // nested structs may grow (and move) the stack
 		if i > 0 {
 			out = append(out, ',')
 		}
 		out = jsonx.AppendString(out, e.key)
 		out = append(out, ':')
 		var err error
-		if out, err = d.appendValue(out, merged(e.value)); err != nil {
+		if out, err = d.appendValue(out, e.value); err != nil {
 			return out, jsonx.WithKey(err, e.key)
 		}
 	}
@@ -869,7 +874,8 @@ func (d *decoder) appendStruct(out, b []byte) ([]byte, error) {
 
 // entry reads one Struct.FieldsEntry.
 func (d *decoder) entry(f field) (entry, error) {
-	e := entry{at: f.at}
+	var e entry
+	seen := false
 	b := f.b
 	for len(b) > 0 {
 		g, rest, err := d.next(b)
@@ -889,10 +895,11 @@ func (d *decoder) entry(f field) (entry, error) {
 			if g.typ != protowire.BytesType {
 				return e, d.malformed(g.at, "map value with wire type %d", g.typ)
 			}
-			e.value = append(e.value, g.b)
+			e.value = merge(e.value, g.b, seen)
+			seen = true
 		}
 	}
-	if e.value == nil {
+	if !seen {
 		return e, jsonx.WithKey(d.malformed(f.at, "google.protobuf.Struct entry without a value"), e.key)
 	}
 	return e, nil
