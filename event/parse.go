@@ -3,6 +3,7 @@ package event
 import (
 	"fmt"
 	"reflect"
+	"sync"
 	"unsafe"
 
 	"github.com/agwire/agwire/internal/jsonx"
@@ -30,10 +31,13 @@ func Parse(data []byte) (Event, error) { return Parser{}.Parse(data) }
 func (p Parser) Parse(data []byte) (Event, error) {
 	// One copy of the input backs every RawValue and Object of the event.
 	data = append([]byte(nil), data...)
-	r := reader{Parser: p}
+	r := readers.Get().(*reader)
+	defer readers.Put(r)
+	r.Parser = p
 	r.s.MaxDepth = p.MaxDepth
 	r.s.AliasStrings = true // data is our own copy, never modified
 	r.s.Reset(data)
+	defer r.s.Reset(nil) // do not keep the input alive in the pool
 	t, err := r.findType()
 	if err != nil {
 		return nil, err
@@ -97,6 +101,9 @@ type reader struct {
 	Parser
 	s jsonx.Scanner
 }
+
+// readers recycles readers, and with them the scanner's unescape buffer.
+var readers = sync.Pool{New: func() any { return new(reader) }}
 
 func invalid(format string, args ...any) error {
 	return &PathError{Offset: -1, Err: fmt.Errorf("%w: "+format, append([]any{ErrInvalidField}, args...)...)}
