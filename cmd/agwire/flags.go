@@ -66,10 +66,16 @@ func (c *cli) parse(args []string) (int, bool) {
 		}
 	}
 	if err != nil {
-		fmt.Fprintf(c.stderr, "agwire %s: %v\nRun 'agwire %s --help' for usage.\n", c.name, err, c.name)
-		return exitUsage, false
+		return c.usageErrorf("%v", err), false
 	}
 	return exitOK, true
+}
+
+// usageErrorf reports a bad command line on stderr, with a pointer to
+// --help, and returns exitUsage.
+func (c *cli) usageErrorf(format string, args ...any) int {
+	fmt.Fprintf(c.stderr, "agwire %s: %s\nRun 'agwire %s --help' for usage.\n", c.name, fmt.Sprintf(format, args...), c.name)
+	return exitUsage
 }
 
 // usage prints the command's help: synopsis, flags (with the GNU-style

@@ -1,5 +1,6 @@
-// Command agwire converts between AG-UI JSON events and the AG-UI 1.0 binary
-// event stream (application/vnd.ag-ui.event+proto).
+// Command agwire converts between AG-UI JSON events, Server-Sent Events and
+// the AG-UI 1.0 binary event stream (application/vnd.ag-ui.event+proto), and
+// serves a demo AG-UI endpoint.
 //
 // Usage:
 //
@@ -9,11 +10,27 @@
 //
 //	encode   JSON events, one per line, to a framed binary stream
 //	decode   a framed binary stream to JSON events, one per line
+//	convert  an event stream between SSE, JSON lines and binary, any direction
 //	inspect  list the frames of a binary stream: offsets, sizes, types, ids
 //	demo     run a built-in sample through encode and decode: sizes, round trip
+//	serve    a demo AG-UI endpoint streaming the built-in run as SSE or binary
 //
-// Encode, decode and inspect draw a progress line on standard error when it
-// is a terminal and their output goes elsewhere.
+// Encode, decode, convert and inspect draw a progress line on standard error
+// when it is a terminal and their output goes elsewhere.
+//
+// Convert reads and writes SSE ("data: <JSON event>" blocks), JSON lines and
+// the binary stream, telling the input's format from its first bytes when
+// --from is omitted:
+//
+//	agwire convert --to binary -i events.jsonl -o events.bin
+//	curl -sN ... | agwire convert --from sse --to jsonl
+//
+// Serve answers POST / with the built-in run (the one "agwire demo" shows),
+// as text/event-stream or the binary stream according to the Accept header,
+// compressed with zstd or gzip if the client asks, and GET / with a help
+// page:
+//
+//	agwire serve --addr 127.0.0.1:8080 --delay 50ms
 //
 // Run "agwire <command> --help" for a command's flags and an example.
 package main
@@ -46,8 +63,10 @@ type command struct {
 var commands = []command{
 	{"encode", "JSON events, one per line, to a framed binary stream", runEncode},
 	{"decode", "a framed binary stream to JSON events, one per line", runDecode},
+	{"convert", "an event stream between SSE, JSON lines and binary, any direction", runConvert},
 	{"inspect", "list the frames of a binary stream: offsets, sizes, types, ids", runInspect},
 	{"demo", "run a built-in sample through encode and decode: sizes, round trip", runDemo},
+	{"serve", "a demo AG-UI endpoint streaming the built-in run as SSE or binary", runServe},
 }
 
 // run is the whole program: it returns the exit status.
@@ -89,7 +108,7 @@ func lookup(name string) *command {
 }
 
 func usage(w io.Writer) {
-	fmt.Fprint(w, "agwire converts between AG-UI JSON events and the AG-UI 1.0 binary stream\n(application/vnd.ag-ui.event+proto: length-prefixed protobuf Event messages).\n\nUsage:\n\n\tagwire <command> [flags]\n\nThe commands are:\n\n")
+	fmt.Fprint(w, "agwire converts between AG-UI JSON events, Server-Sent Events and the AG-UI 1.0\nbinary stream (application/vnd.ag-ui.event+proto: length-prefixed protobuf Event\nmessages), and serves a demo AG-UI endpoint.\n\nUsage:\n\n\tagwire <command> [flags]\n\nThe commands are:\n\n")
 	for _, c := range commands {
 		fmt.Fprintf(w, "\t%-8s %s\n", c.name, c.summary)
 	}

@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/big"
 	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -130,4 +131,65 @@ func bigExact(t *testing.T, text string) bool {
 	}
 	r2, _ := new(big.Rat).SetString(strconv.FormatFloat(f, 'e', -1, 64))
 	return r1.Cmp(r2) == 0
+}
+
+// TestParseInt64: a JSON number is an int64 when it denotes an integer in
+// range exactly, whatever its spelling; no double is involved.
+func TestParseInt64(t *testing.T) {
+	for _, tc := range []struct {
+		text string
+		want int64
+		ok   bool
+	}{
+		{"0", 0, true}, {"-0", 0, true}, {"0.0", 0, true}, {"0e99999999999999999999", 0, true}, {"-0.000e-5", 0, true},
+		{"1", 1, true}, {"-1", -1, true}, {"1e3", 1000, true}, {"1E+3", 1000, true}, {"1000e-3", 1, true}, {"1.0", 1, true},
+		{"0.5e1", 5, true}, {"1.7331408001230e12", 1733140800123, true},
+		{"9007199254740993", 9007199254740993, true}, {"9.007199254740993e15", 9007199254740993, true},
+		{"90071992547409930e-1", 9007199254740993, true},
+		{"9223372036854775807", math.MaxInt64, true}, {"9.223372036854775807e18", math.MaxInt64, true},
+		{"-9223372036854775808", math.MinInt64, true}, {"-9.223372036854775808e18", math.MinInt64, true},
+		{"9223372036854775808", 0, false}, {"9.223372036854775808e18", 0, false}, {"-9223372036854775809", 0, false},
+		{"1e19", 0, false}, {"1e400", 0, false}, {"1e99999999999", 0, false},
+		{"1.5", 0, false}, {"0.1", 0, false}, {"1e-1", 0, false}, {"1e-400", 0, false}, {"12345678901234567890123e-3", 0, false},
+		{"1.00000000000000000001", 0, false},
+	} {
+		got, ok := ParseInt64([]byte(tc.text))
+		if ok != tc.ok || (ok && got != tc.want) {
+			t.Errorf("ParseInt64(%s) = %d, %v; want %d, %v", tc.text, got, ok, tc.want, tc.ok)
+		}
+	}
+}
+
+// TestParseInt64AgainstBigRat: the verdict matches math/big for many
+// spellings of integers and near-integers.
+func TestParseInt64AgainstBigRat(t *testing.T) {
+	minI, maxI := big.NewRat(math.MinInt64, 1), new(big.Rat).SetInt(new(big.Int).SetUint64(math.MaxInt64))
+	for i := 0; i < 3000; i++ {
+		n := int64(uint64(i) * 0x9E3779B97F4A7C15)
+		s := strconv.FormatInt(n, 10)
+		digits := strings.TrimPrefix(s, "-")
+		sign := s[:len(s)-len(digits)]
+		for _, text := range []string{
+			s,
+			sign + digits[:1] + "." + digits[1:] + "e" + strconv.Itoa(len(digits)-1), // scientific
+			s + "00e-2",         // trailing zeros taken back
+			s + "5e-1",          // a fraction
+			sign + digits + "0", // ten times: often out of range
+			sign + "0." + digits + "e" + strconv.Itoa(len(digits)), // leading zero
+		} {
+			r, ok := new(big.Rat).SetString(text)
+			if !ok {
+				t.Fatalf("big.Rat cannot read %s", text)
+			}
+			wantOK := r.IsInt() && r.Cmp(minI) >= 0 && r.Cmp(maxI) <= 0
+			got, ok := ParseInt64([]byte(text))
+			if ok != wantOK {
+				t.Errorf("ParseInt64(%s) ok = %v, want %v", text, ok, wantOK)
+				continue
+			}
+			if ok && big.NewRat(got, 1).Cmp(r) != 0 {
+				t.Errorf("ParseInt64(%s) = %d", text, got)
+			}
+		}
+	}
 }
