@@ -3,6 +3,7 @@ package event
 import (
 	"fmt"
 	"math"
+	"sync"
 	"reflect"
 	"strconv"
 	"unicode/utf8"
@@ -86,13 +87,19 @@ func (w *writer) object(plan *schema.Plan, ptr unsafe.Pointer) error {
 	return nil
 }
 
+// scanners recycles the scanners validJSON uses.
+var scanners = sync.Pool{New: func() any { return new(jsonx.Scanner) }}
+
 // validJSON checks a value the program holds before writing it out. No
 // depth limit applies: the limit guards parsing untrusted input, and this
 // value is already in memory (possibly decoded under a raised limit).
 func validJSON(b []byte, want jsonx.Kind) error {
-	var s jsonx.Scanner
+	s := scanners.Get().(*jsonx.Scanner)
+	defer scanners.Put(s)
 	s.MaxDepth = math.MaxInt
+	s.AliasStrings = true // keys are read and dropped
 	s.Reset(b)
+	defer s.Reset(nil)
 	if want != 0 && s.Peek() != want {
 		return fmt.Errorf("%w: expected a JSON %s", ErrInvalidField, want)
 	}
