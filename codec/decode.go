@@ -529,27 +529,39 @@ func checkMessage(m *event.Message) error {
 	return nil
 }
 
-// contentPart decodes an InputContent.
-func (d *decoder) contentPart(b []byte, cp *event.ContentPart) error {
+// oneof reads a message made of one oneof of message-typed arms numbered 1
+// to last (InputContent, InputContentSource): it returns the arm set (0 for
+// none this build knows) and its body, occurrences merged. Two different
+// arms are malformed: picking one would drop the other.
+func (d *decoder) oneof(b []byte, last protowire.Number, what string) (protowire.Number, []byte, error) {
 	var arm protowire.Number
 	var body []byte
 	for len(b) > 0 {
 		f, rest, err := d.next(b)
 		if err != nil {
-			return err
+			return 0, nil, err
 		}
 		b = rest
-		if f.num < 1 || f.num > 5 {
+		if f.num < 1 || f.num > last {
 			continue
 		}
 		if f.typ != protowire.BytesType {
-			return d.malformed(f.at, "content part arm %d with wire type %d", f.num, f.typ)
+			return 0, nil, d.malformed(f.at, "%s arm %d with wire type %d", what, f.num, f.typ)
 		}
 		if arm != 0 && arm != f.num {
-			return d.malformed(f.at, "content part carries more than one arm")
+			return 0, nil, d.malformed(f.at, "%s carries more than one arm", what)
 		}
 		body = merge(body, f.b, arm != 0)
 		arm = f.num
+	}
+	return arm, body, nil
+}
+
+// contentPart decodes an InputContent.
+func (d *decoder) contentPart(b []byte, cp *event.ContentPart) error {
+	arm, body, err := d.oneof(b, 5, "content part")
+	if err != nil {
+		return err
 	}
 	if arm == 0 {
 		return d.malformed(nil, "content part of a kind this build does not know (no text, image, audio, video or document arm)")
@@ -618,25 +630,9 @@ func (d *decoder) contentPart(b []byte, cp *event.ContentPart) error {
 
 // source decodes an InputContentSource.
 func (d *decoder) source(b []byte, s *event.Source) error {
-	var arm protowire.Number
-	var body []byte
-	for len(b) > 0 {
-		f, rest, err := d.next(b)
-		if err != nil {
-			return err
-		}
-		b = rest
-		if f.num < 1 || f.num > 3 {
-			continue
-		}
-		if f.typ != protowire.BytesType {
-			return d.malformed(f.at, "source arm %d with wire type %d", f.num, f.typ)
-		}
-		if arm != 0 && arm != f.num {
-			return d.malformed(f.at, "source carries more than one arm")
-		}
-		body = merge(body, f.b, arm != 0)
-		arm = f.num
+	arm, body, err := d.oneof(b, 3, "source")
+	if err != nil {
+		return err
 	}
 	if arm == 0 {
 		return d.malformed(nil, "source of a kind this build does not know (no data, url or file arm)")
