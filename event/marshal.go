@@ -3,9 +3,9 @@ package event
 import (
 	"fmt"
 	"math"
-	"sync"
 	"reflect"
 	"strconv"
+	"sync"
 	"unicode/utf8"
 	"unsafe"
 
