@@ -1,6 +1,7 @@
 package event
 
 import (
+	"bytes"
 	"fmt"
 	"math"
 	"reflect"
@@ -13,10 +14,11 @@ import (
 	"github.com/agwire/agwire/internal/schema"
 )
 
-// Marshal returns the AG-UI JSON form of ev: the "type" string first, then
-// the event's fields in lowerCamelCase, optional fields omitted rather than
-// null. Dynamic values (state, metadata, ...) are written as their exact text
-// after a validity check.
+// Marshal returns the AG-UI JSON form of ev, on one line: the "type" string
+// first, then the event's fields in lowerCamelCase, optional fields omitted
+// rather than null. Dynamic values (state, metadata, ...) are written as
+// their exact text after a validity check, except that line breaks between
+// their tokens become spaces.
 func Marshal(ev Event) ([]byte, error) { return AppendJSON(nil, ev) }
 
 // AppendJSON appends the JSON form of ev to dst.
@@ -172,7 +174,7 @@ func (w *writer) field(f *schema.Field, p unsafe.Pointer) error {
 				return err
 			}
 			w.key(f.Name)
-			w.b = append(w.b, v...)
+			w.raw(v)
 		}
 	case schema.Object:
 		if v := *(*Object)(p); v != nil {
@@ -180,7 +182,7 @@ func (w *writer) field(f *schema.Field, p unsafe.Pointer) error {
 				return err
 			}
 			w.key(f.Name)
-			w.b = append(w.b, v...)
+			w.raw(v)
 		}
 	case schema.Message:
 		w.key(f.Name)
@@ -245,6 +247,20 @@ func (w *writer) field(f *schema.Field, p unsafe.Pointer) error {
 // (A new error each time: paths are added to it on the way up.)
 func errInvalidUTF8() error {
 	return &PathError{Offset: -1, Err: fmt.Errorf("%w: string is not valid UTF-8", ErrInvalidField)}
+}
+
+// raw appends the text of a dynamic value, turning any CR or LF in it into
+// a space: JSON strings cannot hold a raw line break, so those are
+// whitespace between tokens (a pretty-printed value), and as spaces they
+// keep the value's meaning while the event stays on one line, as an SSE
+// data line and a JSON-lines record need.
+func (w *writer) raw(v []byte) {
+	start := len(w.b)
+	w.b = append(w.b, v...)
+	for i := bytes.IndexAny(w.b[start:], "\r\n"); i >= 0; i = bytes.IndexAny(w.b[start:], "\r\n") {
+		start += i
+		w.b[start] = ' '
+	}
 }
 
 func (w *writer) strings(ss []string) {
@@ -342,7 +358,7 @@ func (w *writer) contentPart(cp *ContentPart) error {
 			return jsonx.WithKey(err, "metadata")
 		}
 		w.b = append(w.b, `,"metadata":`...)
-		w.b = append(w.b, cp.Metadata...)
+		w.raw(cp.Metadata)
 	}
 	w.b = append(w.b, '}')
 	w.first = false

@@ -272,3 +272,33 @@ func TestMarshalRefusesInvalidUTF8(t *testing.T) {
 		}
 	}
 }
+
+// TestMarshalOneLine: dynamic values keep their text, but line breaks
+// between their tokens become spaces, so an event is always one line (an
+// SSE data line, a JSON-lines record); escaped line breaks inside strings
+// are untouched.
+func TestMarshalOneLine(t *testing.T) {
+	in := "{\"type\":\"CUSTOM\",\"name\":\"n\",\"value\":{\r\n  \"a\": [1,\n 2],\r  \"s\": \"x\\ny\"\n},\"metadata\":{\n\"k\":null}}"
+	ev, err := event.Parse([]byte(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := event.Marshal(ev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.ContainsAny(string(out), "\r\n") {
+		t.Fatalf("output has a raw line break: %q", out)
+	}
+	want := `{"type":"CUSTOM","name":"n","value":{    "a": [1,  2],   "s": "x\ny" },"metadata":{ "k":null}}`
+	if string(out) != want {
+		t.Errorf("got  %s\nwant %s", out, want)
+	}
+	again, err := event.Parse(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := string(again.(*event.Custom).Value); !strings.Contains(v, `"x\ny"`) {
+		t.Errorf("escaped line break in a string changed: %s", v)
+	}
+}

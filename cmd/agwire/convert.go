@@ -472,12 +472,10 @@ func (s *jsonSink) write(ev event.Event) error {
 	if s.sse {
 		b = append(b, "data: "...)
 	}
-	start := len(b)
 	b, err := event.AppendJSON(b, ev)
 	if err != nil {
 		return &sinkRefusal{err}
 	}
-	foldLineBreaks(b[start:])
 	if s.sse {
 		b = append(b, '\n', '\n')
 	} else {
@@ -486,18 +484,6 @@ func (s *jsonSink) write(ev event.Event) error {
 	s.buf = b
 	_, err = s.w.Write(b)
 	return err
-}
-
-// foldLineBreaks turns the CRs and LFs of a JSON text into spaces, as
-// transport's SSE writer does. JSON strings cannot hold a raw line break, so
-// any in the text are whitespace between tokens (dynamic values keep the
-// text they were given, pretty-printing included); as spaces they keep the
-// JSON's meaning and the event on one line.
-func foldLineBreaks(js []byte) {
-	for i := bytes.IndexAny(js, "\r\n"); i >= 0; i = bytes.IndexAny(js, "\r\n") {
-		js[i] = ' '
-		js = js[i+1:]
-	}
 }
 
 // binarySink writes events as frames.
