@@ -7,6 +7,7 @@ import (
 
 	"github.com/agwire/agwire/event"
 	"github.com/agwire/agwire/internal/jsonx"
+	"github.com/agwire/agwire/internal/link"
 )
 
 // Profile selects the set of events a peer can read.
@@ -158,7 +159,8 @@ func AppendJSON(dst, wire []byte) ([]byte, error) { return Codec{}.AppendJSON(ds
 
 // AppendFromJSON converts one AG-UI JSON event to its protobuf encoding.
 func (c Codec) AppendFromJSON(dst, jsonEvent []byte) ([]byte, error) {
-	ev, err := event.Parser{MaxDepth: c.MaxDepth, DropUnknownFields: c.DropUnknownFields}.Parse(jsonEvent)
+	// The event lives only for this call, so it may alias the input.
+	parsed, err := link.ParseTransient(event.Parser{MaxDepth: c.MaxDepth, DropUnknownFields: c.DropUnknownFields}, jsonEvent)
 	if err != nil {
 		var pe *event.PathError
 		t, _ := event.TypeOf(jsonEvent)
@@ -175,7 +177,7 @@ func (c Codec) AppendFromJSON(dst, jsonEvent []byte) ([]byte, error) {
 		}
 		return dst, out
 	}
-	return c.Append(dst, ev)
+	return c.Append(dst, parsed.(event.Event))
 }
 
 // AppendJSON converts one protobuf Event to its AG-UI JSON form.
@@ -184,7 +186,8 @@ func (c Codec) AppendJSON(dst, wire []byte) ([]byte, error) {
 	if err != nil {
 		return dst, err
 	}
-	out, err := event.AppendJSON(dst, ev)
+	// The decoder wrote every dynamic value itself: no need to re-check it.
+	out, err := link.AppendTrustedJSON(dst, ev)
 	if err != nil {
 		return dst, &Error{Op: "decode", Type: ev.Type(), Offset: -1, Err: err}
 	}

@@ -257,6 +257,7 @@ func appendPatchOp(b []byte, op string) ([]byte, error) {
 	for i, name := range patchOps {
 		if op == name {
 			n = i
+			break
 		}
 	}
 	if n < 0 {

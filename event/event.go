@@ -79,7 +79,14 @@ func (t Type) IsThinking() bool {
 }
 
 // Known reports whether t is one of the 31 event types of AG-UI 1.0.
-func (t Type) Known() bool { return New(t) != nil && !t.IsThinking() }
+func (t Type) Known() bool {
+	for _, k := range allTypes {
+		if t == k {
+			return true
+		}
+	}
+	return false
+}
 
 // Event is any AG-UI event. The concrete types are the pointer types of this
 // package (*TextMessageContent, *RunStarted, ...), plus *Thinking for the

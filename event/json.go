@@ -5,32 +5,13 @@ package event
 // Unmarshalling into a concrete type requires a matching "type" field; use
 // Parse when the type is not known in advance.
 
-import (
-	"fmt"
-	"reflect"
-)
+import ()
 
 // unmarshalInto parses data into the event ev points to, which must be of
 // the type the JSON names.
 func unmarshalInto(ev Event, data []byte) error {
-	data = append([]byte(nil), data...)
-	r := reader{}
-	r.s.AliasStrings = true
-	r.s.Reset(data)
-	t, err := r.findType()
-	if err != nil {
-		return err
-	}
-	if Type(t) != ev.Type() {
-		return &PathError{Path: "type", Offset: -1, Err: fmt.Errorf("%w: %q where %s was expected", ErrInvalidField, t, ev.Type())}
-	}
-	r.s.Reset(data)
-	v := reflect.ValueOf(ev)
-	v.Elem().SetZero()
-	if err := r.object(plans[v.Type().Elem()], v.UnsafePointer(), true); err != nil {
-		return err
-	}
-	return r.s.End()
+	_, err := Parser{}.parse(append([]byte(nil), data...), ev)
+	return err
 }
 
 // MarshalJSON returns the AG-UI JSON form of the event.

@@ -11,6 +11,7 @@ import (
 	"unsafe"
 
 	"github.com/agwire/agwire/internal/jsonx"
+	"github.com/agwire/agwire/internal/link"
 	"github.com/agwire/agwire/internal/schema"
 )
 
@@ -22,21 +23,30 @@ import (
 func Marshal(ev Event) ([]byte, error) { return AppendJSON(nil, ev) }
 
 // AppendJSON appends the JSON form of ev to dst.
-func AppendJSON(dst []byte, ev Event) ([]byte, error) {
+func AppendJSON(dst []byte, ev Event) ([]byte, error) { return appendJSON(dst, ev, false) }
+
+func init() {
+	link.AppendTrustedJSON = func(dst []byte, ev any) ([]byte, error) { return appendJSON(dst, ev.(Event), true) }
+}
+
+// appendJSON writes ev. trusted skips the validity check of dynamic values,
+// for events whose values agwire's decoder produced.
+func appendJSON(dst []byte, ev Event, trusted bool) ([]byte, error) {
 	if ev == nil || reflect.ValueOf(ev).IsNil() {
 		return dst, fmt.Errorf("event: cannot marshal a nil event")
 	}
+	w := writer{b: dst, trusted: trusted}
 	if th, ok := ev.(*Thinking); ok {
-		if err := validJSON(th.JSON, jsonx.Object); err != nil {
+		if err := w.valid(th.JSON, jsonx.Object); err != nil {
 			return dst, fmt.Errorf("event: %s: %w", th.Kind, err)
 		}
-		return append(dst, th.JSON...), nil
+		w.raw(th.JSON)
+		return w.b, nil
 	}
 	plan := plans[reflect.TypeOf(ev).Elem()]
 	if plan == nil {
 		return dst, fmt.Errorf("event: cannot marshal %T", ev)
 	}
-	w := writer{b: dst}
 	w.b = append(w.b, `{"type":`...)
 	w.b = jsonx.AppendString(w.b, string(ev.Type()))
 	ptr := reflect.ValueOf(ev).UnsafePointer()
@@ -64,8 +74,17 @@ func MarshalRunAgentInput(in *RunAgentInput) ([]byte, error) {
 // the AG-UI shape too.
 
 type writer struct {
-	b     []byte
-	first bool
+	b       []byte
+	first   bool
+	trusted bool // dynamic values are known to be valid JSON
+}
+
+// valid checks a dynamic value unless the writer trusts its values.
+func (w *writer) valid(b []byte, want jsonx.Kind) error {
+	if w.trusted {
+		return nil
+	}
+	return validJSON(b, want)
 }
 
 func (w *writer) key(name string) {
@@ -170,7 +189,7 @@ func (w *writer) field(f *schema.Field, p unsafe.Pointer) error {
 		}
 	case schema.Value:
 		if v := *(*RawValue)(p); v != nil {
-			if err := validJSON(v, 0); err != nil {
+			if err := w.valid(v, 0); err != nil {
 				return err
 			}
 			w.key(f.Name)
@@ -178,7 +197,7 @@ func (w *writer) field(f *schema.Field, p unsafe.Pointer) error {
 		}
 	case schema.Object:
 		if v := *(*Object)(p); v != nil {
-			if err := validJSON(v, jsonx.Object); err != nil {
+			if err := w.valid(v, jsonx.Object); err != nil {
 				return err
 			}
 			w.key(f.Name)
@@ -354,7 +373,7 @@ func (w *writer) contentPart(cp *ContentPart) error {
 		}
 	}
 	if cp.Metadata != nil {
-		if err := validJSON(cp.Metadata, 0); err != nil {
+		if err := w.valid(cp.Metadata, 0); err != nil {
 			return jsonx.WithKey(err, "metadata")
 		}
 		w.b = append(w.b, `,"metadata":`...)

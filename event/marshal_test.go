@@ -302,3 +302,19 @@ func TestMarshalOneLine(t *testing.T) {
 		t.Errorf("escaped line break in a string changed: %s", v)
 	}
 }
+
+// TestMarshalThinkingOneLine: a THINKING_* event keeps its own text, one
+// line like every other event.
+func TestMarshalThinkingOneLine(t *testing.T) {
+	ev, err := event.Parse([]byte("{\"type\":\"THINKING_START\",\n\"title\":\"plan\"}"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := event.Marshal(ev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `{"type":"THINKING_START", "title":"plan"}`; string(out) != want {
+		t.Errorf("got %q, want %q", out, want)
+	}
+}

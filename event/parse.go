@@ -7,6 +7,7 @@ import (
 	"unsafe"
 
 	"github.com/agwire/agwire/internal/jsonx"
+	"github.com/agwire/agwire/internal/link"
 	"github.com/agwire/agwire/internal/schema"
 )
 
@@ -30,25 +31,38 @@ func Parse(data []byte) (Event, error) { return Parser{}.Parse(data) }
 // a *Thinking that keeps its JSON text.
 func (p Parser) Parse(data []byte) (Event, error) {
 	// One copy of the input backs every RawValue and Object of the event.
-	data = append([]byte(nil), data...)
+	return p.parse(append([]byte(nil), data...), nil)
+}
+
+// parse reads one JSON event from data, which the event will alias: data
+// must not change while the event is in use. When into is not nil the JSON
+// must name its type, and the event is parsed into it.
+func (p Parser) parse(data []byte, into Event) (Event, error) {
 	r := readers.Get().(*reader)
 	defer readers.Put(r)
 	r.Parser = p
 	r.s.MaxDepth = p.MaxDepth
-	r.s.AliasStrings = true // data is our own copy, never modified
+	r.s.AliasStrings = true // data is not modified while the event lives
 	r.s.Reset(data)
 	defer r.s.Reset(nil) // do not keep the input alive in the pool
 	t, err := r.findType()
 	if err != nil {
 		return nil, err
 	}
-	ev := New(Type(t))
-	if ev == nil {
-		return nil, &PathError{Path: "type", Offset: -1, Err: fmt.Errorf("%w %q", ErrUnknownType, t)}
+	ev := into
+	switch {
+	case ev == nil:
+		if ev = New(Type(t)); ev == nil {
+			return nil, &PathError{Path: "type", Offset: -1, Err: fmt.Errorf("%w %q", ErrUnknownType, t)}
+		}
+	case Type(t) != ev.Type():
+		return nil, &PathError{Path: "type", Offset: -1, Err: fmt.Errorf("%w: %q where %s was expected", ErrInvalidField, t, ev.Type())}
+	default:
+		reflect.ValueOf(ev).Elem().SetZero()
 	}
 	r.s.Reset(data)
 	if th, ok := ev.(*Thinking); ok {
-		th.JSON = data
+		th.Kind, th.JSON = Type(t), data
 		if err := r.thinking(th); err != nil {
 			return nil, err
 		}
@@ -62,6 +76,10 @@ func (p Parser) Parse(data []byte) (Event, error) {
 		return nil, err
 	}
 	return ev, nil
+}
+
+func init() {
+	link.ParseTransient = func(p any, data []byte) (any, error) { return p.(Parser).parse(data, nil) }
 }
 
 // ParseRunAgentInput reads a RunAgentInput request body.

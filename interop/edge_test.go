@@ -60,7 +60,6 @@ func pEvent(arm protowire.Number, enum uint64, base [][]byte, fields ...[]byte) 
 func pvNum(f float64) []byte {
 	return protowire.AppendFixed64(pTag(2, protowire.Fixed64Type), math.Float64bits(f))
 }
-func pvStr(s string) []byte               { return pStr(3, s) }
 func pvNull() []byte                      { return pVarint(1, 0) }
 func pvList(vals ...[]byte) []byte        { return pMsg(6, wrapEach(1, vals)...) }
 func pvStruct(entries ...[]byte) []byte   { return pMsg(5, entries...) }

@@ -235,7 +235,21 @@ func (s *stream) WriteJSON(jsonEvent []byte) error {
 	if s.fw != nil {
 		return s.writeFrame(ev)
 	}
-	return s.writeSSE(append(s.buf[:len(sseDataPrefix)], bytes.TrimSpace(jsonEvent)...), ev.Type())
+	// The text is forwarded as given, on one line: an SSE data line must not
+	// contain a line break, or the client would cut the event in two. JSON
+	// strings cannot hold a raw CR or LF, so any in the text are whitespace
+	// between tokens (a pretty-printed value), and spaces keep the meaning.
+	// (event.AppendJSON, used by WriteEvent, already writes one line.)
+	b := append(s.buf[:len(sseDataPrefix)], bytes.TrimSpace(jsonEvent)...)
+	for data := b[len(sseDataPrefix):]; ; {
+		i := bytes.IndexAny(data, "\r\n")
+		if i < 0 {
+			break
+		}
+		data[i] = ' '
+		data = data[i+1:]
+	}
+	return s.writeSSE(b, ev.Type())
 }
 
 // writeFrame encodes ev and writes it as one frame.
@@ -252,20 +266,9 @@ func (s *stream) writeFrame(ev event.Event) error {
 	return s.flush(ev.Type())
 }
 
-// writeSSE terminates the event block in b ("data: " and the event's JSON)
-// and writes it.
-//
-// An SSE data line must not contain a line break, or the client would cut
-// the event in two. JSON strings cannot hold a raw CR or LF, so any in the
-// text are whitespace between tokens: dynamic values (event.RawValue,
-// event.Object) keep the text they were given, line breaks included.
-// Turning them into spaces keeps the JSON's meaning.
+// writeSSE terminates the event block in b ("data: " and the event's
+// one-line JSON) and writes it.
 func (s *stream) writeSSE(b []byte, typ event.Type) error {
-	data := b[len(sseDataPrefix):]
-	for i := bytes.IndexAny(data, "\r\n"); i >= 0; i = bytes.IndexAny(data, "\r\n") {
-		data[i] = ' '
-		data = data[i+1:]
-	}
 	b = append(b, '\n', '\n')
 	s.buf = b[:len(sseDataPrefix)]
 	if err := s.setDeadline(); err != nil {

@@ -1,0 +1,18 @@
+// Package link connects package codec to two entry points of package event
+// that skip work the codec has already done or does not need. They are not
+// API: each is safe only under the condition its comment states. Package
+// event sets them in its init; nothing changes them afterwards.
+package link
+
+var (
+	// ParseTransient parses a JSON event like event.Parser.Parse but
+	// without copying the input: the event aliases data and must not be
+	// used after data changes. parser is an event.Parser; the result an
+	// event.Event.
+	ParseTransient func(parser any, data []byte) (any, error)
+
+	// AppendTrustedJSON writes an event's JSON like event.AppendJSON but
+	// without re-validating dynamic values: only for events whose RawValue
+	// and Object fields were produced by agwire's own decoder.
+	AppendTrustedJSON func(dst []byte, ev any) ([]byte, error)
+)
