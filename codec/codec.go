@@ -160,7 +160,7 @@ func AppendJSON(dst, wire []byte) ([]byte, error) { return Codec{}.AppendJSON(ds
 // AppendFromJSON converts one AG-UI JSON event to its protobuf encoding.
 func (c Codec) AppendFromJSON(dst, jsonEvent []byte) ([]byte, error) {
 	// The event lives only for this call, so it may alias the input.
-	parsed, err := link.ParseTransient(event.Parser{MaxDepth: c.MaxDepth, DropUnknownFields: c.DropUnknownFields}, jsonEvent)
+	parsed, err := link.ParseTransient(c.MaxDepth, c.DropUnknownFields, jsonEvent)
 	if err != nil {
 		var pe *event.PathError
 		t, _ := event.TypeOf(jsonEvent)

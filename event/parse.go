@@ -79,7 +79,9 @@ func (p Parser) parse(data []byte, into Event) (Event, error) {
 }
 
 func init() {
-	link.ParseTransient = func(p any, data []byte) (any, error) { return p.(Parser).parse(data, nil) }
+	link.ParseTransient = func(maxDepth int, drop bool, data []byte) (any, error) {
+		return Parser{MaxDepth: maxDepth, DropUnknownFields: drop}.parse(data, nil)
+	}
 }
 
 // ParseRunAgentInput reads a RunAgentInput request body.

@@ -5,11 +5,11 @@
 package link
 
 var (
-	// ParseTransient parses a JSON event like event.Parser.Parse but
-	// without copying the input: the event aliases data and must not be
-	// used after data changes. parser is an event.Parser; the result an
-	// event.Event.
-	ParseTransient func(parser any, data []byte) (any, error)
+	// ParseTransient parses a JSON event like event.Parser{MaxDepth,
+	// DropUnknownFields}.Parse but without copying the input: the event
+	// aliases data and must not be used after data changes. The result is
+	// an event.Event.
+	ParseTransient func(maxDepth int, dropUnknownFields bool, data []byte) (any, error)
 
 	// AppendTrustedJSON writes an event's JSON like event.AppendJSON but
 	// without re-validating dynamic values: only for events whose RawValue
