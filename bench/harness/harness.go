@@ -25,15 +25,15 @@ import (
 // recorded-style run), in every starting form.
 type Input struct {
 	Name   string
-	JSON   [][]byte          // AG-UI JSON, one per event
-	Events []event.Event     // parsed by agwire
-	Wire   [][]byte          // agwire's encoding, unframed
-	Framed []byte            // the whole binary stream: 4-byte length + Wire, per event
-	PB     []*aguipb.Event   // protobuf-go messages (from the wire)
-	VT     []*vtpb.Event     // vtproto messages (from the wire)
-	PJSON  [][]byte          // protojson text of PB
-	Any    []any             // encoding/json's generic value of JSON
-	SSE    [][]byte          // "data: " + JSON + "\n\n", per event
+	JSON   [][]byte        // AG-UI JSON, one per event
+	Events []event.Event   // parsed by agwire
+	Wire   [][]byte        // agwire's encoding, unframed
+	Framed []byte          // the whole binary stream: 4-byte length + Wire, per event
+	PB     []*aguipb.Event // protobuf-go messages (from the wire)
+	VT     []*vtpb.Event   // vtproto messages (from the wire)
+	PJSON  [][]byte        // protojson text of PB
+	Any    []any           // encoding/json's generic value of JSON
+	SSE    [][]byte        // "data: " + JSON + "\n\n", per event
 	Bytes  struct{ JSON, Wire, Framed, SSE int }
 }
 
