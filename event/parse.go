@@ -117,8 +117,6 @@ var plans = schema.Prepare(tableRules,
 	new(RunAgentInput), new(Thinking), new(Interrupt), new(ContentPart), new(Source),
 )
 
-// Plans exposes the field tables to package codec.
-func Plans() schema.Cache { return plans }
 
 type reader struct {
 	Parser
