@@ -112,11 +112,11 @@ func BenchmarkGrowth(b *testing.B) {
 					}
 					b.SetBytes(int64(in.Bytes.JSON))
 					b.ReportAllocs()
-					for b.Loop() {
+					loopCPU(b, 1, func() {
 						if err := run(); err != nil {
 							b.Fatal(err)
 						}
-					}
+					})
 				})
 			}
 		}
