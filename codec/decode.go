@@ -909,8 +909,8 @@ func (d *decoder) appendValue(out []byte, p payload) ([]byte, error) {
 		}
 		return jsonx.AppendFloat(out, v), nil
 	case 3:
-		s, err := d.str(last)
-		return jsonx.AppendString(out, s), err
+		s, err := d.str(last) // validated: written without a second pass
+		return jsonx.AppendValidString(out, s), err
 	case 4:
 		if last.v != 0 {
 			return append(out, "true"...), nil
@@ -1030,7 +1030,7 @@ func (d *decoder) appendStruct(out []byte, p payload) ([]byte, error) {
 		if i > 0 {
 			out = append(out, ',')
 		}
-		out = jsonx.AppendString(out, e.key)
+		out = jsonx.AppendValidString(out, e.key) // validated by d.str
 		out = append(out, ':')
 		var err error
 		if out, err = d.appendValue(out, e.value); err != nil {
