@@ -70,12 +70,22 @@ type decoder struct {
 	spans           spans     // second and later occurrences of merged fields
 	pend            []payload // stack of the singular message fields of each open message
 	reads           int       // fields read, for the tests' measure of work
+	fill            []int32   // stack of the fill positions of repeated fields
+
+	// Blocks the event's pieces are carved from (carve.go).
+	text     []byte
+	textNext int
+	strs     []string
+	bools    []bool
+	ints     []int64
 }
 
 // release drops every reference into the input before the decoder goes
 // back to the pool.
 func (d *decoder) release() {
 	d.data = nil
+	d.forgetCarved()
+	d.fill = d.fill[:0]
 	clear(d.entries[:cap(d.entries)])
 	clear(d.pend[:cap(d.pend)])
 	d.entries, d.pend = d.entries[:0], d.pend[:0]
@@ -549,7 +559,7 @@ func (d *decoder) scalar(fd *schema.Field, f field, p unsafe.Pointer) error {
 		if err := d.charge(16); err != nil {
 			return err
 		}
-		*(**string)(p) = &s
+		*(**string)(p) = d.newString(s)
 	case schema.OptBool:
 		if q := *(**bool)(p); q != nil {
 			*q = f.v != 0
@@ -558,8 +568,7 @@ func (d *decoder) scalar(fd *schema.Field, f field, p unsafe.Pointer) error {
 		if err := d.charge(8); err != nil {
 			return err
 		}
-		v := f.v != 0
-		*(**bool)(p) = &v
+		*(**bool)(p) = d.newBool(f.v != 0)
 	case schema.OptInt64:
 		if q := *(**int64)(p); q != nil {
 			*q = int64(f.v)
@@ -568,8 +577,7 @@ func (d *decoder) scalar(fd *schema.Field, f field, p unsafe.Pointer) error {
 		if err := d.charge(8); err != nil {
 			return err
 		}
-		v := int64(f.v)
-		*(**int64)(p) = &v
+		*(**int64)(p) = d.newInt64(int64(f.v))
 	}
 	return nil
 }
@@ -578,8 +586,11 @@ func (d *decoder) scalar(fd *schema.Field, f field, p unsafe.Pointer) error {
 // first pass stored in d.pend[base:]: each slice is allocated once, at its
 // final size, after its cost is taken from the budget.
 func (d *decoder) repeated(p payload, plan *schema.Plan, ptr unsafe.Pointer, base int) error {
-	next := make([]int32, 0, 4) // fill position per repeated field, by wire index
-	next = append(next, make([]int32, len(plan.Wire))...)
+	// Fill position per repeated field, by wire index, on the decoder's
+	// stack (nested messages push theirs above).
+	top := len(d.fill)
+	d.fill = append(d.fill, make([]int32, len(plan.Wire))...)
+	defer func() { d.fill = d.fill[:top] }()
 	for i := range plan.Wire {
 		fd := &plan.Wire[i]
 		n := int(d.pend[base+i].n)
@@ -598,8 +609,7 @@ func (d *decoder) repeated(p payload, plan *schema.Plan, ptr unsafe.Pointer, bas
 		if err := d.charge(n * int(fd.Type.Elem().Size())); err != nil {
 			return withField(err, fd)
 		}
-		s := reflect.MakeSlice(fd.Type, n, n)
-		reflect.NewAt(fd.Type, target).Elem().Set(s)
+		makeSlice(fd.Type, n, target)
 	}
 	c := p.cursor()
 	for {
@@ -617,8 +627,8 @@ func (d *decoder) repeated(p payload, plan *schema.Plan, ptr unsafe.Pointer, bas
 		default:
 			continue
 		}
-		j := next[i]
-		next[i]++
+		j := d.fill[top+int(i)]
+		d.fill[top+int(i)]++
 		target, _ := d.target(fd, ptr) // allocated above
 		sv := reflect.NewAt(fd.Type, target).Elem()
 		ep := sv.Index(int(j)).Addr().UnsafePointer()
@@ -759,7 +769,7 @@ func (d *decoder) contentPart(p payload, plan *schema.Plan, cp *event.ContentPar
 			if err := d.charge(16); err != nil {
 				return err
 			}
-			cp.ID = &s
+			cp.ID = d.newString(s)
 		case "metadata":
 			d.add(&meta, f.b)
 		case "source":
@@ -841,7 +851,7 @@ func (d *decoder) valueJSON(p payload) (event.RawValue, error) {
 	if err := d.charge(len(d.out)); err != nil {
 		return nil, err
 	}
-	return append(event.RawValue(nil), d.out...), nil
+	return d.carveBytes(d.out), nil
 }
 
 // structJSON converts a google.protobuf.Struct body to JSON object text.
@@ -854,7 +864,7 @@ func (d *decoder) structJSON(p payload) (event.Object, error) {
 	if err := d.charge(len(d.out)); err != nil {
 		return nil, err
 	}
-	return append(event.Object(nil), d.out...), nil
+	return d.carveBytes(d.out), nil
 }
 
 // valueWireTypes are the wire types of google.protobuf.Value's fields.
