@@ -172,7 +172,10 @@ func TestDecodeCostIsLinear(t *testing.T) {
 // TestDecodeMergesLikeProtobuf: the attack frames decode to what protobuf-go
 // reads from them (the merge rules are protobuf's, only cheaper).
 func TestDecodeMergesLikeProtobuf(t *testing.T) {
-	for _, frame := range [][]byte{aRepeatedValue(4096), aNestedMerge(8192)} {
+	// A Struct value in three occurrences, the middle one empty: merged, they
+	// are one object of two keys.
+	emptyInside := hCustom(wCat(wvStruct(wsEntry("a", wvNum(1))), wBytes(5, nil), wvStruct(wsEntry("b", wvNull()))))
+	for _, frame := range [][]byte{aRepeatedValue(4096), aNestedMerge(8192), emptyInside} {
 		ev, err := codec.Unmarshal(frame)
 		if err != nil {
 			t.Fatal(err)

@@ -219,7 +219,11 @@ func (e *encoder) field(b []byte, f *schema.Field, base unsafe.Pointer) ([]byte,
 			return e.valueField(b, num, v)
 		}
 	case schema.Object:
-		if v := *(*event.Object)(p); v != nil {
+		v := *(*event.Object)(p)
+		if v == nil && f.Req {
+			v = event.Object("{}") // a required object is never left out
+		}
+		if v != nil {
 			return e.structField(b, num, v)
 		}
 	case schema.Message:
