@@ -150,8 +150,8 @@ func TestOneRuleEveryPathProperty(t *testing.T) {
 	}
 	r := rand.New(rand.NewPCG(7, 2026))
 	n := 20000
-	if testing.Short() {
-		n = 2000
+	if testing.Short() || raceEnabled {
+		n = 4000
 	}
 	accepted := 0
 	for i := 0; i < n; i++ {
