@@ -37,6 +37,7 @@ func (c Codec) Unmarshal(b []byte) (event.Event, error) {
 	d := decoders.Get().(*decoder)
 	defer d.release()
 	d.nonFiniteAsNull = c.NonFiniteAsNull
+	d.unsafeInts = c.UnsafeIntegers
 	d.maxDepth = c.maxDepth()
 	d.depth = 0
 	d.budget = c.budget(len(b))
@@ -61,6 +62,7 @@ var decoders = sync.Pool{New: func() any { return new(decoder) }}
 
 type decoder struct {
 	nonFiniteAsNull bool
+	unsafeInts      bool
 	data            []byte // a copy of the whole input: strings alias it; offsets count from it
 	maxDepth        int
 	depth           int
@@ -229,6 +231,9 @@ func (d *decoder) add(p *payload, b []byte) {
 	if p.n == 1 {
 		p.first = b
 		return
+	}
+	if len(b) == 0 {
+		return // an empty occurrence adds no field, only presence
 	}
 	i := d.spans.push(span{off: uint32(d.off(b)), n: uint32(len(b))})
 	if p.last == 0 {
@@ -497,6 +502,12 @@ func (d *decoder) target(fd *schema.Field, ptr unsafe.Pointer) (unsafe.Pointer, 
 func (d *decoder) finish(plan *schema.Plan, ptr unsafe.Pointer) error {
 	for i := range plan.Wire {
 		fd := &plan.Wire[i]
+		if fd.Kind == schema.Object && fd.Req && fd.Via == nil {
+			// A required object the wire left out is the empty object.
+			if o := (*event.Object)(fd.Ptr(ptr)); *o == nil {
+				*o = event.Object("{}")
+			}
+		}
 		if fd.Names == nil || fd.Via != nil {
 			continue
 		}
@@ -570,6 +581,9 @@ func (d *decoder) scalar(fd *schema.Field, f field, p unsafe.Pointer) error {
 		}
 		*(**bool)(p) = d.newBool(f.v != 0)
 	case schema.OptInt64:
+		if v := int64(f.v); (v > maxSafeInt || v < -maxSafeInt) && !d.unsafeInts {
+			return &jsonx.Error{Offset: d.off(f.at), Err: fmt.Errorf("%w: %d (Codec.UnsafeIntegers reads it)", ErrUnsafeInteger, v)}
+		}
 		if q := *(**int64)(p); q != nil {
 			*q = int64(f.v)
 			return nil
@@ -662,6 +676,9 @@ func (d *decoder) singular(fd *schema.Field, p payload, at unsafe.Pointer) error
 	switch fd.Kind {
 	case schema.Value:
 		v, err := d.valueJSON(p)
+		if fd.Opt && string(v) == "null" {
+			v = nil // JSON null on an optional value is its absence
+		}
 		*(*event.RawValue)(at) = v
 		return err
 	case schema.Object:

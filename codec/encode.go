@@ -223,7 +223,11 @@ func (e *encoder) field(b []byte, f *schema.Field, base unsafe.Pointer) ([]byte,
 			return e.valueField(b, num, v)
 		}
 	case schema.Object:
-		if v := *(*event.Object)(p); v != nil {
+		v := *(*event.Object)(p)
+		if v == nil && f.Req {
+			v = event.Object("{}") // a required object is never left out
+		}
+		if v != nil {
 			return e.structField(b, num, v)
 		}
 	case schema.Message:
@@ -287,13 +291,12 @@ func (e *encoder) contentPart(b []byte, plan *schema.Plan, cp *event.ContentPart
 	if err := plan.Check(unsafe.Pointer(cp)); err != nil {
 		return b, err
 	}
-	arm := partArms[cp.Type] // known: checked above
+	// The rule (checkPart, which checks the source too) holds from here: a
+	// known type, text only on a text part, a valid source on a media part.
+	arm := partArms[cp.Type]
 	var err error
 	b, start := beginLen(b, arm)
 	if arm == 1 {
-		if cp.Source != nil {
-			return b, invalidf("a text part has no source")
-		}
 		if cp.Text != "" {
 			if b, err = appendString(b, 1, cp.Text); err != nil {
 				return b, jsonx.WithKey(err, "text")
@@ -311,13 +314,8 @@ func (e *encoder) contentPart(b []byte, plan *schema.Plan, cp *event.ContentPart
 		}
 		return endLen(b, start), nil
 	}
-	if cp.Text != "" {
-		return b, invalidf("a %s part carries no text", cp.Type)
-	}
-	if cp.Source != nil {
-		if b, err = appendSource(b, cp.Source); err != nil {
-			return b, jsonx.WithKey(err, "source")
-		}
+	if b, err = appendSource(b, cp.Source); err != nil {
+		return b, jsonx.WithKey(err, "source")
 	}
 	if cp.Metadata != nil {
 		if b, err = e.valueField(b, 2, cp.Metadata); err != nil {
@@ -332,11 +330,9 @@ func (e *encoder) contentPart(b []byte, plan *schema.Plan, cp *event.ContentPart
 	return endLen(b, start), nil
 }
 
+// appendSource writes a source the part's rule has checked.
 func appendSource(b []byte, s *event.Source) ([]byte, error) {
-	arm, ok := sourceArms[s.Type]
-	if !ok {
-		return b, invalidf("source type %s has no protobuf form (known: data, url, file)", jsonx.Quote(s.Type))
-	}
+	arm := sourceArms[s.Type]
 	var err error
 	b, src := beginLen(b, 1)
 	b, start := beginLen(b, arm)
@@ -347,16 +343,10 @@ func appendSource(b []byte, s *event.Source) ([]byte, error) {
 	}
 	switch arm {
 	case 1: // data: mime_type is a plain string
-		if s.Provider != nil {
-			return b, invalidf("a data source has no provider")
-		}
-		if s.MimeType != nil && *s.MimeType != "" {
+		if *s.MimeType != "" {
 			b, err = appendString(b, 2, *s.MimeType)
 		}
 	case 2: // url
-		if s.Provider != nil {
-			return b, invalidf("a url source has no provider")
-		}
 		if s.MimeType != nil {
 			b, err = appendString(b, 2, *s.MimeType)
 		}

@@ -226,7 +226,11 @@ func (w *writer) field(f *schema.Field, base unsafe.Pointer) error {
 			w.raw(v)
 		}
 	case schema.Object:
-		if v := *(*Object)(p); v != nil {
+		v := *(*Object)(p)
+		if v == nil && f.Req {
+			v = Object("{}") // a required object is never left out
+		}
+		if v != nil {
 			if err := w.valid(v, jsonx.Object); err != nil {
 				return err
 			}
