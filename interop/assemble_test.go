@@ -190,11 +190,55 @@ func goValue(t *testing.T, c *assemble.Conversation) any {
 
 func TestAssembleMatchesClient(t *testing.T) {
 	runs := assembleCorpus(t)
-	streams := make([][]string, len(runs))
+	// Each stream goes to the client twice: as it is, and as agwire's
+	// Compact leaves it.
+	streams := make([][]string, 2*len(runs))
+	compactedEvents := 0
 	for i, r := range runs {
 		streams[i] = r.lines
+		var evs []event.Event
+		for _, l := range r.lines {
+			ev, err := event.Parse([]byte(l))
+			if err != nil {
+				t.Fatal(err)
+			}
+			evs = append(evs, ev)
+		}
+		compacted, _, err := assemble.Compact(evs, assemble.Options{})
+		if err != nil {
+			// Only a stream with a failing patch is refused; replay it whole.
+			var pe *assemble.PatchError
+			if !errors.As(err, &pe) {
+				t.Fatalf("%s: compact: %v", r.name, err)
+			}
+			compacted = evs
+		}
+		for _, ev := range compacted {
+			b, err := event.Marshal(ev)
+			if err != nil {
+				t.Fatal(err)
+			}
+			streams[len(runs)+i] = append(streams[len(runs)+i], string(b))
+		}
+		compactedEvents += len(compacted)
 	}
+	start := time.Now()
 	results := runClient(t, streams)
+	t.Logf("the client assembled %d streams in %v", len(streams), time.Since(start).Round(time.Millisecond))
+	for i, r := range runs {
+		orig, comp := results[i], results[len(runs)+i]
+		if !comp.OK {
+			t.Errorf("%s: the client failed agwire's compacted stream: %s\n%s", r.name, comp.Error, strings.Join(streams[len(runs)+i], "\n"))
+			continue
+		}
+		if !orig.OK {
+			continue // reported below
+		}
+		if !reflect.DeepEqual(conversationValue(t, comp.Messages, comp.State), conversationValue(t, orig.Messages, orig.State)) {
+			t.Errorf("%s: the client assembles agwire's compacted stream to\n{\"messages\":%s,\"state\":%s}\nand the original to\n{\"messages\":%s,\"state\":%s}\ncompacted:\n%s",
+				r.name, comp.Messages, comp.State, orig.Messages, orig.State, strings.Join(streams[len(runs)+i], "\n"))
+		}
+	}
 	events, failedPatches, warned := 0, 0, 0
 	types := map[event.Type]int{}
 	for i, r := range runs {
@@ -235,8 +279,8 @@ func TestAssembleMatchesClient(t *testing.T) {
 			types[ty]++
 		}
 	}
-	t.Logf("%d streams (%d hand-written, %d generated), %d events, %d event types; %d patches failed on both sides; %d streams drew client warnings",
-		len(runs), len(handWritten), generatedRuns, events, len(types), failedPatches, warned)
+	t.Logf("%d streams (%d hand-written, %d generated), %d events, %d event types; %d patches failed on both sides; %d streams drew client warnings; compacted: %d events",
+		len(runs), len(handWritten), generatedRuns, events, len(types), failedPatches, warned, compactedEvents)
 	var missing []string
 	for _, ty := range event.Types() {
 		if types[ty] == 0 {
@@ -309,6 +353,9 @@ var handWritten = []struct{ name, jsonl string }{
 {"type":"REASONING_MESSAGE_CHUNK","messageId":"r","delta":"think"}
 {"type":"REASONING_MESSAGE_CHUNK","metadata":{"only":"metadata"}}
 {"type":"SUBAGENT_FINISHED","subagentRunId":"s1"}
+{"type":"SUBAGENT_STARTED","subagentRunId":"s2","name":"other","parentSubagentRunId":"s1"}
+{"type":"TOOL_CALL_CHUNK","toolCallId":"t2","toolCallName":"h","delta":"[]","subagentRunId":"s2"}
+{"type":"SUBAGENT_ERROR","subagentRunId":"s2","message":"failed"}
 {"type":"TEXT_MESSAGE_CHUNK","messageId":"q","role":"user","name":"bob"}
 {"type":"RUN_FINISHED","threadId":"t","runId":"r"}`},
 	{"activity snapshots, replace and deltas", `

@@ -196,10 +196,10 @@ func (g *gen) optName() *string {
 // closeChunks notes that an event closing the chunk lanes was sent.
 func (g *gen) closeChunks() { g.chunkText, g.chunkTool = "", "" }
 
-// Generate returns a random valid stream of one to three runs.
+// Generate returns a random valid stream of one or two runs.
 func Generate(r *rand.Rand) Stream {
 	g := &gen{r: r, activity: map[string]map[string]string{}, state: map[string]string{}}
-	runs := 1 + r.IntN(3)
+	runs := 1 + r.IntN(2)
 	for run := 0; run < runs; run++ {
 		g.run(run)
 	}
@@ -221,7 +221,7 @@ func (g *gen) stream() Stream {
 func (g *gen) run(n int) {
 	g.emit(obj("type", "RUN_STARTED", "threadId", "t", "runId", "r"+strconv.Itoa(n), "metadata", g.metadata()))
 	g.closeChunks()
-	steps := 4 + g.r.IntN(40)
+	steps := 4 + g.r.IntN(30)
 	for i := 0; i < steps; i++ {
 		g.step()
 	}
