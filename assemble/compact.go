@@ -57,7 +57,11 @@ func Compact(events []event.Event, opts Options) ([]event.Event, CompactReport, 
 	}
 	var expanded []event.Event
 	var l lanes
+	creates := map[event.Event]bool{} // ACTIVITY_SNAPSHOTs that create their message
 	for i, ev := range events {
+		if a, ok := ev.(*event.ActivitySnapshot); ok && live.find(a.MessageID) == nil {
+			creates[ev] = true
+		}
 		if err := live.Apply(ev); err != nil {
 			return nil, rep, fmt.Errorf("assemble: compact: %w", err)
 		}
@@ -72,7 +76,7 @@ func Compact(events []event.Event, opts Options) ([]event.Event, CompactReport, 
 		expanded = append(expanded, x...)
 	}
 
-	k := compactor{open: map[groupKey]*group{}, parents: map[string][]string{}}
+	k := compactor{open: map[groupKey]*group{}, parents: map[string][]string{}, creates: creates}
 	lastState := -1
 	for _, ev := range expanded {
 		switch ev.(type) {
@@ -92,7 +96,9 @@ func Compact(events []event.Event, opts Options) ([]event.Event, CompactReport, 
 			out = append(out, s.ev)
 		case s.g != nil:
 			rep.Streams++
-			out = s.g.render(out)
+			if out, err = s.g.render(out); err != nil {
+				return nil, rep, fmt.Errorf("assemble: compact: %w", err)
+			}
 		case i == lastState:
 			out = append(out, &event.StateSnapshot{Snapshot: live.State()})
 		}
@@ -107,6 +113,7 @@ const (
 	gText groupKind = iota + 1
 	gReasoning
 	gTool
+	gActivity
 )
 
 type groupKey struct {
@@ -128,6 +135,9 @@ type group struct {
 	// ACTIVITY_SNAPSHOT (which can replace a message, tool calls and all)
 	// is then a barrier.
 	unknownParent bool
+	// activity: the ACTIVITY_SNAPSHOT that created the message and the
+	// activity events after it, replayed to find the message they leave.
+	activity []event.Event
 }
 
 type slot struct {
@@ -139,6 +149,7 @@ type compactor struct {
 	slots   []slot
 	open    map[groupKey]*group
 	parents map[string][]string // tool call id → the message ids its start named
+	creates map[event.Event]bool
 	splits  int
 }
 
@@ -229,10 +240,9 @@ func (k *compactor) add(ev event.Event) {
 		k.slots = append(k.slots, slot{ev: ev})
 		return
 	}
-	key, part, isStream := streamOf(ev)
-	// An event naming a message an open stream builds on, other than that
-	// stream's own events, is a barrier.
 	if _, ok := ev.(*event.ActivitySnapshot); ok {
+		// It can replace a message, tool calls and all: a barrier for a
+		// tool call whose message is not known.
 		for _, g := range k.open {
 			if g.unknownParent {
 				k.seal()
@@ -240,20 +250,17 @@ func (k *compactor) add(ev event.Event) {
 			}
 		}
 	}
-	for _, id := range namedMessages(ev) {
-		for gk, g := range k.open {
-			if isStream && gk == key {
-				continue
-			}
-			for _, m := range g.msgIDs {
-				if m == id {
-					k.seal()
-					goto sealed
-				}
-			}
-		}
+	if k.activity(ev) {
+		return
 	}
-sealed:
+	key, part, isStream := streamOf(ev)
+	// An event naming a message an open stream builds on, other than that
+	// stream's own events, is a barrier.
+	if isStream {
+		k.barrierFor(ev, key)
+	} else {
+		k.barrierFor(ev, groupKey{})
+	}
 	if !isStream {
 		k.slots = append(k.slots, slot{ev: ev})
 		return
@@ -308,9 +315,71 @@ sealed:
 	g.fold(ev.BaseEvent().Metadata)
 }
 
+// activity joins ACTIVITY_SNAPSHOT and ACTIVITY_DELTA events of one message
+// into a group that starts with the snapshot creating it, and reports
+// whether it took ev.
+func (k *compactor) activity(ev event.Event) bool {
+	var id string
+	switch e := ev.(type) {
+	case *event.ActivitySnapshot:
+		id = e.MessageID
+	case *event.ActivityDelta:
+		id = e.MessageID
+	default:
+		return false
+	}
+	key := groupKey{gActivity, id}
+	if g := k.open[key]; g != nil {
+		k.barrierFor(ev, key)
+		if g = k.open[key]; g != nil {
+			g.activity = append(g.activity, ev)
+			return true
+		}
+	}
+	if !k.creates[ev] {
+		return false
+	}
+	k.barrierFor(ev, key)
+	g := &group{kind: gActivity, msgIDs: []string{id}, activity: []event.Event{ev}}
+	k.open[key] = g
+	k.slots = append(k.slots, slot{g: g})
+	return true
+}
+
+// barrierFor seals every open group if ev names a message one of them
+// (other than own) builds on.
+func (k *compactor) barrierFor(ev event.Event, own groupKey) {
+	for _, id := range namedMessages(ev) {
+		for gk, g := range k.open {
+			if gk == own {
+				continue
+			}
+			for _, m := range g.msgIDs {
+				if m == id {
+					k.seal()
+					return
+				}
+			}
+		}
+	}
+}
+
 // render appends the group's events: start (with all the metadata), joined
-// content, end.
-func (g *group) render(out []event.Event) []event.Event {
+// content, end; for an activity group, one ACTIVITY_SNAPSHOT creating the
+// message as its events leave it.
+func (g *group) render(out []event.Event) ([]event.Event, error) {
+	if g.kind == gActivity {
+		if len(g.activity) == 1 {
+			return append(out, g.activity[0]), nil
+		}
+		c, err := FromEvents(g.activity, Options{})
+		if err != nil {
+			return nil, err
+		}
+		m := c.Messages()[0]
+		return append(out, &event.ActivitySnapshot{Base: event.Base{Metadata: m.Metadata}, MessageID: m.ID,
+			ActivityType: *m.ActivityType, Content: m.ActivityContent, SubagentRunID: m.SubagentRunID}), nil
+	}
 	meta := g.meta
 	if !g.hasMeta {
 		meta = nil
@@ -366,5 +435,5 @@ func (g *group) render(out []event.Event) []event.Event {
 			out = append(out, &c)
 		}
 	}
-	return out
+	return out, nil
 }

@@ -48,6 +48,7 @@ func assembleCorpus(t *testing.T) []corpusRun {
 		}
 		runs = append(runs, corpusRun{h.name, lines})
 	}
+	runs = append(runs, corpusRun{"realistic run", assembletest.Realistic(1).Lines})
 	for seed := uint64(0); seed < generatedRuns; seed++ {
 		s := assembletest.Generate(rand.New(rand.NewPCG(seed, 9)))
 		runs = append(runs, corpusRun{fmt.Sprintf("generated seed %d", seed), s.Lines})
@@ -279,7 +280,7 @@ func TestAssembleMatchesClient(t *testing.T) {
 			types[ty]++
 		}
 	}
-	t.Logf("%d streams (%d hand-written, %d generated), %d events, %d event types; %d patches failed on both sides; %d streams drew client warnings; compacted: %d events",
+	t.Logf("%d streams (%d hand-written, 1 realistic, %d generated), %d events, %d event types; %d patches failed on both sides; %d streams drew client warnings; compacted: %d events",
 		len(runs), len(handWritten), generatedRuns, events, len(types), failedPatches, warned, compactedEvents)
 	var missing []string
 	for _, ty := range event.Types() {
