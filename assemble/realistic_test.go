@@ -2,6 +2,9 @@ package assemble_test
 
 import (
 	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/agwire/agwire/assemble"
@@ -45,5 +48,25 @@ func TestCompactRealisticRun(t *testing.T) {
 		rep.EventsIn, rep.EventsOut, j0, j1, b0, b1, rep.Streams, rep.StateEvents, rep.Splits)
 	if rep.EventsOut*10 > rep.EventsIn {
 		t.Errorf("compaction kept %d of %d events", rep.EventsOut, rep.EventsIn)
+	}
+}
+
+// testdata/realistic-run.jsonl is Realistic(1) as JSON lines, for trying
+// the CLI on (agwire assemble/compact -i assemble/testdata/realistic-run.jsonl).
+// Regenerate with AGWIRE_UPDATE_TESTDATA=1 go test ./assemble -run TestRealisticRunFile.
+func TestRealisticRunFile(t *testing.T) {
+	want := strings.Join(assembletest.Realistic(1).Lines, "\n") + "\n"
+	path := filepath.Join("testdata", "realistic-run.jsonl")
+	if os.Getenv("AGWIRE_UPDATE_TESTDATA") != "" {
+		if err := os.WriteFile(path, []byte(want), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(got) != want {
+		t.Errorf("%s is not Realistic(1); regenerate it", path)
 	}
 }

@@ -22,7 +22,7 @@ func Realistic(seed uint64) Stream {
 	tok := func() string {
 		w := words[r.IntN(len(words))]
 		if r.IntN(8) == 0 {
-			return w + "."
+			return " " + w + "."
 		}
 		return " " + w
 	}

@@ -14,6 +14,8 @@
 //	inspect  list the frames of a binary stream: offsets, sizes, types, ids
 //	demo     run a built-in sample through encode and decode: sizes, round trip
 //	serve    a demo AG-UI endpoint streaming the built-in run as SSE or binary
+//	assemble the conversation a stream describes: messages and state, as JSON
+//	compact  a shorter stream that assembles to the same conversation
 //
 // Encode, decode, convert and inspect draw a progress line on standard error
 // when it is a terminal and their output goes elsewhere.
@@ -67,6 +69,8 @@ var commands = []command{
 	{"inspect", "list the frames of a binary stream: offsets, sizes, types, ids", runInspect},
 	{"demo", "run a built-in sample through encode and decode: sizes, round trip", runDemo},
 	{"serve", "a demo AG-UI endpoint streaming the built-in run as SSE or binary", runServe},
+	{"assemble", "the conversation a stream describes: messages and state, as JSON", runAssemble},
+	{"compact", "a shorter stream that assembles to the same conversation", runCompact},
 }
 
 // run is the whole program: it returns the exit status.
