@@ -53,6 +53,10 @@ type msg struct {
 	text    []byte
 	hasText bool // text, not m.Content or m.Parts, is the content
 	calls   []*call
+	// act is an activity message's content as a tree once a delta has
+	// patched it (m.ActivityContent is then stale), so a run of deltas
+	// does not parse and write the content once per delta.
+	act *node
 }
 
 type call struct {
@@ -192,6 +196,11 @@ func (m *msg) message() event.Message {
 	} else if m.m.Parts != nil {
 		out.Parts = append([]event.ContentPart{}, m.m.Parts...)
 	}
+	if m.act != nil {
+		m.m.ActivityContent = event.Object(m.act.raw())
+		m.act = nil
+		out.ActivityContent = m.m.ActivityContent
+	}
 	if m.calls != nil {
 		out.ToolCalls = make([]event.ToolCall, len(m.calls))
 		for i, c := range m.calls {
@@ -262,19 +271,39 @@ func (c *Conversation) Apply(ev event.Event) error {
 		c.stats.Unknown++
 		return nil
 	}
+	if len(c.lanes.order) == 0 && !isChunk(ev) {
+		// The common case: no chunk stream open, nothing to expand.
+		return c.step(idx, ev, ev)
+	}
 	expanded, err := c.lanes.expand(ev)
 	if err != nil {
 		return fail(err)
 	}
 	for _, x := range expanded {
-		if c.checker != nil {
-			if err := c.checker.check(x); err != nil {
-				return &SequenceError{Index: idx, Type: ev.Type(), Err: err}
-			}
+		if err := c.step(idx, ev, x); err != nil {
+			return err
 		}
-		if err := c.apply(x); err != nil {
-			return &ApplyError{Index: idx, Type: ev.Type(), Err: err}
+	}
+	return nil
+}
+
+func isChunk(ev event.Event) bool {
+	switch ev.(type) {
+	case *event.TextMessageChunk, *event.ToolCallChunk, *event.ReasoningMessageChunk:
+		return true
+	}
+	return false
+}
+
+// step checks and applies x, one of the events ev stands for.
+func (c *Conversation) step(idx int, ev, x event.Event) error {
+	if c.checker != nil {
+		if err := c.checker.check(x); err != nil {
+			return &SequenceError{Index: idx, Type: ev.Type(), Err: err}
 		}
+	}
+	if err := c.apply(x); err != nil {
+		return &ApplyError{Index: idx, Type: ev.Type(), Err: err}
 	}
 	return nil
 }
@@ -729,7 +758,7 @@ func (c *Conversation) activitySnapshot(e *event.ActivitySnapshot) {
 		target = c.msgs[at]
 		if replace {
 			target.m.ActivityType = strPtr(e.ActivityType)
-			target.m.ActivityContent = append(event.Object(nil), e.Content...)
+			target.m.ActivityContent, target.act = append(event.Object(nil), e.Content...), nil
 			target.m.SubagentRunID = e.SubagentRunID
 		}
 	case replace:
@@ -751,21 +780,27 @@ func (c *Conversation) activityDelta(e *event.ActivityDelta) error {
 	}
 	// Metadata does not depend on the patch: it is merged first.
 	m.m.Metadata = merge(m.m.Metadata, e.Metadata)
-	base := m.m.ActivityContent
-	if base == nil {
-		base = event.Object("{}")
+	doc := m.act
+	if doc == nil {
+		base := m.m.ActivityContent
+		if base == nil {
+			base = event.Object("{}")
+		}
+		var err error
+		if doc, err = parseValue(base); err != nil {
+			return err
+		}
 	}
-	doc, err := parseValue(base)
-	if err != nil {
+	mustBeObject := func(n *node) error {
+		if n == nil || n.k != kObj {
+			return ErrActivityNotObject
+		}
+		return nil
+	}
+	if err := applyPatchTo(&doc, e.Patch, c.opts.MaxPatchWork, mustBeObject); err != nil {
 		return err
 	}
-	if err := applyPatch(&doc, e.Patch, c.opts.MaxPatchWork); err != nil {
-		return err
-	}
-	if doc == nil || doc.k != kObj {
-		return ErrActivityNotObject
-	}
-	m.m.ActivityContent = event.Object(doc.raw())
+	m.act = doc
 	m.m.ActivityType = strPtr(e.ActivityType)
 	return nil
 }

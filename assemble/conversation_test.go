@@ -430,3 +430,18 @@ func TestIncrementalReadsAreSnapshots(t *testing.T) {
 		t.Errorf("%q %q", *first[0].Content, *c.Messages()[0].Content)
 	}
 }
+
+// A patch that leaves activity content something other than an object is
+// refused and undone, earlier operations included.
+func TestActivityMustStayObject(t *testing.T) {
+	c, _ := assembleJSON(t, Options{}, runStart+`
+{"type":"ACTIVITY_SNAPSHOT","messageId":"a","activityType":"p","content":{"k":1}}
+{"type":"ACTIVITY_DELTA","messageId":"a","activityType":"p","patch":[{"op":"add","path":"/j","value":2}]}`)
+	err := c.Apply(parseEvents(t, `{"type":"ACTIVITY_DELTA","messageId":"a","activityType":"p","patch":[{"op":"add","path":"/x","value":1},{"op":"replace","path":"","value":5}]}`)[0])
+	if !errors.Is(err, ErrActivityNotObject) {
+		t.Fatal(err)
+	}
+	if got := string(c.Messages()[0].ActivityContent); got != `{"k":1,"j":2}` {
+		t.Errorf("content %s", got)
+	}
+}

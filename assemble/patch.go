@@ -104,6 +104,12 @@ type patcher struct {
 // applyPatch applies ops to *doc atomically. *doc may be nil (absent),
 // which only an operation on the root path can change.
 func applyPatch(doc **node, ops []event.PatchOp, budget int) error {
+	return applyPatchTo(doc, ops, budget, nil)
+}
+
+// applyPatchTo is applyPatch with a check of the result: when check fails
+// the patch is undone and check's error returned.
+func applyPatchTo(doc **node, ops []event.PatchOp, budget int, check func(*node) error) error {
 	if budget <= 0 {
 		budget = DefaultMaxPatchWork
 	}
@@ -117,6 +123,12 @@ func applyPatch(doc **node, ops []event.PatchOp, budget int) error {
 				pe.From = *op.From
 			}
 			return pe
+		}
+	}
+	if check != nil {
+		if err := check(p.root); err != nil {
+			p.rollback()
+			return err
 		}
 	}
 	*doc = p.root
