@@ -741,29 +741,22 @@ func (c *Conversation) activitySnapshot(e *event.ActivitySnapshot) {
 		return &msg{m: event.Message{ID: e.MessageID, Role: event.RoleActivity, ActivityType: strPtr(e.ActivityType),
 			ActivityContent: append(event.Object(nil), e.Content...), SubagentRunID: e.SubagentRunID}}
 	}
-	c.reindex()
-	at := -1
-	for i, m := range c.msgs {
-		if m.m.ID == e.MessageID {
-			at = i
-			break
-		}
-	}
-	var target *msg
+	existing := c.find(e.MessageID)
+	target := existing
 	switch {
-	case at < 0:
+	case existing == nil:
 		target = fresh()
 		c.push(target)
-	case c.msgs[at].m.Role == event.RoleActivity:
-		target = c.msgs[at]
+	case existing.m.Role == event.RoleActivity:
 		if replace {
 			target.m.ActivityType = strPtr(e.ActivityType)
 			target.m.ActivityContent, target.act = append(event.Object(nil), e.Content...), nil
 			target.m.SubagentRunID = e.SubagentRunID
 		}
 	case replace:
-		target = fresh()
-		c.msgs[at] = target
+		// The message becomes an activity message in its place (tool calls
+		// and all are gone, so the indexes are rebuilt).
+		*existing = *fresh()
 		c.dirty = true
 	default:
 		c.stats.Ignored++

@@ -38,6 +38,12 @@
 //     not apply (THINKING_*, frames from a later protocol) are skipped and
 //     counted in Stats.
 //
+// Cost: an event is applied in time proportional to its own size plus
+// map lookups, except the ones that reorder or rebuild the list —
+// TOOL_CALL_RESULT (it is inserted after its owner), MESSAGES_SNAPSHOT and
+// RUN_STARTED with input messages — which cost O(number of messages), as they
+// do in the client; JSON Patch cost is bounded as described below.
+//
 // # Metadata
 //
 // Each event's metadata merges into what the event builds with
@@ -58,17 +64,32 @@
 // *SequenceError that names the event's index and wraps one of the ErrSeq*
 // errors.
 //
+// # Compaction
+//
+// Compact turns a recorded stream into a much shorter one that assembles to
+// the same conversation, in agwire and in the TypeScript client: each stream
+// becomes start (with all its metadata, merged in order), joined content and
+// end where it started; an activity message's snapshot and deltas become one
+// snapshot; all state events become one STATE_SNAPSHOT; chunks are expanded.
+// It never moves a stream's events across a MESSAGES_SNAPSHOT, a RUN_STARTED
+// or an event naming the same message (it compacts each side instead), so it
+// stays replay-equivalent where the client's compactEvents is not.
+//
 // # JSON Patch
 //
-// The patch code is this package's own (patch.go), written against the
-// exact-text value model: state and activity content are held as a tree that
-// keeps member order and number spelling, so untouched values are written
-// back as they arrived. It passes the json-patch-tests suite (testdata,
-// TestJSONPatchSuite). A patch is atomic, each failure is a *PatchError
-// naming the operation, and its cost is bounded: every operation is charged
-// for the work it does (path segments, members scanned, elements shifted,
-// nodes copied or compared) and a patch over its budget
-// (Options.MaxPatchWork, default DefaultMaxPatchWork ≈ 16.8 million units)
-// fails with ErrPatchTooCostly, so no patch can be made quadratic in the size
-// of the state.
+// The patch code is this package's own (patch.go, on the value tree of
+// json.go) rather than a library, because the state needs all of: to live in
+// memory between deltas (no parse and serialisation of the whole state per
+// delta), member order and number spelling kept as agwire's exact-text
+// values keep them, atomic failure reported as an error naming the
+// operation, and a hard bound on the work of one patch. It passes the RFC 6902
+// json-patch-tests suite (testdata/json-patch-tests, TestJSONPatchSuite).
+//
+// A patch is atomic: on the first failing operation everything it did is
+// undone and a *PatchError names the operation. Its cost is bounded: every
+// operation is charged one unit per path segment, object member scanned,
+// array element shifted, and node copied or compared, and a patch over its
+// budget (Options.MaxPatchWork, default DefaultMaxPatchWork = 2^24 units)
+// fails with ErrPatchTooCostly, so no patch can be made quadratic in the
+// size of the state.
 package assemble
