@@ -402,3 +402,68 @@ var handWritten = []struct{ name, jsonl string }{
 {"type":"TEXT_MESSAGE_START","messageId":"m2"}
 {"type":"RUN_ERROR","message":"boom"}`},
 }
+
+// TestAssemblePatchDivergences holds the recorded cases where agwire and the
+// client treat a patch RFC 6902 (and the json-patch-tests suite) refuses
+// differently. agwire refuses it with a *PatchError and leaves the state as
+// it was. The client applies a leading-zero array index (its JSON Patch
+// library reads "01" as 1), and fails the whole run on a pointer with a ~ not
+// followed by 0 or 1 (its event schema refuses the path). The test checks
+// that both still behave exactly so, and logs each as DIVERGENCE.
+func TestAssemblePatchDivergences(t *testing.T) {
+	cases := []struct {
+		name, patch string
+		clientState string // "" when the client fails the run
+		clientError string
+		agwire      error
+	}{
+		{"array index with a leading zero", `[{"op":"add","path":"/a/01","value":9}]`, `{"a":[1,9,2],"o":{}}`, "", assemble.ErrPatchPath},
+		{"~ not followed by 0 or 1 in a pointer", `[{"op":"add","path":"/o/~2","value":1}]`, "", "must match pattern", assemble.ErrPatchInvalid},
+	}
+	var streams [][]string
+	for _, c := range cases {
+		streams = append(streams, []string{
+			`{"type":"RUN_STARTED","threadId":"t","runId":"r"}`,
+			`{"type":"STATE_SNAPSHOT","snapshot":{"a":[1,2],"o":{}}}`,
+			`{"type":"STATE_DELTA","delta":` + c.patch + `}`,
+			`{"type":"RUN_FINISHED","threadId":"t","runId":"r"}`,
+		})
+	}
+	results := runClient(t, streams)
+	for i, c := range cases {
+		res := results[i]
+		client := ""
+		if c.clientState != "" {
+			var want, got any
+			json.Unmarshal([]byte(c.clientState), &want)
+			json.Unmarshal(res.State, &got)
+			if !res.OK || !reflect.DeepEqual(got, want) {
+				t.Errorf("%s: the client now gives %s (ok %v, %s), not %s", c.name, res.State, res.OK, res.Error, c.clientState)
+			}
+			client = "applies it (state " + c.clientState + ")"
+		} else {
+			if res.OK || !strings.Contains(res.Error, c.clientError) {
+				t.Errorf("%s: the client now gives ok %v, %q", c.name, res.OK, res.Error)
+			}
+			client = "fails the run (its event schema refuses the path)"
+		}
+		conv, _ := assemble.New(assemble.Options{})
+		var applyErr error
+		for _, l := range streams[i] {
+			ev, err := event.Parse([]byte(l))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var ae *assemble.ApplyError
+			if err := conv.Apply(ev); errors.As(err, &ae) {
+				applyErr = err
+			} else if err != nil {
+				t.Fatal(err)
+			}
+		}
+		if !errors.Is(applyErr, c.agwire) || string(conv.State()) != `{"a":[1,2],"o":{}}` {
+			t.Errorf("%s: agwire now gives %s, %v", c.name, conv.State(), applyErr)
+		}
+		t.Logf("DIVERGENCE: %s, %s: the client %s; agwire refuses the patch and keeps the state: %v", c.name, c.patch, client, applyErr)
+	}
+}
