@@ -21,6 +21,9 @@ type Options struct {
 	// MaxPatchWork is the work budget of one JSON Patch (STATE_DELTA,
 	// ACTIVITY_DELTA); 0 means DefaultMaxPatchWork.
 	MaxPatchWork int
+	// MaxCopiedNodes is how many JSON nodes copy operations may create over
+	// the conversation's life; 0 means DefaultMaxCopiedNodes.
+	MaxCopiedNodes int
 }
 
 // Conversation is the conversation an AG-UI event stream describes: its
@@ -39,6 +42,7 @@ type Conversation struct {
 	byToolID map[string]*msg // first message holding each tool call id
 	dirty    bool            // the indexes need a rebuild
 
+	copies  int // what copy operations may still create
 	lanes   lanes
 	checker *checker
 	runs    []Run
@@ -119,7 +123,10 @@ type Step struct {
 // New returns an empty Conversation (or one holding opts.Messages and
 // opts.State).
 func New(opts Options) (*Conversation, error) {
-	c := &Conversation{opts: opts}
+	c := &Conversation{opts: opts, copies: opts.MaxCopiedNodes}
+	if c.copies <= 0 {
+		c.copies = DefaultMaxCopiedNodes
+	}
 	for i := range opts.Messages {
 		c.msgs = append(c.msgs, newMsg(&opts.Messages[i]))
 	}
@@ -454,7 +461,7 @@ func (c *Conversation) apply(ev event.Event) error {
 		}
 		c.state, c.stateText = n, nil
 	case *event.StateDelta:
-		if err := applyPatch(&c.state, e.Delta, c.opts.MaxPatchWork); err != nil {
+		if err := applyPatch(&c.state, e.Delta, c.limits()); err != nil {
 			return err
 		}
 		c.stateText = nil
@@ -526,6 +533,10 @@ func (c *Conversation) apply(ev event.Event) error {
 	// RAW, CUSTOM, REASONING_START/END and SUBAGENT_* change no message;
 	// their metadata stays on the event.
 	return nil
+}
+
+func (c *Conversation) limits() limits {
+	return limits{work: c.opts.MaxPatchWork, copies: &c.copies}
 }
 
 func eqPtr(a, b *string) bool {
@@ -790,7 +801,7 @@ func (c *Conversation) activityDelta(e *event.ActivityDelta) error {
 		}
 		return nil
 	}
-	if err := applyPatchTo(&doc, e.Patch, c.opts.MaxPatchWork, mustBeObject); err != nil {
+	if err := applyPatchTo(&doc, e.Patch, c.limits(), mustBeObject); err != nil {
 		return err
 	}
 	m.act = doc

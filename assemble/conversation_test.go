@@ -445,3 +445,30 @@ func TestActivityMustStayObject(t *testing.T) {
 		t.Errorf("content %s", got)
 	}
 }
+
+// Copy is the one operation that makes values no event carried: a stream of
+// small deltas doubling the state runs out of the conversation's copy budget
+// instead of memory.
+func TestCopyBudget(t *testing.T) {
+	c, _ := New(Options{MaxCopiedNodes: 100000})
+	if err := c.Apply(parseEvents(t, `{"type":"STATE_SNAPSHOT","snapshot":{"a":[1,2,3,4,5,6,7]}}`)[0]); err != nil {
+		t.Fatal(err)
+	}
+	doubling := parseEvents(t, `{"type":"STATE_DELTA","delta":[{"op":"copy","from":"/a","path":"/a/-"}]}`)[0]
+	var err error
+	n := 0
+	for ; n < 64 && err == nil; n++ {
+		err = c.Apply(doubling)
+	}
+	var pe *PatchError
+	if !errors.Is(err, ErrCopyBudget) || !errors.As(err, &pe) {
+		t.Fatalf("after %d doublings: %v", n, err)
+	}
+	if n > 16 {
+		t.Errorf("%d doublings of an 8-node value fit a 100,000-node budget", n)
+	}
+	// A failed patch spends nothing: a small copy still fits.
+	if err := c.Apply(parseEvents(t, `{"type":"STATE_DELTA","delta":[{"op":"copy","from":"/a/0","path":"/b"}]}`)[0]); err != nil {
+		t.Error(err)
+	}
+}

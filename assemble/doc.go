@@ -91,5 +91,10 @@
 // array element shifted, and node copied or compared, and a patch over its
 // budget (Options.MaxPatchWork, default DefaultMaxPatchWork = 2^24 units)
 // fails with ErrPatchTooCostly, so no patch can be made quadratic in the
-// size of the state.
+// size of the state. Copy is the one operation that creates values no event
+// carried (a run of small deltas could otherwise double the state each
+// time): copies spend a budget for the conversation's life
+// (Options.MaxCopiedNodes, default DefaultMaxCopiedNodes = 2^22 nodes) and
+// fail with ErrCopyBudget beyond it, so the state and activity contents
+// never hold more than the events brought plus that many nodes.
 package assemble

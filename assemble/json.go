@@ -414,9 +414,12 @@ func appendString(dst []byte, s string) []byte {
 // raw returns the node's JSON text as an event.RawValue.
 func (n *node) raw() event.RawValue { return n.appendJSON(nil) }
 
-// clone deep-copies the node, charging one unit of work per node.
-func (n *node) clone(w *work) (*node, error) {
+// clone deep-copies the node, charging one unit to w and to copies per node.
+func (n *node) clone(w, copies *work) (*node, error) {
 	if err := w.spend(1); err != nil {
+		return nil, err
+	}
+	if err := copies.spend(1); err != nil {
 		return nil, err
 	}
 	c := &node{k: n.k, s: n.s}
@@ -424,7 +427,7 @@ func (n *node) clone(w *work) (*node, error) {
 	case kArr:
 		c.a = make([]*node, len(n.a))
 		for i, v := range n.a {
-			cv, err := v.clone(w)
+			cv, err := v.clone(w, copies)
 			if err != nil {
 				return nil, err
 			}
@@ -433,7 +436,7 @@ func (n *node) clone(w *work) (*node, error) {
 	case kObj:
 		c.o = make([]member, len(n.o))
 		for i, m := range n.o {
-			cv, err := m.val.clone(w)
+			cv, err := m.val.clone(w, copies)
 			if err != nil {
 				return nil, err
 			}

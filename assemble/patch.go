@@ -36,7 +36,18 @@ var (
 	ErrPatchTest = errors.New("test failed")
 	// ErrPatchTooCostly: the patch would do more work than its budget.
 	ErrPatchTooCostly = errors.New("patch exceeds its work budget")
+	// ErrCopyBudget: copy operations would create more nodes than the
+	// conversation's copy budget (Options.MaxCopiedNodes) has left.
+	ErrCopyBudget = errors.New("copy exceeds the conversation's copy budget")
 )
+
+// DefaultMaxCopiedNodes is the copy budget of a conversation when
+// Options.MaxCopiedNodes is 0: the number of JSON nodes copy operations may
+// create over its life (about 4 million). Copy is the one operation that
+// makes values no event carried, so with this budget the state and activity
+// contents never hold more than what the events brought plus this many
+// nodes.
+const DefaultMaxCopiedNodes = 1 << 22
 
 // DefaultMaxPatchWork is the work budget of one patch when
 // Options.MaxPatchWork is 0: about 16 million units (one unit is one path
@@ -63,7 +74,10 @@ func (e *PatchError) Error() string {
 
 func (e *PatchError) Unwrap() error { return e.Err }
 
-type work struct{ left int }
+type work struct {
+	left int
+	err  error // returned when left goes below 0; ErrPatchTooCostly when nil
+}
 
 func (w *work) spend(n int) error {
 	if w == nil {
@@ -71,6 +85,9 @@ func (w *work) spend(n int) error {
 	}
 	w.left -= n
 	if w.left < 0 {
+		if w.err != nil {
+			return w.err
+		}
 		return ErrPatchTooCostly
 	}
 	return nil
@@ -96,24 +113,36 @@ const (
 )
 
 type patcher struct {
-	root *node
-	w    work
-	log  []undo
+	root   *node
+	w      work
+	copies work // what copy operations may still create
+	log    []undo
+}
+
+// limits are the budgets a patch runs under: work for this patch, and the
+// conversation's remaining copy budget, which a successful patch spends.
+type limits struct {
+	work   int
+	copies *int
 }
 
 // applyPatch applies ops to *doc atomically. *doc may be nil (absent),
 // which only an operation on the root path can change.
-func applyPatch(doc **node, ops []event.PatchOp, budget int) error {
-	return applyPatchTo(doc, ops, budget, nil)
+func applyPatch(doc **node, ops []event.PatchOp, lim limits) error {
+	return applyPatchTo(doc, ops, lim, nil)
 }
 
 // applyPatchTo is applyPatch with a check of the result: when check fails
 // the patch is undone and check's error returned.
-func applyPatchTo(doc **node, ops []event.PatchOp, budget int, check func(*node) error) error {
+func applyPatchTo(doc **node, ops []event.PatchOp, lim limits, check func(*node) error) error {
+	budget := lim.work
 	if budget <= 0 {
 		budget = DefaultMaxPatchWork
 	}
-	p := patcher{root: *doc, w: work{left: budget}}
+	p := patcher{root: *doc, w: work{left: budget}, copies: work{left: 1<<62 - 1, err: ErrCopyBudget}}
+	if lim.copies != nil {
+		p.copies.left = *lim.copies
+	}
 	for i := range ops {
 		op := &ops[i]
 		if err := p.apply(op); err != nil {
@@ -132,6 +161,9 @@ func applyPatchTo(doc **node, ops []event.PatchOp, budget int, check func(*node)
 		}
 	}
 	*doc = p.root
+	if lim.copies != nil {
+		*lim.copies = p.copies.left
+	}
 	return nil
 }
 
@@ -307,7 +339,7 @@ func (p *patcher) apply(op *event.PatchOp) error {
 		if err != nil {
 			return err
 		}
-		v, err := src.clone(&p.w)
+		v, err := src.clone(&p.w, &p.copies)
 		if err != nil {
 			return err
 		}
