@@ -184,8 +184,9 @@ func (c *Conversation) State() event.RawValue {
 // Len returns the number of messages.
 func (c *Conversation) Len() int { return len(c.msgs) }
 
-// Messages returns the current messages. The result is the caller's: later
-// events do not change it.
+// Messages returns the current messages. Later events do not change the
+// result; its metadata, content and content part values share their bytes
+// with the Conversation and must not be modified.
 func (c *Conversation) Messages() []event.Message {
 	out := make([]event.Message, len(c.msgs))
 	for i, m := range c.msgs {
