@@ -44,9 +44,9 @@ type CompactReport struct {
 // side, and counted in CompactReport.Splits; so a snapshot inside an open
 // stream replays exactly as it did.
 //
-// Metadata that stays on events (state events, ends and contents whose
-// metadata moved to the start) is not kept on the dropped events: it never
-// reached the conversation. The stream must apply without error (with
+// What stays on events and never reaches the conversation is not kept for
+// the events that are dropped or joined: the metadata of state events, and
+// the timestamps and rawEvent of joined events. The stream must apply without error (with
 // opts.Check as given); a failed patch or a refused event is returned as an
 // error and nothing is compacted.
 func Compact(events []event.Event, opts Options) ([]event.Event, CompactReport, error) {
