@@ -32,6 +32,10 @@ var (
 	ErrSeqOpenAtFinish = errors.New("RUN_FINISHED while work is still open")
 	// ErrSeqSubagentReused: SUBAGENT_STARTED for an id that already finished in this run.
 	ErrSeqSubagentReused = errors.New("subagent id reused within the run")
+	// ErrSeqWrongAgent: an event's subagentRunId names another agent than
+	// the one that owns the message, tool call, reasoning message or
+	// activity it addresses (the agent whose event opened it).
+	ErrSeqWrongAgent = errors.New("subagentRunId does not match the owner")
 )
 
 type checker struct {
@@ -40,6 +44,9 @@ type checker struct {
 	messages, toolCalls, spans, reasoning map[string]bool
 	steps                                 map[laneKey]map[string]bool
 	subagents, closedSubagents            map[string]bool
+	// The agent owning each message, tool call, reasoning message and
+	// activity: the one whose event opened it.
+	ownMessage, ownTool, ownReasoning, ownActivity map[string]laneKey
 }
 
 func newChecker() *checker {
@@ -53,7 +60,49 @@ func (c *checker) reset() {
 	c.messages, c.toolCalls, c.spans, c.reasoning = map[string]bool{}, map[string]bool{}, map[string]bool{}, map[string]bool{}
 	c.steps = map[laneKey]map[string]bool{}
 	c.subagents, c.closedSubagents = map[string]bool{}, map[string]bool{}
+	c.ownMessage, c.ownTool, c.ownReasoning, c.ownActivity = map[string]laneKey{}, map[string]laneKey{}, map[string]laneKey{}, map[string]laneKey{}
 	c.finished, c.errored, c.started = false, false, true
+}
+
+// owned checks that tag, when given, names the owner of id in owners.
+func owned(owners map[string]laneKey, id, what string, tag *string) error {
+	if tag == nil {
+		return nil
+	}
+	if o, ok := owners[id]; ok && o != keyOf(tag) {
+		return fmt.Errorf("%w: subagentRunId %q, but %s %q belongs to %s", ErrSeqWrongAgent, *tag, what, id, o)
+	}
+	return nil
+}
+
+// claim records the owner of a newly opened id.
+func claim(owners map[string]laneKey, id string, tag *string) {
+	if _, ok := owners[id]; !ok {
+		owners[id] = keyOf(tag)
+	}
+}
+
+// seed records the owners of the messages a snapshot (authoritative) or a
+// run's input carries.
+func (c *checker) seed(msgs []event.Message, authoritative bool) {
+	for i := range msgs {
+		m := &msgs[i]
+		owners := c.ownMessage
+		switch m.Role {
+		case event.RoleReasoning:
+			owners = c.ownReasoning
+		case event.RoleActivity:
+			owners = c.ownActivity
+		}
+		if _, ok := owners[m.ID]; authoritative || !ok {
+			owners[m.ID] = keyOf(m.SubagentRunID)
+		}
+		for _, tc := range m.ToolCalls {
+			if _, ok := c.ownTool[tc.ID]; authoritative || !ok {
+				c.ownTool[tc.ID] = keyOf(m.SubagentRunID)
+			}
+		}
+	}
 }
 
 func open(set map[string]bool, id, what string) error {
@@ -106,27 +155,72 @@ func (c *checker) check(ev event.Event) error {
 	}
 	switch e := ev.(type) {
 	case *event.TextMessageStart:
+		if c.messages[e.MessageID] {
+			return fmt.Errorf("%w: text message %q", ErrSeqAlreadyActive, e.MessageID)
+		}
+		if err := owned(c.ownMessage, e.MessageID, "message", e.SubagentRunID); err != nil {
+			return err
+		}
+		claim(c.ownMessage, e.MessageID, e.SubagentRunID)
 		return open(c.messages, e.MessageID, "text message")
 	case *event.TextMessageContent:
-		return active(c.messages, e.MessageID, "text message", false)
+		if err := active(c.messages, e.MessageID, "text message", false); err != nil {
+			return err
+		}
+		return owned(c.ownMessage, e.MessageID, "message", e.SubagentRunID)
 	case *event.TextMessageEnd:
-		return active(c.messages, e.MessageID, "text message", true)
+		if err := active(c.messages, e.MessageID, "text message", false); err != nil {
+			return err
+		}
+		if err := owned(c.ownMessage, e.MessageID, "message", e.SubagentRunID); err != nil {
+			return err
+		}
+		delete(c.messages, e.MessageID)
 	case *event.ToolCallStart:
-		return open(c.toolCalls, e.ToolCallID, "tool call")
+		return c.toolCallStart(e)
 	case *event.ToolCallArgs:
-		return active(c.toolCalls, e.ToolCallID, "tool call", false)
+		if err := active(c.toolCalls, e.ToolCallID, "tool call", false); err != nil {
+			return err
+		}
+		return owned(c.ownTool, e.ToolCallID, "tool call", e.SubagentRunID)
 	case *event.ToolCallEnd:
-		return active(c.toolCalls, e.ToolCallID, "tool call", true)
+		if err := active(c.toolCalls, e.ToolCallID, "tool call", false); err != nil {
+			return err
+		}
+		if err := owned(c.ownTool, e.ToolCallID, "tool call", e.SubagentRunID); err != nil {
+			return err
+		}
+		delete(c.toolCalls, e.ToolCallID)
 	case *event.ReasoningStart:
-		return open(c.spans, e.MessageID, "reasoning span")
+		return c.reasoningOpen(c.spans, e.MessageID, "reasoning span", e.SubagentRunID)
 	case *event.ReasoningEnd:
-		return active(c.spans, e.MessageID, "reasoning span", true)
+		return c.reasoningClose(c.spans, e.MessageID, "reasoning span", e.SubagentRunID, true)
 	case *event.ReasoningMessageStart:
-		return open(c.reasoning, e.MessageID, "reasoning message")
+		return c.reasoningOpen(c.reasoning, e.MessageID, "reasoning message", e.SubagentRunID)
 	case *event.ReasoningMessageContent:
-		return active(c.reasoning, e.MessageID, "reasoning message", false)
+		return c.reasoningClose(c.reasoning, e.MessageID, "reasoning message", e.SubagentRunID, false)
 	case *event.ReasoningMessageEnd:
-		return active(c.reasoning, e.MessageID, "reasoning message", true)
+		return c.reasoningClose(c.reasoning, e.MessageID, "reasoning message", e.SubagentRunID, true)
+	case *event.ReasoningEncryptedValue:
+		switch e.Subtype {
+		case "tool-call":
+			return owned(c.ownTool, e.EntityID, "tool call", e.SubagentRunID)
+		case "message":
+			if _, ok := c.ownMessage[e.EntityID]; ok {
+				return owned(c.ownMessage, e.EntityID, "message", e.SubagentRunID)
+			}
+		}
+		return owned(c.ownReasoning, e.EntityID, "reasoning message", e.SubagentRunID)
+	case *event.ActivitySnapshot:
+		if _, ok := c.ownActivity[e.MessageID]; !ok || e.Replace == nil || *e.Replace {
+			c.ownActivity[e.MessageID] = keyOf(e.SubagentRunID)
+		}
+	case *event.ActivityDelta:
+		return owned(c.ownActivity, e.MessageID, "activity", e.SubagentRunID)
+	case *event.ToolCallResult:
+		c.ownMessage[e.MessageID] = keyOf(e.SubagentRunID)
+	case *event.MessagesSnapshot:
+		c.seed(e.Messages, true)
 	case *event.StepStarted:
 		k := keyOf(e.SubagentRunID)
 		if c.steps[k] == nil {
@@ -178,6 +272,68 @@ func (c *checker) check(ev event.Event) error {
 		c.errored = true
 	case *event.RunStarted:
 		c.started = true
+		if e.Input != nil {
+			c.seed(e.Input.Messages, false)
+		}
+	}
+	return nil
+}
+
+func (c *checker) toolCallStart(e *event.ToolCallStart) error {
+	if c.toolCalls[e.ToolCallID] {
+		return fmt.Errorf("%w: tool call %q", ErrSeqAlreadyActive, e.ToolCallID)
+	}
+	var inherited *laneKey
+	if p := e.ParentMessageID; p != nil {
+		if o, ok := c.ownMessage[*p]; ok {
+			if e.SubagentRunID != nil && keyOf(e.SubagentRunID) != o {
+				return fmt.Errorf("%w: subagentRunId %q, but the parent message %q belongs to %s", ErrSeqWrongAgent, *e.SubagentRunID, *p, o)
+			}
+			inherited = &o
+		}
+	}
+	if o, ok := c.ownTool[e.ToolCallID]; ok {
+		if err := owned(c.ownTool, e.ToolCallID, "tool call", e.SubagentRunID); err != nil {
+			return err
+		}
+		if e.SubagentRunID == nil && inherited != nil && *inherited != o {
+			return fmt.Errorf("%w: tool call %q belongs to %s, its parent message to %s", ErrSeqWrongAgent, e.ToolCallID, o, *inherited)
+		}
+	} else {
+		switch {
+		case e.SubagentRunID != nil:
+			c.ownTool[e.ToolCallID] = keyOf(e.SubagentRunID)
+		case inherited != nil:
+			c.ownTool[e.ToolCallID] = *inherited
+		default:
+			c.ownTool[e.ToolCallID] = laneKey{}
+		}
+	}
+	c.toolCalls[e.ToolCallID] = true
+	return nil
+}
+
+func (c *checker) reasoningOpen(set map[string]bool, id, what string, tag *string) error {
+	if set[id] {
+		return fmt.Errorf("%w: %s %q", ErrSeqAlreadyActive, what, id)
+	}
+	if err := owned(c.ownReasoning, id, "reasoning message", tag); err != nil {
+		return err
+	}
+	claim(c.ownReasoning, id, tag)
+	set[id] = true
+	return nil
+}
+
+func (c *checker) reasoningClose(set map[string]bool, id, what string, tag *string, end bool) error {
+	if err := active(set, id, what, false); err != nil {
+		return err
+	}
+	if err := owned(c.ownReasoning, id, "reasoning message", tag); err != nil {
+		return err
+	}
+	if end {
+		delete(set, id)
 	}
 	return nil
 }

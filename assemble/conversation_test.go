@@ -472,3 +472,35 @@ func TestCopyBudget(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// Events addressing a message, tool call or reasoning message must come from
+// the agent that opened it (when they name one).
+func TestSequenceWrongAgent(t *testing.T) {
+	for _, tc := range []struct{ name, lines string }{
+		{"content from another subagent", `{"type":"TEXT_MESSAGE_START","messageId":"m","subagentRunId":"a"}
+{"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"x","subagentRunId":"b"}`},
+		{"content from the parent for a subagent's message", `{"type":"TEXT_MESSAGE_START","messageId":"m","subagentRunId":"a"}
+{"type":"TEXT_MESSAGE_END","messageId":"m","subagentRunId":"a"}
+{"type":"TEXT_MESSAGE_START","messageId":"m","subagentRunId":"b"}`},
+		{"tool call under another agent's message", `{"type":"TEXT_MESSAGE_START","messageId":"m","subagentRunId":"a"}
+{"type":"TOOL_CALL_START","toolCallId":"t","toolCallName":"f","parentMessageId":"m","subagentRunId":"b"}`},
+		{"tool call args from another agent", `{"type":"TOOL_CALL_START","toolCallId":"t","toolCallName":"f"}
+{"type":"TOOL_CALL_ARGS","toolCallId":"t","delta":"{}","subagentRunId":"b"}`},
+		{"reasoning from another agent", `{"type":"REASONING_MESSAGE_START","messageId":"r","role":"reasoning","subagentRunId":"a"}
+{"type":"REASONING_MESSAGE_CONTENT","messageId":"r","delta":"x","subagentRunId":"b"}`},
+		{"snapshot owners", `{"type":"MESSAGES_SNAPSHOT","messages":[{"id":"m","role":"assistant","content":"x","subagentRunId":"a","toolCalls":[{"id":"t","type":"function","function":{"name":"f","arguments":""}}]}]}
+{"type":"REASONING_ENCRYPTED_VALUE","subtype":"tool-call","entityId":"t","encryptedValue":"e","subagentRunId":"b"}`},
+	} {
+		_, err := FromEvents(parseEvents(t, runStart+"\n"+tc.lines), Options{Check: true})
+		if !errors.Is(err, ErrSeqWrongAgent) {
+			t.Errorf("%s: %v", tc.name, err)
+		}
+	}
+	// The owner itself, or an event naming no agent, is fine.
+	if _, err := FromEvents(parseEvents(t, runStart+`
+{"type":"TEXT_MESSAGE_START","messageId":"m","subagentRunId":"a"}
+{"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"x","subagentRunId":"a"}
+{"type":"TEXT_MESSAGE_END","messageId":"m"}`), Options{Check: true}); err != nil {
+		t.Error(err)
+	}
+}

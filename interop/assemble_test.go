@@ -111,6 +111,23 @@ func runClient(t *testing.T, streams [][]string) []clientResult {
 	return results
 }
 
+// sequenceError applies the events with sequence checking on and returns
+// the first event it refuses (a failed patch is not a sequence error).
+func sequenceError(lines []string) error {
+	c, _ := assemble.New(assemble.Options{Check: true})
+	for _, l := range lines {
+		ev, err := event.Parse([]byte(l))
+		if err != nil {
+			return err
+		}
+		var se *assemble.SequenceError
+		if err := c.Apply(ev); errors.As(err, &se) {
+			return err
+		}
+	}
+	return nil
+}
+
 // goAssemble applies events as the client does: a failed patch is reported
 // and the stream goes on (the client warns and goes on); any other error is
 // returned.
@@ -232,6 +249,9 @@ func TestAssembleMatchesClient(t *testing.T) {
 			t.Errorf("%s: the client failed agwire's compacted stream: %s\n%s", r.name, comp.Error, strings.Join(streams[len(runs)+i], "\n"))
 			continue
 		}
+		if err := sequenceError(streams[len(runs)+i]); err != nil {
+			t.Errorf("%s: agwire's checker refuses the compacted stream the client's verifier accepts: %v", r.name, err)
+		}
 		if !orig.OK {
 			continue // reported below
 		}
@@ -250,6 +270,10 @@ func TestAssembleMatchesClient(t *testing.T) {
 		}
 		if len(res.Warnings) > 0 {
 			warned++
+		}
+		// What the client's verifier accepts, agwire's checker accepts.
+		if err := sequenceError(r.lines); err != nil {
+			t.Errorf("%s: agwire's sequence checking refuses what the client's verifier accepts: %v", r.name, err)
 		}
 		fromJSON, failed, err := goAssemble(fromLines(t, r.lines))
 		if err != nil {
@@ -465,5 +489,54 @@ func TestAssemblePatchDivergences(t *testing.T) {
 			t.Errorf("%s: agwire now gives %s, %v", c.name, conv.State(), applyErr)
 		}
 		t.Logf("DIVERGENCE: %s, %s: the client %s; agwire refuses the patch and keeps the state: %v", c.name, c.patch, client, applyErr)
+	}
+}
+
+// TestSequenceErrorsMatchClient: streams the client's verifier (or its chunk
+// expansion) refuses, and the typed error agwire's sequence checking gives
+// for each. Both must refuse.
+func TestSequenceErrorsMatchClient(t *testing.T) {
+	const start = `{"type":"RUN_STARTED","threadId":"t","runId":"r"}`
+	const finish = `{"type":"RUN_FINISHED","threadId":"t","runId":"r"}`
+	cases := []struct {
+		name  string
+		lines []string
+		want  error
+	}{
+		{"first event not RUN_STARTED", []string{`{"type":"TEXT_MESSAGE_START","messageId":"m"}`}, assemble.ErrSeqFirstEvent},
+		{"content never started", []string{start, `{"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"x"}`}, assemble.ErrSeqNotActive},
+		{"end never started", []string{start, `{"type":"TOOL_CALL_END","toolCallId":"t"}`}, assemble.ErrSeqNotActive},
+		{"message open at RUN_FINISHED", []string{start, `{"type":"TEXT_MESSAGE_START","messageId":"m"}`, finish}, assemble.ErrSeqOpenAtFinish},
+		{"step open at RUN_FINISHED", []string{start, `{"type":"STEP_STARTED","stepName":"s"}`, finish}, assemble.ErrSeqOpenAtFinish},
+		{"tool call open at RUN_FINISHED", []string{start, `{"type":"TOOL_CALL_START","toolCallId":"t","toolCallName":"f"}`, finish}, assemble.ErrSeqOpenAtFinish},
+		{"reasoning open at RUN_FINISHED", []string{start, `{"type":"REASONING_START","messageId":"r"}`, finish}, assemble.ErrSeqOpenAtFinish},
+		{"event after RUN_FINISHED", []string{start, finish, `{"type":"CUSTOM","name":"x","value":1}`}, assemble.ErrSeqAfterFinish},
+		{"event after RUN_ERROR", []string{start, `{"type":"RUN_ERROR","message":"boom"}`, `{"type":"CUSTOM","name":"x","value":1}`}, assemble.ErrSeqAfterError},
+		{"RUN_STARTED while a run is active", []string{start, start}, assemble.ErrSeqRunActive},
+		{"message started twice", []string{start, `{"type":"TEXT_MESSAGE_START","messageId":"m"}`, `{"type":"TEXT_MESSAGE_START","messageId":"m"}`}, assemble.ErrSeqAlreadyActive},
+		{"step finished never started", []string{start, `{"type":"STEP_FINISHED","stepName":"s"}`}, assemble.ErrSeqNotActive},
+		{"subagent finished never started", []string{start, `{"type":"SUBAGENT_FINISHED","subagentRunId":"s"}`}, assemble.ErrSeqNotActive},
+		{"subagent id reused", []string{start, `{"type":"SUBAGENT_STARTED","subagentRunId":"s","name":"n"}`, `{"type":"SUBAGENT_FINISHED","subagentRunId":"s"}`, `{"type":"SUBAGENT_STARTED","subagentRunId":"s","name":"n"}`}, assemble.ErrSeqSubagentReused},
+		{"content from another subagent", []string{start, `{"type":"TEXT_MESSAGE_START","messageId":"m","subagentRunId":"a"}`, `{"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"x","subagentRunId":"b"}`}, assemble.ErrSeqWrongAgent},
+		{"tool call under another agent's message", []string{start, `{"type":"TEXT_MESSAGE_START","messageId":"m","subagentRunId":"a"}`, `{"type":"TOOL_CALL_START","toolCallId":"t","toolCallName":"f","parentMessageId":"m","subagentRunId":"b"}`}, assemble.ErrSeqWrongAgent},
+		{"first text chunk without messageId", []string{start, `{"type":"TEXT_MESSAGE_CHUNK","delta":"x"}`}, assemble.ErrChunkNoID},
+		{"first tool chunk without name", []string{start, `{"type":"TOOL_CALL_CHUNK","toolCallId":"t","delta":"x"}`}, assemble.ErrChunkNoName},
+		{"chunk changes the role", []string{start, `{"type":"TEXT_MESSAGE_CHUNK","messageId":"m","delta":"x"}`, `{"type":"TEXT_MESSAGE_CHUNK","role":"user","delta":"y"}`}, assemble.ErrChunkMismatch},
+		{"chunk for two lanes' streams", []string{start, `{"type":"TEXT_MESSAGE_CHUNK","messageId":"m","delta":"x","subagentRunId":"a"}`, `{"type":"TEXT_MESSAGE_CHUNK","messageId":"n","delta":"x","subagentRunId":"b"}`, `{"type":"TEXT_MESSAGE_CHUNK","delta":"?"}`}, assemble.ErrChunkAmbiguous},
+	}
+	var streams [][]string
+	for _, c := range cases {
+		streams = append(streams, c.lines)
+	}
+	results := runClient(t, streams)
+	for i, c := range cases {
+		if results[i].OK {
+			t.Errorf("%s: the client accepts it", c.name)
+		}
+		err := sequenceError(c.lines)
+		var se *assemble.SequenceError
+		if !errors.Is(err, c.want) || !errors.As(err, &se) || se.Index != len(c.lines)-1 {
+			t.Errorf("%s: agwire gives %v, want %v at event %d", c.name, err, c.want, len(c.lines)-1)
+		}
 	}
 }
