@@ -1,8 +1,8 @@
 // Package assembletest generates random, valid AG-UI event streams for
 // tests: runs a producer could send that the TypeScript client accepts
 // (they pass its verifier), with text, chunk, interleaved tool call,
-// tool result, reasoning, activity, state, messages-snapshot and lifecycle
-// events and random metadata. Generation is deterministic for a seed.
+// tool result, reasoning, activity, state, messages-snapshot, subagent and
+// lifecycle events and random metadata. Generation is deterministic for a seed.
 package assembletest
 
 import (
@@ -95,6 +95,32 @@ type gen struct {
 	stateKeys []string
 	chunkText string // the open text chunk stream's id, if any
 	chunkTool string
+
+	// Subagents: sub is the running subagent ("" for none); owner records
+	// the agent that opened each message, tool call and reasoning message
+	// (events addressing it may name only that agent).
+	sub      string
+	subs     int
+	owner    map[string]string
+	chunkOwn map[string]string
+}
+
+// tag returns the running subagent as an event's subagentRunId.
+func (g *gen) tag() *string {
+	if g.sub == "" {
+		return nil
+	}
+	s := g.sub
+	return &s
+}
+
+// ownerTag returns, half the time, id's owner as subagentRunId (never for
+// the parent agent, which no subagentRunId names).
+func (g *gen) ownerTag(id string) *string {
+	if o := g.owner[id]; o != "" && g.r.IntN(2) == 0 {
+		return &o
+	}
+	return nil
 }
 
 func (g *gen) id(prefix string) string {
@@ -198,7 +224,7 @@ func (g *gen) closeChunks() { g.chunkText, g.chunkTool = "", "" }
 
 // Generate returns a random valid stream of one or two runs.
 func Generate(r *rand.Rand) Stream {
-	g := &gen{r: r, activity: map[string]map[string]string{}, state: map[string]string{}}
+	g := &gen{r: r, activity: map[string]map[string]string{}, state: map[string]string{}, owner: map[string]string{}, chunkOwn: map[string]string{}}
 	runs := 1 + r.IntN(2)
 	for run := 0; run < runs; run++ {
 		g.run(run)
@@ -227,10 +253,15 @@ func (g *gen) run(n int) {
 	}
 	if g.r.IntN(8) == 0 {
 		g.emit(obj("type", "RUN_ERROR", "message", "boom", "metadata", g.metadata()))
+		g.sub = ""
 		g.texts, g.reasoning, g.spans, g.tools, g.steps = nil, nil, nil, nil, nil
 		g.ended = nil
 		g.closeChunks()
 		return
+	}
+	if g.sub != "" {
+		g.emit(obj("type", "SUBAGENT_FINISHED", "subagentRunId", g.sub))
+		g.sub = ""
 	}
 	for len(g.texts) > 0 {
 		g.endText(g.texts[0])
@@ -263,13 +294,13 @@ func (g *gen) run(n int) {
 }
 
 func (g *gen) endText(id string) {
-	g.emit(obj("type", "TEXT_MESSAGE_END", "messageId", id, "metadata", g.metadata()))
+	g.emit(obj("type", "TEXT_MESSAGE_END", "messageId", id, "subagentRunId", g.ownerTag(id), "metadata", g.metadata()))
 	g.texts = remove(g.texts, id)
 	g.closeChunks()
 }
 
 func (g *gen) endTool(id string) {
-	g.emit(obj("type", "TOOL_CALL_END", "toolCallId", id, "metadata", g.metadata()))
+	g.emit(obj("type", "TOOL_CALL_END", "toolCallId", id, "subagentRunId", g.ownerTag(id), "metadata", g.metadata()))
 	g.tools = remove(g.tools, id)
 	g.ended = append(g.ended, id)
 	g.closeChunks()
@@ -284,7 +315,8 @@ func (g *gen) step() {
 		if role != "" {
 			rp = &role
 		}
-		g.emit(obj("type", "TEXT_MESSAGE_START", "messageId", id, "role", rp, "name", g.optName(), "metadata", g.metadata()))
+		g.emit(obj("type", "TEXT_MESSAGE_START", "messageId", id, "role", rp, "name", g.optName(), "subagentRunId", g.tag(), "metadata", g.metadata()))
+		g.owner[id] = g.sub
 		g.texts = append(g.texts, id)
 		g.msgIDs = append(g.msgIDs, id)
 		if role == "" || role == "assistant" {
@@ -292,17 +324,27 @@ func (g *gen) step() {
 		}
 		g.closeChunks()
 	case k < 8 && len(g.texts) > 0:
-		g.emit(obj("type", "TEXT_MESSAGE_CONTENT", "messageId", g.pick(g.texts), "delta", g.text(), "metadata", g.metadata()))
+		id := g.pick(g.texts)
+		g.emit(obj("type", "TEXT_MESSAGE_CONTENT", "messageId", id, "delta", g.text(), "subagentRunId", g.ownerTag(id), "metadata", g.metadata()))
 		g.closeChunks()
 	case k < 9 && len(g.texts) > 0:
 		g.endText(g.pick(g.texts))
 	case k < 11: // open a tool call
 		id := g.id("tc")
 		var parent *string
+		sameOwner := func(ids []string) []string {
+			var out []string
+			for _, x := range ids {
+				if g.owner[x] == g.sub {
+					out = append(out, x)
+				}
+			}
+			return out
+		}
 		switch g.r.IntN(4) {
 		case 0:
-			if len(g.assistant) > 0 {
-				p := g.pick(g.assistant)
+			if c := sameOwner(g.assistant); len(c) > 0 {
+				p := g.pick(c)
 				parent = &p
 			}
 		case 1:
@@ -310,9 +352,10 @@ func (g *gen) step() {
 			parent = &p
 			g.msgIDs = append(g.msgIDs, p)
 			g.assistant = append(g.assistant, p)
+			g.owner[p] = g.sub
 		case 2:
-			if len(g.texts) > 0 {
-				p := g.pick(g.texts)
+			if c := sameOwner(g.texts); len(c) > 0 {
+				p := g.pick(c)
 				parent = &p
 			}
 		}
@@ -320,11 +363,13 @@ func (g *gen) step() {
 			g.msgIDs = append(g.msgIDs, id)
 			g.assistant = append(g.assistant, id)
 		}
-		g.emit(obj("type", "TOOL_CALL_START", "toolCallId", id, "toolCallName", "tool"+strconv.Itoa(g.r.IntN(3)), "parentMessageId", parent, "metadata", g.metadata()))
+		g.owner[id] = g.sub
+		g.emit(obj("type", "TOOL_CALL_START", "toolCallId", id, "toolCallName", "tool"+strconv.Itoa(g.r.IntN(3)), "parentMessageId", parent, "subagentRunId", g.tag(), "metadata", g.metadata()))
 		g.tools = append(g.tools, id)
 		g.closeChunks()
 	case k < 14 && len(g.tools) > 0:
-		g.emit(obj("type", "TOOL_CALL_ARGS", "toolCallId", g.pick(g.tools), "delta", g.text(), "metadata", g.metadata()))
+		id := g.pick(g.tools)
+		g.emit(obj("type", "TOOL_CALL_ARGS", "toolCallId", id, "delta", g.text(), "subagentRunId", g.ownerTag(id), "metadata", g.metadata()))
 		g.closeChunks()
 	case k < 15 && len(g.tools) > 0:
 		g.endTool(g.pick(g.tools))
@@ -339,55 +384,60 @@ func (g *gen) step() {
 			content = raw(quote(g.text()))
 		}
 		g.emit(obj("type", "TOOL_CALL_RESULT", "messageId", id, "toolCallId", tc, "content", content, "metadata", g.metadata()))
+		g.owner[id] = ""
 		g.msgIDs = append(g.msgIDs, id)
 		g.closeChunks()
 	case k < 17: // a text chunk (always with its id: an id-less chunk after a lane closed is an error)
 		id := g.chunkText
-		if id == "" || g.r.IntN(3) == 0 {
+		if id == "" || g.chunkOwn[id] != g.sub || g.r.IntN(3) == 0 {
 			id = g.id("c")
 			g.msgIDs = append(g.msgIDs, id)
 			g.assistant = append(g.assistant, id)
+			g.owner[id], g.chunkOwn[id] = g.sub, g.sub
 		}
 		var delta *string
 		if g.r.IntN(5) > 0 {
 			d := g.text()
 			delta = &d
 		}
-		g.emit(obj("type", "TEXT_MESSAGE_CHUNK", "messageId", id, "delta", delta, "metadata", g.metadata()))
+		g.emit(obj("type", "TEXT_MESSAGE_CHUNK", "messageId", id, "delta", delta, "subagentRunId", g.tag(), "metadata", g.metadata()))
 		g.chunkText, g.chunkTool = id, ""
 	case k < 18: // a tool call chunk
 		id := g.chunkTool
 		var name *string
-		if id == "" || g.r.IntN(3) == 0 {
+		if id == "" || g.chunkOwn[id] != g.sub || g.r.IntN(3) == 0 {
 			id = g.id("ct")
 			n := "chunked"
 			name = &n
 			g.msgIDs = append(g.msgIDs, id)
 			g.assistant = append(g.assistant, id)
+			g.owner[id], g.chunkOwn[id] = g.sub, g.sub
 		}
-		g.emit(obj("type", "TOOL_CALL_CHUNK", "toolCallId", id, "toolCallName", name, "delta", g.text(), "metadata", g.metadata()))
+		g.emit(obj("type", "TOOL_CALL_CHUNK", "toolCallId", id, "toolCallName", name, "delta", g.text(), "subagentRunId", g.tag(), "metadata", g.metadata()))
 		g.chunkTool, g.chunkText = id, ""
 	case k < 19: // reasoning
 		switch {
 		case len(g.reasoning) > 0 && g.r.IntN(3) > 0:
 			id := g.pick(g.reasoning)
 			if g.r.IntN(3) == 0 {
-				g.emit(obj("type", "REASONING_MESSAGE_END", "messageId", id, "metadata", g.metadata()))
+				g.emit(obj("type", "REASONING_MESSAGE_END", "messageId", id, "subagentRunId", g.ownerTag(id), "metadata", g.metadata()))
 				g.reasoning = remove(g.reasoning, id)
 			} else {
-				g.emit(obj("type", "REASONING_MESSAGE_CONTENT", "messageId", id, "delta", g.text(), "metadata", g.metadata()))
+				g.emit(obj("type", "REASONING_MESSAGE_CONTENT", "messageId", id, "delta", g.text(), "subagentRunId", g.ownerTag(id), "metadata", g.metadata()))
 			}
 		case len(g.spans) > 0 && g.r.IntN(2) == 0:
 			id := g.pick(g.spans)
-			g.emit(obj("type", "REASONING_END", "messageId", id, "metadata", g.metadata()))
+			g.emit(obj("type", "REASONING_END", "messageId", id, "subagentRunId", g.ownerTag(id), "metadata", g.metadata()))
 			g.spans = remove(g.spans, id)
 		case g.r.IntN(2) == 0:
 			id := g.id("rs")
-			g.emit(obj("type", "REASONING_START", "messageId", id, "metadata", g.metadata()))
+			g.emit(obj("type", "REASONING_START", "messageId", id, "subagentRunId", g.tag(), "metadata", g.metadata()))
+			g.owner[id] = g.sub
 			g.spans = append(g.spans, id)
 		default:
 			id := g.id("rm")
-			g.emit(obj("type", "REASONING_MESSAGE_START", "messageId", id, "role", "reasoning", "metadata", g.metadata()))
+			g.emit(obj("type", "REASONING_MESSAGE_START", "messageId", id, "role", "reasoning", "subagentRunId", g.tag(), "metadata", g.metadata()))
+			g.owner[id] = g.sub
 			g.reasoning = append(g.reasoning, id)
 			g.msgIDs = append(g.msgIDs, id)
 		}
@@ -413,8 +463,21 @@ func (g *gen) step() {
 	case k < 27:
 		g.emit(obj("type", "CUSTOM", "name", "c", "value", raw(g.value(0)), "metadata", g.metadata()))
 		g.closeChunks()
-	case k < 28:
+	case k < 28 && g.r.IntN(2) == 0:
 		g.emit(obj("type", "RAW", "event", raw(g.value(0)), "metadata", g.metadata()))
+	case k < 28: // a subagent starts, or the running one ends
+		if g.sub == "" {
+			g.subs++
+			g.sub = "sub" + strconv.Itoa(g.subs)
+			g.emit(obj("type", "SUBAGENT_STARTED", "subagentRunId", g.sub, "name", "helper"))
+		} else {
+			if g.r.IntN(3) == 0 {
+				g.emit(obj("type", "SUBAGENT_ERROR", "subagentRunId", g.sub, "message", "failed"))
+			} else {
+				g.emit(obj("type", "SUBAGENT_FINISHED", "subagentRunId", g.sub))
+			}
+			g.sub = ""
+		}
 	case k < 29 && len(g.msgIDs) > 0:
 		if g.r.IntN(2) == 0 && len(g.tools)+len(g.ended) > 0 {
 			g.emit(obj("type", "REASONING_ENCRYPTED_VALUE", "subtype", "tool-call", "entityId", g.pick(append(append([]string{}, g.tools...), g.ended...)), "encryptedValue", g.id("enc"), "metadata", g.metadata()))
@@ -563,7 +626,11 @@ func (g *gen) snapshot() {
 		if _, isActivity := g.activity[id]; isActivity || g.r.IntN(2) == 0 {
 			continue
 		}
-		msgs = append(msgs, obj("id", id, "role", "assistant", "content", g.text(), "metadata", g.metadata()))
+		var own *string
+		if o := g.owner[id]; o != "" {
+			own = &o
+		}
+		msgs = append(msgs, obj("id", id, "role", "assistant", "content", g.text(), "subagentRunId", own, "metadata", g.metadata()))
 		ids = append(ids, id)
 	}
 	hasActivity, hasReasoning := false, false
