@@ -57,10 +57,10 @@ func Compact(events []event.Event, opts Options) ([]event.Event, CompactReport, 
 	}
 	var expanded []event.Event
 	var l lanes
-	creates := map[event.Event]bool{} // ACTIVITY_SNAPSHOTs that create their message
+	creates := map[int]bool{} // positions in expanded of ACTIVITY_SNAPSHOTs that create their message
 	for i, ev := range events {
 		if a, ok := ev.(*event.ActivitySnapshot); ok && live.find(a.MessageID) == nil {
-			creates[ev] = true
+			creates[len(expanded)] = true // activity events are never expanded
 		}
 		if err := live.Apply(ev); err != nil {
 			return nil, rep, fmt.Errorf("assemble: compact: %w", err)
@@ -76,9 +76,10 @@ func Compact(events []event.Event, opts Options) ([]event.Event, CompactReport, 
 		expanded = append(expanded, x...)
 	}
 
-	k := compactor{open: map[groupKey]*group{}, parents: map[string][]string{}, creates: creates}
+	k := compactor{open: map[groupKey]*group{}, parents: map[string][]string{}}
 	lastState := -1
-	for _, ev := range expanded {
+	for i, ev := range expanded {
+		k.creating = creates[i]
 		switch ev.(type) {
 		case *event.StateSnapshot, *event.StateDelta:
 			rep.StateEvents++
@@ -146,11 +147,11 @@ type slot struct {
 }
 
 type compactor struct {
-	slots   []slot
-	open    map[groupKey]*group
-	parents map[string][]string // tool call id → the message ids its start named
-	creates map[event.Event]bool
-	splits  int
+	slots    []slot
+	open     map[groupKey]*group
+	parents  map[string][]string // tool call id → the message ids its start named
+	creating bool                // the event being added is an ACTIVITY_SNAPSHOT creating its message
+	splits   int
 }
 
 func (g *group) fold(md event.Object) {
@@ -336,7 +337,7 @@ func (k *compactor) activity(ev event.Event) bool {
 			return true
 		}
 	}
-	if !k.creates[ev] {
+	if !k.creating {
 		return false
 	}
 	k.barrierFor(ev, key)
