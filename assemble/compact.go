@@ -97,7 +97,7 @@ func Compact(events []event.Event, opts Options) ([]event.Event, CompactReport, 
 			out = append(out, s.ev)
 		case s.g != nil:
 			rep.Streams++
-			if out, err = s.g.render(out); err != nil {
+			if out, err = s.g.render(out, opts); err != nil {
 				return nil, rep, fmt.Errorf("assemble: compact: %w", err)
 			}
 		case i == lastState:
@@ -368,12 +368,13 @@ func (k *compactor) barrierFor(ev event.Event, own groupKey) {
 // render appends the group's events: start (with all the metadata), joined
 // content, end; for an activity group, one ACTIVITY_SNAPSHOT creating the
 // message as its events leave it.
-func (g *group) render(out []event.Event) ([]event.Event, error) {
+func (g *group) render(out []event.Event, opts Options) ([]event.Event, error) {
 	if g.kind == gActivity {
 		if len(g.activity) == 1 {
 			return append(out, g.activity[0]), nil
 		}
-		c, err := FromEvents(g.activity, Options{})
+		// The same budgets as the stream was checked with.
+		c, err := FromEvents(g.activity, Options{MaxPatchWork: opts.MaxPatchWork, MaxCopiedNodes: opts.MaxCopiedNodes})
 		if err != nil {
 			return nil, err
 		}
