@@ -17,6 +17,8 @@
 import { createRequire } from "node:module";
 import { createInterface } from "node:readline";
 import { AbstractAgent } from "@ag-ui/client";
+// rxjs is @ag-ui/client's own dependency (exactly 7.8.1, locked in
+// package-lock.json); run() must return one of its Observables.
 import { from } from "rxjs";
 
 const require = createRequire(import.meta.url);
