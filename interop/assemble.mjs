@@ -3,7 +3,9 @@
 //
 //   node assemble.mjs < requests.jsonl
 //
-// Each stdin line is {"id":…,"events":[…AG-UI JSON events…]}. For each,
+// Each stdin line is {"id":…,"events":[…AG-UI JSON events…]}, with
+// "clientCompact":true to run the client's own compactEvents() on the events
+// first (the response then carries the compacted list as "events"). For each,
 // in order, a fresh agent whose run() emits exactly those events is run with
 // runAgent() — the client's own pipeline: validation, chunk expansion,
 // verification and its default event application — and one stdout line is
@@ -16,7 +18,7 @@
 
 import { createRequire } from "node:module";
 import { createInterface } from "node:readline";
-import { AbstractAgent } from "@ag-ui/client";
+import { AbstractAgent, compactEvents } from "@ag-ui/client";
 // rxjs is @ag-ui/client's own dependency (exactly 7.8.1, locked in
 // package-lock.json); run() must return one of its Observables.
 import { from } from "rxjs";
@@ -52,11 +54,13 @@ for await (const line of lines) {
   if (line.trim() === "") continue;
   const req = JSON.parse(line);
   warnings = [];
-  const agent = new Replay(req.events);
+  const events = req.clientCompact ? compactEvents(req.events) : req.events;
+  const agent = new Replay(events);
   let out;
   try {
     await agent.runAgent();
     out = { id: req.id, ok: true, messages: agent.messages, state: agent.state, warnings };
+    if (req.clientCompact) out.events = events;
   } catch (err) {
     out = { id: req.id, ok: false, error: String(err?.message ?? err), warnings };
   }

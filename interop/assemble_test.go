@@ -58,16 +58,24 @@ func assembleCorpus(t *testing.T) []corpusRun {
 
 // clientResult is one line of assemble.mjs.
 type clientResult struct {
-	ID       int             `json:"id"`
-	OK       bool            `json:"ok"`
-	Error    string          `json:"error"`
-	Messages json.RawMessage `json:"messages"`
-	State    json.RawMessage `json:"state"`
-	Warnings []string        `json:"warnings"`
+	ID       int               `json:"id"`
+	OK       bool              `json:"ok"`
+	Error    string            `json:"error"`
+	Messages json.RawMessage   `json:"messages"`
+	State    json.RawMessage   `json:"state"`
+	Warnings []string          `json:"warnings"`
+	Events   []json.RawMessage `json:"events"` // with clientCompact: the client's compacted stream
 }
 
 // runClient assembles every stream with the real client, in one node process.
 func runClient(t *testing.T, streams [][]string) []clientResult {
+	t.Helper()
+	return runClientCompacting(t, streams, nil)
+}
+
+// runClientCompacting is runClient; for each stream i with clientCompact[i]
+// the client first compacts it with its own compactEvents.
+func runClientCompacting(t *testing.T, streams [][]string, clientCompact []bool) []clientResult {
 	t.Helper()
 	dir := sourceDir()
 	nodePath, err := exec.LookPath("node")
@@ -82,7 +90,7 @@ func runClient(t *testing.T, streams [][]string) []clientResult {
 	}
 	var in bytes.Buffer
 	for i, s := range streams {
-		fmt.Fprintf(&in, `{"id":%d,"events":[%s]}`+"\n", i, strings.Join(s, ","))
+		fmt.Fprintf(&in, `{"id":%d,"clientCompact":%v,"events":[%s]}`+"\n", i, i < len(clientCompact) && clientCompact[i], strings.Join(s, ","))
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
@@ -539,4 +547,52 @@ func TestSequenceErrorsMatchClient(t *testing.T) {
 			t.Errorf("%s: agwire gives %v, want %v at event %d", c.name, err, c.want, len(c.lines)-1)
 		}
 	}
+}
+
+// TestCompactWhereTheClientsIsNot: a MESSAGES_SNAPSHOT inside an open
+// stream. The client's own compactEvents moves the snapshot after the
+// stream's end, so replaying its result loses what the stream added after
+// the snapshot; agwire's Compact compacts each side of the snapshot and
+// replays to the original conversation.
+func TestCompactWhereTheClientsIsNot(t *testing.T) {
+	lines := []string{
+		`{"type":"RUN_STARTED","threadId":"t","runId":"r"}`,
+		`{"type":"TEXT_MESSAGE_START","messageId":"m","metadata":{"a":1}}`,
+		`{"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"before "}`,
+		`{"type":"MESSAGES_SNAPSHOT","messages":[{"id":"m","role":"assistant","content":"snapshot "}]}`,
+		`{"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"after","metadata":{"b":2}}`,
+		`{"type":"TEXT_MESSAGE_END","messageId":"m"}`,
+		`{"type":"RUN_FINISHED","threadId":"t","runId":"r"}`,
+	}
+	var evs []event.Event
+	for _, l := range lines {
+		ev, err := event.Parse([]byte(l))
+		if err != nil {
+			t.Fatal(err)
+		}
+		evs = append(evs, ev)
+	}
+	compacted, rep, err := assemble.Compact(evs, assemble.Options{Check: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ours []string
+	for _, ev := range compacted {
+		b, _ := event.Marshal(ev)
+		ours = append(ours, string(b))
+	}
+	plain := runClientCompacting(t, [][]string{lines, ours, lines}, []bool{false, false, true})
+	theirs := plain[2]
+	original := conversationValue(t, plain[0].Messages, plain[0].State)
+	if !reflect.DeepEqual(conversationValue(t, plain[1].Messages, plain[1].State), original) {
+		t.Errorf("the client replays agwire's compacted stream to %s, the original to %s", plain[1].Messages, plain[0].Messages)
+	}
+	if rep.Splits != 1 {
+		t.Errorf("splits %d, want 1 (the stream open at the snapshot)", rep.Splits)
+	}
+	if reflect.DeepEqual(conversationValue(t, theirs.Messages, theirs.State), original) {
+		t.Errorf("the client's compactEvents is now replay-equivalent here: %s", theirs.Messages)
+	}
+	t.Logf("original: %s; client's compactEvents replays to %s; agwire's Compact (%d -> %d events) to %s",
+		plain[0].Messages, theirs.Messages, rep.EventsIn, rep.EventsOut, plain[1].Messages)
 }
