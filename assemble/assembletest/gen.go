@@ -247,7 +247,7 @@ func (g *gen) stream() Stream {
 func (g *gen) run(n int) {
 	g.emit(obj("type", "RUN_STARTED", "threadId", "t", "runId", "r"+strconv.Itoa(n), "metadata", g.metadata()))
 	g.closeChunks()
-	steps := 4 + g.r.IntN(30)
+	steps := 4 + g.r.IntN(22)
 	for i := 0; i < steps; i++ {
 		g.step()
 	}
