@@ -187,19 +187,19 @@ type RunFinished struct {
 	Result   RawValue `agui:"result,4,opt"`
 	// Outcome is how the run ended; nil when the producer did not say.
 	// On the wire it is flattened into fields 5, 6 and 8.
-	Outcome *RunOutcome `agui:"outcome,5"`
+	Outcome *RunOutcome `agui:"outcome,flat"`
 	Usage   []Usage     `agui:"usage,7,opt"`
 }
 
 // RunOutcome is RUN_FINISHED's outcome: {"type":"success"}, "interrupt" or
 // "cancelled". A type this build does not know is kept as it arrived.
 type RunOutcome struct {
-	Type string
+	Type string `agui:"type,5"`
+	// Interrupts lists what the run needs before it can go on (interrupt outcome).
+	Interrupts []Interrupt `agui:"interrupts,6,opt,always=Type=interrupt"`
 	// PendingToolCallIDs names frontend tool calls left for the application
 	// to answer (success outcome).
-	PendingToolCallIDs []string
-	// Interrupts lists what the run needs before it can go on (interrupt outcome).
-	Interrupts []Interrupt
+	PendingToolCallIDs []string `agui:"pendingToolCallIds,8,opt"`
 }
 
 // Outcome types of RUN_FINISHED and SUBAGENT_FINISHED.
@@ -305,13 +305,13 @@ type SubagentFinished struct {
 	Result        RawValue `agui:"result,3,opt"`
 	// Outcome is nil when the producer did not say; on the wire it is
 	// flattened into fields 4 and 5.
-	Outcome *SubagentOutcome `agui:"outcome,4"`
+	Outcome *SubagentOutcome `agui:"outcome,flat"`
 }
 
 // SubagentOutcome is SUBAGENT_FINISHED's outcome: "success" or "suspended".
 type SubagentOutcome struct {
-	Type         string
-	InterruptIDs []string
+	Type         string   `agui:"type,4"`
+	InterruptIDs []string `agui:"interruptIds,5,opt"`
 }
 
 // SubagentError reports that a subagent invocation failed.
@@ -340,7 +340,7 @@ type Thinking struct {
 // message's object.
 type Message struct {
 	ID   string `agui:"id,1"`
-	Role string `agui:"role,2"`
+	Role string `agui:"role,2,in=role"`
 	// Content is string content.
 	Content *string `agui:"content,3"`
 	Name    *string `agui:"name,4"`
@@ -428,7 +428,7 @@ const (
 // "replace", "move", "copy" or "test"; an operation number this build cannot
 // name decodes to its decimal spelling ("7") and encodes back to that number.
 type PatchOp struct {
-	Op    string   `agui:"op,1"`
+	Op    string   `agui:"op,1,enum=patchop"`
 	Path  string   `agui:"path,2"`
 	From  *string  `agui:"from,3"`
 	Value RawValue `agui:"value,4"`
