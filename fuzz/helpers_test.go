@@ -14,8 +14,6 @@ import (
 	"testing"
 
 	"google.golang.org/protobuf/encoding/protowire"
-
-	"github.com/agwire/agwire/codec"
 )
 
 // ---- allocation accounting -------------------------------------------------
@@ -355,21 +353,6 @@ func mustFail(t *testing.T, err error, what string) {
 	if err == nil {
 		t.Fatalf("%s: want an error, got none", what)
 	}
-}
-
-// decodeSentinels are the errors a decode may wrap (codec's doc).
-var decodeSentinels = []error{
-	codec.ErrMalformed, codec.ErrUnknownEvent, codec.ErrNonFinite, codec.ErrTooDeep,
-}
-
-// decodeSentinel returns the first of decodeSentinels err wraps, or nil.
-func decodeSentinel(err error) error {
-	for _, s := range decodeSentinels {
-		if errors.Is(err, s) {
-			return s
-		}
-	}
-	return nil
 }
 
 // fuzzing reports whether this run is fuzzing (go test -fuzz) rather than
