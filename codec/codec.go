@@ -60,10 +60,11 @@ type Codec struct {
 	// type does not declare instead of failing with event.ErrUnknownField.
 	DropUnknownFields bool
 	// UnsafeIntegers lets int64 fields (timestamp, token counts) carry
-	// values beyond ±(2^53−1). The wire holds any int64, but JavaScript
-	// peers fail to decode such a frame (@ag-ui/proto throws, and its
-	// stream reader stops), and the AG-UI schema bounds these fields to the
-	// safe range; so by default they are refused with ErrUnsafeInteger.
+	// values beyond ±(2^53−1), on encode and on decode. The wire holds any
+	// int64, but JavaScript peers fail to decode such a frame
+	// (@ag-ui/proto throws, and its stream reader stops), and the AG-UI
+	// schema bounds these fields to the safe range; so by default they are
+	// refused with ErrUnsafeInteger, both ways, as the peer refuses them.
 	UnsafeIntegers bool
 	// MemoryBudget bounds the memory that decoding one frame may allocate
 	// for the event it returns: MemoryBudget times the frame's size, plus

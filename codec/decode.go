@@ -37,6 +37,7 @@ func (c Codec) Unmarshal(b []byte) (event.Event, error) {
 	d := decoders.Get().(*decoder)
 	defer d.release()
 	d.nonFiniteAsNull = c.NonFiniteAsNull
+	d.unsafeInts = c.UnsafeIntegers
 	d.maxDepth = c.maxDepth()
 	d.depth = 0
 	d.budget = c.budget(len(b))
@@ -61,6 +62,7 @@ var decoders = sync.Pool{New: func() any { return new(decoder) }}
 
 type decoder struct {
 	nonFiniteAsNull bool
+	unsafeInts      bool
 	data            []byte // a copy of the whole input: strings alias it; offsets count from it
 	maxDepth        int
 	depth           int
@@ -70,12 +72,22 @@ type decoder struct {
 	spans           spans     // second and later occurrences of merged fields
 	pend            []payload // stack of the singular message fields of each open message
 	reads           int       // fields read, for the tests' measure of work
+	fill            []int32   // stack of the fill positions of repeated fields
+
+	// Blocks the event's pieces are carved from (carve.go).
+	text     []byte
+	textNext int
+	strs     []string
+	bools    []bool
+	ints     []int64
 }
 
 // release drops every reference into the input before the decoder goes
 // back to the pool.
 func (d *decoder) release() {
 	d.data = nil
+	d.forgetCarved()
+	d.fill = d.fill[:0]
 	clear(d.entries[:cap(d.entries)])
 	clear(d.pend[:cap(d.pend)])
 	d.entries, d.pend = d.entries[:0], d.pend[:0]
@@ -219,6 +231,9 @@ func (d *decoder) add(p *payload, b []byte) {
 	if p.n == 1 {
 		p.first = b
 		return
+	}
+	if len(b) == 0 {
+		return // an empty occurrence adds no field, only presence
 	}
 	i := d.spans.push(span{off: uint32(d.off(b)), n: uint32(len(b))})
 	if p.last == 0 {
@@ -487,6 +502,12 @@ func (d *decoder) target(fd *schema.Field, ptr unsafe.Pointer) (unsafe.Pointer, 
 func (d *decoder) finish(plan *schema.Plan, ptr unsafe.Pointer) error {
 	for i := range plan.Wire {
 		fd := &plan.Wire[i]
+		if fd.Kind == schema.Object && fd.Req && fd.Via == nil {
+			// A required object the wire left out is the empty object.
+			if o := (*event.Object)(fd.Ptr(ptr)); *o == nil {
+				*o = event.Object("{}")
+			}
+		}
 		if fd.Names == nil || fd.Via != nil {
 			continue
 		}
@@ -549,7 +570,7 @@ func (d *decoder) scalar(fd *schema.Field, f field, p unsafe.Pointer) error {
 		if err := d.charge(16); err != nil {
 			return err
 		}
-		*(**string)(p) = &s
+		*(**string)(p) = d.newString(s)
 	case schema.OptBool:
 		if q := *(**bool)(p); q != nil {
 			*q = f.v != 0
@@ -558,9 +579,11 @@ func (d *decoder) scalar(fd *schema.Field, f field, p unsafe.Pointer) error {
 		if err := d.charge(8); err != nil {
 			return err
 		}
-		v := f.v != 0
-		*(**bool)(p) = &v
+		*(**bool)(p) = d.newBool(f.v != 0)
 	case schema.OptInt64:
+		if v := int64(f.v); (v > maxSafeInt || v < -maxSafeInt) && !d.unsafeInts {
+			return &jsonx.Error{Offset: d.off(f.at), Err: fmt.Errorf("%w: %d (Codec.UnsafeIntegers reads it)", ErrUnsafeInteger, v)}
+		}
 		if q := *(**int64)(p); q != nil {
 			*q = int64(f.v)
 			return nil
@@ -568,8 +591,7 @@ func (d *decoder) scalar(fd *schema.Field, f field, p unsafe.Pointer) error {
 		if err := d.charge(8); err != nil {
 			return err
 		}
-		v := int64(f.v)
-		*(**int64)(p) = &v
+		*(**int64)(p) = d.newInt64(int64(f.v))
 	}
 	return nil
 }
@@ -578,8 +600,11 @@ func (d *decoder) scalar(fd *schema.Field, f field, p unsafe.Pointer) error {
 // first pass stored in d.pend[base:]: each slice is allocated once, at its
 // final size, after its cost is taken from the budget.
 func (d *decoder) repeated(p payload, plan *schema.Plan, ptr unsafe.Pointer, base int) error {
-	next := make([]int32, 0, 4) // fill position per repeated field, by wire index
-	next = append(next, make([]int32, len(plan.Wire))...)
+	// Fill position per repeated field, by wire index, on the decoder's
+	// stack (nested messages push theirs above).
+	top := len(d.fill)
+	d.fill = append(d.fill, make([]int32, len(plan.Wire))...)
+	defer func() { d.fill = d.fill[:top] }()
 	for i := range plan.Wire {
 		fd := &plan.Wire[i]
 		n := int(d.pend[base+i].n)
@@ -598,8 +623,7 @@ func (d *decoder) repeated(p payload, plan *schema.Plan, ptr unsafe.Pointer, bas
 		if err := d.charge(n * int(fd.Type.Elem().Size())); err != nil {
 			return withField(err, fd)
 		}
-		s := reflect.MakeSlice(fd.Type, n, n)
-		reflect.NewAt(fd.Type, target).Elem().Set(s)
+		makeSlice(fd.Type, n, target)
 	}
 	c := p.cursor()
 	for {
@@ -617,8 +641,8 @@ func (d *decoder) repeated(p payload, plan *schema.Plan, ptr unsafe.Pointer, bas
 		default:
 			continue
 		}
-		j := next[i]
-		next[i]++
+		j := d.fill[top+int(i)]
+		d.fill[top+int(i)]++
 		target, _ := d.target(fd, ptr) // allocated above
 		sv := reflect.NewAt(fd.Type, target).Elem()
 		ep := sv.Index(int(j)).Addr().UnsafePointer()
@@ -652,6 +676,9 @@ func (d *decoder) singular(fd *schema.Field, p payload, at unsafe.Pointer) error
 	switch fd.Kind {
 	case schema.Value:
 		v, err := d.valueJSON(p)
+		if fd.Opt && string(v) == "null" {
+			v = nil // JSON null on an optional value is its absence
+		}
 		*(*event.RawValue)(at) = v
 		return err
 	case schema.Object:
@@ -759,7 +786,7 @@ func (d *decoder) contentPart(p payload, plan *schema.Plan, cp *event.ContentPar
 			if err := d.charge(16); err != nil {
 				return err
 			}
-			cp.ID = &s
+			cp.ID = d.newString(s)
 		case "metadata":
 			d.add(&meta, f.b)
 		case "source":
@@ -841,7 +868,7 @@ func (d *decoder) valueJSON(p payload) (event.RawValue, error) {
 	if err := d.charge(len(d.out)); err != nil {
 		return nil, err
 	}
-	return append(event.RawValue(nil), d.out...), nil
+	return d.carveBytes(d.out), nil
 }
 
 // structJSON converts a google.protobuf.Struct body to JSON object text.
@@ -854,7 +881,7 @@ func (d *decoder) structJSON(p payload) (event.Object, error) {
 	if err := d.charge(len(d.out)); err != nil {
 		return nil, err
 	}
-	return append(event.Object(nil), d.out...), nil
+	return d.carveBytes(d.out), nil
 }
 
 // valueWireTypes are the wire types of google.protobuf.Value's fields.
@@ -886,6 +913,17 @@ func (d *decoder) appendValue(out []byte, p payload) ([]byte, error) {
 		if f.typ != valueWireTypes[f.num] {
 			return out, d.malformed(f.at, "google.protobuf.Value field %d with wire type %d", f.num, f.typ)
 		}
+		// protobuf reads every occurrence, so one that a later occurrence
+		// replaces must still be well-formed: a string is checked now, a
+		// struct or list body when another kind replaces it.
+		if f.num == 3 && !utf8.Valid(f.b) {
+			return out, d.malformed(f.at, "string is not valid UTF-8")
+		}
+		if f.num != kind && (kind == 5 || kind == 6) {
+			if err := d.validBodies(body, kind); err != nil {
+				return out, err
+			}
+		}
 		if f.num == 5 || f.num == 6 {
 			if f.num != kind {
 				body = payload{}
@@ -909,8 +947,8 @@ func (d *decoder) appendValue(out []byte, p payload) ([]byte, error) {
 		}
 		return jsonx.AppendFloat(out, v), nil
 	case 3:
-		s, err := d.str(last)
-		return jsonx.AppendString(out, s), err
+		s, err := d.str(last) // validated: written without a second pass
+		return jsonx.AppendValidString(out, s), err
 	case 4:
 		if last.v != 0 {
 			return append(out, "true"...), nil
@@ -1015,6 +1053,11 @@ func (d *decoder) appendStruct(out []byte, p payload) ([]byte, error) {
 			}
 		}
 		if dup >= 0 {
+			// The earlier value is replaced, but protobuf read it: it must
+			// be well-formed.
+			if err := d.validBodies(level[dup].value, 0); err != nil {
+				return out, jsonx.WithKey(err, e.key)
+			}
 			level[dup].value = e.value
 			continue
 		}
@@ -1030,7 +1073,7 @@ func (d *decoder) appendStruct(out []byte, p payload) ([]byte, error) {
 		if i > 0 {
 			out = append(out, ',')
 		}
-		out = jsonx.AppendString(out, e.key)
+		out = jsonx.AppendValidString(out, e.key) // validated by d.str
 		out = append(out, ':')
 		var err error
 		if out, err = d.appendValue(out, e.value); err != nil {
@@ -1071,4 +1114,130 @@ func (d *decoder) entry(f field) (entry, error) {
 		return e, jsonx.WithKey(d.malformed(f.at, "google.protobuf.Struct entry without a value"), e.key)
 	}
 	return e, nil
+}
+
+// validBodies checks, without converting them, the occurrences of a
+// replaced member: a Value's struct (kind 5) or list (kind 6) body, or a
+// whole Value (kind 0). protobuf reads every occurrence, so a broken one
+// makes the message malformed even though it does not survive. Each byte is
+// checked once: a replaced body is never converted.
+func (d *decoder) validBodies(p payload, kind protowire.Number) error {
+	c := p.cursor()
+	// Walk the occurrences one by one: each must be well-formed alone.
+	for seg, next := c.b, c.next; ; {
+		var err error
+		switch kind {
+		case 5:
+			err = d.validStruct(seg)
+		case 6:
+			err = d.validList(seg)
+		default:
+			err = d.validValue(seg)
+		}
+		if err != nil {
+			return err
+		}
+		if next == 0 {
+			return nil
+		}
+		sp := d.spans.at(next)
+		seg, next = d.data[sp.off:sp.off+sp.n:sp.off+sp.n], sp.next
+	}
+}
+
+// validValue checks a Value body: wire types, UTF-8, nested structure. Any
+// number is fine here (NaN and ±Inf are refused only where they would be
+// written out).
+func (d *decoder) validValue(b []byte) error {
+	c := cursor{b: b}
+	for {
+		f, ok, err := d.read(&c)
+		if err != nil || !ok {
+			return err
+		}
+		if f.num < 1 || f.num > 6 {
+			continue
+		}
+		if f.typ != valueWireTypes[f.num] {
+			return d.malformed(f.at, "google.protobuf.Value field %d with wire type %d", f.num, f.typ)
+		}
+		switch f.num {
+		case 3:
+			if !utf8.Valid(f.b) {
+				return d.malformed(f.at, "string is not valid UTF-8")
+			}
+		case 5:
+			err = d.validStruct(f.b)
+		case 6:
+			err = d.validList(f.b)
+		}
+		if err != nil {
+			return err
+		}
+	}
+}
+
+func (d *decoder) validStruct(b []byte) error {
+	if err := d.enter(b); err != nil {
+		return err
+	}
+	defer func() { d.depth-- }()
+	c := cursor{b: b}
+	for {
+		f, ok, err := d.read(&c)
+		if err != nil || !ok {
+			return err
+		}
+		if f.num != 1 {
+			continue
+		}
+		if f.typ != protowire.BytesType {
+			return d.malformed(f.at, "google.protobuf.Struct entry with wire type %d", f.typ)
+		}
+		e := cursor{b: f.b}
+		for {
+			g, ok, err := d.read(&e)
+			if err != nil {
+				return err
+			}
+			if !ok {
+				break
+			}
+			switch {
+			case g.num == 1 && g.typ != protowire.BytesType:
+				return d.malformed(g.at, "map key with wire type %d", g.typ)
+			case g.num == 1 && !utf8.Valid(g.b):
+				return d.malformed(g.at, "string is not valid UTF-8")
+			case g.num == 2 && g.typ != protowire.BytesType:
+				return d.malformed(g.at, "map value with wire type %d", g.typ)
+			case g.num == 2:
+				if err := d.validValue(g.b); err != nil {
+					return err
+				}
+			}
+		}
+	}
+}
+
+func (d *decoder) validList(b []byte) error {
+	if err := d.enter(b); err != nil {
+		return err
+	}
+	defer func() { d.depth-- }()
+	c := cursor{b: b}
+	for {
+		f, ok, err := d.read(&c)
+		if err != nil || !ok {
+			return err
+		}
+		if f.num != 1 {
+			continue
+		}
+		if f.typ != protowire.BytesType {
+			return d.malformed(f.at, "google.protobuf.ListValue element with wire type %d", f.typ)
+		}
+		if err := d.validValue(f.b); err != nil {
+			return err
+		}
+	}
 }

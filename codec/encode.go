@@ -46,6 +46,7 @@ func (c Codec) Append(dst []byte, ev event.Event) ([]byte, error) {
 	e.s.MaxDepth = c.maxDepth()
 	e.s.AliasStrings = true // keys are only compared, never kept
 	e.keys, e.keyEnds = e.keys[:0], e.keyEnds[:0]
+	e.slots, e.tables = e.slots[:0], e.tables[:0]
 	b, arm := beginLen(dst, protowire.Number(ti.arm))
 	b, base := beginLen(b, 1)
 	if ti.enum != 0 {
@@ -103,6 +104,9 @@ type encoder struct {
 	// for refusing duplicates; keyEnds[i] is the end of key i in keys.
 	keys    []byte
 	keyEnds []int
+	// slots and tables index the keys of each open level (keyset.go).
+	slots  []uint32
+	tables []keyTable
 }
 
 // beginLen starts a length-delimited field: it writes the tag and a
@@ -219,7 +223,11 @@ func (e *encoder) field(b []byte, f *schema.Field, base unsafe.Pointer) ([]byte,
 			return e.valueField(b, num, v)
 		}
 	case schema.Object:
-		if v := *(*event.Object)(p); v != nil {
+		v := *(*event.Object)(p)
+		if v == nil && f.Req {
+			v = event.Object("{}") // a required object is never left out
+		}
+		if v != nil {
 			return e.structField(b, num, v)
 		}
 	case schema.Message:
@@ -283,13 +291,12 @@ func (e *encoder) contentPart(b []byte, plan *schema.Plan, cp *event.ContentPart
 	if err := plan.Check(unsafe.Pointer(cp)); err != nil {
 		return b, err
 	}
-	arm := partArms[cp.Type] // known: checked above
+	// The rule (checkPart, which checks the source too) holds from here: a
+	// known type, text only on a text part, a valid source on a media part.
+	arm := partArms[cp.Type]
 	var err error
 	b, start := beginLen(b, arm)
 	if arm == 1 {
-		if cp.Source != nil {
-			return b, invalidf("a text part has no source")
-		}
 		if cp.Text != "" {
 			if b, err = appendString(b, 1, cp.Text); err != nil {
 				return b, jsonx.WithKey(err, "text")
@@ -307,13 +314,8 @@ func (e *encoder) contentPart(b []byte, plan *schema.Plan, cp *event.ContentPart
 		}
 		return endLen(b, start), nil
 	}
-	if cp.Text != "" {
-		return b, invalidf("a %s part carries no text", cp.Type)
-	}
-	if cp.Source != nil {
-		if b, err = appendSource(b, cp.Source); err != nil {
-			return b, jsonx.WithKey(err, "source")
-		}
+	if b, err = appendSource(b, cp.Source); err != nil {
+		return b, jsonx.WithKey(err, "source")
 	}
 	if cp.Metadata != nil {
 		if b, err = e.valueField(b, 2, cp.Metadata); err != nil {
@@ -328,11 +330,9 @@ func (e *encoder) contentPart(b []byte, plan *schema.Plan, cp *event.ContentPart
 	return endLen(b, start), nil
 }
 
+// appendSource writes a source the part's rule has checked.
 func appendSource(b []byte, s *event.Source) ([]byte, error) {
-	arm, ok := sourceArms[s.Type]
-	if !ok {
-		return b, invalidf("source type %s has no protobuf form (known: data, url, file)", jsonx.Quote(s.Type))
-	}
+	arm := sourceArms[s.Type]
 	var err error
 	b, src := beginLen(b, 1)
 	b, start := beginLen(b, arm)
@@ -343,16 +343,10 @@ func appendSource(b []byte, s *event.Source) ([]byte, error) {
 	}
 	switch arm {
 	case 1: // data: mime_type is a plain string
-		if s.Provider != nil {
-			return b, invalidf("a data source has no provider")
-		}
-		if s.MimeType != nil && *s.MimeType != "" {
+		if *s.MimeType != "" {
 			b, err = appendString(b, 2, *s.MimeType)
 		}
 	case 2: // url
-		if s.Provider != nil {
-			return b, invalidf("a url source has no provider")
-		}
 		if s.MimeType != nil {
 			b, err = appendString(b, 2, *s.MimeType)
 		}
@@ -478,22 +472,16 @@ func describeDouble(f float64) string {
 
 // structBody converts the JSON object at the scanner to Struct entries.
 func (e *encoder) structBody(b []byte) ([]byte, error) {
-	level := len(e.keyEnds)
-	levelStart := 0
-	if level > 0 {
-		levelStart = e.keyEnds[level-1]
-	}
-	var seen map[string]struct{} // used for large objects only
+	e.openKeys()
 	err := e.s.Object(func(key string) error {
-		if e.duplicate(key, level, levelStart, &seen) {
+		if e.duplicate(key) {
 			return &jsonx.Error{Offset: -1, Err: fmt.Errorf("%w %s: a protobuf Struct holds each key once", jsonx.ErrDuplicateKey, jsonx.Quote(key))}
 		}
 		var err error
 		b, err = e.entry(b, key)
 		return err
 	})
-	e.keys = e.keys[:levelStart]
-	e.keyEnds = e.keyEnds[:level]
+	e.closeKeys()
 	return b, err
 }
 
@@ -509,35 +497,4 @@ func (e *encoder) entry(b []byte, key string) ([]byte, error) {
 		return b, err
 	}
 	return endLen(endLen(b, val), entry), nil
-}
-
-// duplicate records key at the current nesting level and reports whether
-// the level already had it.
-func (e *encoder) duplicate(key string, level, levelStart int, seen *map[string]struct{}) bool {
-	n := len(e.keyEnds) - level
-	if n >= 32 {
-		if *seen == nil {
-			*seen = make(map[string]struct{}, 2*n)
-			prev := levelStart
-			for _, end := range e.keyEnds[level:] {
-				(*seen)[string(e.keys[prev:end])] = struct{}{}
-				prev = end
-			}
-		}
-		if _, dup := (*seen)[key]; dup {
-			return true
-		}
-		(*seen)[key] = struct{}{}
-		return false
-	}
-	prev := levelStart
-	for _, end := range e.keyEnds[level:] {
-		if string(e.keys[prev:end]) == key {
-			return true
-		}
-		prev = end
-	}
-	e.keys = append(e.keys, key...)
-	e.keyEnds = append(e.keyEnds, len(e.keys))
-	return false
 }

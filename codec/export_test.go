@@ -8,6 +8,7 @@ func DecodeWork(c Codec, b []byte) (int, error) {
 	defer d.release()
 	d.reads = 0
 	d.nonFiniteAsNull = c.NonFiniteAsNull
+	d.unsafeInts = c.UnsafeIntegers
 	d.maxDepth = c.maxDepth()
 	d.depth = 0
 	d.budget = c.budget(len(b))

@@ -549,9 +549,9 @@ func TestDecodeErrorOffsetInsideMergedFields(t *testing.T) {
 	}
 }
 
-// TestDecodePatchOps: JsonPatchOperationType numbers map to op names; a
-// number this build cannot name decodes to its decimal spelling and is
-// encoded back to the same number (mapping-1.0.md).
+// TestDecodePatchOps: JsonPatchOperationType numbers map to op names, and
+// back; a number with no name is malformed (TestDecodeHardening), as its
+// decimal spelling is refused by Parse and the encoder.
 func TestDecodePatchOps(t *testing.T) {
 	op := func(n int64, path string) []byte {
 		var opField []byte

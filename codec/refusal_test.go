@@ -209,8 +209,8 @@ func TestContentWithoutWireForm(t *testing.T) {
 	}
 }
 
-// TestPatchOpRefused: an op that is neither a JSON Patch verb nor a number
-// (the decimal spelling of an op a newer peer sent) has no wire form.
+// TestPatchOpRefused: an op that is not one of the six JSON Patch verbs has
+// no wire form — numbers included, even those of the six verbs' enum values.
 func TestPatchOpRefused(t *testing.T) {
 	for _, tc := range []struct{ in, path string }{
 		{`{"type":"STATE_DELTA","delta":[{"op":"add","path":"/a","value":1},{"op":"frobnicate","path":"/a"}]}`, "delta[1].op"},

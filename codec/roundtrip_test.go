@@ -369,8 +369,11 @@ func TestRoundTripTypedEveryType(t *testing.T) {
 // zero value lacks to be valid: TOOL_CALL_RESULT must carry content.
 func hValidZero(t event.Type) event.Event {
 	ev := event.New(t)
-	if tr, ok := ev.(*event.ToolCallResult); ok {
-		tr.Parts = []event.ContentPart{}
+	switch e := ev.(type) {
+	case *event.ToolCallResult:
+		e.Parts = []event.ContentPart{}
+	case *event.ActivitySnapshot:
+		e.Content = event.Object("{}") // required: written, and read back, as {}
 	}
 	return ev
 }
@@ -392,7 +395,7 @@ func TestRoundTripZeroValues(t *testing.T) {
 		}
 		payload := hEnvelope(t, s.typ, wire)
 		// Only base_event is written (its own payload empty or just the type).
-		if n := len(wParse(t, payload)); n != 1 && s.typ != event.TypeToolCallResult {
+		if n := len(wParse(t, payload)); n != 1 && s.typ != event.TypeToolCallResult && s.typ != event.TypeActivitySnapshot {
 			t.Errorf("%s: zero value writes %d fields: %x", s.typ, n, payload)
 		}
 		back, err := codec.Unmarshal(wire)
@@ -400,10 +403,7 @@ func TestRoundTripZeroValues(t *testing.T) {
 			t.Errorf("%s: %v", s.typ, err)
 			continue
 		}
-		want := event.New(s.typ)
-		if tr, ok := want.(*event.ToolCallResult); ok {
-			tr.Parts = []event.ContentPart{} // no content decodes as an empty parts list
-		}
+		want := hValidZero(s.typ)
 		if !reflect.DeepEqual(back, want) {
 			t.Errorf("%s: got %#v", s.typ, back)
 		}

@@ -29,8 +29,9 @@ func init() {
 	link.AppendTrustedJSON = func(dst []byte, ev any) ([]byte, error) { return appendJSON(dst, ev.(Event), true) }
 }
 
-// appendJSON writes ev. trusted skips the validity check of dynamic values,
-// for events whose values agwire's decoder produced.
+// appendJSON writes ev. trusted skips the validity check of dynamic values
+// and the UTF-8 check of strings, for events whose values and strings
+// agwire's decoder produced (and validated).
 func appendJSON(dst []byte, ev Event, trusted bool) ([]byte, error) {
 	plan, ptr, err := planOf(ev)
 	if err != nil {
@@ -96,7 +97,7 @@ func MarshalRunAgentInput(in *RunAgentInput) ([]byte, error) {
 type writer struct {
 	b       []byte
 	first   bool
-	trusted bool // dynamic values are known to be valid JSON
+	trusted bool // dynamic values are known to be valid JSON, strings valid UTF-8
 }
 
 // valid checks a dynamic value unless the writer trusts its values.
@@ -190,21 +191,21 @@ func (w *writer) field(f *schema.Field, base unsafe.Pointer) error {
 	switch f.Kind {
 	case schema.String, schema.Enum:
 		v := *(*string)(p)
-		if !utf8.ValidString(v) {
+		if !w.trusted && !utf8.ValidString(v) {
 			return errInvalidUTF8()
 		}
 		if f.Names != nil && f.NameIndex(v) < 0 {
 			return &PathError{Offset: -1, Err: fmt.Errorf("%w: %s", ErrInvalidField, unknownName(f, v))}
 		}
 		w.key(f.Name)
-		w.b = jsonx.AppendString(w.b, v)
+		w.b = jsonx.AppendValidString(w.b, v) // validated above or by the decoder
 	case schema.OptString:
 		if v := *(**string)(p); v != nil {
-			if !utf8.ValidString(*v) {
+			if !w.trusted && !utf8.ValidString(*v) {
 				return errInvalidUTF8()
 			}
 			w.key(f.Name)
-			w.b = jsonx.AppendString(w.b, *v)
+			w.b = jsonx.AppendValidString(w.b, *v) // validated above or by the decoder
 		}
 	case schema.OptBool:
 		if v := *(**bool)(p); v != nil {
@@ -225,7 +226,11 @@ func (w *writer) field(f *schema.Field, base unsafe.Pointer) error {
 			w.raw(v)
 		}
 	case schema.Object:
-		if v := *(*Object)(p); v != nil {
+		v := *(*Object)(p)
+		if v == nil && f.Req {
+			v = Object("{}") // a required object is never left out
+		}
+		if v != nil {
 			if err := w.valid(v, jsonx.Object); err != nil {
 				return err
 			}

@@ -117,7 +117,6 @@ var plans = schema.Prepare(tableRules,
 	new(RunAgentInput), new(Thinking), new(Interrupt), new(ContentPart), new(Source),
 )
 
-
 type reader struct {
 	Parser
 	s jsonx.Scanner

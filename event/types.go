@@ -1,7 +1,8 @@
 package event
 
 // The struct tags below drive both the JSON form (package event) and the
-// protobuf wire form (package codec): `agui:"<json name>,<field number>[,opt]"`.
+// protobuf wire form (package codec):
+// `agui:"<json name>,<field number>[,option...]"`, or `agui:"<json name>,flat"`.
 //
 // How a Go field type maps:
 //
@@ -14,6 +15,20 @@ package event
 //	[]T          repeated; with ",opt" optional in JSON and omitted when empty,
 //	             otherwise required and always written
 //	T, *T        nested message (a pointer is optional)
+//	[]string     repeated string
+//
+// Options (internal/schema reads them; event/rules.go holds the rules each
+// type adds, applied by every path):
+//
+//	opt             optional in JSON (see above)
+//	req             a repeated field or object JSON must carry; an object
+//	                the wire leaves out decodes as {}
+//	enum=NAME       a string that is a protobuf enum on the wire (patchop)
+//	in=NAME         a string restricted to a set of values (role)
+//	flat            an optional message whose fields the wire carries
+//	                inline in the parent, at their own numbers (outcomes)
+//	always=F=V      an optional list JSON carries even when empty, when the
+//	                sibling string field F holds V
 
 // Base holds the fields every event carries.
 type Base struct {
@@ -425,8 +440,8 @@ const (
 )
 
 // PatchOp is one RFC 6902 JSON Patch operation. Op is "add", "remove",
-// "replace", "move", "copy" or "test"; an operation number this build cannot
-// name decodes to its decimal spelling ("7") and encodes back to that number.
+// "replace", "move", "copy" or "test"; every path refuses anything else
+// (including the wire's numbers for them, and numbers with no name).
 type PatchOp struct {
 	Op    string   `agui:"op,1,enum=patchop"`
 	Path  string   `agui:"path,2"`

@@ -138,6 +138,9 @@ func decodeCases() []decodeCase {
 	return []decodeCase{
 		// Agreement: both refuse.
 		{name: "empty payload", in: []byte{}, goErr: codec.ErrMalformed, peer: "throw"},
+		// STEP_FINISHED followed by field 2^29 (one past the protobuf maximum).
+		{name: "field number 2^29 in the envelope", in: mustHex("82010a0a02080f1204706c616e828080801000"), goErr: codec.ErrMalformed, peer: "throw"},
+		{name: "field number 2^29 inside an event", in: pEvent(armTextMessageContent, enumTextMessageContent, nil, pStr(2, "m"), []byte{0x82, 0x80, 0x80, 0x80, 0x10, 0x00}), goErr: codec.ErrMalformed, peer: "throw"},
 		{name: "only an unknown varint field", in: pVarint(40, 1), goErr: codec.ErrMalformed, peer: "throw"},
 		{name: "two different arms", in: pCat(okTMC, tmEnd()), goErr: codec.ErrMalformed, peer: "throw"},
 		{name: "field number 0", in: pCat(okTMC, []byte{0x02, 0x00}), goErr: codec.ErrMalformed, peer: "throw"},
@@ -177,14 +180,12 @@ func decodeCases() []decodeCase {
 		{name: "empty metadata", in: customMeta(), peer: "ok"},
 
 		// Divergences.
-		{name: "timestamp 2^53", in: tmEnd(pVarint(2, maxSafe+1)), goErr: nil, peer: "throw",
-			divergence: "int64 beyond ±(2^53-1): agwire reads it exactly, the peer throws \"Value is larger than Number.MAX_SAFE_INTEGER\" (in a stream, parseProtoStream fails)"},
-		{name: "timestamp -2^53", in: tmEnd(pVarint(2, i64(-(maxSafe + 1)))), goErr: nil, peer: "throw",
-			divergence: "int64 beyond ±(2^53-1): agwire reads it exactly, the peer throws"},
-		{name: "timestamp max int64", in: tmEnd(pVarint(2, math.MaxInt64)), goErr: nil, peer: "throw",
-			divergence: "int64 beyond ±(2^53-1): agwire reads it exactly, the peer throws"},
-		{name: "usage count 2^53+1", in: runErrorUsage(pVarint(3, maxSafe+2)), goErr: nil, peer: "throw",
-			divergence: "int64 beyond ±(2^53-1): agwire reads it exactly, the peer throws"},
+		{name: "timestamp 2^53", in: tmEnd(pVarint(2, maxSafe+1)), goErr: codec.ErrUnsafeInteger, peer: "throw"},
+		{name: "timestamp -2^53", in: tmEnd(pVarint(2, i64(-(maxSafe + 1)))), goErr: codec.ErrUnsafeInteger, peer: "throw"},
+		{name: "timestamp max int64", in: tmEnd(pVarint(2, math.MaxInt64)), goErr: codec.ErrUnsafeInteger, peer: "throw"},
+		{name: "usage count 2^53+1", in: runErrorUsage(pVarint(3, maxSafe+2)), goErr: codec.ErrUnsafeInteger, peer: "throw"},
+		{name: "timestamp 2^53 with UnsafeIntegers", in: tmEnd(pVarint(2, maxSafe+1)), codec: codec.Codec{UnsafeIntegers: true}, peer: "throw",
+			divergence: "int64 beyond ±(2^53-1): with Codec.UnsafeIntegers agwire reads it exactly, the peer throws \"Value is larger than Number.MAX_SAFE_INTEGER\" (in a stream, parseProtoStream fails)"},
 		{name: "NaN in a Value", in: custom(pvNum(math.NaN())), goErr: codec.ErrNonFinite, peer: "ok",
 			divergence: "agwire refuses NaN/±Inf (ErrNonFinite; Codec.NonFiniteAsNull gives the peer's null)"},
 		{name: "+Inf in metadata", in: customMeta(psEntry("x", pvNum(math.Inf(1)))), goErr: codec.ErrNonFinite, peer: "ok",
@@ -414,4 +415,12 @@ func TestEncodeEdgeCases(t *testing.T) {
 		})
 	}
 	t.Logf("%d encode edge cases, %d recorded divergences", len(cases), divergences)
+}
+
+func mustHex(s string) []byte {
+	b, err := hex.DecodeString(s)
+	if err != nil {
+		panic(err)
+	}
+	return b
 }
