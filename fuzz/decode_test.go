@@ -34,6 +34,7 @@ func decodeTimeBound(n int) time.Duration {
 // decodeSentinels are the errors a decode may wrap (the codec's doc).
 var decodeSentinels = []error{
 	codec.ErrMalformed, codec.ErrUnknownEvent, codec.ErrNonFinite, codec.ErrTooDeep, codec.ErrBudget,
+	codec.ErrUnsafeInteger,
 }
 
 // decodeSentinel returns the first of decodeSentinels err wraps, or nil.
@@ -78,8 +79,8 @@ func addWireSeeds(f *testing.F) {
 // decodeFloor with MemoryBudget 2 (which then refuses with ErrBudget
 // rather than exceed it). While fuzzing, one decode also stays under
 // decodeTimeBound. A decoded event marshals to JSON, and AppendJSON gives
-// that very JSON; it re-encodes (allowing unsafe integers, which decoding
-// accepts), and the re-encoding decodes to the same JSON.
+// that very JSON; it re-encodes, and the re-encoding decodes to the same
+// JSON.
 func FuzzDecode(f *testing.F) {
 	addWireSeeds(f)
 	f.Fuzz(func(t *testing.T, data []byte) {
@@ -128,9 +129,7 @@ func FuzzDecode(f *testing.F) {
 		if out, err := codec.AppendJSON(nil, data); err != nil || !bytes.Equal(out, j) {
 			t.Fatalf("AppendJSON = %s, %v; event.Marshal = %s", out, err, j)
 		}
-		// Decoding accepts int64 values beyond ±(2^53-1), which the default
-		// encoder refuses (ErrUnsafeInteger); re-encode allowing them.
-		w, err := codec.Codec{UnsafeIntegers: true}.Append(nil, ev)
+		w, err := codec.Append(nil, ev)
 		if err != nil {
 			t.Fatalf("a decoded event does not re-encode: %v\nevent %s", err, j)
 		}

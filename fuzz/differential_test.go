@@ -35,6 +35,7 @@ type facts struct {
 	badMessage    bool // a message whose role is unknown, or whose content carriers contradict it
 	badResult     bool // a tool result with both string content and parts
 	badOutcome    bool // outcome lists the outcome type does not carry
+	unsafeInt     bool // an int64 field beyond ±(2^53-1)
 	depth         int  // deepest Value nesting
 }
 
@@ -147,6 +148,9 @@ func walkFacts(m protoreflect.Message, f *facts, depth int) {
 		}
 	}
 	m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+		if fd.Kind() == protoreflect.Int64Kind && !fd.IsList() && (v.Int() > 1<<53-1 || v.Int() < -(1<<53-1)) {
+			f.unsafeInt = true
+		}
 		if fd.Enum() != nil && !fd.IsList() && fd.Enum().Values().ByNumber(v.Enum()) == nil {
 			f.unknownEnum = true
 		}
@@ -177,6 +181,8 @@ func walkFacts(m protoreflect.Message, f *facts, depth int) {
 //   - ErrNonFinite: a NaN or ±Inf number, which JSON cannot spell.
 //   - ErrUnknownEvent: no AG-UI 1.0 arm, only fields of a later protocol.
 //   - ErrTooDeep: Values nested beyond Codec.MaxDepth (256).
+//   - ErrUnsafeInteger: an int64 field (timestamp, token counts) beyond
+//     ±(2^53-1), which JavaScript peers cannot decode.
 //   - ErrBudget: a frame that would decode to more than the memory budget
 //     (32 bytes per frame byte + 1 MiB by default), such as a million
 //     empty messages.
@@ -201,6 +207,8 @@ func documentedRefusal(err error, f facts) bool {
 		return f.depth > codec.DefaultMaxDepth-8
 	case errors.Is(err, codec.ErrBudget):
 		return true
+	case errors.Is(err, codec.ErrUnsafeInteger):
+		return f.unsafeInt
 	case errors.Is(err, codec.ErrMalformed):
 		return f.noArm || f.twoArms || f.noBase || f.typeMismatch || f.noKind || f.unknownEnum || f.emptyOneof ||
 			f.badMessage || f.badResult || f.badOutcome || f.wrongWireType ||
@@ -289,7 +297,7 @@ func FuzzDifferential(f *testing.F) {
 		}
 
 		// (a) The message level.
-		w, err := codec.Codec{UnsafeIntegers: true}.Append(nil, ev)
+		w, err := codec.Append(nil, ev)
 		if err != nil {
 			t.Fatalf("a decoded event does not re-encode: %v", err)
 		}
