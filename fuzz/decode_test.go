@@ -3,6 +3,7 @@ package fuzz
 import (
 	"bytes"
 	"errors"
+	"slices"
 	"sort"
 	"testing"
 	"time"
@@ -47,7 +48,9 @@ func decodeSentinel(err error) error {
 	return nil
 }
 
-func addWireSeeds(f *testing.F) {
+// addWireSeeds adds the golden frames, the attack seeds and, in the seed
+// run, the big attack seeds, minus those named in skip.
+func addWireSeeds(f *testing.F, skip ...string) {
 	for _, w := range goldenWires(f) {
 		f.Add(w)
 	}
@@ -66,7 +69,9 @@ func addWireSeeds(f *testing.F) {
 	if !fuzzing() {
 		big := bigAttackSeeds()
 		for _, k := range names(big) {
-			f.Add(big[k])
+			if !slices.Contains(skip, k) {
+				f.Add(big[k])
+			}
 		}
 	}
 }
