@@ -31,7 +31,7 @@ type facts struct {
 	noKind        bool // a Value with no kind (or a Struct entry without a value)
 	wrongWireType bool // a known field with the wrong wire type (the runtime keeps it as an unknown field)
 	unknownEnum   bool // an enum number with no name (event type, patch op)
-	emptyOneof    bool // a content part or source with no arm
+	emptyOneof    bool // a content part or source with no arm, or a media part with no source
 	badMessage    bool // a message whose role is unknown, or whose content carriers contradict it
 	badResult     bool // a tool result with both string content and parts
 	badOutcome    bool // outcome lists the outcome type does not carry
@@ -118,6 +118,14 @@ func walkFacts(m protoreflect.Message, f *facts, depth int) {
 		if msg.GetPart() == nil {
 			f.emptyOneof = true
 		}
+		type sourced interface {
+			GetSource() *aguipb.InputContentSource
+		}
+		for _, p := range []sourced{msg.GetImage(), msg.GetAudio(), msg.GetVideo(), msg.GetDocument()} {
+			if !reflect.ValueOf(p).IsNil() && p.GetSource() == nil {
+				f.emptyOneof = true // a media part without a source
+			}
+		}
 	case *aguipb.InputContentSource:
 		if msg.GetSource() == nil {
 			f.emptyOneof = true
@@ -191,7 +199,9 @@ func walkFacts(m protoreflect.Message, f *facts, depth int) {
 //     the arm's; a Value with no kind or a Struct entry without a value
 //     (the runtime reads an empty Value; JSON has no spelling for it); an
 //     enum number with no name (event type, patch op); a content part or
-//     source with no arm, or with two (the runtime keeps the last, which
+//     source with no arm, a media part (image, audio, video, document)
+//     without a source, which its JSON form requires; a part or source
+//     with two arms (the runtime keeps the last, which
 //     the facts cannot see, hence the message check); a message whose role
 //     is unknown or whose carriers contradict it; a tool result with both
 //     kinds of content; outcome lists the outcome does not carry; a known

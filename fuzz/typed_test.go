@@ -319,7 +319,7 @@ func FuzzEncodeTyped(f *testing.F) {
 			t.Fatalf("agwire cannot decode what it encoded: %v\nevent %s\nwire %x", err, marshalOrErr(ev), b1)
 		}
 		b2, err := codec.Append(nil, ev2)
-		if err == nil && !bytes.Equal(b1, b2) && bytes.Equal(b2, appendOptNullAbsent(t, ev)) {
+		if err == nil && !bytes.Equal(b1, b2) && bytes.Equal(b2, appendOptNullAbsent(t, ev, false)) {
 			// Known defect (codec: optional dynamic values holding null):
 			// Append writes an optional RawValue that holds JSON null
 			// (rawEvent, result, state, payload, a part's metadata...) as
@@ -349,7 +349,7 @@ func FuzzEncodeTyped(f *testing.F) {
 			t.Fatalf("an event that encodes does not marshal to JSON: %v", err)
 		}
 		b3, err := codec.AppendFromJSON(nil, j)
-		if err == nil && !bytes.Equal(b1, b3) && bytes.Equal(b3, appendOptNullAbsent(t, ev)) {
+		if err == nil && !bytes.Equal(b1, b3) && bytes.Equal(b3, appendOptNullAbsent(t, ev, true)) {
 			// Known defect, as above: Append writes an optional RawValue
 			// holding null as a null Value, while event.Parse reads
 			// "rawEvent":null as absent, so the JSON path drops it.
@@ -369,8 +369,10 @@ func FuzzEncodeTyped(f *testing.F) {
 }
 
 // appendOptNullAbsent encodes ev with every optional RawValue that holds
-// JSON null made absent, which is what the JSON path does with it.
-func appendOptNullAbsent(t *testing.T, ev event.Event) []byte {
+// JSON null made absent: the tagged ",opt" ones (what Unmarshal does with
+// such a null), and with parts too the untagged ones, a content part's
+// metadata (what the JSON path does).
+func appendOptNullAbsent(t *testing.T, ev event.Event, parts bool) []byte {
 	t.Helper()
 	var walk func(v reflect.Value, opt bool)
 	walk = func(v reflect.Value, opt bool) {
@@ -391,7 +393,7 @@ func appendOptNullAbsent(t *testing.T, ev event.Event) []byte {
 				tag := f.Tag.Get("agui")
 				// Untagged RawValues (a content part's metadata) are
 				// optional too.
-				walk(v.Field(i), tag == "" || strings.HasSuffix(tag, ",opt"))
+				walk(v.Field(i), tag == "" && parts || strings.HasSuffix(tag, ",opt"))
 			}
 		}
 	}
