@@ -11,7 +11,6 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
-	"testing"
 
 	"google.golang.org/protobuf/encoding/protowire"
 )
@@ -345,14 +344,6 @@ func isAny(err error, targets ...error) bool {
 		}
 	}
 	return false
-}
-
-// mustTB fails the test when err is nil; used where an error is required.
-func mustFail(t *testing.T, err error, what string) {
-	t.Helper()
-	if err == nil {
-		t.Fatalf("%s: want an error, got none", what)
-	}
 }
 
 // fuzzing reports whether this run is fuzzing (go test -fuzz) rather than
