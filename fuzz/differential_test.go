@@ -32,7 +32,7 @@ type facts struct {
 	wrongWireType bool // a known field with the wrong wire type (the runtime keeps it as an unknown field)
 	unknownEnum   bool // an enum number with no name (event type, patch op)
 	emptyOneof    bool // a content part or source with no arm, or a media part with no source
-	badMessage    bool // a message whose role is unknown, or whose content carriers contradict it
+	badMessage    bool // a message whose role is unknown, or whose content carriers (or activity type) contradict it
 	badResult     bool // a tool result with both string content and parts
 	badOutcome    bool // outcome lists the outcome type does not carry
 	unsafeInt     bool // an int64 field beyond ±(2^53-1)
@@ -138,7 +138,8 @@ func walkFacts(m protoreflect.Message, f *facts, depth int) {
 			msg.Content != nil && (parts || act),
 			parts && role != "user" && role != "tool",
 			act && role != "activity",
-			role == "activity" && msg.Content != nil:
+			role == "activity" && msg.Content != nil,
+			role != "activity" && msg.ActivityType != nil:
 			f.badMessage = true
 		}
 	case *aguipb.ToolCallResultEvent:
