@@ -98,7 +98,7 @@ var readers = []struct {
 func TestRoundTrip(t *testing.T) {
 	events := sampleEvents()
 	var buf bytes.Buffer
-	w := framing.NewWriter(&buf, codec.Codec{})
+	w := framing.NewWriter(&buf, framing.WriterOptions{Codec: codec.Codec{}})
 	for _, ev := range events {
 		if err := w.WriteEvent(ev); err != nil {
 			t.Fatalf("WriteEvent(%s): %v", ev.Type(), err)
@@ -108,8 +108,8 @@ func TestRoundTrip(t *testing.T) {
 	if !bytes.Equal(buf.Bytes(), want) {
 		t.Fatalf("stream differs from the framed codec output\n got %x\nwant %x", buf.Bytes(), want)
 	}
-	if w.Frames() != int64(len(events)) || w.Bytes() != int64(len(want)) {
-		t.Errorf("Frames, Bytes = %d, %d; want %d, %d", w.Frames(), w.Bytes(), len(events), len(want))
+	if w.FramesWritten() != int64(len(events)) || w.BytesWritten() != int64(len(want)) {
+		t.Errorf("Frames, Bytes = %d, %d; want %d, %d", w.FramesWritten(), w.BytesWritten(), len(events), len(want))
 	}
 
 	for _, rd := range readers {
@@ -148,7 +148,7 @@ func TestJSON(t *testing.T) {
 		`{"type":"CUSTOM","name":"ping","value":{"n":1},"timestamp":17,"metadata":{"k":"v"}}`,
 	}
 	var buf bytes.Buffer
-	w := framing.NewWriter(&buf, codec.Codec{})
+	w := framing.NewWriter(&buf, framing.WriterOptions{Codec: codec.Codec{}})
 	for _, l := range lines {
 		if err := w.WriteJSON([]byte(l)); err != nil {
 			t.Fatalf("WriteJSON(%s): %v", l, err)
@@ -174,7 +174,7 @@ func TestJSON(t *testing.T) {
 func TestWriteFrame(t *testing.T) {
 	payloads, want := sampleStream(t)
 	var buf bytes.Buffer
-	w := framing.NewWriter(&buf, codec.Codec{})
+	w := framing.NewWriter(&buf, framing.WriterOptions{Codec: codec.Codec{}})
 	for _, p := range payloads {
 		if err := w.WriteFrame(p); err != nil {
 			t.Fatal(err)
@@ -373,7 +373,7 @@ func TestLargeFrameGrowth(t *testing.T) {
 	big := &event.TextMessageContent{MessageID: "m", Delta: strings.Repeat("0123456789abcdef", 50_000)} // 800 kB
 	small := sampleEvents()[1]
 	var buf bytes.Buffer
-	w := framing.NewWriter(&buf, codec.Codec{})
+	w := framing.NewWriter(&buf, framing.WriterOptions{Codec: codec.Codec{}})
 	for _, ev := range []event.Event{small, big, small, big} {
 		if err := w.WriteEvent(ev); err != nil {
 			t.Fatal(err)
@@ -653,13 +653,13 @@ func TestWriterErrors(t *testing.T) {
 	t.Run("sticky write error", func(t *testing.T) {
 		boom := errors.New("boom")
 		fw := &failWriter{ok: 2, err: boom}
-		w := framing.NewWriter(fw, codec.Codec{})
+		w := framing.NewWriter(fw, framing.WriterOptions{Codec: codec.Codec{}})
 		for _, ev := range evs[:2] {
 			if err := w.WriteEvent(ev); err != nil {
 				t.Fatal(err)
 			}
 		}
-		frames, written := w.Frames(), w.Bytes()
+		frames, written := w.FramesWritten(), w.BytesWritten()
 		if err := w.WriteEvent(evs[2]); err != boom {
 			t.Fatalf("got %v, want boom", err)
 		}
@@ -679,18 +679,18 @@ func TestWriterErrors(t *testing.T) {
 		if framing.Skippable(boom) {
 			t.Error("a write error is skippable")
 		}
-		if w.Frames() != frames || w.Bytes() != written+1 {
-			t.Errorf("Frames, Bytes = %d, %d; want %d, %d", w.Frames(), w.Bytes(), frames, written+1)
+		if w.FramesWritten() != frames || w.BytesWritten() != written+1 {
+			t.Errorf("Frames, Bytes = %d, %d; want %d, %d", w.FramesWritten(), w.BytesWritten(), frames, written+1)
 		}
 		// Reset makes it usable again.
 		var buf bytes.Buffer
 		w.Reset(&buf)
-		if err := w.WriteEvent(evs[0]); err != nil || w.Frames() != 1 {
+		if err := w.WriteEvent(evs[0]); err != nil || w.FramesWritten() != 1 {
 			t.Fatalf("after Reset: %v", err)
 		}
 	})
 	t.Run("short write", func(t *testing.T) {
-		w := framing.NewWriter(&failWriter{short: true}, codec.Codec{})
+		w := framing.NewWriter(&failWriter{short: true}, framing.WriterOptions{Codec: codec.Codec{}})
 		if err := w.WriteEvent(evs[0]); err != io.ErrShortWrite {
 			t.Fatalf("got %v, want io.ErrShortWrite", err)
 		}
@@ -700,7 +700,7 @@ func TestWriterErrors(t *testing.T) {
 	})
 	t.Run("encode errors write nothing", func(t *testing.T) {
 		var buf bytes.Buffer
-		w := framing.NewWriter(&buf, codec.Codec{Profile: codec.PreV1})
+		w := framing.NewWriter(&buf, framing.WriterOptions{Codec: codec.Codec{Profile: codec.PreV1}})
 		thinking, err := event.Parse([]byte(`{"type":"THINKING_START"}`))
 		if err != nil {
 			t.Fatal(err)
@@ -722,7 +722,7 @@ func TestWriterErrors(t *testing.T) {
 			if !errors.Is(err, tc.want) || !framing.Skippable(err) {
 				t.Errorf("%s: got %v, want a skippable %v", tc.name, err, tc.want)
 			}
-			if buf.Len() != 0 || w.Frames() != 0 {
+			if buf.Len() != 0 || w.FramesWritten() != 0 {
 				t.Errorf("%s: wrote %d bytes", tc.name, buf.Len())
 			}
 			if err := w.WriteEvent(evs[0]); err != nil {
@@ -753,7 +753,7 @@ func TestWriterAllocs(t *testing.T) {
 	var scratch []byte
 	codecAllocs := testing.AllocsPerRun(1000, func() { scratch, _ = c.Append(scratch[:0], ev) })
 
-	w := framing.NewWriter(io.Discard, c)
+	w := framing.NewWriter(io.Discard, framing.WriterOptions{Codec: c})
 	js := []byte(mustJSON(t, ev))
 	payload := mustEncode(t, ev)
 	for _, tc := range []struct {
@@ -833,7 +833,7 @@ func TestReaderAllocs(t *testing.T) {
 
 func BenchmarkWriterWriteEvent(b *testing.B) {
 	ev := realistic()
-	w := framing.NewWriter(io.Discard, codec.Codec{})
+	w := framing.NewWriter(io.Discard, framing.WriterOptions{Codec: codec.Codec{}})
 	b.ReportAllocs()
 	b.SetBytes(int64(len(mustEncode(b, ev)) + 4))
 	for b.Loop() {
@@ -845,7 +845,7 @@ func BenchmarkWriterWriteEvent(b *testing.B) {
 
 func BenchmarkWriterWriteFrame(b *testing.B) {
 	payload := mustEncode(b, realistic())
-	w := framing.NewWriter(io.Discard, codec.Codec{})
+	w := framing.NewWriter(io.Discard, framing.WriterOptions{Codec: codec.Codec{}})
 	b.ReportAllocs()
 	b.SetBytes(int64(len(payload) + 4))
 	for b.Loop() {

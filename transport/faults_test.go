@@ -276,7 +276,7 @@ func frames(t testing.TB, n int) [][]byte {
 	var out [][]byte
 	for i := range n {
 		var b bytes.Buffer
-		if err := framing.NewWriter(&b, codec.Codec{}).WriteEvent(&event.TextMessageContent{MessageID: "m", Delta: strconv.Itoa(i)}); err != nil {
+		if err := framing.NewWriter(&b, framing.WriterOptions{Codec: codec.Codec{}}).WriteEvent(&event.TextMessageContent{MessageID: "m", Delta: strconv.Itoa(i)}); err != nil {
 			t.Fatal(err)
 		}
 		out = append(out, b.Bytes())
@@ -412,6 +412,6 @@ func TestHugeFrame(t *testing.T) {
 // fr0 is one small frame.
 var fr0 = func() []byte {
 	var b bytes.Buffer
-	framing.NewWriter(&b, codec.Codec{}).WriteEvent(&event.StepStarted{StepName: "s"})
+	framing.NewWriter(&b, framing.WriterOptions{Codec: codec.Codec{}}).WriteEvent(&event.StepStarted{StepName: "s"})
 	return b.Bytes()
 }()

@@ -2,8 +2,6 @@ package transport
 
 import (
 	"strings"
-
-	"github.com/agwire/agwire/framing"
 )
 
 // The two media types a server can answer with.
@@ -12,7 +10,7 @@ const (
 	// "data: <JSON event>\n\n" block per event.
 	MediaTypeSSE = "text/event-stream"
 	// MediaTypeBinary is the framed protobuf transport of package framing.
-	MediaTypeBinary = framing.MediaType
+	MediaTypeBinary = "application/vnd.ag-ui.event+proto"
 )
 
 // offers lists what a server can serve, in the order that breaks a full

@@ -193,7 +193,7 @@ func newStream(w http.ResponseWriter, r *http.Request, mediaType string, opts Se
 		s.out = s.comp
 	}
 	if mediaType == MediaTypeBinary {
-		s.fw = framing.NewWriter(s.out, opts.Codec)
+		s.fw = framing.NewWriter(s.out, framing.WriterOptions{Codec: opts.Codec})
 	} else {
 		s.buf = append(make([]byte, 0, 512), sseDataPrefix...)
 	}

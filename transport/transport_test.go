@@ -491,7 +491,7 @@ func TestUnknownEventSkipped(t *testing.T) {
 			return
 		}
 		w.Header().Set("Content-Type", transport.MediaTypeBinary)
-		fw := framing.NewWriter(w, codec.Codec{})
+		fw := framing.NewWriter(w, framing.WriterOptions{Codec: codec.Codec{}})
 		fw.WriteEvent(&event.StepStarted{StepName: "a"})
 		fw.WriteFrame([]byte{0x82, 0x02, 0x02, 0x08, 0x01}) // an envelope arm from a later protocol
 		fw.WriteEvent(&event.StepFinished{StepName: "a"})

@@ -150,7 +150,7 @@ func runConvert(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	case formatSSE:
 		dst = &jsonSink{w: out, sse: true}
 	case formatBinary:
-		dst = &binarySink{w: framing.NewWriter(out, codec.Codec{Profile: codec.Profile(profile), LossyNumbers: *lossy})}
+		dst = &binarySink{w: framing.NewWriter(out, framing.WriterOptions{Codec: codec.Codec{Profile: codec.Profile(profile), LossyNumbers: *lossy}})}
 	}
 	status := c.convert(src, dst, from, out, br, counted)
 	if err := out.close(); err != nil && status != exitFail {

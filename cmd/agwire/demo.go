@@ -151,10 +151,10 @@ func runDemoEvents(input []byte, cd codec.Codec) (*demo, error) {
 
 	// Encode: one stream, as a server would write it.
 	var stream bytes.Buffer
-	w := framing.NewWriter(&stream, cd)
+	w := framing.NewWriter(&stream, framing.WriterOptions{Codec: cd})
 	for i := range d.rows {
 		r := &d.rows[i]
-		before := w.Bytes()
+		before := w.BytesWritten()
 		if err := w.WriteEvent(r.ev); err != nil {
 			if errors.Is(err, codec.ErrNotInProfile) {
 				r.refused = err
@@ -164,7 +164,7 @@ func runDemoEvents(input []byte, cd codec.Codec) (*demo, error) {
 			}
 			continue
 		}
-		r.frame = int(w.Bytes() - before)
+		r.frame = int(w.BytesWritten() - before)
 	}
 
 	// Decode it back, as a client would, both ways: straight to JSON (as

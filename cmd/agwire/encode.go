@@ -50,7 +50,7 @@ func runEncode(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 
 // encode converts the lines of in.
 func (c *cli) encode(in *bufio.Reader, out *output, cd codec.Codec) int {
-	w := framing.NewWriter(out, cd)
+	w := framing.NewWriter(out, framing.WriterOptions{Codec: cd})
 	prog := c.startProgress(out, "event", "written")
 	defer prog.clear()
 	var line, bad int64
@@ -72,7 +72,7 @@ func (c *cli) encode(in *bufio.Reader, out *output, cd codec.Codec) int {
 					return c.encodeStopped(out, w)
 				}
 			}
-			prog.update(w.Frames(), w.Bytes())
+			prog.update(w.FramesWritten(), w.BytesWritten())
 		}
 		if readErr == io.EOF {
 			break
@@ -86,7 +86,7 @@ func (c *cli) encode(in *bufio.Reader, out *output, cd codec.Codec) int {
 		if err := out.Flush(); err != nil {
 			c.failf("writing output: %v", err)
 		}
-		c.failf("wrote %s; skipped %s", plural(w.Frames(), "event"), plural(bad, "bad line"))
+		c.failf("wrote %s; skipped %s", plural(w.FramesWritten(), "event"), plural(bad, "bad line"))
 		return exitFail
 	}
 	return exitOK
@@ -98,7 +98,7 @@ func (c *cli) encodeStopped(out *output, w *framing.Writer) int {
 		c.failf("writing output: %v", err)
 		return exitFail
 	}
-	c.failf("stopped after writing %s", plural(w.Frames(), "event"))
+	c.failf("stopped after writing %s", plural(w.FramesWritten(), "event"))
 	return exitFail
 }
 

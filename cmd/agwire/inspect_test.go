@@ -21,7 +21,7 @@ func sampleFrames(t *testing.T) [][]byte {
 	var out [][]byte
 	for _, line := range events(string(sample(t))) {
 		var buf bytes.Buffer
-		if err := framing.NewWriter(&buf, codec.Codec{}).WriteJSON([]byte(line)); err != nil {
+		if err := framing.NewWriter(&buf, framing.WriterOptions{Codec: codec.Codec{}}).WriteJSON([]byte(line)); err != nil {
 			t.Fatal(err)
 		}
 		out = append(out, buf.Bytes())
