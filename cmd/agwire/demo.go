@@ -90,6 +90,7 @@ func runDemo(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	} else {
 		d.printTable(out, name)
 	}
+	out.complete = true
 	if err := out.close(); err != nil {
 		c.failf("writing output: %v", err)
 		return exitFail
