@@ -619,5 +619,3 @@ func hasBOM(br *bufio.Reader) bool {
 	b, _ := br.Peek(len(utf8BOM))
 	return bytes.Equal(b, utf8BOM)
 }
-
-
