@@ -60,7 +60,7 @@ func startServe(t *testing.T, opts serveOptions) *testServer {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- serveOn(ctx, ln, h, opts.log) }()
+	go func() { done <- serveOn(ctx, ln, h, opts) }()
 	var once sync.Once
 	s := &testServer{url: serverURL(ln.Addr()), log: logs}
 	s.stop = func() {
