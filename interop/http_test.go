@@ -129,7 +129,7 @@ type goAgentServer struct {
 
 func newGoAgentServer(t *testing.T, opts transport.HandlerOptions) *goAgentServer {
 	s := &goAgentServer{runs: map[string]*servedRun{}}
-	agent := transport.Handler(opts, func(ctx context.Context, in *event.RunAgentInput, w transport.EventWriter) error {
+	agent := mustHandler(opts, func(ctx context.Context, _ *http.Request, in *event.RunAgentInput, w transport.EventWriter) error {
 		rec := ctx.Value(servedKey{}).(*servedRun)
 		rec.Input = in
 		s.mu.Lock()
@@ -245,9 +245,9 @@ func runHTTPAgent(t *testing.T, pairs ...string) []*agentOutput {
 func TestHTTPAgentAssemblesGoRun(t *testing.T) {
 	requireNode(t, "httpagent.mjs")
 	plain := newGoAgentServer(t, transport.HandlerOptions{})
-	compressed := newGoAgentServer(t, transport.HandlerOptions{ServerOptions: transport.ServerOptions{
+	compressed := newGoAgentServer(t, transport.HandlerOptions{
 		Compression: []string{transport.EncodingZstd, transport.EncodingGzip},
-	}})
+	})
 
 	cases := []struct {
 		name, mode string
@@ -599,4 +599,13 @@ func unsignZeros(t *testing.T, b []byte) []byte {
 		t.Fatal(err)
 	}
 	return out
+}
+
+// mustHandler is transport.NewHandler for options known to be valid.
+func mustHandler(opts transport.HandlerOptions, fn transport.RunFunc) http.Handler {
+	h, err := transport.NewHandler(fn, opts)
+	if err != nil {
+		panic(err)
+	}
+	return h
 }

@@ -92,8 +92,8 @@ func readAll(t testing.TB, r *transport.EventReader) []event.Event {
 }
 
 // replay is a run function that writes evs.
-func replay(evs []event.Event) func(context.Context, *event.RunAgentInput, transport.EventWriter) error {
-	return func(ctx context.Context, in *event.RunAgentInput, w transport.EventWriter) error {
+func replay(evs []event.Event) transport.RunFunc {
+	return func(ctx context.Context, _ *http.Request, in *event.RunAgentInput, w transport.EventWriter) error {
 		for _, ev := range evs {
 			if err := w.WriteEvent(ev); err != nil {
 				return err
@@ -174,3 +174,12 @@ func post(t testing.TB, client *http.Client, url, body string, header map[string
 }
 
 const validBody = `{"threadId":"thread-1","runId":"run-1","messages":[]}`
+
+// mustHandler is transport.NewHandler for options known to be valid.
+func mustHandler(opts transport.HandlerOptions, fn transport.RunFunc) http.Handler {
+	h, err := transport.NewHandler(fn, opts)
+	if err != nil {
+		panic(err)
+	}
+	return h
+}

@@ -295,14 +295,14 @@ func TestConvertBadSSEEvent(t *testing.T) {
 	// A stream cut inside an event ends the run, even with --keep-going.
 	cut := "data: {\"type\":\"STEP_STARTED\",\"stepName\":\"a\"}\n\ndata: {\"type\":\"STEP_FINISHED\",\"stepName\":\"a\"}\n"
 	out, errOut, code = agwire(t, []byte(cut), "convert", "--to", "jsonl", "--keep-going")
-	if code != 1 || len(events(out)) != 1 || !strings.HasPrefix(errOut, "agwire convert: line 3: transport: SSE stream ends inside an event") ||
+	if code != 1 || len(events(out)) != 1 || !strings.HasPrefix(errOut, "agwire convert: line 3: stream ends inside an event (SSE: unexpected EOF)") ||
 		!strings.HasSuffix(errOut, "stopped after writing 1 event\n") {
 		t.Errorf("cut: exit %d, out %q, stderr %s", code, out, errOut)
 	}
 
 	// --max-frame-size bounds SSE events too.
 	_, errOut, code = agwire(t, []byte(cut), "convert", "--to", "jsonl", "--max-frame-size", "20")
-	if code != 1 || !strings.Contains(errOut, "agwire convert: line 1: transport: event too large") {
+	if code != 1 || !strings.Contains(errOut, "agwire convert: line 1: event too large") {
 		t.Errorf("--max-frame-size: exit %d, stderr %s", code, errOut)
 	}
 }

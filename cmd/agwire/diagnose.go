@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/agwire/agwire/codec"
 	"github.com/agwire/agwire/event"
@@ -32,7 +33,16 @@ func describe(err error, of string) string {
 	if errors.As(err, &pe) {
 		return located(pe.Path, pe.Offset, of) + pe.Err.Error()
 	}
-	return err.Error()
+	return unprefixed(err.Error())
+}
+
+// unprefixed drops the package prefix ("transport: ") that the library's
+// errors start with: the message has the command's prefix already.
+func unprefixed(msg string) string {
+	for _, p := range []string{"transport: ", "framing: ", "agwire: ", "event: ", "codec: "} {
+		msg = strings.TrimPrefix(msg, p)
+	}
+	return msg
 }
 
 // located spells a place in a record, ending in ": ", or "" when neither

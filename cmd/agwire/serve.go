@@ -28,7 +28,7 @@ assistant), with the threadId and runId of RUN_STARTED and RUN_FINISHED
 replaced by the request's, one event every --delay as if the agent were
 thinking. The Accept header chooses Server-Sent Events or the AG-UI 1.0
 binary stream, and Accept-Encoding zstd or gzip compression; the request is
-checked as any transport.Handler checks it (400 for a body that is not a
+checked as any transport handler checks it (400 for a body that is not a
 valid RunAgentInput, naming the field; 405, 406, 413, 415). GET / answers
 with a short help page.
 
@@ -171,7 +171,7 @@ func serverURL(addr net.Addr) string {
 // event) and closes what is left. It returns an error only if the server
 // failed.
 //
-// The server's timeouts are those a transport.Handler needs: ReadTimeout
+// The server's timeouts are those a transport handler (transport.NewHandler) needs: ReadTimeout
 // bounds reading the request, headers and body (not the run: net/http does
 // not cancel a request whose body was read in time),
 // ReadHeaderTimeout the headers alone, IdleTimeout a kept-alive connection
@@ -244,7 +244,7 @@ func orDefault(d, def time.Duration) time.Duration {
 type demoServer struct {
 	opts   serveOptions
 	events []event.Event // the built-in run, shared by all requests: read only
-	run    http.Handler  // transport.Handler
+	run    http.Handler  // transport.NewHandler's
 }
 
 // newServeHandler returns the demo endpoint's handler.
@@ -260,13 +260,15 @@ func newServeHandler(opts serveOptions) (http.Handler, error) {
 		}
 		s.events = append(s.events, ev)
 	}
-	s.run = transport.Handler(transport.HandlerOptions{
-		ServerOptions: transport.ServerOptions{
-			Compression:  opts.compression,
-			WriteTimeout: orDefault(opts.writeTimeout, 30*time.Second),
-		},
-		ErrorLog: opts.errorLog,
-	}, s.stream)
+	run, err := transport.NewHandler(s.stream, transport.HandlerOptions{
+		Compression:  opts.compression,
+		WriteTimeout: orDefault(opts.writeTimeout, 30*time.Second),
+		ErrorLog:     opts.errorLog,
+	})
+	if err != nil {
+		return nil, err
+	}
+	s.run = run
 	return s, nil
 }
 
@@ -336,7 +338,7 @@ func requestLine(r *http.Request, rec *responseRecorder, stats *runStats, d time
 // stream is the run: the built-in events, the request's ids in
 // RUN_STARTED and RUN_FINISHED, the request itself as RUN_STARTED's input
 // (the protocol's echo), opts.delay apart.
-func (s *demoServer) stream(ctx context.Context, in *event.RunAgentInput, w transport.EventWriter) error {
+func (s *demoServer) stream(ctx context.Context, _ *http.Request, in *event.RunAgentInput, w transport.EventWriter) error {
 	stats, _ := ctx.Value(runStatsKey{}).(*runStats)
 	if stats == nil {
 		stats = &runStats{}

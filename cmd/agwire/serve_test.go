@@ -312,12 +312,12 @@ func TestServeShutdown(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	ev, err := r.ReadEvent()
+	ev, err := r.Next()
 	if err != nil || ev.Type() != event.TypeRunStarted {
 		t.Fatalf("first event: %v, %v", ev, err)
 	}
 	go s.stop()
-	ev, err = r.ReadEvent()
+	ev, err = r.Next()
 	if err != nil {
 		t.Fatalf("second event: %v", err)
 	}
@@ -325,7 +325,7 @@ func TestServeShutdown(t *testing.T) {
 	if !ok || re.Message != errShuttingDown.Error() {
 		t.Fatalf("second event: %#v", ev)
 	}
-	if _, err := r.ReadEvent(); err != io.EOF {
+	if _, err := r.Next(); err != io.EOF {
 		t.Errorf("after the RUN_ERROR: %v", err)
 	}
 	s.stop()
