@@ -6,6 +6,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/agwire/agwire/codec"
+	"github.com/agwire/agwire/codec/protoconv"
 	"github.com/agwire/agwire/event"
 	"github.com/agwire/agwire/gen/aguipb"
 )
@@ -105,7 +106,7 @@ func BenchmarkGenerated(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		m, err := codec.ToProto(ev)
+		m, err := protoconv.ToProto(codec.Codec{}, ev)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -3,6 +3,7 @@ package codec
 import (
 	"errors"
 	"fmt"
+	"math"
 	"strconv"
 
 	"github.com/agwire/agwire/event"
@@ -59,21 +60,49 @@ type Codec struct {
 	// type does not declare instead of failing with event.ErrUnknownField.
 	DropUnknownFields bool
 	// UnsafeIntegers lets int64 fields (timestamp, token counts) carry
-	// values beyond ±(2^53−1). The wire holds any int64, but JavaScript
-	// peers fail to decode such a frame (@ag-ui/proto throws, and its
-	// stream reader stops), and the AG-UI schema bounds these fields to the
-	// safe range; so by default they are refused with ErrUnsafeInteger.
+	// values beyond ±(2^53−1), on encode and on decode. The wire holds any
+	// int64, but JavaScript peers fail to decode such a frame
+	// (@ag-ui/proto throws, and its stream reader stops), and the AG-UI
+	// schema bounds these fields to the safe range; so by default they are
+	// refused with ErrUnsafeInteger, both ways, as the peer refuses them.
 	UnsafeIntegers bool
+	// MemoryBudget bounds the memory that decoding one frame may allocate
+	// for the event it returns: MemoryBudget times the frame's size, plus
+	// 1 MiB for small frames. 0 means DefaultMemoryBudget; a negative value
+	// removes the bound. Past it, Unmarshal fails with ErrBudget before
+	// allocating. Typical events use 1–4 times their size; a budget is
+	// exceeded by frames built to amplify, such as a million empty
+	// messages, each two bytes on the wire and a 192-byte struct in Go.
+	MemoryBudget int
+}
+
+// DefaultMemoryBudget is the decode memory bound, as a multiple of the frame
+// size, when Codec.MemoryBudget is 0.
+const DefaultMemoryBudget = 32
+
+// budgetFloor is the budget every frame has, whatever its size.
+const budgetFloor = 1 << 20
+
+// budget returns the bytes decoding an n-byte frame may allocate.
+func (c *Codec) budget(n int) int64 {
+	switch {
+	case c.MemoryBudget < 0:
+		return math.MaxInt64
+	case c.MemoryBudget == 0:
+		return int64(n)*DefaultMemoryBudget + budgetFloor
+	}
+	return int64(n)*int64(c.MemoryBudget) + budgetFloor
 }
 
 // Errors. Each failure is an *Error wrapping one of these; test with
 // errors.Is.
 var (
 	// ErrUnsupportedEvent: the event has no protobuf form (the pre-1.0
-	// THINKING_* events, or a type this build does not know). The other
-	// peers encode such an event to an empty payload that every decoder
-	// then rejects; agwire refuses it instead.
-	ErrUnsupportedEvent = errors.New("event has no protobuf form")
+	// THINKING_* events, a type this build does not know, or a type
+	// defined outside package event). The other peers encode such an event
+	// to an empty payload that every decoder then rejects; agwire refuses
+	// it instead. It is event.ErrUnsupportedEvent.
+	ErrUnsupportedEvent = event.ErrUnsupportedEvent
 	// ErrNotInProfile: the event exists in AG-UI 1.0 but not in the wire
 	// of the selected profile (PreV1).
 	ErrNotInProfile = errors.New("event is not part of the selected peer profile")
@@ -99,6 +128,9 @@ var (
 	// ErrTooDeep: nesting beyond Codec.MaxDepth (the same error as
 	// event.ErrTooDeep).
 	ErrTooDeep = jsonx.ErrTooDeep
+	// ErrBudget: decoding the frame would allocate more than
+	// Codec.MemoryBudget allows.
+	ErrBudget = errors.New("decoded event would exceed the memory budget")
 )
 
 // Error is a codec failure with its place: the event type when known, the
@@ -174,6 +206,8 @@ func (c Codec) AppendFromJSON(dst, jsonEvent []byte) ([]byte, error) {
 		if errors.Is(err, event.ErrUnknownType) {
 			// No protobuf form, like THINKING_*: both sentinels match.
 			out.Err = fmt.Errorf("%w: %w", ErrUnsupportedEvent, out.Err)
+		} else if errors.Is(err, event.ErrInvalidField) {
+			out.Err = fmt.Errorf("%w: %w", ErrInvalid, out.Err)
 		}
 		return dst, out
 	}

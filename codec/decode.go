@@ -13,31 +13,40 @@ import (
 
 	"github.com/agwire/agwire/event"
 	"github.com/agwire/agwire/internal/jsonx"
+	"github.com/agwire/agwire/internal/link"
 	"github.com/agwire/agwire/internal/schema"
 )
 
 // Unmarshal decodes one protobuf Event message (without length prefix).
 //
-// It follows protobuf's rules (unknown fields are skipped, repeated
-// occurrences of a singular message merge) and AG-UI's: exactly one known
-// envelope arm, a base_event whose type agrees with the arm, message content
-// carriers that fit the role. An envelope holding only arms from a later
-// protocol fails with ErrUnknownEvent; anything else that is wrong fails with
-// ErrMalformed, ErrNonFinite or ErrTooDeep, naming the field path and byte
-// offset. The event does not alias b.
+// It follows protobuf's rules (unknown fields are skipped; a singular field
+// that occurs more than once keeps its last scalar value, or merges its
+// message occurrences) and AG-UI's: exactly one known envelope arm, a
+// base_event whose type agrees with the arm, the rules every path applies
+// (message content carriers that fit the role, outcome lists that fit the
+// outcome type, known roles and patch operations). An envelope holding only
+// arms from a later protocol fails with ErrUnknownEvent; anything else that
+// is wrong fails with ErrMalformed, ErrNonFinite, ErrTooDeep or ErrBudget,
+// naming the field path and byte offset.
+//
+// Cost is linear in len(b): every byte is read once at its own nesting
+// level, repeated occurrences are never copied, and memory is bounded by
+// Codec.MemoryBudget. The event does not alias b; its strings share one
+// private copy of b, which stays alive while any of them does.
 func (c Codec) Unmarshal(b []byte) (event.Event, error) {
 	d := decoders.Get().(*decoder)
-	defer decoders.Put(d)
-	*d = decoder{
-		nonFiniteAsNull: c.NonFiniteAsNull,
-		// One private copy of the input backs every string of the event.
-		data:     append([]byte(nil), b...),
-		maxDepth: c.maxDepth(),
-		out:      d.out[:0],
-		entries:  d.entries[:0],
+	defer d.release()
+	d.nonFiniteAsNull = c.NonFiniteAsNull
+	d.unsafeInts = c.UnsafeIntegers
+	d.maxDepth = c.maxDepth()
+	d.depth = 0
+	d.budget = c.budget(len(b))
+	if err := d.charge(len(b)); err != nil {
+		return nil, toError("decode", "", err)
 	}
+	// One private copy of the input backs every string of the event.
+	d.data = append([]byte(nil), b...)
 	ev, err := d.envelope()
-	d.data = nil // the event keeps it; the pooled decoder must not
 	if err != nil {
 		t := event.Type("")
 		if ev != nil {
@@ -53,11 +62,43 @@ var decoders = sync.Pool{New: func() any { return new(decoder) }}
 
 type decoder struct {
 	nonFiniteAsNull bool
+	unsafeInts      bool
 	data            []byte // a copy of the whole input: strings alias it; offsets count from it
 	maxDepth        int
 	depth           int
-	out             []byte  // scratch for JSON text of dynamic values
-	entries         []entry // stack of the Struct entries being converted, all levels
+	budget          int64     // bytes the event may still allocate
+	out             []byte    // scratch for JSON text of dynamic values
+	entries         []entry   // stack of the Struct entries being converted, all levels
+	spans           spans     // second and later occurrences of merged fields
+	pend            []payload // stack of the singular message fields of each open message
+	reads           int       // fields read, for the tests' measure of work
+}
+
+// release drops every reference into the input before the decoder goes
+// back to the pool.
+func (d *decoder) release() {
+	d.data = nil
+	clear(d.entries[:cap(d.entries)])
+	clear(d.pend[:cap(d.pend)])
+	d.entries, d.pend = d.entries[:0], d.pend[:0]
+	d.spans.reset()
+	// Do not keep the scratch of a huge frame alive in the pool.
+	if cap(d.out) > 64<<10 {
+		d.out = nil
+	}
+	if cap(d.entries) > 4<<10 {
+		d.entries = nil
+	}
+	decoders.Put(d)
+}
+
+// charge takes n bytes from the memory budget.
+func (d *decoder) charge(n int) error {
+	d.budget -= int64(n)
+	if d.budget < 0 {
+		return &jsonx.Error{Offset: -1, Err: fmt.Errorf("%w (Codec.MemoryBudget)", ErrBudget)}
+	}
+	return nil
 }
 
 // off returns the offset of sub-slice b within the input.
@@ -68,7 +109,7 @@ func (d *decoder) off(b []byte) int {
 	start := uintptr(unsafe.Pointer(unsafe.SliceData(d.data)))
 	p := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
 	if p < start || p >= start+uintptr(len(d.data)) {
-		return -1 // inside a merged copy of repeated fields
+		return -1
 	}
 	return int(p - start)
 }
@@ -92,6 +133,9 @@ func (d *decoder) next(b []byte) (field, []byte, error) {
 	if n < 0 {
 		return field{}, nil, d.malformed(b, "bad tag: %v", protowire.ParseError(n))
 	}
+	if num > protowire.MaxValidNumber {
+		return field{}, nil, d.malformed(b, "field number %d is above the protobuf maximum %d", num, protowire.MaxValidNumber)
+	}
 	f := field{num: num, typ: typ, at: b}
 	rest := b[n:]
 	switch typ {
@@ -106,7 +150,9 @@ func (d *decoder) next(b []byte) (field, []byte, error) {
 	case protowire.BytesType:
 		f.b, n = protowire.ConsumeBytes(rest)
 	case protowire.StartGroupType:
-		f.b, n = d.group(num, rest)
+		// A (deprecated) group: protobuf treats it as an unknown field
+		// here; it must be balanced.
+		n = protowire.ConsumeFieldValue(num, typ, rest)
 	default:
 		return f, nil, d.malformed(b, "field %d: wire type %d is not valid here", num, typ)
 	}
@@ -116,31 +162,126 @@ func (d *decoder) next(b []byte) (field, []byte, error) {
 	return f, rest[n:], nil
 }
 
-// group skips a (deprecated) group, which protobuf treats as an unknown
-// field here; it must be balanced.
-func (d *decoder) group(num protowire.Number, b []byte) ([]byte, int) {
-	n := protowire.ConsumeFieldValue(num, protowire.StartGroupType, b)
-	if n < 0 {
-		return nil, n
+// A payload is the body of a singular message-typed field, which may occur
+// several times: protobuf defines the result as the merge of all
+// occurrences, which equals decoding their concatenation. Instead of
+// concatenating (a copy per occurrence, quadratic in the number of
+// occurrences, and multiplied at every nesting level), the occurrences are
+// kept as a chain of slices of the input and read one after the other.
+type payload struct {
+	first []byte
+	more  int32 // 1 + index in decoder.spans of the second occurrence; 0 if none
+	last  int32 // 1 + index of the last occurrence in spans; 0 if none
+	n     int32 // occurrences, or elements of a repeated field
+}
+
+// span is one occurrence after the first: where it lies in the input, and
+// the next one. It holds no pointer, so the collector never scans spans.
+type span struct {
+	off, n uint32
+	next   int32 // 1 + index of the next occurrence; 0 at the end
+}
+
+// spans is an arena of span values in fixed-size blocks: it grows without
+// copying, so a frame of N occurrences costs 12·N bytes of scratch, at most
+// 6 bytes per input byte (an occurrence takes at least 2 bytes).
+type spans struct {
+	blocks [][]span
+	n      int
+}
+
+const spanBlock = 4096
+
+func (s *spans) push(x span) int32 {
+	if s.n/spanBlock == len(s.blocks) {
+		s.blocks = append(s.blocks, make([]span, spanBlock))
 	}
-	return b[:n], n
+	s.blocks[s.n/spanBlock][s.n%spanBlock] = x
+	s.n++
+	return int32(s.n)
+}
+
+func (s *spans) at(i int32) *span { return &s.blocks[(i-1)/spanBlock][(i-1)%spanBlock] }
+
+// reset empties the arena, keeping one block for the next frame.
+func (s *spans) reset() {
+	if len(s.blocks) > 1 {
+		clear(s.blocks[1:])
+		s.blocks = s.blocks[:1]
+	}
+	s.n = 0
+}
+
+// one is a payload of a single occurrence.
+func one(b []byte) payload { return payload{first: b, n: 1} }
+
+// add appends an occurrence to p.
+func (d *decoder) add(p *payload, b []byte) {
+	p.n++
+	if p.n == 1 {
+		p.first = b
+		return
+	}
+	if len(b) == 0 {
+		return // an empty occurrence adds no field, only presence
+	}
+	i := d.spans.push(span{off: uint32(d.off(b)), n: uint32(len(b))})
+	if p.last == 0 {
+		p.more = i
+	} else {
+		d.spans.at(p.last).next = i
+	}
+	p.last = i
+}
+
+// cursor reads the fields of a payload, occurrence after occurrence. A
+// field never straddles two occurrences: each must be well-formed alone.
+type cursor struct {
+	b    []byte
+	next int32
+}
+
+func (p *payload) cursor() cursor { return cursor{b: p.first, next: p.more} }
+
+// read returns the next field, or ok == false at the end.
+func (d *decoder) read(c *cursor) (f field, ok bool, err error) {
+	for len(c.b) == 0 {
+		if c.next == 0 {
+			return field{}, false, nil
+		}
+		s := d.spans.at(c.next)
+		c.b, c.next = d.data[s.off:s.off+s.n:s.off+s.n], s.next
+	}
+	f, c.b, err = d.next(c.b)
+	d.reads++
+	return f, err == nil, err
+}
+
+func (d *decoder) enter(b []byte) error {
+	d.depth++
+	if d.depth > d.maxDepth {
+		return &jsonx.Error{Offset: d.off(b), Err: fmt.Errorf("%w: more than %d levels", ErrTooDeep, d.maxDepth)}
+	}
+	return nil
 }
 
 // envelope decodes the Event message.
 func (d *decoder) envelope() (event.Event, error) {
-	b := d.data
-	if len(b) == 0 {
+	if len(d.data) == 0 {
 		return nil, d.malformed(nil, "empty envelope: no event")
 	}
 	var arm protowire.Number
-	var payload []byte
+	var body payload
 	future, broken := 0, 0
-	for len(b) > 0 {
-		f, rest, err := d.next(b)
+	c := cursor{b: d.data}
+	for {
+		f, ok, err := d.read(&c)
 		if err != nil {
 			return nil, err
 		}
-		b = rest
+		if !ok {
+			break
+		}
 		if f.num >= 1 && f.num <= maxArm {
 			if f.typ != protowire.BytesType {
 				return nil, d.malformed(f.at, "envelope arm %d (%s) with wire type %d", f.num, arms[f.num], f.typ)
@@ -148,7 +289,7 @@ func (d *decoder) envelope() (event.Event, error) {
 			if arm != 0 && arm != f.num {
 				return nil, d.malformed(f.at, "envelope carries two events, %s and %s", arms[arm], arms[f.num])
 			}
-			payload = merge(payload, f.b, arm != 0)
+			d.add(&body, f.b)
 			arm = f.num
 			continue
 		}
@@ -168,23 +309,17 @@ func (d *decoder) envelope() (event.Event, error) {
 	}
 	t := arms[arm]
 	ev := event.New(t)
-	plan := plans[reflect.TypeOf(ev).Elem()]
-	ptr := reflect.ValueOf(ev).UnsafePointer()
-	if err := d.message(payload, plan, ptr, typeInfos[t].enum); err != nil {
+	plan, ptr, err := link.PlanOf(ev)
+	if err != nil {
+		return nil, err
+	}
+	if err := d.charge(int(plan.Size)); err != nil {
+		return nil, err
+	}
+	if err := d.message(body, plan, ptr, typeInfos[t].enum); err != nil {
 		return ev, err
 	}
 	return ev, nil
-}
-
-// merge adds an occurrence of a singular message field to the payload seen
-// so far: protobuf defines the merge of repeated occurrences as decoding
-// their concatenation. The first occurrence costs nothing.
-func merge(prev, b []byte, seen bool) []byte {
-	if !seen {
-		return b
-	}
-	out := make([]byte, 0, len(prev)+len(b))
-	return append(append(out, prev...), b...)
 }
 
 // walksAsMessage reports whether b parses as a protobuf message at its top
@@ -192,7 +327,7 @@ func merge(prev, b []byte, seen bool) []byte {
 func walksAsMessage(b []byte) bool {
 	for len(b) > 0 {
 		num, typ, n := protowire.ConsumeTag(b)
-		if n < 0 || num == 0 {
+		if n < 0 || num > protowire.MaxValidNumber {
 			return false
 		}
 		b = b[n:]
@@ -205,36 +340,58 @@ func walksAsMessage(b []byte) bool {
 	return true
 }
 
-// message decodes a message body into the struct at ptr. For events,
-// wantEnum is the EventType the base_event must declare; -1 otherwise.
-func (d *decoder) message(b []byte, plan *schema.Plan, ptr unsafe.Pointer, wantEnum int32) error {
-	d.depth++
-	defer func() { d.depth-- }()
-	if d.depth > d.maxDepth {
-		return &jsonx.Error{Offset: d.off(b), Err: fmt.Errorf("%w: more than %d levels", ErrTooDeep, d.maxDepth)}
+func wireTypeFor(k schema.Kind) protowire.Type {
+	switch k {
+	case schema.OptBool, schema.OptInt64, schema.Enum:
+		return protowire.VarintType
 	}
-	// Singular message-typed fields may occur more than once; their payloads
-	// are gathered here and decoded once at the end.
-	var pend pending
-	var baseSeen bool
-	var baseBytes []byte
-	for len(b) > 0 {
-		f, rest, err := d.next(b)
+	return protowire.BytesType
+}
+
+// message decodes a message body into the struct at ptr.
+//
+// For an event, field 1 is its base_event; eventEnum is then the EventType
+// that base_event must declare, and the Base fields are decoded with it.
+// For a BaseEvent (plan.Event false, eventEnum ≥ 0) field 1 is that type.
+// Otherwise eventEnum is -1.
+//
+// The fields are read twice, both times skipping nested bodies by their
+// length: the first pass decodes scalars, gathers the occurrences of
+// singular message fields and counts repeated elements; the second fills
+// the repeated fields, allocated once at their final size.
+func (d *decoder) message(p payload, plan *schema.Plan, ptr unsafe.Pointer, eventEnum int32) error {
+	if err := d.enter(p.first); err != nil {
+		return err
+	}
+	defer func() { d.depth-- }()
+	base := len(d.pend)
+	d.pend = append(d.pend, make([]payload, len(plan.Wire))...)
+	defer func() {
+		clear(d.pend[base:])
+		d.pend = d.pend[:base]
+	}()
+	var baseEvent payload
+	typ, repeated := int64(0), false
+	c := p.cursor()
+	for {
+		f, ok, err := d.read(&c)
 		if err != nil {
 			return err
 		}
-		b = rest
-		if plan.Event && f.num == 1 {
-			if f.typ != protowire.BytesType {
-				return d.malformed(f.at, "base_event with wire type %d", f.typ)
-			}
-			baseBytes = merge(baseBytes, f.b, baseSeen)
-			baseSeen = true
-			continue
+		if !ok {
+			break
 		}
-		if plan == planRunFinished && (f.num == 6 || f.num == 8) || plan == planSubagentFinished && f.num == 5 {
-			if err := d.outcomeList(plan, f, ptr); err != nil {
-				return err
+		if f.num == 1 && eventEnum >= 0 {
+			if plan.Event {
+				if f.typ != protowire.BytesType {
+					return d.malformed(f.at, "base_event with wire type %d", f.typ)
+				}
+				d.add(&baseEvent, f.b)
+			} else {
+				if f.typ != protowire.VarintType {
+					return d.malformed(f.at, "base_event.type with wire type %d", f.typ)
+				}
+				typ = int64(int32(f.v))
 			}
 			continue
 		}
@@ -242,175 +399,254 @@ func (d *decoder) message(b []byte, plan *schema.Plan, ptr unsafe.Pointer, wantE
 		if fd == nil {
 			continue // unknown field: protobuf skips it
 		}
-		if err := d.field(plan, fd, f, ptr, &pend); err != nil {
-			return jsonx.WithKey(err, fd.Name)
+		if f.typ != wireTypeFor(fd.Kind) {
+			return withField(d.malformed(f.at, "wire type %d, want %d", f.typ, wireTypeFor(fd.Kind)), fd)
+		}
+		switch fd.Kind {
+		case schema.Value, schema.Object, schema.Message, schema.OptMessage:
+			d.add(&d.pend[base+int(plan.ByNum[f.num])], f.b)
+		case schema.Messages, schema.Parts, schema.Strings:
+			d.pend[base+int(plan.ByNum[f.num])].n++
+			repeated = true
+		default:
+			target, err := d.target(fd, ptr)
+			if err == nil {
+				err = d.scalar(fd, f, target)
+			}
+			if err != nil {
+				return withField(err, fd)
+			}
 		}
 	}
-	if err := d.flush(plan, ptr, &pend); err != nil {
-		return err
-	}
-	if plan.Event {
-		if !baseSeen {
-			return d.malformed(nil, "event has no base_event")
-		}
-		if err := d.base(baseBytes, plan.Base, ptr, wantEnum); err != nil {
+	if repeated {
+		if err := d.repeated(p, plan, ptr, base); err != nil {
 			return err
 		}
 	}
-	return d.check(plan, ptr)
-}
-
-// base decodes the BaseEvent into the event's Base.
-func (d *decoder) base(b []byte, plan *schema.Plan, ptr unsafe.Pointer, wantEnum int32) error {
-	typ := int64(0)
-	var pend pending
-	for len(b) > 0 {
-		f, rest, err := d.next(b)
+	for i := range plan.Wire {
+		fd := &plan.Wire[i]
+		switch fd.Kind {
+		case schema.Value, schema.Object, schema.Message, schema.OptMessage:
+			if d.pend[base+i].n == 0 {
+				continue
+			}
+			pay := d.pend[base+i]
+			target, err := d.target(fd, ptr)
+			if err == nil {
+				err = d.singular(fd, pay, target)
+			}
+			if err != nil {
+				return withField(err, fd)
+			}
+		}
+	}
+	if plan.Event {
+		if baseEvent.n == 0 {
+			return d.malformed(nil, "event has no base_event")
+		}
+		// The Base fields belong to the event's level: no extra depth.
+		d.depth--
+		err := d.message(baseEvent, plan.Base, ptr, eventEnum)
+		d.depth++
 		if err != nil {
 			return err
 		}
-		b = rest
-		if f.num == 1 {
-			if f.typ != protowire.VarintType {
-				return d.malformed(f.at, "base_event.type with wire type %d", f.typ)
+	} else if eventEnum >= 0 && typ != int64(eventEnum) {
+		declared := strconv.FormatInt(typ, 10)
+		if ts := event.Types(); typ >= 0 && typ < int64(len(ts)) {
+			declared = string(ts[typ])
+		}
+		return d.malformed(nil, "envelope carries %s but base_event.type declares %s", event.Types()[eventEnum], declared)
+	}
+	return d.finish(plan, ptr)
+}
+
+// withField adds a field's name (and its flat container's) to an error's path.
+func withField(err error, fd *schema.Field) error {
+	err = jsonx.WithKey(err, fd.Name)
+	if fd.Via != nil {
+		err = jsonx.WithKey(err, fd.Via.Name)
+	}
+	return err
+}
+
+// target returns where field fd of the struct at ptr lives: in the struct,
+// or in the flat container it points to, allocated on first use.
+func (d *decoder) target(fd *schema.Field, ptr unsafe.Pointer) (unsafe.Pointer, error) {
+	if fd.Via == nil {
+		return fd.Ptr(ptr), nil
+	}
+	cp := (*unsafe.Pointer)(fd.Via.Ptr(ptr))
+	if *cp == nil {
+		if err := d.charge(int(fd.Via.Elem.Size)); err != nil {
+			return nil, err
+		}
+		*cp = reflect.New(fd.Via.Elem.Type).UnsafePointer()
+	}
+	return fd.Ptr(*cp), nil
+}
+
+// finish applies, after a message's last field, what the wire leaves
+// implicit (an enum's zero value, what proto3 does not write when empty)
+// and then the rules every path applies.
+func (d *decoder) finish(plan *schema.Plan, ptr unsafe.Pointer) error {
+	for i := range plan.Wire {
+		fd := &plan.Wire[i]
+		if fd.Kind == schema.Object && fd.Req && fd.Via == nil {
+			// A required object the wire left out is the empty object.
+			if o := (*event.Object)(fd.Ptr(ptr)); *o == nil {
+				*o = event.Object("{}")
 			}
-			typ = int64(int32(f.v))
+		}
+		if fd.Names == nil || fd.Via != nil {
 			continue
+		}
+		s := (*string)(fd.Ptr(ptr))
+		if fd.Kind == schema.Enum && *s == "" {
+			*s = fd.Names[0]
+		}
+		if fd.NameIndex(*s) < 0 {
+			return withField(d.malformed(nil, "%s", unknownName(fd, *s)), fd)
+		}
+	}
+	if plan.FromWire != nil {
+		plan.FromWire(ptr)
+	}
+	if plan.Check != nil {
+		if err := plan.Check(ptr); err != nil {
+			return err
+		}
+	}
+	// Flat containers (outcomes) follow their own rule too.
+	var last *schema.Field
+	for i := range plan.Wire {
+		via := plan.Wire[i].Via
+		if via == nil || via == last {
+			continue
+		}
+		last = via
+		if cp := *(*unsafe.Pointer)(via.Ptr(ptr)); cp != nil && via.Elem.Check != nil {
+			if err := via.Elem.Check(cp); err != nil {
+				return jsonx.WithKey(err, via.Name)
+			}
+		}
+	}
+	return nil
+}
+
+// scalar decodes one occurrence of a scalar field into p: the last
+// occurrence wins.
+func (d *decoder) scalar(fd *schema.Field, f field, p unsafe.Pointer) error {
+	switch fd.Kind {
+	case schema.String:
+		s, err := d.str(f)
+		*(*string)(p) = s
+		return err
+	case schema.Enum:
+		n := int32(f.v)
+		if n < 0 || int(n) >= len(fd.Names) || int64(n) != int64(f.v) {
+			return d.malformed(f.at, "unknown %s number %d (known: 0..%d)", fd.Name, int64(f.v), len(fd.Names)-1)
+		}
+		*(*string)(p) = fd.Names[n]
+	case schema.OptString:
+		s, err := d.str(f)
+		if err != nil {
+			return err
+		}
+		if q := *(**string)(p); q != nil {
+			*q = s
+			return nil
+		}
+		if err := d.charge(16); err != nil {
+			return err
+		}
+		*(**string)(p) = &s
+	case schema.OptBool:
+		if q := *(**bool)(p); q != nil {
+			*q = f.v != 0
+			return nil
+		}
+		if err := d.charge(8); err != nil {
+			return err
+		}
+		v := f.v != 0
+		*(**bool)(p) = &v
+	case schema.OptInt64:
+		if v := int64(f.v); (v > maxSafeInt || v < -maxSafeInt) && !d.unsafeInts {
+			return &jsonx.Error{Offset: d.off(f.at), Err: fmt.Errorf("%w: %d (Codec.UnsafeIntegers reads it)", ErrUnsafeInteger, v)}
+		}
+		if q := *(**int64)(p); q != nil {
+			*q = int64(f.v)
+			return nil
+		}
+		if err := d.charge(8); err != nil {
+			return err
+		}
+		v := int64(f.v)
+		*(**int64)(p) = &v
+	}
+	return nil
+}
+
+// repeated fills the repeated fields of a message whose element counts the
+// first pass stored in d.pend[base:]: each slice is allocated once, at its
+// final size, after its cost is taken from the budget.
+func (d *decoder) repeated(p payload, plan *schema.Plan, ptr unsafe.Pointer, base int) error {
+	next := make([]int32, 0, 4) // fill position per repeated field, by wire index
+	next = append(next, make([]int32, len(plan.Wire))...)
+	for i := range plan.Wire {
+		fd := &plan.Wire[i]
+		n := int(d.pend[base+i].n)
+		if n == 0 {
+			continue
+		}
+		switch fd.Kind {
+		case schema.Messages, schema.Parts, schema.Strings:
+		default:
+			continue
+		}
+		target, err := d.target(fd, ptr)
+		if err != nil {
+			return withField(err, fd)
+		}
+		if err := d.charge(n * int(fd.Type.Elem().Size())); err != nil {
+			return withField(err, fd)
+		}
+		s := reflect.MakeSlice(fd.Type, n, n)
+		reflect.NewAt(fd.Type, target).Elem().Set(s)
+	}
+	c := p.cursor()
+	for {
+		f, ok, err := d.read(&c)
+		if err != nil || !ok {
+			return err
 		}
 		fd := plan.FieldByNum(int32(f.num))
 		if fd == nil {
 			continue
 		}
-		if err := d.field(plan, fd, f, ptr, &pend); err != nil {
-			return jsonx.WithKey(err, fd.Name)
+		i := plan.ByNum[f.num]
+		switch fd.Kind {
+		case schema.Messages, schema.Parts, schema.Strings:
+		default:
+			continue
 		}
-	}
-	if err := d.flush(plan, ptr, &pend); err != nil {
-		return err
-	}
-	if typ != int64(wantEnum) {
-		declared := strconv.FormatInt(typ, 10)
-		if ts := event.Types(); typ >= 0 && typ < int64(len(ts)) {
-			declared = string(ts[typ])
+		j := next[i]
+		next[i]++
+		target, _ := d.target(fd, ptr) // allocated above
+		sv := reflect.NewAt(fd.Type, target).Elem()
+		ep := sv.Index(int(j)).Addr().UnsafePointer()
+		switch fd.Kind {
+		case schema.Strings:
+			*(*string)(ep), err = d.str(f)
+		case schema.Parts:
+			err = d.contentPart(one(f.b), fd.Elem, (*event.ContentPart)(ep))
+		default:
+			err = d.message(one(f.b), fd.Elem, ep, -1)
 		}
-		return d.malformed(nil, "envelope carries %s but base_event.type declares %s", event.Types()[wantEnum], declared)
-	}
-	return nil
-}
-
-func wireTypeFor(k schema.Kind) protowire.Type {
-	switch k {
-	case schema.OptBool, schema.OptInt64:
-		return protowire.VarintType
-	}
-	return protowire.BytesType
-}
-
-// field decodes one occurrence of a known field.
-func (d *decoder) field(plan *schema.Plan, fd *schema.Field, f field, base unsafe.Pointer, pend *pending) error {
-	p := fd.Ptr(base)
-	want := wireTypeFor(fd.Kind)
-	if plan == planPatchOp && fd.Num == 1 {
-		want = protowire.VarintType
-	}
-	if f.typ != want {
-		return d.malformed(f.at, "wire type %d, want %d", f.typ, want)
-	}
-	switch fd.Kind {
-	case schema.String:
-		if plan == planPatchOp && fd.Num == 1 {
-			n := int32(f.v)
-			if n >= 0 && int(n) < len(patchOps) {
-				*(*string)(p) = patchOps[n]
-			} else {
-				*(*string)(p) = strconv.FormatInt(int64(n), 10)
-			}
-			return nil
+		if err != nil {
+			return withField(jsonx.WithIndex(err, int(j)), fd)
 		}
-		s, err := d.str(f)
-		*(*string)(p) = s
-		return err
-	case schema.OptString:
-		s, err := d.str(f)
-		*(**string)(p) = &s
-		return err
-	case schema.OptBool:
-		v := f.v != 0
-		*(**bool)(p) = &v
-	case schema.OptInt64:
-		v := int64(f.v)
-		*(**int64)(p) = &v
-	case schema.Value, schema.Object, schema.Message, schema.OptMessage:
-		pend.add(int(plan.ByNum[fd.Num]), f.b)
-	case schema.Messages:
-		sv := reflect.NewAt(fd.Type, p).Elem()
-		n := sv.Len()
-		sv.Set(reflect.Append(sv, reflect.Zero(fd.Type.Elem())))
-		ep := sv.Index(n).Addr().UnsafePointer()
-		var err error
-		if fd.Elem.Type == typeContentPart {
-			err = d.contentPart(f.b, (*event.ContentPart)(ep))
-		} else {
-			err = d.message(f.b, fd.Elem, ep, -1)
-		}
-		return jsonx.WithIndex(err, n)
-	case schema.Custom:
-		if f.num == 5 || f.num == 4 {
-			s, err := d.str(f)
-			if err != nil || s == "" {
-				return err
-			}
-			if plan == planRunFinished {
-				o := runOutcome(base)
-				o.Type = s
-			} else {
-				o := subagentOutcome(base)
-				o.Type = s
-			}
-		}
-	}
-	return nil
-}
-
-func runOutcome(base unsafe.Pointer) *event.RunOutcome {
-	rf := (*event.RunFinished)(base)
-	if rf.Outcome == nil {
-		rf.Outcome = new(event.RunOutcome)
-	}
-	return rf.Outcome
-}
-
-func subagentOutcome(base unsafe.Pointer) *event.SubagentOutcome {
-	sf := (*event.SubagentFinished)(base)
-	if sf.Outcome == nil {
-		sf.Outcome = new(event.SubagentOutcome)
-	}
-	return sf.Outcome
-}
-
-// outcomeList decodes RUN_FINISHED interrupts (6) and pending tool call ids
-// (8) and SUBAGENT_FINISHED interrupt ids (5) into the outcome.
-func (d *decoder) outcomeList(plan *schema.Plan, f field, base unsafe.Pointer) error {
-	if f.typ != protowire.BytesType {
-		return d.malformed(f.at, "wire type %d, want 2", f.typ)
-	}
-	switch {
-	case plan == planRunFinished && f.num == 6:
-		o := runOutcome(base)
-		o.Interrupts = append(o.Interrupts, event.Interrupt{})
-		i := len(o.Interrupts) - 1
-		err := d.message(f.b, planInterrupt, unsafe.Pointer(&o.Interrupts[i]), -1)
-		return jsonx.WithKey(jsonx.WithIndex(err, i), "outcome.interrupts")
-	case plan == planRunFinished:
-		s, err := d.str(f)
-		o := runOutcome(base)
-		o.PendingToolCallIDs = append(o.PendingToolCallIDs, s)
-		return jsonx.WithKey(err, "outcome.pendingToolCallIds")
-	default:
-		s, err := d.str(f)
-		o := subagentOutcome(base)
-		o.InterruptIDs = append(o.InterruptIDs, s)
-		return jsonx.WithKey(err, "outcome.interruptIds")
 	}
 }
 
@@ -425,106 +661,31 @@ func (d *decoder) str(f field) (string, error) {
 	return unsafe.String(&f.b[0], len(f.b)), nil
 }
 
-// pending holds the payloads of the singular message-typed fields of one
-// message, by field index, until the message ends.
-type pending struct {
-	seen  uint32
-	bytes [16][]byte
-}
-
-func (p *pending) add(i int, b []byte) {
-	p.bytes[i] = merge(p.bytes[i], b, p.seen&(1<<i) != 0)
-	p.seen |= 1 << i
-}
-
-// flush decodes the gathered singular message-typed fields.
-func (d *decoder) flush(plan *schema.Plan, ptr unsafe.Pointer, p *pending) error {
-	for i := 0; p.seen != 0 && i < len(plan.Fields); i++ {
-		if p.seen&(1<<i) == 0 {
-			continue
-		}
-		fd := &plan.Fields[i]
-		if err := d.singular(fd, p.bytes[i], fd.Ptr(ptr)); err != nil {
-			return jsonx.WithKey(err, fd.Name)
-		}
-	}
-	return nil
-}
-
 // singular decodes a (merged) singular message-typed field.
-func (d *decoder) singular(fd *schema.Field, b []byte, p unsafe.Pointer) error {
+func (d *decoder) singular(fd *schema.Field, p payload, at unsafe.Pointer) error {
 	switch fd.Kind {
 	case schema.Value:
-		v, err := d.valueJSON(b)
-		*(*event.RawValue)(p) = v
+		v, err := d.valueJSON(p)
+		if fd.Opt && string(v) == "null" {
+			v = nil // JSON null on an optional value is its absence
+		}
+		*(*event.RawValue)(at) = v
 		return err
 	case schema.Object:
-		v, err := d.structJSON(b)
-		*(*event.Object)(p) = v
+		v, err := d.structJSON(p)
+		*(*event.Object)(at) = v
 		return err
 	case schema.Message:
-		return d.message(b, fd.Elem, p, -1)
+		return d.message(p, fd.Elem, at, -1)
 	case schema.OptMessage:
-		v := reflect.New(fd.Elem.Type)
-		if err := d.message(b, fd.Elem, v.UnsafePointer(), -1); err != nil {
+		if err := d.charge(int(fd.Elem.Size)); err != nil {
 			return err
 		}
-		*(*unsafe.Pointer)(p) = v.UnsafePointer()
-	}
-	return nil
-}
-
-// check applies AG-UI's rules that protobuf cannot state.
-func (d *decoder) check(plan *schema.Plan, ptr unsafe.Pointer) error {
-	switch plan {
-	case planMessage:
-		return checkMessage((*event.Message)(ptr))
-	case planPatchOp:
-		if op := (*event.PatchOp)(ptr); op.Op == "" {
-			op.Op = patchOps[0] // the enum's zero value is not written
+		v := reflect.New(fd.Elem.Type)
+		if err := d.message(p, fd.Elem, v.UnsafePointer(), -1); err != nil {
+			return err
 		}
-	case planRunFinished:
-		if o := (*event.RunFinished)(ptr).Outcome; o != nil {
-			if why := runOutcomeConflict(o); why != "" {
-				return &jsonx.Error{Path: "outcome", Offset: -1, Err: fmt.Errorf("%w: %s", ErrMalformed, why)}
-			}
-		}
-	}
-	switch plan {
-	case planToolCallResult:
-		ev := (*event.ToolCallResult)(ptr)
-		if ev.Content != nil && ev.Parts != nil {
-			return &jsonx.Error{Path: "content", Offset: -1, Err: fmt.Errorf("%w: both string content and content parts", ErrMalformed)}
-		}
-		if ev.Content == nil && ev.Parts == nil {
-			ev.Parts = []event.ContentPart{}
-		}
-	case planSubagentFinished:
-		if o := (*event.SubagentFinished)(ptr).Outcome; o != nil {
-			if why := subagentOutcomeConflict(o); why != "" {
-				return &jsonx.Error{Path: "outcome", Offset: -1, Err: fmt.Errorf("%w: %s", ErrMalformed, why)}
-			}
-		}
-	}
-	return nil
-}
-
-// checkMessage rejects content carriers that contradict the role, and gives
-// user and tool messages without string content their (possibly empty)
-// parts, as the other peers decode them.
-func checkMessage(m *event.Message) error {
-	if why := messageConflict(m); why != "" {
-		return &jsonx.Error{Offset: -1, Err: fmt.Errorf("%w: %s", ErrMalformed, why)}
-	}
-	switch m.Role {
-	case event.RoleUser, event.RoleTool:
-		if m.Content == nil && m.Parts == nil {
-			m.Parts = []event.ContentPart{}
-		}
-	default:
-		if len(m.Parts) == 0 {
-			m.Parts = nil
-		}
+		*(*unsafe.Pointer)(at) = v.UnsafePointer()
 	}
 	return nil
 }
@@ -533,33 +694,42 @@ func checkMessage(m *event.Message) error {
 // to last (InputContent, InputContentSource): it returns the arm set (0 for
 // none this build knows) and its body, occurrences merged. Two different
 // arms are malformed: picking one would drop the other.
-func (d *decoder) oneof(b []byte, last protowire.Number, what string) (protowire.Number, []byte, error) {
+func (d *decoder) oneof(p payload, last protowire.Number, what string) (protowire.Number, payload, error) {
 	var arm protowire.Number
-	var body []byte
-	for len(b) > 0 {
-		f, rest, err := d.next(b)
+	var body payload
+	c := p.cursor()
+	for {
+		f, ok, err := d.read(&c)
 		if err != nil {
-			return 0, nil, err
+			return 0, body, err
 		}
-		b = rest
+		if !ok {
+			return arm, body, nil
+		}
 		if f.num < 1 || f.num > last {
 			continue
 		}
 		if f.typ != protowire.BytesType {
-			return 0, nil, d.malformed(f.at, "%s arm %d with wire type %d", what, f.num, f.typ)
+			return 0, body, d.malformed(f.at, "%s arm %d with wire type %d", what, f.num, f.typ)
 		}
 		if arm != 0 && arm != f.num {
-			return 0, nil, d.malformed(f.at, "%s carries more than one arm", what)
+			return 0, body, d.malformed(f.at, "%s carries more than one arm", what)
 		}
-		body = merge(body, f.b, arm != 0)
+		d.add(&body, f.b)
 		arm = f.num
 	}
-	return arm, body, nil
 }
 
-// contentPart decodes an InputContent.
-func (d *decoder) contentPart(b []byte, cp *event.ContentPart) error {
-	arm, body, err := d.oneof(b, 5, "content part")
+// contentPart decodes an InputContent. Content parts are a oneof whose arms
+// number their fields differently (text: text 1, id 2, metadata 3; media:
+// source 1, metadata 2, id 3), so they are mapped here by hand; their rule
+// is the table's (plan.Check), as on every other path.
+func (d *decoder) contentPart(p payload, plan *schema.Plan, cp *event.ContentPart) error {
+	if err := d.enter(p.first); err != nil {
+		return err
+	}
+	defer func() { d.depth-- }()
+	arm, body, err := d.oneof(p, 5, "content part")
 	if err != nil {
 		return err
 	}
@@ -567,16 +737,16 @@ func (d *decoder) contentPart(b []byte, cp *event.ContentPart) error {
 		return d.malformed(nil, "content part of a kind this build does not know (no text, image, audio, video or document arm)")
 	}
 	cp.Type = [...]string{1: event.PartText, 2: event.PartImage, 3: event.PartAudio, 4: event.PartVideo, 5: event.PartDocument}[arm]
-	b = body
-	var meta, src []byte
-	var metaSeen, srcSeen bool
-	for len(b) > 0 {
-		f, rest, err := d.next(b)
+	var meta, src payload
+	c := body.cursor()
+	for {
+		f, ok, err := d.read(&c)
 		if err != nil {
 			return err
 		}
-		b = rest
-		var want protowire.Type = protowire.BytesType
+		if !ok {
+			break
+		}
 		name := ""
 		switch {
 		case arm == 1 && f.num == 1:
@@ -590,47 +760,51 @@ func (d *decoder) contentPart(b []byte, cp *event.ContentPart) error {
 		default:
 			continue
 		}
-		if f.typ != want {
+		if f.typ != protowire.BytesType {
 			return jsonx.WithKey(d.malformed(f.at, "wire type %d, want 2", f.typ), name)
 		}
 		switch name {
 		case "text":
-			s, err := d.str(f)
-			if err != nil {
+			if cp.Text, err = d.str(f); err != nil {
 				return jsonx.WithKey(err, name)
 			}
-			cp.Text = s
 		case "id":
 			s, err := d.str(f)
 			if err != nil {
 				return jsonx.WithKey(err, name)
 			}
+			if err := d.charge(16); err != nil {
+				return err
+			}
 			cp.ID = &s
 		case "metadata":
-			meta, metaSeen = merge(meta, f.b, metaSeen), true
+			d.add(&meta, f.b)
 		case "source":
-			src, srcSeen = merge(src, f.b, srcSeen), true
+			d.add(&src, f.b)
 		}
 	}
-	if metaSeen {
+	if meta.n > 0 {
 		v, err := d.valueJSON(meta)
 		if err != nil {
 			return jsonx.WithKey(err, "metadata")
 		}
 		cp.Metadata = v
 	}
-	if srcSeen {
+	if src.n > 0 {
+		if err := d.charge(int(unsafe.Sizeof(event.Source{}))); err != nil {
+			return err
+		}
 		cp.Source = new(event.Source)
 		if err := d.source(src, cp.Source); err != nil {
 			return jsonx.WithKey(err, "source")
 		}
 	}
-	return nil
+	return plan.Check(unsafe.Pointer(cp))
 }
 
 // source decodes an InputContentSource.
-func (d *decoder) source(b []byte, s *event.Source) error {
-	arm, body, err := d.oneof(b, 3, "source")
+func (d *decoder) source(p payload, s *event.Source) error {
+	arm, body, err := d.oneof(p, 3, "source")
 	if err != nil {
 		return err
 	}
@@ -638,17 +812,15 @@ func (d *decoder) source(b []byte, s *event.Source) error {
 		return d.malformed(nil, "source of a kind this build does not know (no data, url or file arm)")
 	}
 	s.Type = [...]string{1: event.SourceData, 2: event.SourceURL, 3: event.SourceFile}[arm]
-	if arm == 1 {
-		empty := ""
-		s.MimeType = &empty // required in JSON; the wire's "" is its zero value
-	}
-	b = body
-	for len(b) > 0 {
-		f, rest, err := d.next(b)
+	c := body.cursor()
+	for {
+		f, ok, err := d.read(&c)
 		if err != nil {
 			return err
 		}
-		b = rest
+		if !ok {
+			break
+		}
 		if f.num < 1 || f.num > 3 || (f.num == 3 && arm != 3) {
 			continue
 		}
@@ -668,70 +840,80 @@ func (d *decoder) source(b []byte, s *event.Source) error {
 			s.MimeType = &v
 		}
 	}
+	if sourcePlan.FromWire != nil {
+		sourcePlan.FromWire(unsafe.Pointer(s))
+	}
 	return nil
 }
 
+var sourcePlan = schema.For(reflect.TypeFor[event.Source]())
+
 // valueJSON converts a google.protobuf.Value body to JSON text.
-func (d *decoder) valueJSON(b []byte) (event.RawValue, error) {
-	d.out = d.out[:0]
+func (d *decoder) valueJSON(p payload) (event.RawValue, error) {
 	var err error
-	d.out, err = d.appendValue(d.out, b)
+	d.out, err = d.appendValue(d.out[:0], p)
 	if err != nil {
+		return nil, err
+	}
+	if err := d.charge(len(d.out)); err != nil {
 		return nil, err
 	}
 	return append(event.RawValue(nil), d.out...), nil
 }
 
 // structJSON converts a google.protobuf.Struct body to JSON object text.
-func (d *decoder) structJSON(b []byte) (event.Object, error) {
-	d.out = d.out[:0]
+func (d *decoder) structJSON(p payload) (event.Object, error) {
 	var err error
-	d.out, err = d.appendStruct(d.out, b)
+	d.out, err = d.appendStruct(d.out[:0], p)
 	if err != nil {
+		return nil, err
+	}
+	if err := d.charge(len(d.out)); err != nil {
 		return nil, err
 	}
 	return append(event.Object(nil), d.out...), nil
 }
 
-func (d *decoder) enter(b []byte) error {
-	d.depth++
-	if d.depth > d.maxDepth {
-		return &jsonx.Error{Offset: d.off(b), Err: fmt.Errorf("%w: more than %d levels", ErrTooDeep, d.maxDepth)}
-	}
-	return nil
-}
+// valueWireTypes are the wire types of google.protobuf.Value's fields.
+var valueWireTypes = [...]protowire.Type{1: protowire.VarintType, 2: protowire.Fixed64Type, 3: protowire.BytesType, 4: protowire.VarintType, 5: protowire.BytesType, 6: protowire.BytesType}
 
 // appendValue writes the JSON form of a Value body. The kind set last wins,
-// as protobuf's oneof rule says; a Value with no kind is malformed.
+// as protobuf's oneof rule says (a struct or list kind merges with earlier
+// occurrences of the same kind since the kind last changed); a Value with
+// no kind is malformed.
 //
 // Depth counts containers only (objects, arrays, messages), as the JSON
 // scanner does on encode, so whatever the encoder accepts decodes.
-func (d *decoder) appendValue(out, b []byte) ([]byte, error) {
-	start := b
+func (d *decoder) appendValue(out []byte, p payload) ([]byte, error) {
 	var kind protowire.Number
 	var last field
-	var payload []byte // struct or list body, repeated occurrences merged
-	for len(b) > 0 {
-		f, rest, err := d.next(b)
+	var body payload // struct or list body
+	c := p.cursor()
+	for {
+		f, ok, err := d.read(&c)
 		if err != nil {
 			return out, err
 		}
-		b = rest
-		want := [...]protowire.Type{1: protowire.VarintType, 2: protowire.Fixed64Type, 3: protowire.BytesType, 4: protowire.VarintType, 5: protowire.BytesType, 6: protowire.BytesType}
+		if !ok {
+			break
+		}
 		if f.num < 1 || f.num > 6 {
 			continue
 		}
-		if f.typ != want[f.num] {
+		if f.typ != valueWireTypes[f.num] {
 			return out, d.malformed(f.at, "google.protobuf.Value field %d with wire type %d", f.num, f.typ)
 		}
 		if f.num == 5 || f.num == 6 {
-			payload = merge(payload, f.b, f.num == kind)
+			if f.num != kind {
+				body = payload{}
+			}
+			d.add(&body, f.b)
 		}
 		kind, last = f.num, f
 	}
 	switch kind {
 	case 0:
-		return out, d.malformed(start, "google.protobuf.Value with no kind set")
+		return out, d.malformed(p.first, "google.protobuf.Value with no kind set")
 	case 1:
 		return append(out, "null"...), nil
 	case 2:
@@ -752,25 +934,28 @@ func (d *decoder) appendValue(out, b []byte) ([]byte, error) {
 		}
 		return append(out, "false"...), nil
 	case 5:
-		return d.appendStruct(out, payload)
+		return d.appendStruct(out, body)
 	default:
-		return d.appendList(out, payload)
+		return d.appendList(out, body)
 	}
 }
 
-func (d *decoder) appendList(out, b []byte) ([]byte, error) {
-	if err := d.enter(b); err != nil {
+func (d *decoder) appendList(out []byte, p payload) ([]byte, error) {
+	if err := d.enter(p.first); err != nil {
 		return out, err
 	}
 	defer func() { d.depth-- }()
 	out = append(out, '[')
 	i := 0
-	for len(b) > 0 {
-		f, rest, err := d.next(b)
+	c := p.cursor()
+	for {
+		f, ok, err := d.read(&c)
 		if err != nil {
 			return out, err
 		}
-		b = rest
+		if !ok {
+			break
+		}
 		if f.num != 1 {
 			continue
 		}
@@ -780,7 +965,7 @@ func (d *decoder) appendList(out, b []byte) ([]byte, error) {
 		if i > 0 {
 			out = append(out, ',')
 		}
-		if out, err = d.appendValue(out, f.b); err != nil {
+		if out, err = d.appendValue(out, one(f.b)); err != nil {
 			return out, jsonx.WithIndex(err, i)
 		}
 		i++
@@ -790,28 +975,32 @@ func (d *decoder) appendList(out, b []byte) ([]byte, error) {
 
 type entry struct {
 	key   string
-	value []byte // the Value body; repeated occurrences merged
+	value payload // the Value body; occurrences within the entry merged
 }
 
 // appendStruct writes the JSON object of a Struct body. A key that repeats
 // keeps its first position and its last value, as a protobuf map and a
 // JavaScript object both do.
-func (d *decoder) appendStruct(out, b []byte) ([]byte, error) {
-	if err := d.enter(b); err != nil {
+func (d *decoder) appendStruct(out []byte, p payload) ([]byte, error) {
+	if err := d.enter(p.first); err != nil {
 		return out, err
 	}
 	base := len(d.entries)
 	defer func() {
 		d.depth--
+		clear(d.entries[base:])
 		d.entries = d.entries[:base]
 	}()
 	var index map[string]int // for large objects only
-	for len(b) > 0 {
-		f, rest, err := d.next(b)
+	c := p.cursor()
+	for {
+		f, ok, err := d.read(&c)
 		if err != nil {
 			return out, err
 		}
-		b = rest
+		if !ok {
+			break
+		}
 		if f.num != 1 {
 			continue
 		}
@@ -871,14 +1060,15 @@ func (d *decoder) appendStruct(out, b []byte) ([]byte, error) {
 // entry reads one Struct.FieldsEntry.
 func (d *decoder) entry(f field) (entry, error) {
 	var e entry
-	seen := false
-	b := f.b
-	for len(b) > 0 {
-		g, rest, err := d.next(b)
+	c := cursor{b: f.b}
+	for {
+		g, ok, err := d.read(&c)
 		if err != nil {
 			return e, err
 		}
-		b = rest
+		if !ok {
+			break
+		}
 		switch g.num {
 		case 1:
 			if g.typ != protowire.BytesType {
@@ -891,11 +1081,10 @@ func (d *decoder) entry(f field) (entry, error) {
 			if g.typ != protowire.BytesType {
 				return e, d.malformed(g.at, "map value with wire type %d", g.typ)
 			}
-			e.value = merge(e.value, g.b, seen)
-			seen = true
+			d.add(&e.value, g.b)
 		}
 	}
-	if !seen {
+	if e.value.n == 0 {
 		return e, jsonx.WithKey(d.malformed(f.at, "google.protobuf.Struct entry without a value"), e.key)
 	}
 	return e, nil

@@ -10,7 +10,7 @@
 //   - Append / Unmarshal: event.Event ⇄ wire bytes;
 //   - AppendFromJSON / AppendJSON: AG-UI JSON event ⇄ wire bytes, for servers
 //     that already produce JSON events and do not want agwire's types;
-//   - ToProto / FromProto: event.Event ⇄ the generated aguipb.Event.
+//   - package codec/protoconv: event.Event ⇄ the generated aguipb.Event.
 //
 // # What agwire does that the other peers do not
 //

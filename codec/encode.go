@@ -6,6 +6,7 @@ import (
 	"math"
 	"reflect"
 	"strconv"
+	"strings"
 	"sync"
 	"unicode/utf8"
 	"unsafe"
@@ -14,26 +15,17 @@ import (
 
 	"github.com/agwire/agwire/event"
 	"github.com/agwire/agwire/internal/jsonx"
+	"github.com/agwire/agwire/internal/link"
 	"github.com/agwire/agwire/internal/schema"
-)
-
-var (
-	plans                = event.Plans()
-	planPatchOp          = plans[reflect.TypeOf(event.PatchOp{})]
-	planMessage          = plans[reflect.TypeOf(event.Message{})]
-	planRunFinished      = plans[reflect.TypeOf(event.RunFinished{})]
-	planInterrupt        = plans[reflect.TypeOf(event.Interrupt{})]
-	planSubagentFinished = plans[reflect.TypeOf(event.SubagentFinished{})]
-	planToolCallResult   = plans[reflect.TypeOf(event.ToolCallResult{})]
-	typeContentPart      = reflect.TypeOf(event.ContentPart{})
 )
 
 // Append appends the protobuf encoding of ev (one Event message, no length
 // prefix) to dst. On error the returned slice has dst's length and nothing
 // of ev was kept.
 func (c Codec) Append(dst []byte, ev event.Event) ([]byte, error) {
-	if ev == nil || reflect.ValueOf(ev).IsNil() {
-		return dst, &Error{Op: "encode", Offset: -1, Err: fmt.Errorf("%w: nil event", ErrInvalid)}
+	plan, ptr, err := link.PlanOf(ev)
+	if err != nil {
+		return dst, toError("encode", "", err)
 	}
 	t := ev.Type()
 	ti, ok := typeInfos[t]
@@ -54,15 +46,12 @@ func (c Codec) Append(dst []byte, ev event.Event) ([]byte, error) {
 	e.s.MaxDepth = c.maxDepth()
 	e.s.AliasStrings = true // keys are only compared, never kept
 	e.keys, e.keyEnds = e.keys[:0], e.keyEnds[:0]
-	plan := plans[reflect.TypeOf(ev).Elem()]
-	ptr := reflect.ValueOf(ev).UnsafePointer()
 	b, arm := beginLen(dst, protowire.Number(ti.arm))
 	b, base := beginLen(b, 1)
 	if ti.enum != 0 {
 		b = protowire.AppendTag(b, 1, protowire.VarintType)
 		b = protowire.AppendVarint(b, uint64(ti.enum))
 	}
-	var err error
 	b, err = e.fields(b, plan.Base, ptr)
 	if err == nil {
 		b = endLen(b, base)
@@ -83,6 +72,15 @@ func toError(op string, t event.Type, err error) error {
 		if op == "decode" {
 			out.Offset = pe.Offset
 		}
+	}
+	// A broken AG-UI rule (event's validation, shared by every path) is
+	// also the codec's own sentinel for the direction.
+	if errors.Is(out.Err, event.ErrInvalidField) || errors.Is(out.Err, event.ErrMissingField) {
+		sentinel := ErrInvalid
+		if op == "decode" {
+			sentinel = ErrMalformed
+		}
+		out.Err = fmt.Errorf("%w: %w", sentinel, out.Err)
 	}
 	return out
 }
@@ -140,52 +138,65 @@ func appendString(b []byte, num protowire.Number, s string) ([]byte, error) {
 	return protowire.AppendString(b, s), nil
 }
 
-// fields writes the tagged fields of the struct at ptr in field-number order.
+// fields writes the wire fields of the struct at ptr in field-number order.
 func (e *encoder) fields(b []byte, plan *schema.Plan, ptr unsafe.Pointer) ([]byte, error) {
-	switch plan {
-	case planMessage:
-		if why := messageConflict((*event.Message)(ptr)); why != "" {
-			return b, invalidf("%s", why)
-		}
-	case planToolCallResult:
-		if r := (*event.ToolCallResult)(ptr); r.Content != nil && len(r.Parts) > 0 {
-			return b, &jsonx.Error{Path: "content", Offset: -1, Err: fmt.Errorf("%w: both string content and content parts are set", ErrInvalid)}
+	if plan.Check != nil {
+		if err := plan.Check(ptr); err != nil {
+			return b, err
 		}
 	}
 	var err error
-	for i := range plan.Fields {
-		f := &plan.Fields[i]
-		b, err = e.field(b, plan, f, ptr)
-		if err != nil {
-			return b, jsonx.WithKey(err, f.Name)
-		}
-	}
-	if plan == planRunFinished {
-		// pending_tool_call_ids (8) comes after usage (7).
-		if o := (*event.RunFinished)(ptr).Outcome; o != nil {
-			for i, id := range o.PendingToolCallIDs {
-				if b, err = appendString(b, 8, id); err != nil {
-					return b, jsonx.WithKey(jsonx.WithIndex(err, i), "outcome.pendingToolCallIds")
+	for i := range plan.Wire {
+		f := &plan.Wire[i]
+		base := ptr
+		if f.Via != nil {
+			if base = *(*unsafe.Pointer)(f.Via.Ptr(ptr)); base == nil {
+				continue
+			}
+			if i == 0 || plan.Wire[i-1].Via != f.Via {
+				// The flat container's own rule, checked once.
+				if check := f.Via.Elem.Check; check != nil {
+					if err := check(base); err != nil {
+						return b, jsonx.WithKey(err, f.Via.Name)
+					}
 				}
 			}
+		}
+		b, err = e.field(b, f, base)
+		if err != nil {
+			if f.Via != nil {
+				return b, jsonx.WithKey(jsonx.WithKey(err, f.Name), f.Via.Name)
+			}
+			return b, jsonx.WithKey(err, f.Name)
 		}
 	}
 	return b, nil
 }
 
-func (e *encoder) field(b []byte, plan *schema.Plan, f *schema.Field, base unsafe.Pointer) ([]byte, error) {
+func (e *encoder) field(b []byte, f *schema.Field, base unsafe.Pointer) ([]byte, error) {
 	p := f.Ptr(base)
 	num := protowire.Number(f.Num)
 	switch f.Kind {
 	case schema.String:
 		v := *(*string)(p)
-		if plan == planPatchOp && f.Num == 1 {
-			return appendPatchOp(b, v)
+		if f.Names != nil && f.NameIndex(v) < 0 {
+			return b, invalidf("%s", unknownName(f, v))
 		}
 		if v == "" {
 			return b, nil
 		}
 		return appendString(b, num, v)
+	case schema.Enum:
+		v := *(*string)(p)
+		n := f.NameIndex(v)
+		if n < 0 {
+			return b, invalidf("%s", unknownName(f, v))
+		}
+		if n == 0 {
+			return b, nil // proto3 does not write an enum's zero value
+		}
+		b = protowire.AppendTag(b, num, protowire.VarintType)
+		return protowire.AppendVarint(b, uint64(n)), nil
 	case schema.OptString:
 		if v := *(**string)(p); v != nil {
 			return appendString(b, num, *v)
@@ -209,10 +220,8 @@ func (e *encoder) field(b []byte, plan *schema.Plan, f *schema.Field, base unsaf
 		}
 	case schema.Object:
 		v := *(*event.Object)(p)
-		if v == nil && plan == planMessage && f.Num == 13 && (*event.Message)(base).Role == event.RoleActivity {
-			// An activity message always carries its content object on the
-			// wire, empty when the message has none, as the other peers write it.
-			v = event.Object("{}")
+		if v == nil && f.Req {
+			v = event.Object("{}") // a required object is never left out
 		}
 		if v != nil {
 			return e.structField(b, num, v)
@@ -229,15 +238,22 @@ func (e *encoder) field(b []byte, plan *schema.Plan, f *schema.Field, base unsaf
 			b, err := e.fields(b, f.Elem, v)
 			return endLen(b, start), err
 		}
-	case schema.Messages:
+	case schema.Strings:
+		for i, s := range *(*[]string)(p) {
+			var err error
+			if b, err = appendString(b, num, s); err != nil {
+				return b, jsonx.WithIndex(err, i)
+			}
+		}
+	case schema.Messages, schema.Parts:
 		sv := reflect.NewAt(f.Type, p).Elem()
 		for i := 0; i < sv.Len(); i++ {
 			ep := sv.Index(i).Addr().UnsafePointer()
 			var start int
 			var err error
 			b, start = beginLen(b, num)
-			if f.Elem.Type == typeContentPart {
-				b, err = e.contentPart(b, (*event.ContentPart)(ep))
+			if f.Kind == schema.Parts {
+				b, err = e.contentPart(b, f.Elem, (*event.ContentPart)(ep))
 			} else {
 				b, err = e.fields(b, f.Elem, ep)
 			}
@@ -246,149 +262,18 @@ func (e *encoder) field(b []byte, plan *schema.Plan, f *schema.Field, base unsaf
 			}
 			b = endLen(b, start)
 		}
-	case schema.Custom:
-		return e.outcome(b, f, p)
 	}
 	return b, nil
 }
 
-func appendPatchOp(b []byte, op string) ([]byte, error) {
-	n := -1
-	for i, name := range patchOps {
-		if op == name {
-			n = i
-			break
-		}
+// unknownName describes a string outside a field's allowed names, cut short
+// when long.
+func unknownName(f *schema.Field, v string) string {
+	what := "value"
+	if f.Kind == schema.Enum {
+		what = "operation"
 	}
-	if n < 0 {
-		// An op number a newer peer sent and this build could not name
-		// travels back as the same number.
-		v, err := strconv.ParseInt(op, 10, 32)
-		if err != nil {
-			return b, invalidf("unknown JSON Patch op %q (known: add, remove, replace, move, copy, test)", op)
-		}
-		n = int(v)
-	}
-	if n == 0 {
-		return b, nil
-	}
-	b = protowire.AppendTag(b, 1, protowire.VarintType)
-	return protowire.AppendVarint(b, uint64(int64(n))), nil
-}
-
-// outcome writes RUN_FINISHED's outcome (5) and interrupts (6) — its pending
-// tool call ids (8) follow usage — or SUBAGENT_FINISHED's outcome (4) and
-// interrupt ids (5).
-func (e *encoder) outcome(b []byte, f *schema.Field, p unsafe.Pointer) ([]byte, error) {
-	var err error
-	switch o := *(*unsafe.Pointer)(p); {
-	case o == nil:
-	case f.Num == 5: // RUN_FINISHED
-		ro := (*event.RunOutcome)(o)
-		if why := runOutcomeConflict(ro); why != "" {
-			return b, invalidf("%s", why)
-		}
-		if b, err = appendString(b, 5, ro.Type); err != nil {
-			return b, err
-		}
-		for i := range ro.Interrupts {
-			var start int
-			b, start = beginLen(b, 6)
-			if b, err = e.fields(b, planInterrupt, unsafe.Pointer(&ro.Interrupts[i])); err != nil {
-				return b, jsonx.WithKey(jsonx.WithIndex(err, i), "interrupts")
-			}
-			b = endLen(b, start)
-		}
-	case f.Num == 4: // SUBAGENT_FINISHED
-		so := (*event.SubagentOutcome)(o)
-		if why := subagentOutcomeConflict(so); why != "" {
-			return b, invalidf("%s", why)
-		}
-		if b, err = appendString(b, 4, so.Type); err != nil {
-			return b, err
-		}
-		for i, id := range so.InterruptIDs {
-			if b, err = appendString(b, 5, id); err != nil {
-				return b, jsonx.WithKey(jsonx.WithIndex(err, i), "interruptIds")
-			}
-		}
-	}
-	return b, nil
-}
-
-// runOutcomeConflict names what a RUN_FINISHED outcome carries that its type
-// does not: the other peers drop such lists in silence, agwire refuses them
-// (ErrInvalid on encode, ErrMalformed on decode). An outcome type this build
-// does not know keeps whatever lists it has, so it survives a relay.
-func runOutcomeConflict(o *event.RunOutcome) string {
-	switch o.Type {
-	case "":
-		return "interrupts or pending tool call ids without an outcome type"
-	case event.OutcomeSuccess:
-		if len(o.Interrupts) > 0 {
-			return "interrupts belong to an interrupt outcome, not a success"
-		}
-	case event.OutcomeInterrupt:
-		if len(o.PendingToolCallIDs) > 0 {
-			return "pendingToolCallIds belong to a success outcome, not an interrupt"
-		}
-	case event.OutcomeCancelled:
-		if len(o.Interrupts) > 0 || len(o.PendingToolCallIDs) > 0 {
-			return "a cancelled outcome carries no interrupts or pendingToolCallIds"
-		}
-	}
-	return ""
-}
-
-// subagentOutcomeConflict is runOutcomeConflict for SUBAGENT_FINISHED.
-func subagentOutcomeConflict(o *event.SubagentOutcome) string {
-	switch {
-	case o.Type == "":
-		return "interrupt ids without an outcome type"
-	case o.Type == event.OutcomeSuccess && len(o.InterruptIDs) > 0:
-		return "interruptIds belong to a suspended outcome, not a success"
-	}
-	return ""
-}
-
-// messageConflict names a content carrier that contradicts the message's
-// role; such a message has no consistent wire form.
-func messageConflict(m *event.Message) string {
-	parts, str, act := len(m.Parts) > 0, m.Content != nil, m.ActivityContent != nil
-	switch m.Role {
-	case event.RoleUser, event.RoleTool:
-		switch {
-		case act:
-			return "activity content on a " + m.Role + " message"
-		case str && parts:
-			return m.Role + " message carries both string content and content parts"
-		}
-	case event.RoleActivity:
-		switch {
-		case parts:
-			return "content parts on an activity message"
-		case str:
-			return "activity message carries string content"
-		}
-	case event.RoleDeveloper, event.RoleSystem, event.RoleAssistant, event.RoleReasoning:
-		switch {
-		case parts:
-			return "content parts on a " + m.Role + " message"
-		case act:
-			return "activity content on a " + m.Role + " message"
-		}
-	default:
-		n := 0
-		for _, set := range [...]bool{str, parts, act} {
-			if set {
-				n++
-			}
-		}
-		if n > 1 {
-			return fmt.Sprintf("message of role %q carries more than one content form", m.Role)
-		}
-	}
-	return ""
+	return fmt.Sprintf("unknown %s %s %s (known: %s)", f.Name, what, jsonx.Quote(v), strings.Join(f.Names, ", "))
 }
 
 // InputContent arms and InputContentSource arms.
@@ -398,17 +283,16 @@ var partArms = map[string]protowire.Number{
 
 var sourceArms = map[string]protowire.Number{event.SourceData: 1, event.SourceURL: 2, event.SourceFile: 3}
 
-func (e *encoder) contentPart(b []byte, cp *event.ContentPart) ([]byte, error) {
-	arm, ok := partArms[cp.Type]
-	if !ok {
-		return b, invalidf("content part type %q has no protobuf form (known: text, image, audio, video, document)", cp.Type)
+func (e *encoder) contentPart(b []byte, plan *schema.Plan, cp *event.ContentPart) ([]byte, error) {
+	if err := plan.Check(unsafe.Pointer(cp)); err != nil {
+		return b, err
 	}
+	// The rule (checkPart, which checks the source too) holds from here: a
+	// known type, text only on a text part, a valid source on a media part.
+	arm := partArms[cp.Type]
 	var err error
 	b, start := beginLen(b, arm)
 	if arm == 1 {
-		if cp.Source != nil {
-			return b, invalidf("a text part has no source")
-		}
 		if cp.Text != "" {
 			if b, err = appendString(b, 1, cp.Text); err != nil {
 				return b, jsonx.WithKey(err, "text")
@@ -426,13 +310,8 @@ func (e *encoder) contentPart(b []byte, cp *event.ContentPart) ([]byte, error) {
 		}
 		return endLen(b, start), nil
 	}
-	if cp.Text != "" {
-		return b, invalidf("a %s part carries no text", cp.Type)
-	}
-	if cp.Source != nil {
-		if b, err = appendSource(b, cp.Source); err != nil {
-			return b, jsonx.WithKey(err, "source")
-		}
+	if b, err = appendSource(b, cp.Source); err != nil {
+		return b, jsonx.WithKey(err, "source")
 	}
 	if cp.Metadata != nil {
 		if b, err = e.valueField(b, 2, cp.Metadata); err != nil {
@@ -447,11 +326,9 @@ func (e *encoder) contentPart(b []byte, cp *event.ContentPart) ([]byte, error) {
 	return endLen(b, start), nil
 }
 
+// appendSource writes a source the part's rule has checked.
 func appendSource(b []byte, s *event.Source) ([]byte, error) {
-	arm, ok := sourceArms[s.Type]
-	if !ok {
-		return b, invalidf("source type %q has no protobuf form (known: data, url, file)", s.Type)
-	}
+	arm := sourceArms[s.Type]
 	var err error
 	b, src := beginLen(b, 1)
 	b, start := beginLen(b, arm)
@@ -462,16 +339,10 @@ func appendSource(b []byte, s *event.Source) ([]byte, error) {
 	}
 	switch arm {
 	case 1: // data: mime_type is a plain string
-		if s.Provider != nil {
-			return b, invalidf("a data source has no provider")
-		}
-		if s.MimeType != nil && *s.MimeType != "" {
+		if *s.MimeType != "" {
 			b, err = appendString(b, 2, *s.MimeType)
 		}
 	case 2: // url
-		if s.Provider != nil {
-			return b, invalidf("a url source has no provider")
-		}
 		if s.MimeType != nil {
 			b, err = appendString(b, 2, *s.MimeType)
 		}
@@ -548,7 +419,7 @@ func (e *encoder) value(b []byte) ([]byte, error) {
 		}
 		f, exact := jsonx.ParseNumber(text)
 		if !exact && !e.lossy {
-			return b, &jsonx.Error{Offset: -1, Err: fmt.Errorf("%w: %s would become %s", ErrLossyNumber, text, describeDouble(f))}
+			return b, &jsonx.Error{Offset: -1, Err: fmt.Errorf("%w: %s would become %s", ErrLossyNumber, shortNumber(text), describeDouble(f))}
 		}
 		b = protowire.AppendTag(b, 2, protowire.Fixed64Type)
 		return protowire.AppendFixed64(b, math.Float64bits(f)), nil
@@ -577,6 +448,14 @@ func (e *encoder) value(b []byte) ([]byte, error) {
 	return b, e.s.Skip() // reports the syntax error
 }
 
+// shortNumber quotes a number's text in an error, cut short when long.
+func shortNumber(text []byte) string {
+	if len(text) <= 64 {
+		return string(text)
+	}
+	return string(text[:48]) + "… (" + strconv.Itoa(len(text)) + " digits)"
+}
+
 func describeDouble(f float64) string {
 	if math.IsInf(f, 0) {
 		return fmt.Sprint(f) + " (overflow)"
@@ -597,7 +476,7 @@ func (e *encoder) structBody(b []byte) ([]byte, error) {
 	var seen map[string]struct{} // used for large objects only
 	err := e.s.Object(func(key string) error {
 		if e.duplicate(key, level, levelStart, &seen) {
-			return &jsonx.Error{Offset: -1, Err: fmt.Errorf("%w %q: a protobuf Struct holds each key once", jsonx.ErrDuplicateKey, key)}
+			return &jsonx.Error{Offset: -1, Err: fmt.Errorf("%w %s: a protobuf Struct holds each key once", jsonx.ErrDuplicateKey, jsonx.Quote(key))}
 		}
 		var err error
 		b, err = e.entry(b, key)

@@ -57,7 +57,7 @@ func ExampleCodec_AppendFromJSON_refusals() {
 		fmt.Println(errors.Is(err, codec.ErrUnsupportedEvent), errors.Is(err, codec.ErrLossyNumber), errors.Is(err, event.ErrNullMetadata))
 	}
 	// Output:
-	// agwire: encode THINKING_START: event has no protobuf form: THINKING_* events were removed in AG-UI 1.0 and never had a protobuf form; send REASONING_* events, or use SSE
+	// agwire: encode THINKING_START: unsupported event type: THINKING_* events were removed in AG-UI 1.0 and never had a protobuf form; send REASONING_* events, or use SSE
 	// true false false
 	// agwire: encode CUSTOM: value.id: number cannot be represented exactly as a double: 9007199254740993 would become 9007199254740992
 	// false true false

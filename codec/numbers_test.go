@@ -289,14 +289,19 @@ func TestTimestamps(t *testing.T) {
 		// Beyond ±(2^53−1) the default codec refuses: JavaScript peers
 		// cannot decode such a frame.
 		_, errDefault := codec.AppendFromJSON(nil, in)
-		if unsafe := tc.want > 1<<53-1 || tc.want < -(1<<53-1); unsafe != errors.Is(errDefault, codec.ErrUnsafeInteger) {
-			t.Errorf("%s: default codec gives %v (beyond the safe range: %v)", tc.text, errDefault, unsafe)
+		if unsafe(tc.want) != errors.Is(errDefault, codec.ErrUnsafeInteger) {
+			t.Errorf("%s: default codec gives %v (beyond the safe range: %v)", tc.text, errDefault, unsafe(tc.want))
 		}
 		want := wMsg(15, wBase(14, wVarint(2, uint64(tc.want))), wStr(2, "s"))
 		if string(wire) != string(want) {
 			t.Errorf("%s: wire %x, want %x", tc.text, wire, want)
 		}
-		out := hDecodeJSON(t, codec.Codec{}, wire)
+		// Decoding follows the same rule: the default codec refuses what
+		// it would not write, UnsafeIntegers reads it exactly.
+		if _, err := codec.Unmarshal(wire); unsafe(tc.want) != errors.Is(err, codec.ErrUnsafeInteger) {
+			t.Errorf("%s: default decode gives %v", tc.text, err)
+		}
+		out := hDecodeJSON(t, codec.Codec{UnsafeIntegers: true}, wire)
 		if w := `{"type":"STEP_STARTED","stepName":"s","timestamp":` + strconv.FormatInt(tc.want, 10) + `}`; string(out) != w {
 			t.Errorf("%s: decoded as %s, want %s", tc.text, out, w)
 		}
@@ -320,8 +325,11 @@ func TestTimestamps(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if out := hDecodeJSON(t, codec.Codec{}, wire); string(out) != in {
+	if out := hDecodeJSON(t, codec.Codec{UnsafeIntegers: true}, wire); string(out) != in {
 		t.Errorf("usage: got %s", out)
+	}
+	if _, err := codec.Unmarshal(wire); !errors.Is(err, codec.ErrUnsafeInteger) {
+		t.Errorf("usage beyond 2^53, default decode: %v, want ErrUnsafeInteger", err)
 	}
 }
 
@@ -350,3 +358,6 @@ func TestTimestampExponentBeyond2To53(t *testing.T) {
 		}
 	}
 }
+
+// unsafe reports whether v is beyond ±(2^53−1).
+func unsafe(v int64) bool { return v > 1<<53-1 || v < -(1<<53-1) }

@@ -100,7 +100,7 @@ func TestPreV1Profile(t *testing.T) {
 	pre := codec.Codec{Profile: codec.PreV1}
 	inProfile := 0
 	for _, s := range hSpecWire {
-		ev := event.New(s.typ)
+		ev := hValidZero(s.typ)
 		v1, err := codec.Append(nil, ev)
 		if err != nil {
 			t.Fatalf("%s under V1: %v", s.typ, err)
@@ -209,8 +209,8 @@ func TestContentWithoutWireForm(t *testing.T) {
 	}
 }
 
-// TestPatchOpRefused: an op that is neither a JSON Patch verb nor a number
-// (the decimal spelling of an op a newer peer sent) has no wire form.
+// TestPatchOpRefused: an op that is not one of the six JSON Patch verbs has
+// no wire form — numbers included, even those of the six verbs' enum values.
 func TestPatchOpRefused(t *testing.T) {
 	for _, tc := range []struct{ in, path string }{
 		{`{"type":"STATE_DELTA","delta":[{"op":"add","path":"/a","value":1},{"op":"frobnicate","path":"/a"}]}`, "delta[1].op"},
@@ -235,12 +235,16 @@ func TestPatchOpRefused(t *testing.T) {
 	if ce := hCodecErr(t, err, codec.ErrInvalid); ce != nil && ce.Path != "delta[0].op" {
 		t.Errorf("Go value: path %q", ce.Path)
 	}
-	// The six verbs and decimal numbers are fine, with the enum numbers of patch.proto.
-	for i, op := range []string{"add", "remove", "replace", "move", "copy", "test", "6", "42"} {
-		n := uint64(i)
-		if op == "42" {
-			n = 42
+	// Numbers are not names, not even those of the six verbs.
+	for _, op := range []string{"0", "5", "6", "42", "-1"} {
+		_, err := codec.Append(nil, &event.StateDelta{Delta: []event.PatchOp{{Op: op, Path: "/a"}}})
+		if ce := hCodecErr(t, err, codec.ErrInvalid); ce != nil && ce.Path != "delta[0].op" {
+			t.Errorf("op %s: path %q", op, ce.Path)
 		}
+	}
+	// The six verbs are fine, with the enum numbers of patch.proto.
+	for i, op := range []string{"add", "remove", "replace", "move", "copy", "test"} {
+		n := uint64(i)
 		wire, err := codec.Append(nil, &event.StateDelta{Delta: []event.PatchOp{{Op: op, Path: "/a"}}})
 		if err != nil {
 			t.Errorf("%s: %v", op, err)
@@ -393,7 +397,7 @@ func TestOutcomeListsRefused(t *testing.T) {
 	} {
 		out, err := codec.AppendFromJSON([]byte("abc"), []byte(tc.in))
 		ce := hCodecErr(t, err, codec.ErrInvalid)
-		if ce != nil && (ce.Path != "outcome" || string(ce.Type) != tc.typ) {
+		if ce != nil && (!strings.HasPrefix(ce.Path, "outcome") || string(ce.Type) != tc.typ) {
 			t.Errorf("%s: path %q type %q", tc.in, ce.Path, ce.Type)
 		}
 		if string(out) != "abc" {
@@ -407,7 +411,7 @@ func TestOutcomeListsRefused(t *testing.T) {
 		&event.SubagentFinished{Outcome: &event.SubagentOutcome{InterruptIDs: []string{"i"}}},
 	} {
 		_, err := codec.Append(nil, ev)
-		if ce := hCodecErr(t, err, codec.ErrInvalid); ce != nil && ce.Path != "outcome" {
+		if ce := hCodecErr(t, err, codec.ErrInvalid); ce != nil && ce.Path != "outcome.type" {
 			t.Errorf("%#v: path %q", ev, ce.Path)
 		}
 	}

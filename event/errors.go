@@ -25,6 +25,11 @@ var (
 	// ErrUnknownField: a field the event type does not declare (see
 	// Parser.DropUnknownFields).
 	ErrUnknownField = errors.New("unknown field")
+	// ErrUnsupportedEvent: a value whose type is not one of this package's
+	// event types (such as a struct defined elsewhere that embeds Base);
+	// every path refuses it. Package codec reports THINKING_* events, which
+	// have no protobuf form, with the same error.
+	ErrUnsupportedEvent = errors.New("unsupported event type")
 	// ErrInvalidField: a field has the wrong JSON kind or a value outside
 	// its allowed set.
 	ErrInvalidField = errors.New("invalid field")

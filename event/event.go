@@ -1,5 +1,7 @@
 package event
 
+import "reflect"
+
 // Type is an event type name as it appears in the JSON "type" field, such as
 // "TEXT_MESSAGE_CONTENT".
 type Type string
@@ -64,6 +66,16 @@ var allTypes = [...]Type{
 	TypeReasoningMessageEnd, TypeReasoningMessageChunk, TypeReasoningEnd,
 	TypeReasoningEncryptedValue,
 }
+
+// goTypes maps each type name to the Go type of its events (the pointer
+// type New returns), for telling this package's events from look-alikes.
+var goTypes = func() map[Type]reflect.Type {
+	m := map[Type]reflect.Type{}
+	for _, t := range append(allTypes[:], TypeThinkingStart, TypeThinkingEnd, TypeThinkingTextMessageStart, TypeThinkingTextMessageContent, TypeThinkingTextMessageEnd) {
+		m[t] = reflect.TypeOf(New(t))
+	}
+	return m
+}()
 
 // Types returns the 31 AG-UI 1.0 event types, in protobuf EventType order.
 func Types() []Type { return append([]Type(nil), allTypes[:]...) }

@@ -32,8 +32,9 @@ func init() {
 // appendJSON writes ev. trusted skips the validity check of dynamic values,
 // for events whose values agwire's decoder produced.
 func appendJSON(dst []byte, ev Event, trusted bool) ([]byte, error) {
-	if ev == nil || reflect.ValueOf(ev).IsNil() {
-		return dst, fmt.Errorf("event: cannot marshal a nil event")
+	plan, ptr, err := planOf(ev)
+	if err != nil {
+		return dst, err
 	}
 	w := writer{b: dst, trusted: trusted}
 	if th, ok := ev.(*Thinking); ok {
@@ -43,13 +44,8 @@ func appendJSON(dst []byte, ev Event, trusted bool) ([]byte, error) {
 		w.raw(th.JSON)
 		return w.b, nil
 	}
-	plan := plans[reflect.TypeOf(ev).Elem()]
-	if plan == nil {
-		return dst, fmt.Errorf("event: cannot marshal %T", ev)
-	}
 	w.b = append(w.b, `{"type":`...)
 	w.b = jsonx.AppendString(w.b, string(ev.Type()))
-	ptr := reflect.ValueOf(ev).UnsafePointer()
 	w.first = false
 	if err := w.fields(plan, ptr); err != nil {
 		return dst, err
@@ -59,6 +55,30 @@ func appendJSON(dst []byte, ev Event, trusted bool) ([]byte, error) {
 	}
 	w.b = append(w.b, '}')
 	return w.b, nil
+}
+
+// planOf returns the table and address of an event of this package's types,
+// refusing nil events and types defined elsewhere.
+func planOf(ev Event) (*schema.Plan, unsafe.Pointer, error) {
+	if ev == nil {
+		return nil, nil, &PathError{Offset: -1, Err: fmt.Errorf("%w: nil event", ErrInvalidField)}
+	}
+	v := reflect.ValueOf(ev)
+	if v.Kind() == reflect.Pointer && v.IsNil() {
+		return nil, nil, &PathError{Offset: -1, Err: fmt.Errorf("%w: nil %T", ErrInvalidField, ev)}
+	}
+	if v.Kind() != reflect.Pointer || goTypes[ev.Type()] != v.Type() {
+		return nil, nil, &PathError{Offset: -1, Err: fmt.Errorf("%w: %T (type %s) is not one of package event's types", ErrUnsupportedEvent, ev, jsonx.Quote(string(ev.Type())))}
+	}
+	plan := plans[v.Type().Elem()]
+	return plan, v.UnsafePointer(), nil
+}
+
+func init() {
+	link.PlanOf = func(ev any) (*schema.Plan, unsafe.Pointer, error) {
+		e, _ := ev.(Event)
+		return planOf(e)
+	}
 }
 
 // MarshalRunAgentInput returns the JSON form of a RunAgentInput.
@@ -131,6 +151,11 @@ func validJSON(b []byte, want jsonx.Kind) error {
 }
 
 func (w *writer) fields(plan *schema.Plan, base unsafe.Pointer) error {
+	if plan.Check != nil {
+		if err := plan.Check(base); err != nil {
+			return err
+		}
+	}
 	unionWritten := ""
 	for i := range plan.Fields {
 		f := &plan.Fields[i]
@@ -140,8 +165,8 @@ func (w *writer) fields(plan *schema.Plan, base unsafe.Pointer) error {
 			switch f.Kind {
 			case schema.OptString:
 				set = *(**string)(p) != nil
-			case schema.Messages:
-				set = !reflect.NewAt(f.Type, p).Elem().IsNil()
+			case schema.Parts:
+				set = *(*[]ContentPart)(p) != nil
 			case schema.Object:
 				set = *(*Object)(p) != nil
 			}
@@ -153,19 +178,23 @@ func (w *writer) fields(plan *schema.Plan, base unsafe.Pointer) error {
 			}
 			unionWritten = f.Name
 		}
-		if err := w.field(f, p); err != nil {
+		if err := w.field(f, base); err != nil {
 			return jsonx.WithKey(err, f.Name)
 		}
 	}
 	return nil
 }
 
-func (w *writer) field(f *schema.Field, p unsafe.Pointer) error {
+func (w *writer) field(f *schema.Field, base unsafe.Pointer) error {
+	p := f.Ptr(base)
 	switch f.Kind {
-	case schema.String:
+	case schema.String, schema.Enum:
 		v := *(*string)(p)
 		if !utf8.ValidString(v) {
 			return errInvalidUTF8()
+		}
+		if f.Names != nil && f.NameIndex(v) < 0 {
+			return &PathError{Offset: -1, Err: fmt.Errorf("%w: %s", ErrInvalidField, unknownName(f, v))}
 		}
 		w.key(f.Name)
 		w.b = jsonx.AppendString(w.b, v)
@@ -196,7 +225,11 @@ func (w *writer) field(f *schema.Field, p unsafe.Pointer) error {
 			w.raw(v)
 		}
 	case schema.Object:
-		if v := *(*Object)(p); v != nil {
+		v := *(*Object)(p)
+		if v == nil && f.Req {
+			v = Object("{}") // a required object is never left out
+		}
+		if v != nil {
 			if err := w.valid(v, jsonx.Object); err != nil {
 				return err
 			}
@@ -211,9 +244,19 @@ func (w *writer) field(f *schema.Field, p unsafe.Pointer) error {
 			w.key(f.Name)
 			return w.object(f.Elem, v)
 		}
-	case schema.Messages:
+	case schema.Strings:
+		v := *(*[]string)(p)
+		if len(v) == 0 && f.Opt {
+			return nil
+		}
+		if !validStrings(v...) {
+			return errInvalidUTF8()
+		}
+		w.key(f.Name)
+		w.strings(v)
+	case schema.Messages, schema.Parts:
 		sv := reflect.NewAt(f.Type, p).Elem()
-		if sv.Len() == 0 && f.Opt {
+		if sv.Len() == 0 && f.Opt && (f.Always == nil || !f.Always.Holds(base)) {
 			return nil
 		}
 		w.key(f.Name)
@@ -224,7 +267,7 @@ func (w *writer) field(f *schema.Field, p unsafe.Pointer) error {
 			}
 			ep := sv.Index(i).Addr().UnsafePointer()
 			var err error
-			if f.Elem.Hand {
+			if f.Kind == schema.Parts {
 				err = w.contentPart((*ContentPart)(ep))
 			} else {
 				err = w.object(f.Elem, ep)
@@ -235,28 +278,6 @@ func (w *writer) field(f *schema.Field, p unsafe.Pointer) error {
 		}
 		w.b = append(w.b, ']')
 		w.first = false
-	case schema.Custom:
-		switch o := f.Type; o {
-		case reflect.TypeOf((*RunOutcome)(nil)):
-			if v := *(**RunOutcome)(p); v != nil {
-				w.key(f.Name)
-				return w.runOutcome(v)
-			}
-		case reflect.TypeOf((*SubagentOutcome)(nil)):
-			if v := *(**SubagentOutcome)(p); v != nil {
-				if !validStrings(v.Type) || !validStrings(v.InterruptIDs...) {
-					return errInvalidUTF8()
-				}
-				w.key(f.Name)
-				w.b = append(w.b, `{"type":`...)
-				w.b = jsonx.AppendString(w.b, v.Type)
-				if len(v.InterruptIDs) > 0 {
-					w.b = append(w.b, `,"interruptIds":`...)
-					w.strings(v.InterruptIDs)
-				}
-				w.b = append(w.b, '}')
-			}
-		}
 	}
 	return nil
 }
@@ -310,37 +331,10 @@ func deref(p *string) string {
 	return *p
 }
 
-func (w *writer) runOutcome(o *RunOutcome) error {
-	if !validStrings(o.Type) || !validStrings(o.PendingToolCallIDs...) {
-		return errInvalidUTF8()
-	}
-	w.b = append(w.b, `{"type":`...)
-	w.b = jsonx.AppendString(w.b, o.Type)
-	// An interrupt outcome always lists its interrupts; the other lists are
-	// written when they hold something.
-	if o.Type == OutcomeInterrupt || len(o.Interrupts) > 0 {
-		w.b = append(w.b, `,"interrupts":[`...)
-		plan := plans[reflect.TypeOf(Interrupt{})]
-		for i := range o.Interrupts {
-			if i > 0 {
-				w.b = append(w.b, ',')
-			}
-			if err := w.object(plan, unsafe.Pointer(&o.Interrupts[i])); err != nil {
-				return jsonx.WithKey(jsonx.WithIndex(err, i), "interrupts")
-			}
-		}
-		w.b = append(w.b, ']')
-	}
-	if len(o.PendingToolCallIDs) > 0 {
-		w.b = append(w.b, `,"pendingToolCallIds":`...)
-		w.strings(o.PendingToolCallIDs)
-	}
-	w.b = append(w.b, '}')
-	w.first = false
-	return nil
-}
-
 func (w *writer) contentPart(cp *ContentPart) error {
+	if err := checkPart(cp); err != nil {
+		return err
+	}
 	if !validStrings(cp.Type, cp.Text, deref(cp.ID)) || cp.Source != nil && !validStrings(cp.Source.Type, cp.Source.Value, deref(cp.Source.MimeType), deref(cp.Source.Provider)) {
 		return errInvalidUTF8()
 	}

@@ -27,7 +27,7 @@ func TestMarshalPreservesText(t *testing.T) {
 		// Typed strings are re-spelled the JSON.stringify way, which is how this one is already written.
 		`{"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"a\"b\\c\n\u0000\u001f` + "\u2028" + `😀"}`,
 		`{"type":"ACTIVITY_SNAPSHOT","subagentRunId":"s","messageId":"m","activityType":"a","content":{"z":{"y":[{}]}},"replace":true}`,
-		`{"type":"STATE_DELTA","delta":[{"op":"add","path":"/a","value":{"b":1.0}},{"op":"move","path":"/c","from":"/a"},{"op":"7","path":"/x"}]}`,
+		`{"type":"STATE_DELTA","delta":[{"op":"add","path":"/a","value":{"b":1.0}},{"op":"move","path":"/c","from":"/a"},{"op":"test","path":"/x","value":null}]}`,
 		`{"type":"RUN_FINISHED","threadId":"t","runId":"r","result":{"v":1e5},"outcome":{"type":"interrupt","interrupts":[{"id":"i","reason":"r","message":"m","toolCallId":"tc","responseSchema":{"type":"object"},"expiresAt":"2026-01-01T00:00:00Z","metadata":[null],"subagentRunId":"s"}]},"usage":[{"provider":"p","model":"m","inputTokens":0,"outputTokens":9007199254740993}]}`,
 		`{"type":"RUN_FINISHED","threadId":"t","runId":"r","outcome":{"type":"success","pendingToolCallIds":["a"]}}`,
 		`{"type":"SUBAGENT_FINISHED","subagentRunId":"s","result":[],"outcome":{"type":"suspended","interruptIds":["i"]}}`,
@@ -86,8 +86,6 @@ func TestMarshalLayout(t *testing.T) {
 			`{"type":"TOOL_CALL_RESULT","messageId":"m","toolCallId":"t","content":[]}`},
 		{&event.ToolCallResult{MessageID: "m", ToolCallID: "t", Content: sp("")},
 			`{"type":"TOOL_CALL_RESULT","messageId":"m","toolCallId":"t","content":""}`},
-		{&event.ToolCallResult{MessageID: "m", ToolCallID: "t"}, // no content at all: Marshal does not invent one
-			`{"type":"TOOL_CALL_RESULT","messageId":"m","toolCallId":"t"}`},
 		{&event.MessagesSnapshot{Messages: []event.Message{
 			{ID: "1", Role: "assistant", ToolCalls: []event.ToolCall{}},
 			{ID: "2", Role: "user", Parts: []event.ContentPart{{Type: "text"}}},
@@ -170,7 +168,11 @@ func TestMarshalErrors(t *testing.T) {
 		{"invalid activity content", &event.ActivitySnapshot{MessageID: "m", ActivityType: "a", Content: event.Object(`{"a"}`)}, "content"},
 		{"invalid part metadata", &event.ToolCallResult{MessageID: "m", ToolCallID: "t", Parts: []event.ContentPart{{Type: "text"}, {Type: "text", Metadata: event.RawValue(`{`)}}}, "content[1].metadata"},
 		{"two content carriers", &event.MessagesSnapshot{Messages: []event.Message{{ID: "0", Role: "user", Content: sp("x")}, {ID: "1", Role: "user", Content: sp("x"), Parts: []event.ContentPart{}}}}, "messages[1].content"},
-		{"string and activity content", &event.MessagesSnapshot{Messages: []event.Message{{ID: "1", Role: "critic", Content: sp("x"), ActivityContent: event.Object(`{}`)}}}, "messages[0].content"},
+		{"string and activity content", &event.MessagesSnapshot{Messages: []event.Message{{ID: "1", Role: "user", Content: sp("x"), ActivityContent: event.Object(`{}`)}}}, "messages[0].content"},
+		{"unknown role", &event.MessagesSnapshot{Messages: []event.Message{{ID: "1", Role: "critic", Content: sp("x")}}}, "messages[0].role"},
+		{"op number", &event.StateDelta{Delta: []event.PatchOp{{Op: "0", Path: "/a"}}}, "delta[0].op"},
+		{"success outcome with interrupts", &event.RunFinished{Outcome: &event.RunOutcome{Type: "success", Interrupts: []event.Interrupt{{ID: "i"}}}}, "outcome.interrupts"},
+		{"external event type", &externalEvent{}, ""},
 		{"thinking with invalid JSON", &event.Thinking{Kind: event.TypeThinkingStart, JSON: []byte(`{"type":`)}, ""},
 		{"thinking not an object", &event.Thinking{Kind: event.TypeThinkingStart, JSON: []byte(`[]`)}, ""},
 	} {
@@ -259,7 +261,7 @@ func TestMarshalRefusesInvalidUTF8(t *testing.T) {
 		{&event.TextMessageContent{MessageID: "m", Delta: bad}, "delta"},
 		{&event.TextMessageChunk{Delta: &bad}, "delta"},
 		{&event.MessagesSnapshot{Messages: []event.Message{{ID: "1", Role: "user", Parts: []event.ContentPart{{Type: "text", Text: bad}}}}}, "messages[0].content[0]"},
-		{&event.RunFinished{ThreadID: "t", RunID: "r", Outcome: &event.RunOutcome{Type: "success", PendingToolCallIDs: []string{bad}}}, "outcome"},
+		{&event.RunFinished{ThreadID: "t", RunID: "r", Outcome: &event.RunOutcome{Type: "success", PendingToolCallIDs: []string{bad}}}, "outcome.pendingToolCallIds"},
 	} {
 		_, err := event.Marshal(tc.ev)
 		var pe *event.PathError
@@ -316,5 +318,29 @@ func TestMarshalThinkingOneLine(t *testing.T) {
 	}
 	if want := `{"type":"THINKING_START", "title":"plan"}`; string(out) != want {
 		t.Errorf("got %q, want %q", out, want)
+	}
+}
+
+// externalEvent is an event type defined outside package event: every path
+// refuses it with ErrUnsupportedEvent.
+type externalEvent struct{ event.Base }
+
+func (*externalEvent) Type() event.Type { return event.TypeRunStarted }
+
+// valueEvent has value receivers: reflect must not be asked IsNil of it.
+type valueEvent struct{ b event.Base }
+
+func (valueEvent) Type() event.Type         { return event.TypeCustom }
+func (v valueEvent) BaseEvent() *event.Base { return &v.b }
+
+func TestExternalEventTypesRefused(t *testing.T) {
+	for _, ev := range []event.Event{&externalEvent{}, valueEvent{}, &valueEvent{}} {
+		out, err := event.AppendJSON([]byte("keep"), ev)
+		if !errors.Is(err, event.ErrUnsupportedEvent) {
+			t.Errorf("%T: %v, want ErrUnsupportedEvent", ev, err)
+		}
+		if string(out) != "keep" {
+			t.Errorf("%T: dst became %q", ev, out)
+		}
 	}
 }

@@ -3,6 +3,7 @@ package event
 import (
 	"fmt"
 	"reflect"
+	"strings"
 	"sync"
 	"unsafe"
 
@@ -53,16 +54,18 @@ func (p Parser) parse(data []byte, into Event) (Event, error) {
 	switch {
 	case ev == nil:
 		if ev = New(Type(t)); ev == nil {
-			return nil, &PathError{Path: "type", Offset: -1, Err: fmt.Errorf("%w %q", ErrUnknownType, t)}
+			return nil, &PathError{Path: "type", Offset: -1, Err: fmt.Errorf("%w %s", ErrUnknownType, jsonx.Quote(t))}
 		}
 	case Type(t) != ev.Type():
-		return nil, &PathError{Path: "type", Offset: -1, Err: fmt.Errorf("%w: %q where %s was expected", ErrInvalidField, t, ev.Type())}
+		return nil, &PathError{Path: "type", Offset: -1, Err: fmt.Errorf("%w: %s where %s was expected", ErrInvalidField, jsonx.Quote(t), ev.Type())}
 	default:
 		reflect.ValueOf(ev).Elem().SetZero()
 	}
 	r.s.Reset(data)
 	if th, ok := ev.(*Thinking); ok {
-		th.Kind, th.JSON = Type(t), data
+		// Kind is the package's own constant, not a view of data, and JSON
+		// has no spare capacity: neither changes when the other does.
+		th.Kind, th.JSON = canonical(Type(t)), data[:len(data):len(data)]
 		if err := r.thinking(th); err != nil {
 			return nil, err
 		}
@@ -102,7 +105,7 @@ func (p Parser) ParseRunAgentInput(data []byte) (*RunAgentInput, error) {
 }
 
 // plans holds the field tables of every type reachable from an event.
-var plans = schema.Prepare(
+var plans = schema.Prepare(tableRules,
 	new(TextMessageStart), new(TextMessageContent), new(TextMessageEnd), new(TextMessageChunk),
 	new(ToolCallStart), new(ToolCallArgs), new(ToolCallEnd), new(ToolCallChunk), new(ToolCallResult),
 	new(StateSnapshot), new(StateDelta), new(MessagesSnapshot), new(ActivitySnapshot), new(ActivityDelta),
@@ -111,11 +114,8 @@ var plans = schema.Prepare(
 	new(ReasoningStart), new(ReasoningMessageStart), new(ReasoningMessageContent), new(ReasoningMessageEnd),
 	new(ReasoningMessageChunk), new(ReasoningEnd), new(ReasoningEncryptedValue),
 	new(SubagentStarted), new(SubagentFinished), new(SubagentError),
-	new(RunAgentInput), new(Thinking), new(Interrupt),
+	new(RunAgentInput), new(Thinking), new(Interrupt), new(ContentPart), new(Source),
 )
-
-// Plans exposes the field tables to package codec.
-func Plans() schema.Cache { return plans }
 
 type reader struct {
 	Parser
@@ -193,7 +193,7 @@ func (r *reader) object(plan *schema.Plan, ptr unsafe.Pointer, isEvent bool) err
 	if r.s.Peek() != jsonx.Object {
 		return r.invalidHere("expected an object, found %s", r.s.Peek())
 	}
-	var seen, baseSeen uint32
+	var seen, baseSeen uint64 // schema.MaxFields bits
 	typeSeen := false
 	err := r.s.Object(func(key string) error {
 		if isEvent {
@@ -215,10 +215,7 @@ func (r *reader) object(plan *schema.Plan, ptr unsafe.Pointer, isEvent bool) err
 		}
 		first := fieldIndex(plan, key, 0)
 		if first < 0 {
-			if r.DropUnknownFields {
-				return r.s.Skip()
-			}
-			return r.s.Fail(fmt.Errorf("%w %q", ErrUnknownField, key))
+			return r.unknown(key)
 		}
 		// All carriers of a union name ("content") share the first one's bit.
 		if seen&(1<<first) != 0 {
@@ -246,17 +243,12 @@ func (r *reader) object(plan *schema.Plan, ptr unsafe.Pointer, isEvent bool) err
 			continue
 		}
 		switch {
-		case f.Kind == schema.String, f.Kind == schema.Message, f.Req:
+		case f.Kind == schema.String, f.Kind == schema.Enum && !f.Opt, f.Kind == schema.Message, f.Req:
 			return missing(f.Name)
 		}
 	}
-	switch plan.Type {
-	case reflect.TypeOf(Message{}):
-		return checkMessage((*Message)(ptr))
-	case reflect.TypeOf(ToolCallResult{}):
-		if tr := (*ToolCallResult)(ptr); tr.Content == nil && tr.Parts == nil {
-			return missing("content")
-		}
+	if plan.Check != nil {
+		return plan.Check(ptr)
 	}
 	return nil
 }
@@ -277,7 +269,7 @@ func fieldIndex(plan *schema.Plan, key string, kind jsonx.Kind) int {
 			if kind == jsonx.String {
 				return i
 			}
-		case schema.Messages:
+		case schema.Parts:
 			if kind == jsonx.Array {
 				return i
 			}
@@ -302,7 +294,7 @@ func unionKinds(plan *schema.Plan, key string) string {
 		switch f.Kind {
 		case schema.OptString:
 			out += "a string"
-		case schema.Messages:
+		case schema.Parts:
 			out += "an array of content parts"
 		case schema.Object:
 			out += "an object"
@@ -322,9 +314,9 @@ func (r *reader) field(f *schema.Field, base unsafe.Pointer) error {
 				return r.s.Fail(ErrNullMetadata)
 			}
 			return r.invalidHere("%s must be an object, not null", f.Name)
-		case schema.String, schema.Message:
+		case schema.String, schema.Enum, schema.Message:
 			return r.invalidHere("%s must not be null", f.Name)
-		case schema.Messages:
+		case schema.Messages, schema.Strings, schema.Parts:
 			if f.Req {
 				return r.invalidHere("%s must be an array, not null", f.Name)
 			}
@@ -342,11 +334,15 @@ func (r *reader) field(f *schema.Field, base unsafe.Pointer) error {
 		}
 	}
 	switch f.Kind {
-	case schema.String:
+	case schema.String, schema.Enum:
 		if k != jsonx.String {
 			return r.invalidHere("%s must be a string, found %s", f.Name, k)
 		}
+		at := r.s.Offset()
 		v, err := r.s.String()
+		if err == nil && f.Names != nil && f.NameIndex(v) < 0 {
+			return &PathError{Offset: at, Err: fmt.Errorf("%w: %s", ErrInvalidField, unknownName(f, v))}
+		}
 		*(*string)(p) = v
 		return err
 	case schema.OptString:
@@ -393,13 +389,15 @@ func (r *reader) field(f *schema.Field, base unsafe.Pointer) error {
 		}
 		*(*unsafe.Pointer)(p) = v.UnsafePointer()
 		return nil
-	case schema.Messages:
+	case schema.Messages, schema.Parts:
 		if k != jsonx.Array {
 			return r.invalidHere("%s must be an array, found %s", f.Name, k)
 		}
 		return r.slice(f, p)
-	case schema.Custom:
-		return r.outcome(f, p)
+	case schema.Strings:
+		ids, err := r.strings(f.Name)
+		*(*[]string)(p) = ids
+		return err
 	}
 	return fmt.Errorf("event: unhandled field kind %d", f.Kind)
 }
@@ -427,8 +425,7 @@ func (r *reader) slice(f *schema.Field, p unsafe.Pointer) error {
 	return r.s.Array(func(i int) error {
 		sv.Set(reflect.Append(sv, reflect.Zero(f.Type.Elem())))
 		ep := sv.Index(i).Addr().UnsafePointer()
-		switch f.Elem.Type {
-		case reflect.TypeOf(ContentPart{}):
+		if f.Kind == schema.Parts {
 			return r.contentPart((*ContentPart)(ep))
 		}
 		return r.object(f.Elem, ep, false)
@@ -456,99 +453,7 @@ func (r *reader) unknown(key string) error {
 	if r.DropUnknownFields {
 		return r.s.Skip()
 	}
-	return r.s.Fail(fmt.Errorf("%w %q", ErrUnknownField, key))
-}
-
-// outcome reads RUN_FINISHED.outcome or SUBAGENT_FINISHED.outcome.
-func (r *reader) outcome(f *schema.Field, p unsafe.Pointer) error {
-	if r.s.Peek() != jsonx.Object {
-		return r.invalidHere("outcome must be an object, found %s", r.s.Peek())
-	}
-	var typ *string
-	var err error
-	var seen [3]bool // "type", and the outcome's one or two lists
-	dup := func(key string) bool {
-		i := -1
-		switch key {
-		case "type":
-			i = 0
-		case "pendingToolCallIds", "interruptIds":
-			i = 1
-		case "interrupts":
-			i = 2
-		}
-		if i < 0 {
-			return false
-		}
-		d := seen[i]
-		seen[i] = true
-		return d
-	}
-	if f.Type == reflect.TypeOf((*RunOutcome)(nil)) {
-		o := new(RunOutcome)
-		err = r.s.Object(func(key string) error {
-			if dup(key) {
-				return r.s.Fail(ErrDuplicateKey)
-			}
-			switch key {
-			case "type":
-				s, err := r.requiredString(key)
-				typ = &s
-				return err
-			case "pendingToolCallIds":
-				ids, err := r.strings(key)
-				o.PendingToolCallIDs = ids
-				return err
-			case "interrupts":
-				if r.s.Peek() != jsonx.Array {
-					return r.invalidHere("interrupts must be an array, found %s", r.s.Peek())
-				}
-				o.Interrupts = []Interrupt{}
-				plan := plans[reflect.TypeOf(Interrupt{})]
-				return r.s.Array(func(int) error {
-					o.Interrupts = append(o.Interrupts, Interrupt{})
-					return r.object(plan, unsafe.Pointer(&o.Interrupts[len(o.Interrupts)-1]), false)
-				})
-			}
-			return r.unknown(key)
-		})
-		if typ != nil {
-			o.Type = *typ
-		}
-		*(**RunOutcome)(p) = o
-	} else {
-		o := new(SubagentOutcome)
-		err = r.s.Object(func(key string) error {
-			if dup(key) {
-				return r.s.Fail(ErrDuplicateKey)
-			}
-			switch key {
-			case "type":
-				s, err := r.requiredString(key)
-				typ = &s
-				return err
-			case "interruptIds":
-				ids, err := r.strings(key)
-				o.InterruptIDs = ids
-				return err
-			}
-			return r.unknown(key)
-		})
-		if typ != nil {
-			o.Type = *typ
-		}
-		*(**SubagentOutcome)(p) = o
-	}
-	if err != nil {
-		return err
-	}
-	if typ == nil {
-		return missing("type")
-	}
-	if *typ == "" {
-		return invalid("outcome type must not be empty")
-	}
-	return nil
+	return r.s.Fail(fmt.Errorf("%w %s", ErrUnknownField, jsonx.Quote(key)))
 }
 
 func (r *reader) requiredString(name string) (string, error) {
@@ -627,27 +532,25 @@ func (r *reader) contentPart(cp *ContentPart) error {
 	cp.Type = *typ
 	legacy := mimeType != nil || data != nil || url != nil || filename != nil
 	switch cp.Type {
+	case "binary":
+		if err := binaryPart(cp, mimeType, data, url, filename, text); err != nil {
+			return err
+		}
 	case PartText:
 		if text == nil {
 			return missing("text")
 		}
-		if cp.Source != nil || legacy {
-			return invalid("a text part carries only text, id and metadata")
-		}
 		cp.Text = *text
-	case PartImage, PartAudio, PartVideo, PartDocument:
-		if cp.Source == nil {
-			return missing("source")
-		}
-		if text != nil || legacy {
-			return invalid("a %s part carries only source, id and metadata", cp.Type)
-		}
-	case "binary":
-		return binaryPart(cp, mimeType, data, url, filename, text)
+		fallthrough
 	default:
-		return invalid("unknown content part type %q (known: text, image, audio, video, document, binary)", cp.Type)
+		if legacy {
+			return invalid("only a binary part carries mimeType, data, url or filename")
+		}
+		if text != nil && cp.Type != PartText {
+			return invalid("a%s %s part carries no text", article(cp.Type), cp.Type)
+		}
 	}
-	return nil
+	return checkPart(cp)
 }
 
 // binaryPart maps the retired binary part to a document part with marker
@@ -730,72 +633,16 @@ func (r *reader) source(src *Source) error {
 		return missing("value")
 	}
 	src.Type, src.Value = *typ, *value
-	switch src.Type {
-	case SourceData:
-		if src.MimeType == nil {
-			return missing("mimeType")
-		}
-		if src.Provider != nil {
-			return invalid("a data source has no provider")
-		}
-	case SourceURL:
-		if src.Provider != nil {
-			return invalid("a url source has no provider")
-		}
-	case SourceFile:
-	default:
-		return invalid("unknown source type %q (known: data, url, file)", src.Type)
-	}
-	return nil
+	return checkSource(src)
 }
 
-// checkMessage enforces the role's content carrier.
-func checkMessage(m *Message) error {
-	has := func(b bool) int {
-		if b {
-			return 1
-		}
-		return 0
+// unknownName describes a string outside a field's allowed names.
+func unknownName(f *schema.Field, v string) string {
+	what := "value"
+	if f.Kind == schema.Enum {
+		what = "operation"
 	}
-	carriers := has(m.Content != nil) + has(m.Parts != nil) + has(m.ActivityContent != nil)
-	switch m.Role {
-	case RoleActivity:
-		if m.ActivityType == nil {
-			return missing("activityType")
-		}
-		if m.ActivityContent == nil {
-			if carriers > 0 {
-				return invalid("content of an activity message must be an object")
-			}
-			return missing("content")
-		}
-	case RoleUser, RoleTool:
-		if m.ActivityContent != nil {
-			return invalid("content of a %s message must be a string or an array of content parts", m.Role)
-		}
-		if carriers == 0 {
-			return missing("content")
-		}
-	case RoleDeveloper, RoleSystem, RoleReasoning, RoleAssistant:
-		if m.Parts != nil || m.ActivityContent != nil {
-			return invalid("content of a %s message must be a string", m.Role)
-		}
-		if m.Content == nil && m.Role != RoleAssistant {
-			return missing("content")
-		}
-	}
-	if m.ActivityType != nil && m.Role != RoleActivity && knownRole(m.Role) {
-		return invalid("activityType belongs to activity messages only")
-	}
-	return nil
-}
-
-func knownRole(r string) bool {
-	switch r {
-	case RoleDeveloper, RoleSystem, RoleAssistant, RoleUser, RoleTool, RoleActivity, RoleReasoning:
-		return true
-	}
-	return false
+	return fmt.Sprintf("unknown %s %s %s (known: %s)", f.Name, what, jsonx.Quote(v), strings.Join(f.Names, ", "))
 }
 
 // thinking reads the base fields of a THINKING_* event (so that its metadata
@@ -820,4 +667,15 @@ func (r *reader) thinking(th *Thinking) error {
 		}
 		return r.s.Skip()
 	})
+}
+
+// canonical returns the package's constant equal to t, so that a parsed
+// type name does not keep (or share) the input's memory.
+func canonical(t Type) Type {
+	for _, k := range [...]Type{TypeThinkingStart, TypeThinkingEnd, TypeThinkingTextMessageStart, TypeThinkingTextMessageContent, TypeThinkingTextMessageEnd} {
+		if t == k {
+			return k
+		}
+	}
+	return Type(strings.Clone(string(t)))
 }

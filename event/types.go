@@ -1,7 +1,8 @@
 package event
 
 // The struct tags below drive both the JSON form (package event) and the
-// protobuf wire form (package codec): `agui:"<json name>,<field number>[,opt]"`.
+// protobuf wire form (package codec):
+// `agui:"<json name>,<field number>[,option...]"`, or `agui:"<json name>,flat"`.
 //
 // How a Go field type maps:
 //
@@ -14,6 +15,20 @@ package event
 //	[]T          repeated; with ",opt" optional in JSON and omitted when empty,
 //	             otherwise required and always written
 //	T, *T        nested message (a pointer is optional)
+//	[]string     repeated string
+//
+// Options (internal/schema reads them; event/rules.go holds the rules each
+// type adds, applied by every path):
+//
+//	opt             optional in JSON (see above)
+//	req             a repeated field or object JSON must carry; an object
+//	                the wire leaves out decodes as {}
+//	enum=NAME       a string that is a protobuf enum on the wire (patchop)
+//	in=NAME         a string restricted to a set of values (role)
+//	flat            an optional message whose fields the wire carries
+//	                inline in the parent, at their own numbers (outcomes)
+//	always=F=V      an optional list JSON carries even when empty, when the
+//	                sibling string field F holds V
 
 // Base holds the fields every event carries.
 type Base struct {
@@ -187,19 +202,19 @@ type RunFinished struct {
 	Result   RawValue `agui:"result,4,opt"`
 	// Outcome is how the run ended; nil when the producer did not say.
 	// On the wire it is flattened into fields 5, 6 and 8.
-	Outcome *RunOutcome `agui:"outcome,5"`
+	Outcome *RunOutcome `agui:"outcome,flat"`
 	Usage   []Usage     `agui:"usage,7,opt"`
 }
 
 // RunOutcome is RUN_FINISHED's outcome: {"type":"success"}, "interrupt" or
 // "cancelled". A type this build does not know is kept as it arrived.
 type RunOutcome struct {
-	Type string
+	Type string `agui:"type,5"`
+	// Interrupts lists what the run needs before it can go on (interrupt outcome).
+	Interrupts []Interrupt `agui:"interrupts,6,opt,always=Type=interrupt"`
 	// PendingToolCallIDs names frontend tool calls left for the application
 	// to answer (success outcome).
-	PendingToolCallIDs []string
-	// Interrupts lists what the run needs before it can go on (interrupt outcome).
-	Interrupts []Interrupt
+	PendingToolCallIDs []string `agui:"pendingToolCallIds,8,opt"`
 }
 
 // Outcome types of RUN_FINISHED and SUBAGENT_FINISHED.
@@ -305,13 +320,13 @@ type SubagentFinished struct {
 	Result        RawValue `agui:"result,3,opt"`
 	// Outcome is nil when the producer did not say; on the wire it is
 	// flattened into fields 4 and 5.
-	Outcome *SubagentOutcome `agui:"outcome,4"`
+	Outcome *SubagentOutcome `agui:"outcome,flat"`
 }
 
 // SubagentOutcome is SUBAGENT_FINISHED's outcome: "success" or "suspended".
 type SubagentOutcome struct {
-	Type         string
-	InterruptIDs []string
+	Type         string   `agui:"type,4"`
+	InterruptIDs []string `agui:"interruptIds,5,opt"`
 }
 
 // SubagentError reports that a subagent invocation failed.
@@ -340,7 +355,7 @@ type Thinking struct {
 // message's object.
 type Message struct {
 	ID   string `agui:"id,1"`
-	Role string `agui:"role,2"`
+	Role string `agui:"role,2,in=role"`
 	// Content is string content.
 	Content *string `agui:"content,3"`
 	Name    *string `agui:"name,4"`
@@ -425,10 +440,10 @@ const (
 )
 
 // PatchOp is one RFC 6902 JSON Patch operation. Op is "add", "remove",
-// "replace", "move", "copy" or "test"; an operation number this build cannot
-// name decodes to its decimal spelling ("7") and encodes back to that number.
+// "replace", "move", "copy" or "test"; every path refuses anything else
+// (including the wire's numbers for them, and numbers with no name).
 type PatchOp struct {
-	Op    string   `agui:"op,1"`
+	Op    string   `agui:"op,1,enum=patchop"`
 	Path  string   `agui:"path,2"`
 	From  *string  `agui:"from,3"`
 	Value RawValue `agui:"value,4"`

@@ -138,6 +138,9 @@ func decodeCases() []decodeCase {
 	return []decodeCase{
 		// Agreement: both refuse.
 		{name: "empty payload", in: []byte{}, goErr: codec.ErrMalformed, peer: "throw"},
+		// STEP_FINISHED followed by field 2^29 (one past the protobuf maximum).
+		{name: "field number 2^29 in the envelope", in: mustHex("82010a0a02080f1204706c616e828080801000"), goErr: codec.ErrMalformed, peer: "throw"},
+		{name: "field number 2^29 inside an event", in: pEvent(armTextMessageContent, enumTextMessageContent, nil, pStr(2, "m"), []byte{0x82, 0x80, 0x80, 0x80, 0x10, 0x00}), goErr: codec.ErrMalformed, peer: "throw"},
 		{name: "only an unknown varint field", in: pVarint(40, 1), goErr: codec.ErrMalformed, peer: "throw"},
 		{name: "two different arms", in: pCat(okTMC, tmEnd()), goErr: codec.ErrMalformed, peer: "throw"},
 		{name: "field number 0", in: pCat(okTMC, []byte{0x02, 0x00}), goErr: codec.ErrMalformed, peer: "throw"},
@@ -159,10 +162,12 @@ func decodeCases() []decodeCase {
 		// Agreement: both read the same event.
 		{name: "unknown fields beside and inside the arm", in: pCat(pVarint(40, 1), pMsg(32, pStr(1, "x")), pEvent(armTextMessageEnd, enumTextMessageEnd, [][]byte{pVarint(20, 1)}, pStr(2, "m"), pStr(9, "zz"))), peer: "ok"},
 		{name: "arm repeated: the occurrences merge", in: pCat(tmEnd(), pMsg(armTextMessageEnd, pStr(3, "sub"))), peer: "ok"},
-		{name: "unknown JSON Patch op number", in: pEvent(armStateDelta, enumStateDelta, nil, pMsg(2, pVarint(1, 7), pStr(2, "/a"))), peer: "ok"},
+		{name: "unknown JSON Patch op number", in: pEvent(armStateDelta, enumStateDelta, nil, pMsg(2, pVarint(1, 7), pStr(2, "/a"))), goErr: codec.ErrMalformed, peer: "ok",
+			divergence: "agwire refuses a JsonPatchOperationType number with no name (no JSON Patch consumer can apply op \"7\"); the peer writes \"7\""},
 		{name: "unknown RUN_FINISHED outcome", in: pEvent(armRunFinished, enumRunFinished, nil, pStr(2, "t"), pStr(3, "r"), pStr(5, "timeout")), peer: "ok"},
 		{name: "unknown SUBAGENT_FINISHED outcome", in: pEvent(armSubagentFinished, enumSubagentFinished, nil, pStr(2, "s"), pStr(4, "weird"), pStr(5, "i1")), peer: "ok"},
-		{name: "unknown message role", in: pEvent(9, 8, nil, pMsg(2, pStr(1, "1"), pStr(2, "critic"), pStr(3, "x"))), peer: "ok"},
+		{name: "unknown message role", in: pEvent(9, 8, nil, pMsg(2, pStr(1, "1"), pStr(2, "critic"), pStr(3, "x"))), goErr: codec.ErrMalformed, peer: "ok",
+			divergence: "agwire refuses a role outside the seven, on every path (the peer's own schema rejects it on encode); the peer's decoder passes it through"},
 		{name: "negative zero", in: custom(pvNum(math.Copysign(0, -1))), peer: "ok"},
 		{name: "smallest subnormal", in: custom(pvNum(math.SmallestNonzeroFloat64)), peer: "ok"},
 		{name: "largest double", in: custom(pvNum(math.MaxFloat64)), peer: "ok"},
@@ -175,14 +180,12 @@ func decodeCases() []decodeCase {
 		{name: "empty metadata", in: customMeta(), peer: "ok"},
 
 		// Divergences.
-		{name: "timestamp 2^53", in: tmEnd(pVarint(2, maxSafe+1)), goErr: nil, peer: "throw",
-			divergence: "int64 beyond ±(2^53-1): agwire reads it exactly, the peer throws \"Value is larger than Number.MAX_SAFE_INTEGER\" (in a stream, parseProtoStream fails)"},
-		{name: "timestamp -2^53", in: tmEnd(pVarint(2, i64(-(maxSafe + 1)))), goErr: nil, peer: "throw",
-			divergence: "int64 beyond ±(2^53-1): agwire reads it exactly, the peer throws"},
-		{name: "timestamp max int64", in: tmEnd(pVarint(2, math.MaxInt64)), goErr: nil, peer: "throw",
-			divergence: "int64 beyond ±(2^53-1): agwire reads it exactly, the peer throws"},
-		{name: "usage count 2^53+1", in: runErrorUsage(pVarint(3, maxSafe+2)), goErr: nil, peer: "throw",
-			divergence: "int64 beyond ±(2^53-1): agwire reads it exactly, the peer throws"},
+		{name: "timestamp 2^53", in: tmEnd(pVarint(2, maxSafe+1)), goErr: codec.ErrUnsafeInteger, peer: "throw"},
+		{name: "timestamp -2^53", in: tmEnd(pVarint(2, i64(-(maxSafe + 1)))), goErr: codec.ErrUnsafeInteger, peer: "throw"},
+		{name: "timestamp max int64", in: tmEnd(pVarint(2, math.MaxInt64)), goErr: codec.ErrUnsafeInteger, peer: "throw"},
+		{name: "usage count 2^53+1", in: runErrorUsage(pVarint(3, maxSafe+2)), goErr: codec.ErrUnsafeInteger, peer: "throw"},
+		{name: "timestamp 2^53 with UnsafeIntegers", in: tmEnd(pVarint(2, maxSafe+1)), codec: codec.Codec{UnsafeIntegers: true}, peer: "throw",
+			divergence: "int64 beyond ±(2^53-1): with Codec.UnsafeIntegers agwire reads it exactly, the peer throws \"Value is larger than Number.MAX_SAFE_INTEGER\" (in a stream, parseProtoStream fails)"},
 		{name: "NaN in a Value", in: custom(pvNum(math.NaN())), goErr: codec.ErrNonFinite, peer: "ok",
 			divergence: "agwire refuses NaN/±Inf (ErrNonFinite; Codec.NonFiniteAsNull gives the peer's null)"},
 		{name: "+Inf in metadata", in: customMeta(psEntry("x", pvNum(math.Inf(1)))), goErr: codec.ErrNonFinite, peer: "ok",
@@ -297,7 +300,8 @@ func encodeCases() []encodeCase {
 		{name: "underflow to 0 with LossyNumbers", json: `{"type":"CUSTOM","name":"c","value":1e-400}`, codec: lossy, peer: "ok"},
 		{name: "empty usage and pendingToolCallIds", json: `{"type":"RUN_FINISHED","threadId":"t","runId":"r","outcome":{"type":"success","pendingToolCallIds":[]}}`, peer: "ok"},
 		{name: "usage count 0 is kept", json: `{"type":"RUN_ERROR","message":"x","usage":[{"inputTokens":0}]}`, peer: "ok"},
-		{name: "unknown role", json: `{"type":"MESSAGES_SNAPSHOT","messages":[{"id":"1","role":"critic","content":"x"}]}`, peer: "warn"},
+		{name: "unknown role", json: `{"type":"MESSAGES_SNAPSHOT","messages":[{"id":"1","role":"critic","content":"x"}]}`, goErr: codec.ErrInvalid, peer: "warn",
+			divergence: "agwire refuses a role outside the seven; the peer's schema rejects it too, but the peer encodes it anyway after a warning"},
 		{name: "unknown SUBAGENT_FINISHED outcome", json: `{"type":"SUBAGENT_FINISHED","subagentRunId":"s","outcome":{"type":"weird"}}`, peer: "warn"},
 		{name: "unknown JSON Patch op", json: `{"type":"STATE_DELTA","delta":[{"op":"frobnicate","path":"/a"}]}`, goErr: codec.ErrInvalid, peer: "throw"},
 		{name: "unknown fields dropped on request", json: `{"type":"TEXT_MESSAGE_END","messageId":"m","extra":1}`, codec: codec.Codec{DropUnknownFields: true}, peer: "ok"},
@@ -411,4 +415,12 @@ func TestEncodeEdgeCases(t *testing.T) {
 		})
 	}
 	t.Logf("%d encode edge cases, %d recorded divergences", len(cases), divergences)
+}
+
+func mustHex(s string) []byte {
+	b, err := hex.DecodeString(s)
+	if err != nil {
+		panic(err)
+	}
+	return b
 }

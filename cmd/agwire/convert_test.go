@@ -280,7 +280,7 @@ func TestConvertBadSSEEvent(t *testing.T) {
 	}
 	for _, s := range []string{
 		"agwire convert: event 2 (lines 5-6): STEP_FINISHED: stepName: missing required field\n",
-		"agwire convert: event 4 (line 11): THINKING_START: event has no protobuf form",
+		"agwire convert: event 4 (line 11): THINKING_START: unsupported event type",
 		"agwire convert: event 5 (line 13): ",
 		"agwire convert: wrote 3 events; skipped 3 bad events\n",
 	} {

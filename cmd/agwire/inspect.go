@@ -256,7 +256,7 @@ func unknownField(payload []byte) int {
 	}
 	for len(payload) > 0 {
 		num, typ, n := protowire.ConsumeTag(payload)
-		if n < 0 {
+		if n < 0 || num > protowire.MaxValidNumber {
 			return 0
 		}
 		if !known[num] {

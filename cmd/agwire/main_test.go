@@ -236,7 +236,7 @@ func TestEncodeRefusals(t *testing.T) {
 		stderr []string // empty: the line is accepted
 	}{
 		{name: "thinking", line: `{"type":"THINKING_START","title":"planning"}`,
-			stderr: []string{"agwire encode: line 2: THINKING_START: event has no protobuf form", "stopped after writing 1 event\n"}},
+			stderr: []string{"agwire encode: line 2: THINKING_START: unsupported event type", "stopped after writing 1 event\n"}},
 		{name: "reasoning in 1.0", line: `{"type":"REASONING_START","messageId":"rsn_1"}`},
 		{name: "reasoning in pre-1.0", line: `{"type":"REASONING_START","messageId":"rsn_1"}`, args: []string{"--profile", "pre-1.0"},
 			stderr: []string{"agwire encode: line 2: REASONING_START: event is not part of the selected peer profile: pre-1.0 peers"}},

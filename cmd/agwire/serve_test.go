@@ -246,13 +246,22 @@ func TestServeHelp(t *testing.T) {
 func TestServeBadRequests(t *testing.T) {
 	s := startServe(t, serveOptions{})
 
-	// A malformed RunAgentInput: 400 naming the field.
+	// A malformed RunAgentInput: the client refuses to send it, naming the
+	// field, and the server answers 400 naming it too.
 	in := runInput("t", "r")
 	in.Messages = []event.Message{{ID: "m1", Role: "user"}} // no content
 	_, err := transport.Run(context.Background(), nil, s.url, in, transport.ClientOptions{})
-	var se *transport.StatusError
-	if !errors.As(err, &se) || se.StatusCode != 400 || !strings.Contains(string(se.Body), "messages[0].content: missing required field") {
-		t.Fatalf("got %v", err)
+	if !errors.Is(err, event.ErrMissingField) || !strings.Contains(err.Error(), "messages[0].content") {
+		t.Fatalf("client: got %v", err)
+	}
+	resp, err := http.Post(s.url, "application/json", strings.NewReader(`{"threadId":"t","runId":"r","messages":[{"id":"m1","role":"user"}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	badBody, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 400 || !strings.Contains(string(badBody), "messages[0].content: missing required field") {
+		t.Fatalf("server: %d %s", resp.StatusCode, badBody)
 	}
 
 	for _, tc := range []struct {

@@ -81,25 +81,21 @@ func (e *Error) Error() string {
 
 func (e *Error) Unwrap() error { return e.Err }
 
+// MaxPathLen bounds the length of an error's path: a longer path keeps its
+// outermost and innermost parts with "…" between them, so an error's size
+// does not grow with the input that caused it.
+const MaxPathLen = 512
+
+// maxKeyLen bounds one object key as it appears in a path.
+const maxKeyLen = 64
+
 // WithKey prefixes the path of err with an object key. Errors that are not
 // *Error are wrapped first. A nil err stays nil.
 func WithKey(err error, key string) error {
 	if err == nil {
 		return nil
 	}
-	var e *Error
-	if !errors.As(err, &e) {
-		return &Error{Path: key, Offset: -1, Err: err}
-	}
-	switch {
-	case e.Path == "":
-		e.Path = key
-	case e.Path[0] == '[':
-		e.Path = key + e.Path
-	default:
-		e.Path = key + "." + e.Path
-	}
-	return err
+	return prefix(err, shorten(key, maxKeyLen), false)
 }
 
 // WithIndex prefixes the path of err with an array index.
@@ -107,20 +103,72 @@ func WithIndex(err error, i int) error {
 	if err == nil {
 		return nil
 	}
+	return prefix(err, "["+strconv.Itoa(i)+"]", true)
+}
+
+func prefix(err error, seg string, index bool) error {
 	var e *Error
 	if !errors.As(err, &e) {
-		return &Error{Path: "[" + strconv.Itoa(i) + "]", Offset: -1, Err: err}
+		return &Error{Path: seg, Offset: -1, Err: err}
 	}
-	idx := "[" + strconv.Itoa(i) + "]"
 	switch {
 	case e.Path == "":
-		e.Path = idx
+		e.Path = seg
 	case e.Path[0] == '[':
-		e.Path = idx + e.Path
+		e.Path = seg + e.Path
 	default:
-		e.Path = idx + "." + e.Path
+		e.Path = seg + "." + e.Path
+	}
+	if len(e.Path) > MaxPathLen {
+		e.Path = shortenMiddle(e.Path, MaxPathLen)
 	}
 	return err
+}
+
+// shorten cuts s to at most n bytes (on a UTF-8 boundary), marking the cut
+// with "…".
+func shorten(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return cutUTF8(s, n-len("…")) + "…"
+}
+
+// shortenMiddle keeps the start and the end of s, n bytes in all.
+func shortenMiddle(s string, n int) string {
+	half := (n - len("…")) / 2
+	head := cutUTF8(s, half)
+	tail := s[len(s)-half:]
+	for len(tail) > 0 && !utf8.RuneStart(tail[0]) {
+		tail = tail[1:]
+	}
+	return head + "…" + tail
+}
+
+func cutUTF8(s string, n int) string {
+	for n > 0 && n < len(s) && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}
+
+// Quote returns s as a Go-quoted string for an error message, cut to at
+// most 64 bytes of s with the length said when it was cut.
+func Quote(s string) string {
+	const n = 64
+	if len(s) <= n {
+		return strconv.Quote(s)
+	}
+	return strconv.Quote(cutUTF8(s, n)) + "… (" + strconv.Itoa(len(s)) + " bytes)"
+}
+
+// QuoteBytes is Quote for a byte slice, converting no more than it shows.
+func QuoteBytes(b []byte) string {
+	const n = 64
+	if len(b) <= n {
+		return strconv.Quote(string(b))
+	}
+	return strconv.Quote(cutUTF8(string(b[:n+utf8.UTFMax]), n)) + "… (" + strconv.Itoa(len(b)) + " bytes)"
 }
 
 // DefaultMaxDepth is the nesting limit used when a Scanner's MaxDepth is 0.
@@ -567,5 +615,7 @@ func (s *Scanner) Raw() ([]byte, error) {
 	if err := s.Skip(); err != nil {
 		return nil, err
 	}
-	return s.data[start:s.pos], nil
+	// Capped: an append to the value must not write over the input that
+	// other parsed strings share.
+	return s.data[start:s.pos:s.pos], nil
 }

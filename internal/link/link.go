@@ -4,6 +4,12 @@
 // event sets them in its init; nothing changes them afterwards.
 package link
 
+import (
+	"unsafe"
+
+	"github.com/agwire/agwire/internal/schema"
+)
+
 var (
 	// ParseTransient parses a JSON event like event.Parser{MaxDepth,
 	// DropUnknownFields}.Parse but without copying the input: the event
@@ -15,4 +21,9 @@ var (
 	// without re-validating dynamic values: only for events whose RawValue
 	// and Object fields were produced by agwire's own decoder.
 	AppendTrustedJSON func(dst []byte, ev any) ([]byte, error)
+
+	// PlanOf returns the field table and address of an event (an
+	// event.Event), or an error wrapping event.ErrUnsupportedEvent for nil
+	// events and types defined outside package event.
+	PlanOf func(ev any) (*schema.Plan, unsafe.Pointer, error)
 )

@@ -1,13 +1,20 @@
 // Package schema turns the `agui` struct tags of package event into field
 // tables that the JSON reader/writer (package event) and the wire
-// encoder/decoder (package codec) walk. Tables are built once, at first use,
-// and never change afterwards.
+// encoder/decoder (package codec) walk. Everything that varies by type lives
+// here, attached to the table when it is built: enum names, allowed values,
+// flattened messages, the hand-mapped content parts, and each type's
+// validation rule. The four loops that walk the tables contain no test of
+// which struct or which field number they are on.
+//
+// Tables are built once, at first use, and never change afterwards. A build
+// that fails (a malformed tag: a programming error, reported by panic)
+// leaves nothing behind.
 package schema
 
 import (
 	"fmt"
 	"reflect"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -28,78 +35,155 @@ const (
 	Message                    // T: nested message, always present
 	OptMessage                 // *T: nested message, optional
 	Messages                   // []T: repeated message
-	Custom                     // a type with hand-written mapping (outcomes)
+	Strings                    // []string: repeated string
+	Enum                       // string on the JSON side, a protobuf enum (varint) on the wire
+	Parts                      // []T of a hand-mapped oneof type (content parts)
+)
+
+// Limits a table is checked against when it is built: the JSON reader keeps
+// one presence bit per field in a uint64, and ByNum is a dense index.
+const (
+	MaxFields   = 64
+	MaxFieldNum = 1000
 )
 
 // Field is one tagged struct field.
 type Field struct {
 	Name   string       // JSON name
-	Num    int32        // protobuf field number
+	Num    int32        // protobuf field number (0 for a flat container)
 	Kind   Kind         // representation
-	Opt    bool         // ",opt": JSON null/absence allowed, omitted when empty
+	Opt    bool         // ",opt": JSON null/absence allowed, omitted when nil
 	Req    bool         // ",req": a repeated field that JSON must carry
-	Offset uintptr      // byte offset in the struct
+	Offset uintptr      // byte offset in the struct (in the flat container for Via fields)
 	Type   reflect.Type // the Go field type
-	Elem   *Plan        // element/struct plan for Message, OptMessage, Messages
+	Elem   *Plan        // element/struct plan for Message, OptMessage, Messages, Parts
 	GoName string       // Go field name, for error messages
 	// Union is true when several fields share this JSON name (a message's
 	// "content" is a string, an array of parts or an object): JSON picks the
 	// field by the value's kind, and at most one of them may be set.
 	Union bool
+	// Names are an Enum's JSON names, indexed by wire number; for a String
+	// with ",in=SET", the values it may take. Nil: any string.
+	Names []string
+	// Flat marks an optional message whose fields the wire carries inline,
+	// in the parent message, at their own numbers (RUN_FINISHED's outcome).
+	// It appears in Plan.Fields (JSON) but not in Plan.Wire.
+	Flat bool
+	// Always, for an optional repeated field, names a sibling string field
+	// and a value: when the sibling holds that value, JSON carries the list
+	// even when empty (an interrupt outcome always lists its interrupts).
+	// Tag option ",always=FIELD=VALUE".
+	Always *Cond
+	// Via is set in Plan.Wire for a field of a flat container: the field
+	// lives in the struct that the pointer at Via.Offset points to.
+	Via *Field
 }
 
-// Ptr returns a pointer to the field inside the struct at base.
+// Cond is a condition on a sibling string field.
+type Cond struct {
+	Field *Field // the sibling, in the same Plan.Fields
+	Value string
+	name  string // the sibling's Go name, until the plan is complete
+}
+
+// Holds reports whether the condition holds for the struct at base.
+func (c *Cond) Holds(base unsafe.Pointer) bool {
+	return *(*string)(c.Field.Ptr(base)) == c.Value
+}
+
+// Ptr returns a pointer to the field inside the struct at base. For a Via
+// field, base is the flat container's address.
 func (f *Field) Ptr(base unsafe.Pointer) unsafe.Pointer { return unsafe.Add(base, f.Offset) }
+
+// NameIndex returns the index of s in f.Names, or -1.
+func (f *Field) NameIndex(s string) int { return slices.Index(f.Names, s) }
 
 // Plan is the field table of one struct type.
 type Plan struct {
-	Type   reflect.Type
+	Type reflect.Type
+	Size uintptr // the struct's size in bytes
+	// Fields is the JSON view, in declaration order (which is also
+	// field-number order).
 	Fields []Field
-	// ByNum maps a protobuf field number to an index in Fields (-1 if none).
-	ByNum []int8
+	// Wire is the wire view, in field-number order: Fields without flat
+	// containers, plus the containers' fields with Via set.
+	Wire []Field
+	// ByNum maps a protobuf field number to an index in Wire (-1 if none).
+	ByNum []int16
 	// Event is true for event structs, whose first field is the embedded Base.
 	Event bool
 	// Base is the plan of the embedded Base struct, for events.
 	Base *Plan
-	// Hand is true for the types mapped by hand (content parts, sources,
-	// outcomes): they have no tags and no Fields.
+	// Hand is true for the types mapped by hand (content parts, sources):
+	// they have no tags and no Fields.
 	Hand bool
+	// Check enforces the rules protobuf cannot state (which content carrier
+	// a role takes, which lists an outcome type carries, ...). Every path
+	// calls it: JSON parse and marshal, wire encode and decode. Nil when the
+	// type has none.
+	Check func(unsafe.Pointer) error
+	// FromWire fills, after a wire decode and before Check, what proto3
+	// cannot carry: a required string that is empty is not written, so
+	// decode restores it as "" rather than leaving it out. Nil when none.
+	FromWire func(unsafe.Pointer)
 }
 
-// FieldByNum returns the field with protobuf number n, or nil.
+// FieldByNum returns the wire field with protobuf number n, or nil.
 func (p *Plan) FieldByNum(n int32) *Field {
 	if n <= 0 || int(n) >= len(p.ByNum) || p.ByNum[n] < 0 {
 		return nil
 	}
-	return &p.Fields[p.ByNum[n]]
+	return &p.Wire[p.ByNum[n]]
+}
+
+// Rules is what the event package attaches to its tables.
+type Rules struct {
+	// Check and FromWire by struct type (see Plan).
+	Check    map[reflect.Type]func(unsafe.Pointer) error
+	FromWire map[reflect.Type]func(unsafe.Pointer)
+	// Enums by the name a tag's ",enum=NAME" option gives: JSON names
+	// indexed by wire number.
+	Enums map[string][]string
+	// Sets by the name a tag's ",in=NAME" option gives: the values a string
+	// field may take.
+	Sets map[string][]string
+	// Hand lists the types mapped by hand.
+	Hand []reflect.Type
 }
 
 var (
 	mu    sync.Mutex
 	plans = map[reflect.Type]*Plan{}
-	// custom holds the types mapped by hand (no tags).
-	customTypes = map[string]bool{"RunOutcome": true, "SubagentOutcome": true, "ContentPart": true, "Source": true}
+	rules Rules
 )
 
-// For returns the plan of struct type t (not a pointer type).
+// For returns the plan of struct type t (not a pointer type), built with the
+// rules of the last Prepare.
 func For(t reflect.Type) *Plan {
 	mu.Lock()
 	defer mu.Unlock()
-	return build(t)
+	b := builder{done: plans, tmp: map[reflect.Type]*Plan{}, rules: &rules}
+	p := b.build(t)
+	b.commit()
+	return p
 }
 
 // Cache is a lock-free, read-only view of plans prepared ahead of time by
 // the packages that use them.
 type Cache map[reflect.Type]*Plan
 
-// Prepare builds the plans for the given sample values (pointers to structs)
-// and everything they reach, and returns them in a map for lock-free reads.
-func Prepare(samples ...any) Cache {
+// Prepare installs r and builds the plans for the given sample values
+// (pointers to structs) and everything they reach, and returns them in a
+// map for lock-free reads.
+func Prepare(r Rules, samples ...any) Cache {
 	mu.Lock()
 	defer mu.Unlock()
+	rules = r
+	b := builder{done: plans, tmp: map[reflect.Type]*Plan{}, rules: &rules}
 	for _, s := range samples {
-		build(reflect.TypeOf(s).Elem())
+		b.build(reflect.TypeOf(s).Elem())
 	}
+	b.commit()
 	c := make(Cache, len(plans))
 	for k, v := range plans {
 		c[k] = v
@@ -107,74 +191,162 @@ func Prepare(samples ...any) Cache {
 	return c
 }
 
-func build(t reflect.Type) *Plan {
-	if p, ok := plans[t]; ok {
+// builder builds plans into tmp and moves them to done only when every
+// build succeeded: a panic on a bad tag leaves done as it was.
+type builder struct {
+	done, tmp map[reflect.Type]*Plan
+	rules     *Rules
+}
+
+func (b *builder) commit() {
+	for k, v := range b.tmp {
+		b.done[k] = v
+	}
+}
+
+func (b *builder) build(t reflect.Type) *Plan {
+	if p, ok := b.done[t]; ok {
 		return p
 	}
-	p := &Plan{Type: t}
-	plans[t] = p
-	if customTypes[t.Name()] {
+	if p, ok := b.tmp[t]; ok {
+		return p // recursion: filled in by the caller up the stack
+	}
+	p := &Plan{Type: t, Size: t.Size()}
+	b.tmp[t] = p
+	p.Check = b.rules.Check[t]
+	p.FromWire = b.rules.FromWire[t]
+	if slices.Contains(b.rules.Hand, t) {
 		p.Hand = true
 		return p
 	}
-	maxNum := int32(0)
 	for i := 0; i < t.NumField(); i++ {
 		sf := t.Field(i)
 		if sf.Anonymous && sf.Name == "Base" {
 			p.Event = true
-			p.Base = build(sf.Type)
+			p.Base = b.build(sf.Type)
 			continue
 		}
 		tag, ok := sf.Tag.Lookup("agui")
 		if !ok {
 			continue
 		}
-		parts := strings.Split(tag, ",")
-		num, err := strconv.Atoi(parts[1])
-		if err != nil {
-			panic(fmt.Sprintf("schema: bad tag on %s.%s: %q", t.Name(), sf.Name, tag))
-		}
-		f := Field{Name: parts[0], Num: int32(num), Offset: sf.Offset, Type: sf.Type, GoName: sf.Name}
-		for _, o := range parts[2:] {
-			switch o {
-			case "opt":
-				f.Opt = true
-			case "req":
-				f.Req = true
-			default:
-				panic(fmt.Sprintf("schema: bad tag option on %s.%s: %q", t.Name(), sf.Name, o))
-			}
-		}
-		f.Kind, f.Elem = kindOf(sf.Type)
-		if f.Kind == 0 {
-			panic(fmt.Sprintf("schema: unsupported type %s of %s.%s", sf.Type, t.Name(), sf.Name))
-		}
-		if f.Num > maxNum {
-			maxNum = f.Num
-		}
-		p.Fields = append(p.Fields, f)
+		p.Fields = append(p.Fields, b.field(t, sf, tag))
 	}
-	// Fields are kept in protobuf field-number order: the order the wire
-	// wants them written in.
-	sort.SliceStable(p.Fields, func(i, j int) bool { return p.Fields[i].Num < p.Fields[j].Num })
+	if len(p.Fields) > MaxFields {
+		panic(fmt.Sprintf("schema: %s has %d fields, more than %d", t.Name(), len(p.Fields), MaxFields))
+	}
 	for i := range p.Fields {
+		f := &p.Fields[i]
 		for j := range p.Fields {
-			if i != j && p.Fields[i].Name == p.Fields[j].Name {
-				p.Fields[i].Union = true
+			if i != j && f.Name == p.Fields[j].Name {
+				f.Union = true
+			}
+			if c := f.Always; c != nil && p.Fields[j].GoName == c.name {
+				c.Field = &p.Fields[j]
 			}
 		}
+		if c := f.Always; c != nil && (c.Field == nil || c.Field.Kind != String || !f.Opt) {
+			panic(fmt.Sprintf("schema: %s.%s: always= needs an optional list and a string field %q", t.Name(), f.GoName, c.name))
+		}
+		if !f.Flat {
+			p.Wire = append(p.Wire, *f)
+			continue
+		}
+		for _, g := range f.Elem.Wire {
+			if g.Via != nil {
+				panic(fmt.Sprintf("schema: %s.%s: a flat message cannot hold another", t.Name(), f.GoName))
+			}
+			g.Via = f
+			p.Wire = append(p.Wire, g)
+		}
 	}
-	p.ByNum = make([]int8, maxNum+1)
+	slices.SortStableFunc(p.Wire, func(x, y Field) int { return int(x.Num - y.Num) })
+	maxNum := int32(0)
+	for i, f := range p.Wire {
+		if f.Num < 1 || f.Num > MaxFieldNum {
+			panic(fmt.Sprintf("schema: %s.%s: field number %d outside 1..%d", t.Name(), f.GoName, f.Num, MaxFieldNum))
+		}
+		if i > 0 && p.Wire[i-1].Num == f.Num {
+			panic(fmt.Sprintf("schema: %s: field number %d used twice", t.Name(), f.Num))
+		}
+		maxNum = max(maxNum, f.Num)
+	}
+	p.ByNum = make([]int16, maxNum+1)
 	for i := range p.ByNum {
 		p.ByNum[i] = -1
 	}
-	for i, f := range p.Fields {
-		p.ByNum[f.Num] = int8(i)
+	for i, f := range p.Wire {
+		p.ByNum[f.Num] = int16(i)
 	}
 	return p
 }
 
-func kindOf(t reflect.Type) (Kind, *Plan) {
+func (b *builder) field(t reflect.Type, sf reflect.StructField, tag string) Field {
+	bad := func(why string) {
+		panic(fmt.Sprintf("schema: bad tag on %s.%s: %q: %s", t.Name(), sf.Name, tag, why))
+	}
+	parts := strings.Split(tag, ",")
+	f := Field{Name: parts[0], Offset: sf.Offset, Type: sf.Type, GoName: sf.Name}
+	if f.Name == "" {
+		bad("no JSON name")
+	}
+	opts := parts[1:]
+	if len(opts) > 0 && opts[0] == "flat" {
+		f.Flat = true
+	} else {
+		if len(opts) == 0 {
+			bad("no field number")
+		}
+		num, err := strconv.Atoi(opts[0])
+		if err != nil {
+			bad("field number is not a number")
+		}
+		f.Num = int32(num)
+	}
+	enum := ""
+	for _, o := range opts[1:] {
+		name, arg, _ := strings.Cut(o, "=")
+		switch name {
+		case "opt":
+			f.Opt = true
+		case "req":
+			f.Req = true
+		case "enum":
+			if f.Names = b.rules.Enums[arg]; f.Names == nil {
+				bad("unknown enum " + arg)
+			}
+			enum = arg
+		case "always":
+			field, value, ok := strings.Cut(arg, "=")
+			if !ok {
+				bad("always needs FIELD=VALUE")
+			}
+			f.Always = &Cond{name: field, Value: value}
+		case "in":
+			if f.Names = b.rules.Sets[arg]; f.Names == nil {
+				bad("unknown value set " + arg)
+			}
+		default:
+			bad("unknown option " + o)
+		}
+	}
+	f.Kind, f.Elem = b.kindOf(sf.Type)
+	switch {
+	case f.Kind == 0:
+		bad("unsupported type " + sf.Type.String())
+	case f.Flat && f.Kind != OptMessage:
+		bad("only an optional message can be flat")
+	case enum != "" && f.Kind != String:
+		bad("an enum must be a string field")
+	case enum != "":
+		f.Kind = Enum
+	case f.Names != nil && f.Kind != String:
+		bad("a value set applies to string fields")
+	}
+	return f
+}
+
+func (b *builder) kindOf(t reflect.Type) (Kind, *Plan) {
 	switch t.Kind() {
 	case reflect.String:
 		return String, nil
@@ -188,10 +360,7 @@ func kindOf(t reflect.Type) (Kind, *Plan) {
 		case reflect.Int64:
 			return OptInt64, nil
 		case reflect.Struct:
-			if customTypes[e.Name()] {
-				return Custom, nil
-			}
-			return OptMessage, build(e)
+			return OptMessage, b.build(e)
 		}
 	case reflect.Slice:
 		e := t.Elem()
@@ -200,11 +369,17 @@ func kindOf(t reflect.Type) (Kind, *Plan) {
 			return Value, nil
 		case t.Name() == "Object":
 			return Object, nil
+		case e.Kind() == reflect.String:
+			return Strings, nil
 		case e.Kind() == reflect.Struct:
-			return Messages, build(e)
+			p := b.build(e)
+			if p.Hand {
+				return Parts, p
+			}
+			return Messages, p
 		}
 	case reflect.Struct:
-		return Message, build(t)
+		return Message, b.build(t)
 	}
 	return 0, nil
 }
