@@ -49,7 +49,7 @@ func framed(payloads ...[]byte) []byte {
 
 func mustEncode(t testing.TB, ev event.Event) []byte {
 	t.Helper()
-	b, err := codec.Marshal(ev)
+	b, err := codec.Append(nil, ev)
 	if err != nil {
 		t.Fatalf("encode %s: %v", ev.Type(), err)
 	}
@@ -823,9 +823,9 @@ func TestReaderAllocs(t *testing.T) {
 	}
 	var dst []byte
 	r.ReadJSON(nil)
-	codecAllocs = testing.AllocsPerRun(1000, func() { dst, _ = codec.AppendJSON(dst[:0], payload) })
+	codecAllocs = testing.AllocsPerRun(1000, func() { dst, _ = codec.AppendJSONFromWire(dst[:0], payload) })
 	n = testing.AllocsPerRun(1000, func() { dst, _ = r.ReadJSON(dst[:0]) })
-	t.Logf("ReadJSON: %v allocations per event (codec.AppendJSON alone: %v)", n, codecAllocs)
+	t.Logf("ReadJSON: %v allocations per event (codec.AppendJSONFromWire alone: %v)", n, codecAllocs)
 	if n > codecAllocs {
 		t.Errorf("ReadJSON: %v allocations per event, the codec %v", n, codecAllocs)
 	}

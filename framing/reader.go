@@ -192,7 +192,7 @@ func (r *Reader) ReadJSON(dst []byte) ([]byte, error) {
 	if err != nil {
 		return dst, err
 	}
-	out, err := r.c.AppendJSON(dst, p)
+	out, err := r.c.AppendJSONFromWire(dst, p)
 	if err != nil {
 		return dst, r.frameError(err)
 	}

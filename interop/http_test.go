@@ -518,7 +518,7 @@ func TestGoClientReadsEncoderServer(t *testing.T) {
 			sse = transport.MediaTypeSSE
 			n   = "406" // agwire: not acceptable
 		)
-		body, err := event.MarshalRunAgentInput(&event.RunAgentInput{ThreadID: "thread-go", RunID: "run-negotiation"})
+		body, err := json.Marshal(&event.RunAgentInput{ThreadID: "thread-go", RunID: "run-negotiation"})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -2,6 +2,7 @@ package transport_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -60,8 +61,8 @@ func TestRoundTrip(t *testing.T) {
 				}
 				mu.Lock()
 				defer mu.Unlock()
-				gotJSON, _ := event.MarshalRunAgentInput(gotInput)
-				wantJSON, _ := event.MarshalRunAgentInput(testInput())
+				gotJSON, _ := json.Marshal(gotInput)
+				wantJSON, _ := json.Marshal(testInput())
 				if string(gotJSON) != string(wantJSON) {
 					t.Errorf("server got input %s; want %s", gotJSON, wantJSON)
 				}

@@ -183,7 +183,7 @@ func runDemoEvents(input []byte, cd codec.Codec) (*demo, error) {
 			d.failures++
 			break
 		}
-		js, err := dec.AppendJSON(nil, payload)
+		js, err := dec.AppendJSONFromWire(nil, payload)
 		if err != nil {
 			r.failure = "its frame does not decode: " + err.Error()
 			d.failures++

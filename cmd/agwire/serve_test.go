@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"log"
@@ -176,7 +177,7 @@ func TestServeRun(t *testing.T) {
 // gzipRun posts in asking for binary, gzip only.
 func gzipRun(t *testing.T, url string, in *event.RunAgentInput) (*transport.EventReader, error) {
 	t.Helper()
-	body, err := event.MarshalRunAgentInput(in)
+	body, err := json.Marshal(in)
 	if err != nil {
 		t.Fatal(err)
 	}
