@@ -17,19 +17,18 @@ import (
 	"github.com/agwire/agwire/framing"
 )
 
-func ptr[T any](v T) *T { return &v }
 
 // sampleEvents returns events of several types and shapes, built with the
 // event types.
 func sampleEvents() []event.Event {
 	content := &event.TextMessageContent{MessageID: "msg_01", Delta: "Hello, world! 안녕하세요 🚀"}
-	content.Timestamp = ptr(int64(1733140800187))
+	content.Timestamp = event.Ptr(int64(1733140800187))
 	content.Metadata = event.Object(`{"tokenIndex":3,"tags":["a","b"]}`)
 	return []event.Event{
 		&event.RunStarted{ThreadID: "thread_1", RunID: "run_1"},
-		&event.TextMessageStart{MessageID: "msg_01", Role: ptr("assistant")},
+		&event.TextMessageStart{MessageID: "msg_01", Role: event.Ptr("assistant")},
 		content,
-		&event.ToolCallStart{ToolCallID: "call_1", ToolCallName: "get_weather", ParentMessageID: ptr("msg_01")},
+		&event.ToolCallStart{ToolCallID: "call_1", ToolCallName: "get_weather", ParentMessageID: event.Ptr("msg_01")},
 		&event.ToolCallArgs{ToolCallID: "call_1", Delta: `{"city":"Seoul"}`},
 		&event.StateSnapshot{Snapshot: event.RawValue(`{"count":1,"items":[true,null,"x"]}`)},
 		&event.ReasoningStart{MessageID: "rsn_1"},

@@ -30,7 +30,6 @@ import (
 //     transport.Run, over binary and over SSE, and every event is checked
 //     against the peer's own decode of it (TestGoClientReadsEncoderServer).
 
-func ptr[T any](v T) *T { return &v }
 
 func md(s string) event.Object { return event.Object(s) }
 
@@ -41,11 +40,11 @@ func md(s string) event.Object { return event.Object(s) }
 // reach no message.
 func weatherRun(in *event.RunAgentInput) []event.Event {
 	return []event.Event{
-		&event.RunStarted{Base: event.Base{Timestamp: ptr[int64](1733140800000), Metadata: md(`{"trace":"run-started"}`)},
+		&event.RunStarted{Base: event.Base{Timestamp: event.Ptr[int64](1733140800000), Metadata: md(`{"trace":"run-started"}`)},
 			ThreadID: in.ThreadID, RunID: in.RunID},
 		&event.StepStarted{Base: event.Base{Metadata: md(`{"stage":"step-started"}`)}, StepName: "answer"},
 		&event.TextMessageStart{Base: event.Base{Metadata: md(`{"source":"openai","stage":"start","usage":{"input":120,"output":0}}`)},
-			MessageID: "msg-1", Role: ptr("assistant")},
+			MessageID: "msg-1", Role: event.Ptr("assistant")},
 		&event.TextMessageContent{Base: event.Base{Metadata: md(`{"stage":"content","tokens":3}`)},
 			MessageID: "msg-1", Delta: "Let me check "},
 		&event.TextMessageContent{Base: event.Base{Metadata: md(`{"stage":"content","tokens":8}`)},
@@ -53,12 +52,12 @@ func weatherRun(in *event.RunAgentInput) []event.Event {
 		&event.TextMessageContent{MessageID: "msg-1", Delta: " 🌏"},
 		&event.TextMessageEnd{Base: event.Base{Metadata: md(`{"stage":"end","usage":{"output":340}}`)}, MessageID: "msg-1"},
 		&event.ToolCallStart{Base: event.Base{Metadata: md(`{"ag-ui":{"frontendTool":false},"phase":"start"}`)},
-			ToolCallID: "call-1", ToolCallName: "get_weather", ParentMessageID: ptr("msg-1")},
+			ToolCallID: "call-1", ToolCallName: "get_weather", ParentMessageID: event.Ptr("msg-1")},
 		&event.ToolCallArgs{Base: event.Base{Metadata: md(`{"phase":"args","argChunks":1}`)}, ToolCallID: "call-1", Delta: `{"city":`},
 		&event.ToolCallArgs{Base: event.Base{Metadata: md(`{"phase":"args","argChunks":2}`)}, ToolCallID: "call-1", Delta: `"Seoul"}`},
 		&event.ToolCallEnd{Base: event.Base{Metadata: md(`{"phase":"end","latencyMs":12}`)}, ToolCallID: "call-1"},
 		&event.ToolCallResult{Base: event.Base{Metadata: md(`{"cache":"miss","durationMs":45}`)},
-			MessageID: "tool-msg-1", ToolCallID: "call-1", Content: ptr(`{"tempC":21,"sky":"clear"}`), Role: ptr("tool")},
+			MessageID: "tool-msg-1", ToolCallID: "call-1", Content: event.Ptr(`{"tempC":21,"sky":"clear"}`), Role: event.Ptr("tool")},
 		&event.StateSnapshot{Base: event.Base{Metadata: md(`{"stage":"state-snapshot"}`)},
 			Snapshot: event.RawValue(`{"city":"Seoul","forecast":{"tempC":20,"sky":"unknown"},"history":[]}`)},
 		&event.StateDelta{Base: event.Base{Metadata: md(`{"stage":"state-delta"}`)}, Delta: []event.PatchOp{
@@ -67,7 +66,7 @@ func weatherRun(in *event.RunAgentInput) []event.Event {
 			{Op: "add", Path: "/history/-", Value: event.RawValue(`"Seoul"`)},
 			{Op: "add", Path: "/done", Value: event.RawValue(`true`)},
 		}},
-		&event.TextMessageStart{MessageID: "msg-2", Role: ptr("assistant")},
+		&event.TextMessageStart{MessageID: "msg-2", Role: event.Ptr("assistant")},
 		&event.TextMessageContent{Base: event.Base{Metadata: md(`{"stage":"content"}`)}, MessageID: "msg-2", Delta: "It is 21 °C and clear in Seoul."},
 		&event.TextMessageEnd{Base: event.Base{Metadata: md(`{"finishReason":"stop"}`)}, MessageID: "msg-2"},
 		&event.StepFinished{Base: event.Base{Metadata: md(`{"stage":"step-finished"}`)}, StepName: "answer"},
@@ -431,7 +430,7 @@ func TestGoClientReadsEncoderServer(t *testing.T) {
 
 	in := &event.RunAgentInput{
 		ThreadID: "thread-go",
-		Messages: []event.Message{{ID: "u1", Role: event.RoleUser, Content: ptr("Replay the corpus"), Metadata: md(`{"client":"agwire"}`)}},
+		Messages: []event.Message{{ID: "u1", Role: event.RoleUser, Content: event.Ptr("Replay the corpus"), Metadata: md(`{"client":"agwire"}`)}},
 		Tools:    []event.Tool{{Name: "get_weather", Description: "Current weather", Parameters: event.RawValue(`{"type":"object"}`)}},
 		Context:  []event.Context{{Description: "units", Value: "metric"}},
 		State:    event.RawValue(`{"k":1}`),

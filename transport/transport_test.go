@@ -322,7 +322,7 @@ func TestRunStatusError(t *testing.T) {
 	srv := httptest.NewServer(mustHandler(transport.HandlerOptions{MaxBodyBytes: 100, ErrorLog: quietLog}, replay(nil)))
 	defer srv.Close()
 	in := testInput()
-	in.Messages[0].Content = ptr(strings.Repeat("long ", 100))
+	in.Messages[0].Content = event.Ptr(strings.Repeat("long ", 100))
 	_, err := transport.Run(testCtx(t), srv.Client(), srv.URL, in, transport.ClientOptions{})
 	var se *transport.StatusError
 	if !errors.As(err, &se) {
