@@ -17,7 +17,6 @@ import (
 	"github.com/agwire/agwire/framing"
 )
 
-
 // sampleEvents returns events of several types and shapes, built with the
 // event types.
 func sampleEvents() []event.Event {

@@ -21,7 +21,7 @@ import (
 
 // End-to-end over loopback HTTP, both directions:
 //
-//   - agwire's transport.Handler serves a run to the real HttpAgent of
+//   - agwire's transport.NewHandler serves a run to the real HttpAgent of
 //     @ag-ui/client (httpagent.mjs), over binary and over SSE, and the
 //     messages and state the client assembles are checked against the AG-UI
 //     rules (TestHTTPAgentAssemblesGoRun);
@@ -29,7 +29,6 @@ import (
 //     (encoder-server.mjs) serves the fixture corpus to agwire's
 //     transport.Run, over binary and over SSE, and every event is checked
 //     against the peer's own decode of it (TestGoClientReadsEncoderServer).
-
 
 func md(s string) event.Object { return event.Object(s) }
 
@@ -118,7 +117,7 @@ type servedRun struct {
 
 type servedKey struct{}
 
-// goAgentServer serves weatherRun with transport.Handler and records each
+// goAgentServer serves weatherRun with transport.NewHandler and records each
 // request by run id.
 type goAgentServer struct {
 	*httptest.Server
@@ -229,7 +228,7 @@ func runHTTPAgent(t *testing.T, pairs ...string) []*agentOutput {
 	return outs
 }
 
-// TestHTTPAgentAssemblesGoRun: agwire's transport.Handler serves weatherRun
+// TestHTTPAgentAssemblesGoRun: agwire's transport.NewHandler serves weatherRun
 // to the real HttpAgent of @ag-ui/client 1.0.0, over loopback HTTP.
 //
 // HttpAgent's requestInit() always sends "Accept: text/event-stream"

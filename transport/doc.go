@@ -44,7 +44,7 @@
 // header goes out when the EventWriter is created, before the first event,
 // so a client waiting for the header learns at once that the run has
 // started; the price is that the status is 200 by then, and a failure of
-// the run is reported in the stream as a RUN_ERROR event (see Handler).
+// the run is reported in the stream as a RUN_ERROR event (see NewHandler).
 //
 // # Compression
 //

@@ -14,7 +14,6 @@ import (
 	"github.com/agwire/agwire/transport"
 )
 
-
 // testInput is a small valid RunAgentInput.
 func testInput() *event.RunAgentInput {
 	return &event.RunAgentInput{

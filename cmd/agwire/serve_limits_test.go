@@ -39,7 +39,7 @@ func dialServe(t *testing.T, s *testServer) net.Conn {
 // body is complete.
 func TestServeSlowBody(t *testing.T) {
 	s := startServe(t, serveOptions{delay: 0, readTimeout: 300 * time.Millisecond})
-	const conns = 20
+	const conns = 50
 	const bodyLen = 100000 // a trickle of a byte every 10ms would take 1000s
 	var wg sync.WaitGroup
 	sent := make([]int, conns)

@@ -242,7 +242,7 @@ func TestServeHelp(t *testing.T) {
 	}
 }
 
-// TestServeBadRequests: transport.Handler's checks, and the log line that
+// TestServeBadRequests: the transport handler's checks, and the log line that
 // says why.
 func TestServeBadRequests(t *testing.T) {
 	s := startServe(t, serveOptions{})
