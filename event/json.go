@@ -10,6 +10,8 @@ import (
 	"fmt"
 	"reflect"
 	"unsafe"
+
+	"github.com/agwire/agwire/internal/jsonx"
 )
 
 // unmarshalInto parses data into the event ev points to, which must be of
@@ -352,3 +354,26 @@ func (u Usage) MarshalJSON() ([]byte, error) { return marshalPart(&u) }
 
 // UnmarshalJSON reads the AG-UI JSON form of a usage.
 func (u *Usage) UnmarshalJSON(data []byte) error { return unmarshalPart(u, data) }
+
+// MarshalJSON returns the AG-UI JSON form of a content part's source.
+func (s Source) MarshalJSON() ([]byte, error) {
+	if err := checkSource(&s); err != nil {
+		return nil, exported(err)
+	}
+	if !validStrings(s.Type, s.Value, deref(s.MimeType), deref(s.Provider)) {
+		return nil, exported(errInvalidUTF8())
+	}
+	b := append(make([]byte, 0, 32+len(s.Value)), `{"type":`...)
+	b = jsonx.AppendString(b, s.Type)
+	b = append(b, `,"value":`...)
+	b = jsonx.AppendString(b, s.Value)
+	if s.MimeType != nil {
+		b = append(b, `,"mimeType":`...)
+		b = jsonx.AppendString(b, *s.MimeType)
+	}
+	if s.Provider != nil {
+		b = append(b, `,"provider":`...)
+		b = jsonx.AppendString(b, *s.Provider)
+	}
+	return append(b, '}'), nil
+}

@@ -45,6 +45,9 @@ func TestEncodingJSONByValueAndPointer(t *testing.T) {
 		{event.PatchOp{Op: "add", Path: "/a", Value: event.RawValue(`1`)}, `{"op":"add","path":"/a","value":1}`},
 		{event.Tool{Name: "t", Description: "d", Parameters: event.RawValue(`{}`)}, `{"name":"t","description":"d","parameters":{}}`},
 		{event.Context{Description: "d", Value: "v"}, `{"description":"d","value":"v"}`},
+		{event.Source{Type: event.SourceURL, Value: "https://x/y.png", MimeType: event.Ptr("image/png")}, `{"type":"url","value":"https://x/y.png","mimeType":"image/png"}`},
+		{event.ContentPart{Type: event.PartImage, Source: &event.Source{Type: event.SourceURL, Value: "https://x/y.png"}}, `{"type":"image","source":{"type":"url","value":"https://x/y.png"}}`},
+		{event.ContentPart{Type: event.PartText, Text: "hi"}, `{"type":"text","text":"hi"}`},
 		{event.RunAgentInput{ThreadID: "t", RunID: "r"}, ``},
 	}
 	for _, p := range parts {
