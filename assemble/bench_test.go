@@ -31,7 +31,7 @@ func BenchmarkApplyRealistic(b *testing.B) {
 func BenchmarkApplyRealisticBinary(b *testing.B) {
 	run := assembletest.Realistic(1)
 	var buf bytes.Buffer
-	w := framing.NewWriter(&buf, codec.Codec{})
+	w := framing.NewWriter(&buf, framing.WriterOptions{Codec: codec.Codec{}})
 	for _, ev := range run.Events {
 		if err := w.WriteEvent(ev); err != nil {
 			b.Fatal(err)

@@ -64,7 +64,7 @@ func ExampleMergeMetadata() {
 // Assemble a whole binary stream in one call.
 func ExampleFromSource() {
 	var stream bytes.Buffer
-	w := framing.NewWriter(&stream, codec.Codec{})
+	w := framing.NewWriter(&stream, framing.WriterOptions{Codec: codec.Codec{}})
 	for _, ev := range mustParse(
 		`{"type":"RUN_STARTED","threadId":"t","runId":"r"}`,
 		`{"type":"TOOL_CALL_CHUNK","toolCallId":"c1","toolCallName":"search","delta":"{\"q\":"}`,

@@ -18,7 +18,7 @@ import (
 func sizes(t testing.TB, events []event.Event) (jsonl, binary int) {
 	t.Helper()
 	var buf bytes.Buffer
-	w := framing.NewWriter(&buf, codec.Codec{})
+	w := framing.NewWriter(&buf, framing.WriterOptions{Codec: codec.Codec{}})
 	for _, ev := range events {
 		b, err := event.Marshal(ev)
 		if err != nil {

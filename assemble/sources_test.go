@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
+	"net/http"
 	"net/http/httptest"
 	"testing"
 
@@ -21,15 +22,18 @@ import (
 func TestFromTransportReader(t *testing.T) {
 	run := assembletest.Realistic(1)
 	want := conversationText(t, run.Events)
-	srv := httptest.NewServer(transport.Handler(transport.HandlerOptions{},
-		func(ctx context.Context, in *event.RunAgentInput, w transport.EventWriter) error {
-			for _, ev := range run.Events {
-				if err := w.WriteEvent(ev); err != nil {
-					return err
-				}
+	h, err := transport.NewHandler(func(ctx context.Context, _ *http.Request, in *event.RunAgentInput, w transport.EventWriter) error {
+		for _, ev := range run.Events {
+			if err := w.WriteEvent(ev); err != nil {
+				return err
 			}
-			return nil
-		}))
+		}
+		return nil
+	}, transport.HandlerOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(h)
 	defer srv.Close()
 	for _, sse := range []bool{false, true} {
 		r, err := transport.Run(context.Background(), srv.Client(), srv.URL, &event.RunAgentInput{ThreadID: "thread-1", RunID: "run-1", Messages: []event.Message{}}, transport.ClientOptions{PreferSSE: sse})
@@ -51,7 +55,7 @@ func TestFromTransportReader(t *testing.T) {
 // A frame from a later protocol is skipped and counted, and the stream goes on.
 func TestFromSourceSkipsLaterProtocolFrames(t *testing.T) {
 	var buf bytes.Buffer
-	w := framing.NewWriter(&buf, codec.Codec{})
+	w := framing.NewWriter(&buf, framing.WriterOptions{Codec: codec.Codec{}})
 	evs := mustParse(`{"type":"RUN_STARTED","threadId":"t","runId":"r"}`,
 		`{"type":"TEXT_MESSAGE_CHUNK","messageId":"m","delta":"hi"}`,
 		`{"type":"RUN_FINISHED","threadId":"t","runId":"r"}`)

@@ -48,7 +48,7 @@ var growthOps = []growthOp{
 	{"Decode/impl=agwire-json", func(in *harness.Input) func() error {
 		var buf []byte
 		w := in.Wire[0]
-		return func() (err error) { buf, err = codec.AppendJSON(buf[:0], w); return }
+		return func() (err error) { buf, err = codec.AppendJSONFromWire(buf[:0], w); return }
 	}},
 	{"Encode/impl=vtproto", func(in *harness.Input) func() error {
 		var buf []byte

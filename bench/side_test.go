@@ -79,7 +79,7 @@ var impls = []impl{
 		// agwire: typed events through framing.Writer / framing.Reader.
 		name: "agwire",
 		encode: func(b *testing.B, in *harness.Input) (func(), int) {
-			w := framing.NewWriter(io.Discard, codec.Codec{})
+			w := framing.NewWriter(io.Discard, framing.WriterOptions{Codec: codec.Codec{}})
 			return func() {
 				for _, ev := range in.Events {
 					if err := w.WriteEvent(ev); err != nil {
@@ -107,7 +107,7 @@ var impls = []impl{
 		// frames to AG-UI JSON text (Reader.ReadJSON), no Go event types.
 		name: "agwire-json",
 		encode: func(b *testing.B, in *harness.Input) (func(), int) {
-			w := framing.NewWriter(io.Discard, codec.Codec{})
+			w := framing.NewWriter(io.Discard, framing.WriterOptions{Codec: codec.Codec{}})
 			return func() {
 				for _, js := range in.JSON {
 					if err := w.WriteJSON(js); err != nil {

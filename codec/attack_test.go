@@ -318,7 +318,7 @@ func TestNoSharedCapacity(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wire, err := codec.Marshal(parsed)
+	wire, err := codec.Append(nil, parsed)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -54,8 +54,8 @@ func checkWire(t *testing.T, name string, b []byte) bool {
 		t.Errorf("%s: decoded %x, but Marshal refuses the event: %v", name, b, err)
 		return true
 	}
-	if cj, err := codec.AppendJSON(nil, b); err != nil || !bytes.Equal(cj, j) {
-		t.Errorf("%s: codec.AppendJSON = %s, %v; event.Marshal = %s", name, cj, err, j)
+	if cj, err := codec.AppendJSONFromWire(nil, b); err != nil || !bytes.Equal(cj, j) {
+		t.Errorf("%s: codec.AppendJSONFromWire = %s, %v; event.Marshal = %s", name, cj, err, j)
 	}
 	p, err := event.Parse(j)
 	if err != nil {

@@ -23,7 +23,10 @@ import (
 func Marshal(ev Event) ([]byte, error) { return AppendJSON(nil, ev) }
 
 // AppendJSON appends the JSON form of ev to dst.
-func AppendJSON(dst []byte, ev Event) ([]byte, error) { return appendJSON(dst, ev, false) }
+func AppendJSON(dst []byte, ev Event) ([]byte, error) {
+	out, err := appendJSON(dst, ev, false)
+	return out, exported(err)
+}
 
 func init() {
 	link.AppendTrustedJSON = func(dst []byte, ev any) ([]byte, error) { return appendJSON(dst, ev.(Event), true) }
@@ -62,14 +65,14 @@ func appendJSON(dst []byte, ev Event, trusted bool) ([]byte, error) {
 // refusing nil events and types defined elsewhere.
 func planOf(ev Event) (*schema.Plan, unsafe.Pointer, error) {
 	if ev == nil {
-		return nil, nil, &PathError{Offset: -1, Err: fmt.Errorf("%w: nil event", ErrInvalidField)}
+		return nil, nil, &jsonx.Error{Offset: -1, Err: fmt.Errorf("%w: nil event", ErrInvalidField)}
 	}
 	v := reflect.ValueOf(ev)
 	if v.Kind() == reflect.Pointer && v.IsNil() {
-		return nil, nil, &PathError{Offset: -1, Err: fmt.Errorf("%w: nil %T", ErrInvalidField, ev)}
+		return nil, nil, &jsonx.Error{Offset: -1, Err: fmt.Errorf("%w: nil %T", ErrInvalidField, ev)}
 	}
 	if v.Kind() != reflect.Pointer || goTypes[ev.Type()] != v.Type() {
-		return nil, nil, &PathError{Offset: -1, Err: fmt.Errorf("%w: %T (type %s) is not one of package event's types", ErrUnsupportedEvent, ev, jsonx.Quote(string(ev.Type())))}
+		return nil, nil, &jsonx.Error{Offset: -1, Err: fmt.Errorf("%w: %T (type %s) is not one of package event's types", ErrUnsupportedEvent, ev, jsonx.Quote(string(ev.Type())))}
 	}
 	plan := plans[v.Type().Elem()]
 	return plan, v.UnsafePointer(), nil
@@ -82,11 +85,11 @@ func init() {
 	}
 }
 
-// MarshalRunAgentInput returns the JSON form of a RunAgentInput.
-func MarshalRunAgentInput(in *RunAgentInput) ([]byte, error) {
+// marshalRunAgentInput returns the JSON form of a RunAgentInput.
+func marshalRunAgentInput(in *RunAgentInput) ([]byte, error) {
 	w := writer{}
 	if err := w.object(plans[reflect.TypeOf(RunAgentInput{})], unsafe.Pointer(in)); err != nil {
-		return nil, err
+		return nil, exported(err)
 	}
 	return w.b, nil
 }
@@ -175,7 +178,7 @@ func (w *writer) fields(plan *schema.Plan, base unsafe.Pointer) error {
 				continue
 			}
 			if unionWritten == f.Name {
-				return &PathError{Path: f.Name, Offset: -1, Err: fmt.Errorf("%w: more than one of %s is set (string, parts, activity content)", ErrInvalidField, f.Name)}
+				return &jsonx.Error{Path: f.Name, Offset: -1, Err: fmt.Errorf("%w: more than one of %s is set (string, parts, activity content)", ErrInvalidField, f.Name)}
 			}
 			unionWritten = f.Name
 		}
@@ -195,7 +198,7 @@ func (w *writer) field(f *schema.Field, base unsafe.Pointer) error {
 			return errInvalidUTF8()
 		}
 		if f.Names != nil && f.NameIndex(v) < 0 {
-			return &PathError{Offset: -1, Err: fmt.Errorf("%w: %s", ErrInvalidField, unknownName(f, v))}
+			return &jsonx.Error{Offset: -1, Err: fmt.Errorf("%w: %s", ErrInvalidField, unknownName(f, v))}
 		}
 		w.key(f.Name)
 		w.b = jsonx.AppendValidString(w.b, v) // validated above or by the decoder
@@ -287,7 +290,7 @@ func (w *writer) field(f *schema.Field, base unsafe.Pointer) error {
 // the protobuf wire not at all).
 // (A new error each time: paths are added to it on the way up.)
 func errInvalidUTF8() error {
-	return &PathError{Offset: -1, Err: fmt.Errorf("%w: string is not valid UTF-8", ErrInvalidField)}
+	return &jsonx.Error{Offset: -1, Err: fmt.Errorf("%w: string is not valid UTF-8", ErrInvalidField)}
 }
 
 // raw appends the text of a dynamic value, turning any CR or LF in it into

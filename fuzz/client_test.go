@@ -149,8 +149,8 @@ func readAll(t *testing.T, c bodyCase, body []byte, coding string) (items []item
 		}
 		defer r.Close()
 		for {
-			ev, err := r.ReadEvent()
-			if err != nil && !transport.Skippable(err) {
+			ev, err := r.Next()
+			if err != nil && !framing.Skippable(err) {
 				end = err
 				return
 			}

@@ -131,7 +131,7 @@ func FuzzDecode(f *testing.F) {
 			return
 		}
 		j := mustMarshal(t, ev)
-		if out, err := codec.AppendJSON(nil, data); err != nil || !bytes.Equal(out, j) {
+		if out, err := codec.AppendJSONFromWire(nil, data); err != nil || !bytes.Equal(out, j) {
 			t.Fatalf("AppendJSON = %s, %v; event.Marshal = %s", out, err, j)
 		}
 		w, err := codec.Append(nil, ev)

@@ -368,7 +368,7 @@ func FuzzJSONRoundTrip(f *testing.F) {
 			checkRefusal(t, in, err)
 			return
 		}
-		out, err := codec.AppendJSON(nil, wire)
+		out, err := codec.AppendJSONFromWire(nil, wire)
 		if err != nil {
 			t.Fatalf("agwire cannot decode what it encoded: %v\ninput %s\nwire %x", err, in, wire)
 		}

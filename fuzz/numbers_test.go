@@ -177,7 +177,7 @@ func checkDouble(t *testing.T, bits uint64) {
 		if !errors.As(err, &ce) || !errors.Is(err, codec.ErrNonFinite) {
 			t.Fatalf("%016x decodes with %v, want ErrNonFinite", bits, err)
 		}
-		out, err := codec.Codec{NonFiniteAsNull: true}.AppendJSON(nil, wire)
+		out, err := codec.Codec{NonFiniteAsNull: true}.AppendJSONFromWire(nil, wire)
 		if err != nil {
 			t.Fatalf("%016x with NonFiniteAsNull: %v", bits, err)
 		}
@@ -186,7 +186,7 @@ func checkDouble(t *testing.T, bits uint64) {
 		}
 		return
 	}
-	out, err := codec.AppendJSON(nil, wire)
+	out, err := codec.AppendJSONFromWire(nil, wire)
 	if err != nil {
 		t.Fatalf("%016x does not decode: %v", bits, err)
 	}

@@ -176,7 +176,7 @@ func fromLines(t *testing.T, lines []string) func(func(event.Event, error) bool)
 func toBinary(t *testing.T, lines []string) []byte {
 	t.Helper()
 	var buf bytes.Buffer
-	w := framing.NewWriter(&buf, codec.Codec{})
+	w := framing.NewWriter(&buf, framing.WriterOptions{Codec: codec.Codec{}})
 	for _, l := range lines {
 		ev, err := event.Parse([]byte(l))
 		if err != nil {

@@ -117,7 +117,7 @@ type decodeCase struct {
 	name  string
 	in    []byte
 	codec codec.Codec
-	// goErr is the sentinel agwire's codec.AppendJSON fails with; nil means
+	// goErr is the sentinel agwire's codec.AppendJSONFromWire fails with; nil means
 	// it decodes the payload.
 	goErr error
 	// peer: "ok" (proto.decode returns an event), "unknown" (throws
@@ -213,7 +213,7 @@ func decodeCases() []decodeCase {
 	}
 }
 
-// TestDecodeEdgeCases feeds the same payloads to codec.AppendJSON and the
+// TestDecodeEdgeCases feeds the same payloads to codec.AppendJSONFromWire and the
 // peer's proto.decode.
 func TestDecodeEdgeCases(t *testing.T) {
 	cases := decodeCases()
@@ -226,7 +226,7 @@ func TestDecodeEdgeCases(t *testing.T) {
 	for i, c := range cases {
 		r := resps[i]
 		t.Run(c.name, func(t *testing.T) {
-			got, goErr := c.codec.AppendJSON(nil, c.in)
+			got, goErr := c.codec.AppendJSONFromWire(nil, c.in)
 			switch {
 			case c.goErr == nil && goErr != nil:
 				t.Errorf("agwire: %v, want success", goErr)

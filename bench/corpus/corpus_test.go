@@ -21,7 +21,7 @@ func TestCorpusValid(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: encode: %v", name, err)
 		}
-		back, err := codec.AppendJSON(nil, wire)
+		back, err := codec.AppendJSONFromWire(nil, wire)
 		if err != nil {
 			t.Fatalf("%s: decode: %v", name, err)
 		}

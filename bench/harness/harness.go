@@ -43,7 +43,7 @@ type Input struct {
 func Prepare(name string, events [][]byte) (*Input, error) {
 	in := &Input{Name: name, JSON: events}
 	var framed bytes.Buffer
-	fw := framing.NewWriter(&framed, codec.Codec{})
+	fw := framing.NewWriter(&framed, framing.WriterOptions{Codec: codec.Codec{}})
 	for i, js := range events {
 		ev, err := event.Parse(js)
 		if err != nil {

@@ -6,7 +6,6 @@ import (
 	"io"
 
 	"github.com/agwire/agwire/assemble"
-	"github.com/agwire/agwire/codec"
 	"github.com/agwire/agwire/framing"
 )
 
@@ -100,7 +99,7 @@ func runCompact(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	case formatSSE:
 		dst = &jsonSink{w: written, sse: true}
 	case formatBinary:
-		dst = &binarySink{w: framing.NewWriter(written, codec.Codec{})}
+		dst = &binarySink{w: framing.NewWriter(written, framing.WriterOptions{})}
 	}
 	for _, ev := range compacted {
 		if err := dst.write(ev); err != nil {
@@ -124,4 +123,17 @@ func percent(part, whole int) string {
 		return "0%"
 	}
 	return fmt.Sprintf("%.1f%%", 100*float64(part)/float64(whole))
+}
+
+// countingReader counts the bytes read through it (the input's size for the
+// reduction report).
+type countingReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
 }

@@ -17,6 +17,7 @@
 //	bench    time encode and decode here: agwire, protobuf-go, encoding/json, TS peer
 //	assemble the conversation a stream describes: messages and state, as JSON
 //	compact  a shorter stream that assembles to the same conversation
+//	version  print agwire's version (also --version)
 //
 // Encode, decode, convert and inspect draw a progress line on standard error
 // when it is a terminal and their output goes elsewhere.
@@ -73,6 +74,7 @@ var commands = []command{
 	{"bench", "time encode and decode here: agwire, protobuf-go, encoding/json, TS peer", runBench},
 	{"assemble", "the conversation a stream describes: messages and state, as JSON", runAssemble},
 	{"compact", "a shorter stream that assembles to the same conversation", runCompact},
+	{"version", "print agwire's version (also --version)", runVersion},
 }
 
 // run is the whole program: it returns the exit status.
@@ -93,6 +95,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 		usage(stdout)
 		return exitOK
+	case "-version", "--version":
+		return runVersion(args[1:], stdin, stdout, stderr)
 	default:
 		cmd := lookup(name)
 		if cmd == nil {
