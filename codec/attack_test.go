@@ -414,3 +414,34 @@ func BenchmarkAttack(b *testing.B) {
 		})
 	}
 }
+
+// TestReplacedMembersValidated: protobuf reads every occurrence of a field,
+// so an occurrence that a later one replaces (a Value kind, a duplicate
+// Struct key's value) must be well-formed too, as protobuf-go has it.
+// (Found by fuzz.FuzzDifferential: these decoded to the surviving value.)
+func TestReplacedMembersValidated(t *testing.T) {
+	for _, in := range [][]byte{
+		// list_value holding a string with a bad byte, then null_value.
+		[]byte("\x5a\x12\x0a\x02\x08\x0a\x12\x01\x63\x1a\x09\x32\x05\x0a\x03\x1a\x01\xff\x08\x00"),
+		// struct_value with a bad key, then string_value "s".
+		[]byte("\x5a\x17\x0a\x02\x08\x0a\x12\x01\x63\x1a\x0e\x2a\x09\x0a\x07\x0a\x01\xff\x12\x02\x08\x00\x1a\x01\x73"),
+		// struct_value with a cut field, then string_value "s".
+		[]byte("\x5a\x0f\x0a\x02\x08\x0a\x12\x01\x63\x1a\x06\x2a\x01\x30\x1a\x01\x73"),
+		// string_value with a bad byte, then bool_value.
+		hCustom(wCat(wStr(3, "\xff"), wVarint(4, 1))),
+		// a key twice: the first value holds a bad string.
+		hCustom(wvStruct(wsEntry("a", wvStr("\xff")), wsEntry("a", wvNull()))),
+	} {
+		_, err := codec.Unmarshal(in)
+		perr := proto.Unmarshal(in, new(aguipb.Event))
+		if !errors.Is(err, codec.ErrMalformed) || perr == nil {
+			t.Errorf("%x: agwire %v, protobuf-go %v; want both to refuse", in, err, perr)
+		}
+	}
+	// A replaced number may be anything, NaN included: only what is
+	// written out must have a JSON spelling.
+	in := hCustom(wCat(wvBits(0x7ff8000000000001), wvStr("ok")))
+	if _, err := codec.Unmarshal(in); err != nil {
+		t.Errorf("replaced NaN: %v", err)
+	}
+}

@@ -916,6 +916,17 @@ func (d *decoder) appendValue(out []byte, p payload) ([]byte, error) {
 		if f.typ != valueWireTypes[f.num] {
 			return out, d.malformed(f.at, "google.protobuf.Value field %d with wire type %d", f.num, f.typ)
 		}
+		// protobuf reads every occurrence, so one that a later occurrence
+		// replaces must still be well-formed: a string is checked now, a
+		// struct or list body when another kind replaces it.
+		if f.num == 3 && !utf8.Valid(f.b) {
+			return out, d.malformed(f.at, "string is not valid UTF-8")
+		}
+		if f.num != kind && (kind == 5 || kind == 6) {
+			if err := d.validBodies(body, kind); err != nil {
+				return out, err
+			}
+		}
 		if f.num == 5 || f.num == 6 {
 			if f.num != kind {
 				body = payload{}
@@ -1043,7 +1054,14 @@ func (d *decoder) appendStruct(out []byte, p payload) ([]byte, error) {
 			i = (i + 1) & mask
 		}
 		if slots[i] != 0 {
-			level[slots[i]-1].value = e.value
+			dup := int(slots[i] - 1)
+			// The earlier value is replaced, but protobuf read it: it must
+			// be well-formed.
+			if err := d.validBodies(level[dup].value, 0); err != nil {
+				d.slots = d.slots[:top]
+				return out, jsonx.WithKey(err, e.key)
+			}
+			level[dup].value = e.value
 			continue
 		}
 		slots[i] = uint32(len(level) + 1)
@@ -1098,4 +1116,130 @@ func (d *decoder) entry(f field) (entry, error) {
 		return e, jsonx.WithKey(d.malformed(f.at, "google.protobuf.Struct entry without a value"), e.key)
 	}
 	return e, nil
+}
+
+// validBodies checks, without converting them, the occurrences of a
+// replaced member: a Value's struct (kind 5) or list (kind 6) body, or a
+// whole Value (kind 0). protobuf reads every occurrence, so a broken one
+// makes the message malformed even though it does not survive. Each byte is
+// checked once: a replaced body is never converted.
+func (d *decoder) validBodies(p payload, kind protowire.Number) error {
+	c := p.cursor()
+	// Walk the occurrences one by one: each must be well-formed alone.
+	for seg, next := c.b, c.next; ; {
+		var err error
+		switch kind {
+		case 5:
+			err = d.validStruct(seg)
+		case 6:
+			err = d.validList(seg)
+		default:
+			err = d.validValue(seg)
+		}
+		if err != nil {
+			return err
+		}
+		if next == 0 {
+			return nil
+		}
+		sp := d.spans.at(next)
+		seg, next = d.data[sp.off:sp.off+sp.n:sp.off+sp.n], sp.next
+	}
+}
+
+// validValue checks a Value body: wire types, UTF-8, nested structure. Any
+// number is fine here (NaN and ±Inf are refused only where they would be
+// written out).
+func (d *decoder) validValue(b []byte) error {
+	c := cursor{b: b}
+	for {
+		f, ok, err := d.read(&c)
+		if err != nil || !ok {
+			return err
+		}
+		if f.num < 1 || f.num > 6 {
+			continue
+		}
+		if f.typ != valueWireTypes[f.num] {
+			return d.malformed(f.at, "google.protobuf.Value field %d with wire type %d", f.num, f.typ)
+		}
+		switch f.num {
+		case 3:
+			if !utf8.Valid(f.b) {
+				return d.malformed(f.at, "string is not valid UTF-8")
+			}
+		case 5:
+			err = d.validStruct(f.b)
+		case 6:
+			err = d.validList(f.b)
+		}
+		if err != nil {
+			return err
+		}
+	}
+}
+
+func (d *decoder) validStruct(b []byte) error {
+	if err := d.enter(b); err != nil {
+		return err
+	}
+	defer func() { d.depth-- }()
+	c := cursor{b: b}
+	for {
+		f, ok, err := d.read(&c)
+		if err != nil || !ok {
+			return err
+		}
+		if f.num != 1 {
+			continue
+		}
+		if f.typ != protowire.BytesType {
+			return d.malformed(f.at, "google.protobuf.Struct entry with wire type %d", f.typ)
+		}
+		e := cursor{b: f.b}
+		for {
+			g, ok, err := d.read(&e)
+			if err != nil {
+				return err
+			}
+			if !ok {
+				break
+			}
+			switch {
+			case g.num == 1 && g.typ != protowire.BytesType:
+				return d.malformed(g.at, "map key with wire type %d", g.typ)
+			case g.num == 1 && !utf8.Valid(g.b):
+				return d.malformed(g.at, "string is not valid UTF-8")
+			case g.num == 2 && g.typ != protowire.BytesType:
+				return d.malformed(g.at, "map value with wire type %d", g.typ)
+			case g.num == 2:
+				if err := d.validValue(g.b); err != nil {
+					return err
+				}
+			}
+		}
+	}
+}
+
+func (d *decoder) validList(b []byte) error {
+	if err := d.enter(b); err != nil {
+		return err
+	}
+	defer func() { d.depth-- }()
+	c := cursor{b: b}
+	for {
+		f, ok, err := d.read(&c)
+		if err != nil || !ok {
+			return err
+		}
+		if f.num != 1 {
+			continue
+		}
+		if f.typ != protowire.BytesType {
+			return d.malformed(f.at, "google.protobuf.ListValue element with wire type %d", f.typ)
+		}
+		if err := d.validValue(f.b); err != nil {
+			return err
+		}
+	}
 }
