@@ -1,4 +1,4 @@
-// Command benchtool is the bench module's helper for bench/run.sh:
+// Command benchtool does the bench module's chores for bench/run.sh:
 //
 //	benchtool data DIR            write every benchmark input as DIR/<case>.jsonl
 //	benchtool sizes               print the wire-size table (SSE vs binary, raw/gzip/zstd)
