@@ -15,6 +15,8 @@
 //	demo     run a built-in sample through encode and decode: sizes, round trip
 //	serve    a demo AG-UI endpoint streaming the built-in run as SSE or binary
 //	bench    time encode and decode here: agwire, protobuf-go, encoding/json, TS peer
+//	assemble the conversation a stream describes: messages and state, as JSON
+//	compact  a shorter stream that assembles to the same conversation
 //
 // Encode, decode, convert and inspect draw a progress line on standard error
 // when it is a terminal and their output goes elsewhere.
@@ -69,6 +71,8 @@ var commands = []command{
 	{"demo", "run a built-in sample through encode and decode: sizes, round trip", runDemo},
 	{"serve", "a demo AG-UI endpoint streaming the built-in run as SSE or binary", runServe},
 	{"bench", "time encode and decode here: agwire, protobuf-go, encoding/json, TS peer", runBench},
+	{"assemble", "the conversation a stream describes: messages and state, as JSON", runAssemble},
+	{"compact", "a shorter stream that assembles to the same conversation", runCompact},
 }
 
 // run is the whole program: it returns the exit status.
