@@ -445,3 +445,32 @@ func TestReplacedMembersValidated(t *testing.T) {
 		t.Errorf("replaced NaN: %v", err)
 	}
 }
+
+// TestOptionalNullIsAbsent: on an optional dynamic value (and a content
+// part's metadata), JSON null is absence on every path: Parse reads it so,
+// and now Append does not write it and Marshal does not print it, so a Go
+// value holding "null" round-trips to the same bytes. (Found by
+// fuzz.FuzzEncodeTyped.)
+func TestOptionalNullIsAbsent(t *testing.T) {
+	withNull := &event.RunFinished{ThreadID: "t", RunID: "r", Result: event.RawValue(" null "), Base: event.Base{RawEvent: event.RawValue("null")}}
+	without := &event.RunFinished{ThreadID: "t", RunID: "r"}
+	a, err1 := codec.Append(nil, withNull)
+	b, err2 := codec.Append(nil, without)
+	if err1 != nil || err2 != nil || !bytes.Equal(a, b) {
+		t.Errorf("Append: %x, %v; want %x, %v", a, err1, b, err2)
+	}
+	ja, _ := event.Marshal(withNull)
+	jb, _ := event.Marshal(without)
+	if !bytes.Equal(ja, jb) {
+		t.Errorf("Marshal: %s, want %s", ja, jb)
+	}
+	part := &event.ToolCallResult{MessageID: "m", ToolCallID: "c", Parts: []event.ContentPart{{Type: "text", Text: "x", Metadata: event.RawValue("null")}}}
+	w, err := codec.Append(nil, part)
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := codec.Unmarshal(w)
+	if err != nil || back.(*event.ToolCallResult).Parts[0].Metadata != nil {
+		t.Errorf("part metadata null came back as %v, %v", back, err)
+	}
+}

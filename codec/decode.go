@@ -801,7 +801,9 @@ func (d *decoder) contentPart(p payload, plan *schema.Plan, cp *event.ContentPar
 		if err != nil {
 			return jsonx.WithKey(err, "metadata")
 		}
-		cp.Metadata = v
+		if string(v) != "null" { // a part's null metadata is its absence
+			cp.Metadata = v
+		}
 	}
 	if src.n > 0 {
 		if err := d.charge(int(unsafe.Sizeof(event.Source{}))); err != nil {

@@ -219,7 +219,9 @@ func (e *encoder) field(b []byte, f *schema.Field, base unsafe.Pointer) ([]byte,
 			b = protowire.AppendVarint(b, uint64(*v))
 		}
 	case schema.Value:
-		if v := *(*event.RawValue)(p); v != nil {
+		// On an optional value, null is absence (as Parse and Unmarshal
+		// read it): it is not written.
+		if v := *(*event.RawValue)(p); v != nil && !(f.Opt && jsonx.IsNull(v)) {
 			return e.valueField(b, num, v)
 		}
 	case schema.Object:
@@ -307,7 +309,7 @@ func (e *encoder) contentPart(b []byte, plan *schema.Plan, cp *event.ContentPart
 				return b, jsonx.WithKey(err, "id")
 			}
 		}
-		if cp.Metadata != nil {
+		if cp.Metadata != nil && !jsonx.IsNull(cp.Metadata) {
 			if b, err = e.valueField(b, 3, cp.Metadata); err != nil {
 				return b, jsonx.WithKey(err, "metadata")
 			}
@@ -317,7 +319,7 @@ func (e *encoder) contentPart(b []byte, plan *schema.Plan, cp *event.ContentPart
 	if b, err = appendSource(b, cp.Source); err != nil {
 		return b, jsonx.WithKey(err, "source")
 	}
-	if cp.Metadata != nil {
+	if cp.Metadata != nil && !jsonx.IsNull(cp.Metadata) {
 		if b, err = e.valueField(b, 2, cp.Metadata); err != nil {
 			return b, jsonx.WithKey(err, "metadata")
 		}

@@ -218,7 +218,7 @@ func (w *writer) field(f *schema.Field, base unsafe.Pointer) error {
 			w.b = strconv.AppendInt(w.b, *v, 10)
 		}
 	case schema.Value:
-		if v := *(*RawValue)(p); v != nil {
+		if v := *(*RawValue)(p); v != nil && !(f.Opt && jsonx.IsNull(v)) {
 			if err := w.valid(v, 0); err != nil {
 				return err
 			}
@@ -367,7 +367,7 @@ func (w *writer) contentPart(cp *ContentPart) error {
 			w.b = append(w.b, '}')
 		}
 	}
-	if cp.Metadata != nil {
+	if cp.Metadata != nil && !jsonx.IsNull(cp.Metadata) {
 		if err := w.valid(cp.Metadata, 0); err != nil {
 			return jsonx.WithKey(err, "metadata")
 		}

@@ -234,9 +234,11 @@ func (n *jnode) paths() map[string]bool {
 		switch n.kind {
 		case 'o':
 			for i, k := range n.keys {
-				q := k
-				if p != "" {
-					q = p + "." + k
+				q := pathKey(k)
+				if p != "" && !strings.HasPrefix(q, "[") {
+					q = p + "." + q
+				} else if p != "" {
+					q = p + q
 				}
 				out[q] = true
 				walk(q, n.elems[i])
@@ -251,6 +253,41 @@ func (n *jnode) paths() map[string]bool {
 	}
 	walk("", n)
 	return out
+}
+
+// pathKey spells a key as error paths do: plain when it is a non-empty
+// name without '.', '[', ']', '"' or '\\'; otherwise in brackets as a JSON
+// string escaped the way JSON.stringify escapes (written here, apart from
+// the library's writer).
+func pathKey(k string) string {
+	if k != "" && !strings.ContainsAny(k, ".[]\"\\") {
+		return k
+	}
+	var b strings.Builder
+	b.WriteString(`["`)
+	for _, r := range k {
+		switch {
+		case r == '"' || r == '\\':
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r == '\r':
+			b.WriteString(`\r`)
+		case r == '\t':
+			b.WriteString(`\t`)
+		case r == '\b':
+			b.WriteString(`\b`)
+		case r == '\f':
+			b.WriteString(`\f`)
+		case r < 0x20:
+			fmt.Fprintf(&b, `\u%04x`, r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	b.WriteString(`"]`)
+	return b.String()
 }
 
 // ---- protobuf wire builders ---------------------------------------------

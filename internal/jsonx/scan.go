@@ -95,7 +95,24 @@ func WithKey(err error, key string) error {
 	if err == nil {
 		return nil
 	}
-	return prefix(err, shorten(key, maxKeyLen), false)
+	return prefix(err, pathKey(shorten(key, maxKeyLen)), false)
+}
+
+// pathKey spells an object key for a path: as it is when it is a plain
+// name, in brackets as a JSON string when it is empty or holds a character
+// that would make the path ambiguous (metadata["a.b"], delta[0]["["]).
+func pathKey(key string) string {
+	plain := key != ""
+	for i := 0; i < len(key) && plain; i++ {
+		switch key[i] {
+		case '.', '[', ']', '"', '\\':
+			plain = false
+		}
+	}
+	if plain {
+		return key
+	}
+	return "[" + string(AppendString(nil, key)) + "]"
 }
 
 // WithIndex prefixes the path of err with an array index.
@@ -115,6 +132,7 @@ func prefix(err error, seg string, index bool) error {
 	case e.Path == "":
 		e.Path = seg
 	case e.Path[0] == '[':
+		// An index, or a key in brackets: no dot before it.
 		e.Path = seg + e.Path
 	default:
 		e.Path = seg + "." + e.Path
@@ -169,6 +187,19 @@ func QuoteBytes(b []byte) string {
 		return strconv.Quote(string(b))
 	}
 	return strconv.Quote(cutUTF8(string(b[:n+utf8.UTFMax]), n)) + "… (" + strconv.Itoa(len(b)) + " bytes)"
+}
+
+// IsNull reports whether b is the JSON literal null, surrounded by
+// whitespace or not.
+func IsNull(b []byte) bool {
+	i, j := 0, len(b)
+	for i < j && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	for j > i && (b[j-1] == ' ' || b[j-1] == '\t' || b[j-1] == '\n' || b[j-1] == '\r') {
+		j--
+	}
+	return string(b[i:j]) == "null"
 }
 
 // DefaultMaxDepth is the nesting limit used when a Scanner's MaxDepth is 0.
