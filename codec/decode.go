@@ -2,6 +2,7 @@ package codec
 
 import (
 	"fmt"
+	"hash/maphash"
 	"math"
 	"reflect"
 	"strconv"
@@ -73,6 +74,7 @@ type decoder struct {
 	pend            []payload // stack of the singular message fields of each open message
 	reads           int       // fields read, for the tests' measure of work
 	fill            []int32   // stack of the fill positions of repeated fields
+	slots           []uint32  // key index of the Struct being collected (appendStruct)
 
 	// Blocks the event's pieces are carved from (carve.go).
 	text     []byte
@@ -88,6 +90,7 @@ func (d *decoder) release() {
 	d.data = nil
 	d.forgetCarved()
 	d.fill = d.fill[:0]
+	d.slots = d.slots[:0]
 	clear(d.entries[:cap(d.entries)])
 	clear(d.pend[:cap(d.pend)])
 	d.entries, d.pend = d.entries[:0], d.pend[:0]
@@ -1014,11 +1017,17 @@ func (d *decoder) appendStruct(out []byte, p payload) ([]byte, error) {
 		clear(d.entries[base:])
 		d.entries = d.entries[:base]
 	}()
-	var index map[string]int // for large objects only
+	// Repeated keys merge (the last value wins, in the first one's place).
+	// The level's keys are indexed in an open-addressing table on the
+	// decoder's slab (keyset.go's scheme): the same cost per key at any
+	// size. No nested Struct is converted while the entries are collected,
+	// so the table is the slab's last until it is dropped below.
+	top, size := len(d.slots), 0
 	c := p.cursor()
 	for {
 		f, ok, err := d.read(&c)
 		if err != nil {
+			d.slots = d.slots[:top]
 			return out, err
 		}
 		if !ok {
@@ -1028,46 +1037,39 @@ func (d *decoder) appendStruct(out []byte, p payload) ([]byte, error) {
 			continue
 		}
 		if f.typ != protowire.BytesType {
+			d.slots = d.slots[:top]
 			return out, d.malformed(f.at, "google.protobuf.Struct entry with wire type %d", f.typ)
 		}
 		e, err := d.entry(f)
 		if err != nil {
+			d.slots = d.slots[:top]
 			return out, err
 		}
 		level := d.entries[base:]
-		if index == nil && len(level) >= 16 {
-			index = make(map[string]int, 2*len(level))
-			for i, x := range level {
-				index[x.key] = i
-			}
+		if 2*(len(level)+1) > size {
+			size = d.growEntryIndex(top, size, level)
 		}
-		dup := -1
-		if index != nil {
-			if i, ok := index[e.key]; ok {
-				dup = i
-			}
-		} else {
-			for i := range level {
-				if level[i].key == e.key {
-					dup = i
-					break
-				}
-			}
+		slots := d.slots[top : top+size]
+		mask := size - 1
+		i := int(maphash.String(keySeed, e.key)) & mask
+		for slots[i] != 0 && level[slots[i]-1].key != e.key {
+			i = (i + 1) & mask
 		}
-		if dup >= 0 {
+		if slots[i] != 0 {
+			dup := int(slots[i] - 1)
 			// The earlier value is replaced, but protobuf read it: it must
 			// be well-formed.
 			if err := d.validBodies(level[dup].value, 0); err != nil {
+				d.slots = d.slots[:top]
 				return out, jsonx.WithKey(err, e.key)
 			}
 			level[dup].value = e.value
 			continue
 		}
-		if index != nil {
-			index[e.key] = len(level)
-		}
+		slots[i] = uint32(len(level) + 1)
 		d.entries = append(d.entries, e)
 	}
+	d.slots = d.slots[:top]
 	out = append(out, '{')
 	n := len(d.entries) - base
 	for i := 0; i < n; i++ {

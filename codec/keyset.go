@@ -97,3 +97,25 @@ func (e *encoder) growKeys(t *keyTable, n int) {
 		slots[i] = uint32(k + 1)
 	}
 }
+
+// growEntryIndex gives the decoder's entry index at d.slots[top:] (the
+// slab's last table, of size slots) room for more than len(level) keys,
+// re-inserts level's keys and returns the new size.
+func (d *decoder) growEntryIndex(top, size int, level []entry) int {
+	size = max(8, size)
+	for 2*(len(level)+1) > size {
+		size *= 2
+	}
+	d.slots = slices.Grow(d.slots[:top], size)[:top+size]
+	slots := d.slots[top:]
+	clear(slots)
+	mask := size - 1
+	for k := range level {
+		i := int(maphash.String(keySeed, level[k].key)) & mask
+		for slots[i] != 0 {
+			i = (i + 1) & mask
+		}
+		slots[i] = uint32(k + 1)
+	}
+	return size
+}

@@ -58,3 +58,33 @@ func TestDuplicateKeysAnySize(t *testing.T) {
 		}
 	}
 }
+
+// Decoding merges a repeated Struct key into its first place, last value
+// wins, at every size (the entry index grows while entries are collected).
+func TestDecodeStructRepeatedKeysAnySize(t *testing.T) {
+	for _, n := range []int{1, 2, 7, 8, 9, 16, 17, 33, 100, 1000, 3000} {
+		var entries [][]byte
+		vals := make([]string, n)
+		for i := range n {
+			entries = append(entries, wsEntry(fmt.Sprintf("k%d", i), wvNum(float64(i))))
+			vals[i] = fmt.Sprint(i)
+		}
+		for _, dup := range []int{0, n / 3, n - 1} {
+			entries = append(entries, wsEntry(fmt.Sprintf("k%d", dup), wvNum(float64(-dup-1))))
+			vals[dup] = fmt.Sprint(-dup - 1)
+		}
+		var want strings.Builder
+		want.WriteString(`{"type":"CUSTOM","name":"c","value":{`)
+		for i, v := range vals {
+			if i > 0 {
+				want.WriteByte(',')
+			}
+			fmt.Fprintf(&want, `"k%d":%s`, i, v)
+		}
+		want.WriteString(`}}`)
+		got := hDecodeJSON(t, codec.Codec{}, hCustom(wvStruct(entries...)))
+		if string(got) != want.String() {
+			t.Fatalf("n=%d:\n got %.300s\nwant %.300s", n, got, want.String())
+		}
+	}
+}

@@ -48,12 +48,16 @@ function* frames(buf) {
   }
 }
 
-// time runs fn until at least ms milliseconds have passed; returns [iterations, ns per iteration].
+// time runs fn until at least ms milliseconds have passed; returns
+// [iterations, wall ns per iteration, CPU ns per iteration]. CPU time is the
+// process's user + system time (JIT and GC threads included), as the Go
+// benchmarks' cpu-ns/op is.
 function time(fn, ms) {
   // Warm up for half the budget: the JIT compiles hot code after some runs.
   const warm = process.hrtime.bigint();
   do fn(); while (process.hrtime.bigint() - warm < BigInt(ms) * 500000n);
   let n = 0;
+  const cpu0 = process.cpuUsage();
   const start = process.hrtime.bigint();
   const limit = BigInt(ms) * 1000000n;
   let elapsed = 0n;
@@ -62,7 +66,8 @@ function time(fn, ms) {
     n++;
     elapsed = process.hrtime.bigint() - start;
   } while (elapsed < limit);
-  return [n, Number(elapsed) / n];
+  const cpu = process.cpuUsage(cpu0);
+  return [n, Number(elapsed) / n, ((cpu.user + cpu.system) * 1000) / n];
 }
 
 function bench(dir, ms, count) {
@@ -83,11 +88,12 @@ function bench(dir, ms, count) {
         },
       };
       for (const [op, fn] of Object.entries(ops)) {
-        const [n, ns] = time(fn, ms);
+        const [n, ns, cpuNs] = time(fn, ms);
         const mbs = (size / (ns / 1e9)) / 1e6;
-        let line = `BenchmarkSide/case=${name}/op=${op}/impl=ts-peer-${procs}\t${n}\t${ns.toFixed(0)} ns/op\t${mbs.toFixed(2)} MB/s`;
-        if (events.length > 1) line += `\t${(events.length / (ns / 1e9)).toFixed(0)} events/s`;
-        line += `\t${(ns / events.length).toFixed(1)} ns/event`;
+        let line = `BenchmarkSide/case=${name}/op=${op}/impl=ts-peer-${procs}\t${n}\t${ns.toFixed(0)} ns/op\t${mbs.toFixed(2)} MB/s\t${cpuNs.toFixed(0)} cpu-ns/op`;
+        if (events.length > 1) {
+          line += `\t${(events.length / (ns / 1e9)).toFixed(0)} events/s\t${(ns / events.length).toFixed(1)} ns/event\t${(cpuNs / events.length).toFixed(1)} cpu-ns/event`;
+        }
         process.stdout.write(line + "\n");
       }
     }

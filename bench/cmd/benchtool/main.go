@@ -1,4 +1,4 @@
-// Command benchtool is the bench module's helper for bench/run.sh:
+// Command benchtool does the bench module's chores for bench/run.sh:
 //
 //	benchtool data DIR            write every benchmark input as DIR/<case>.jsonl
 //	benchtool sizes               print the wire-size table (SSE vs binary, raw/gzip/zstd)
@@ -224,3 +224,22 @@ func (r results) get(name, unit string) float64 {
 }
 
 func (r results) runs(name string) int { return len(r[name]["ns/op"]) }
+
+// cpu returns the median CPU time per op (cpu-ns/op), or the median wall
+// time where a benchmark has no CPU figure.
+func (r results) cpu(name string) float64 {
+	if v := r.get(name, "cpu-ns/op"); !math.IsNaN(v) {
+		return v
+	}
+	return r.get(name, "ns/op")
+}
+
+// size returns the bytes one op processes, from the first run's MB/s and
+// ns/op.
+func (r results) size(name string) float64 {
+	m := r[name]
+	if m == nil || len(m["MB/s"]) == 0 || len(m["ns/op"]) == 0 {
+		return math.NaN()
+	}
+	return m["MB/s"][0] * m["ns/op"][0] / 1e3
+}

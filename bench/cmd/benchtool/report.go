@@ -78,7 +78,7 @@ func report(readme, svgDir string, raw []string) error {
 	w := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
 	runs := r.runs(side("SmallText", "Encode", "agwire"))
 	w("%s\n\n", beginMark)
-	w("Generated %s from %s (medians of %d runs each).\n\n", time.Now().UTC().Format("2006-01-02 15:04 UTC"), strings.Join(baseNames(raw), ", "), runs)
+	w("Generated %s from %s (medians of %d runs each). Times are CPU time (`cpu-ns/op`): see Method; the wall-time medians and their ± are in `results/benchstat-*.txt`.\n\n", time.Now().UTC().Format("2006-01-02 15:04 UTC"), strings.Join(baseNames(raw), ", "), runs)
 
 	dir := filepath.Dir(raw[0])
 	if m, err := os.ReadFile(filepath.Join(dir, "machine.txt")); err == nil {
@@ -91,7 +91,7 @@ func report(readme, svgDir string, raw []string) error {
 		w("#### Wire sizes (`results/sizes.md`)\n\n%s\n", m)
 	}
 	for _, op := range []string{"Encode", "Decode"} {
-		w("#### %s: time per event (median)\n\n", op)
+		w("#### %s: CPU time per event (median of the rounds)\n\n", op)
 		w("| Input |")
 		for _, im := range implOrder {
 			w(" %s |", im)
@@ -100,14 +100,14 @@ func report(readme, svgDir string, raw []string) error {
 		for _, c := range caseOrder {
 			w("| %s |", c)
 			for _, im := range implOrder {
-				w(" %s |", fmtTime(r.get(side(c, op, im), "ns/op")/events(c)))
+				w(" %s |", fmtTime(r.cpu(side(c, op, im))/events(c)))
 			}
 			w("\n")
 		}
 		w("\n")
 	}
 
-	w("#### Ratios: the other implementation's time ÷ agwire's (above 1: agwire is faster)\n\n")
+	w("#### Ratios: the other implementation's CPU time ÷ agwire's (above 1: agwire is faster)\n\n")
 	cmp := []struct{ label, impl, base string }{
 		{"vtproto", "vtproto", "agwire"},
 		{"protobuf-go", "protobuf-go", "agwire"},
@@ -126,7 +126,7 @@ func report(readme, svgDir string, raw []string) error {
 		w("| %s |", c)
 		for _, op := range []string{"Encode", "Decode"} {
 			for _, x := range cmp {
-				w(" %s |", fmtRatio(r.get(side(c, op, x.impl), "ns/op")/r.get(side(c, op, x.base), "ns/op")))
+				w(" %s |", fmtRatio(r.cpu(side(c, op, x.impl))/r.cpu(side(c, op, x.base))))
 			}
 		}
 		w("\n")
@@ -153,7 +153,7 @@ func report(readme, svgDir string, raw []string) error {
 	}
 	w("\n")
 
-	w("#### Throughput (MB/s of the bytes each side reads or writes: JSON for agwire-json, the framed stream for agwire, vtproto and the TS peer)\n\n")
+	w("#### Throughput per CPU second (MB/s of the bytes each side reads or writes: JSON for agwire-json, the framed stream for agwire, vtproto and the TS peer)\n\n")
 	thr := []string{"agwire", "agwire-json", "vtproto", "ts-peer"}
 	w("| Input |")
 	for _, op := range []string{"enc", "dec"} {
@@ -166,11 +166,12 @@ func report(readme, svgDir string, raw []string) error {
 		w("| %s |", c)
 		for _, op := range []string{"Encode", "Decode"} {
 			for _, im := range thr {
-				w(" %s |", fmtNum(r.get(side(c, op, im), "MB/s")))
+				n := side(c, op, im)
+				w(" %s |", fmtNum(r.size(n)/r.cpu(n)*1e3))
 			}
 		}
-		eps := r.get(side(c, "Encode", "agwire-json"), "events/s")
-		if math.IsNaN(eps) {
+		eps := events(c) / r.cpu(side(c, "Encode", "agwire-json")) * 1e9
+		if c != "Run" {
 			w(" |\n")
 		} else {
 			w(" %.2f M |\n", eps/1e6)
@@ -194,7 +195,7 @@ func report(readme, svgDir string, raw []string) error {
 			sa := series{name: strings.Replace(g, "/impl=", " ", 1)}
 			sp := series{name: sa.name}
 			for _, n := range ns {
-				v := r.get(fmt.Sprintf("BenchmarkGrowth/kind=%s/n=%d/op=%s", kind, n, g), "ns/op")
+				v := r.cpu(fmt.Sprintf("BenchmarkGrowth/kind=%s/n=%d/op=%s", kind, n, g))
 				if math.IsNaN(v) {
 					continue
 				}
@@ -224,10 +225,10 @@ func report(readme, svgDir string, raw []string) error {
 		file string
 		c    chart
 	}{
-		{"growth-payload.svg", chart{title: "Time per event vs text delta size", xlabel: "delta bytes (log)", ylabel: "time per event (log)", logY: true, series: pa, xTick: decTick}},
-		{"growth-payload-per-byte.svg", chart{title: "Cost per byte vs text delta size", xlabel: "delta bytes (log)", ylabel: "ns per byte (log)", logY: true, series: pp, xTick: decTick}},
-		{"growth-metadata.svg", chart{title: "Time per event vs metadata keys", xlabel: "metadata keys (log)", ylabel: "time per event (log)", logY: true, series: ma, xTick: decTick}},
-		{"growth-metadata-per-key.svg", chart{title: "Cost per metadata key", xlabel: "metadata keys (log)", ylabel: "ns per key", series: mp, xTick: decTick}},
+		{"growth-payload.svg", chart{title: "CPU time per event vs text delta size", xlabel: "delta bytes (log)", ylabel: "CPU time per event (log)", logY: true, series: pa, xTick: decTick}},
+		{"growth-payload-per-byte.svg", chart{title: "CPU cost per byte vs text delta size", xlabel: "delta bytes (log)", ylabel: "CPU ns per byte (log)", logY: true, series: pp, xTick: decTick}},
+		{"growth-metadata.svg", chart{title: "CPU time per event vs metadata keys", xlabel: "metadata keys (log)", ylabel: "CPU time per event (log)", logY: true, series: ma, xTick: decTick}},
+		{"growth-metadata-per-key.svg", chart{title: "CPU cost per metadata key", xlabel: "metadata keys (log)", ylabel: "CPU ns per key (log)", logY: true, series: mp, xTick: decTick}},
 	}
 	for _, p := range plots {
 		if len(p.c.series) == 0 {
@@ -262,11 +263,19 @@ func report(readme, svgDir string, raw []string) error {
 
 // growthTable: per size, agwire's time per unit and allocations, beside vtproto's time per unit.
 func growthTable(b *strings.Builder, r results, kind string, ns []int, unit string) {
+	fmt.Fprintf(b, "CPU ns per %s (median), allocations per event, and agwire-json's MB per CPU second:\n\n", strings.TrimSuffix(unit, "s"))
 	fmt.Fprintf(b, "| %s | agwire enc ns/%s | allocs | B/op | agwire dec ns/%s | allocs | vtproto enc ns/%s | vtproto dec ns/%s | agwire-json enc MB/s | agwire-json dec MB/s |\n|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n",
 		unit, strings.TrimSuffix(unit, "s"), strings.TrimSuffix(unit, "s"), strings.TrimSuffix(unit, "s"), strings.TrimSuffix(unit, "s"))
 	for _, n := range ns {
 		g := func(op, unit string) float64 {
-			return r.get(fmt.Sprintf("BenchmarkGrowth/kind=%s/n=%d/op=%s", kind, n, op), unit)
+			name := fmt.Sprintf("BenchmarkGrowth/kind=%s/n=%d/op=%s", kind, n, op)
+			switch unit {
+			case "ns/op":
+				return r.cpu(name)
+			case "MB/s":
+				return r.size(name) / r.cpu(name) * 1e3
+			}
+			return r.get(name, unit)
 		}
 		f := float64(n)
 		fmt.Fprintf(b, "| %d | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", n,
