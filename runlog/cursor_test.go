@@ -31,14 +31,14 @@ func TestCursorText(t *testing.T) {
 func TestParseCursorRefuses(t *testing.T) {
 	for _, s := range []string{
 		"", "run", "run/", "/5", "run/-1", "run/+1", "run/01", "run/1.0", "run/ 1", "run/18446744073709551616",
-		"r%2f/1",  // lower-case hex is not canonical
-		"r%41/1",  // 'A' is written as itself
-		"r%4/1",   // cut short
-		"r%/1",    // cut short
-		"r%GG/1",  // not hex
-		"r x/1",   // space must be escaped
-		"r/x/1",   // a slash in the run id must be escaped
-		"r%FF/1",  // not UTF-8
+		"r%2f/1", // lower-case hex is not canonical
+		"r%41/1", // 'A' is written as itself
+		"r%4/1",  // cut short
+		"r%/1",   // cut short
+		"r%GG/1", // not hex
+		"r x/1",  // space must be escaped
+		"r/x/1",  // a slash in the run id must be escaped
+		"r%FF/1", // not UTF-8
 		strings.Repeat("a", runlog.MaxRunIDLen+1) + "/1",
 		strings.Repeat("%20", runlog.MaxRunIDLen) + "/123456789012345678901",
 		strings.Repeat("a", 1<<20),

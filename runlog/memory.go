@@ -16,12 +16,14 @@ const (
 )
 
 // Accounting of the in-memory log: what a held event and a held run cost
-// beyond their bytes, counted against MaxBytes. They are estimates of the
-// Go structures involved (a slice header and a queue entry per event; a
-// map entry, the run's struct and its channel per run), checked by
-// BenchmarkMemoryHeldRun.
+// beyond their bytes (an event counts its allocation, its size rounded up
+// to the allocator's size class), counted against MaxBytes. They are
+// estimates of the Go structures involved (per event a slice header and a
+// queue entry, 48 bytes, with the slices' spare capacity, up to as much
+// again; per run a map entry, the run's struct, its channel), compared
+// with the heap actually used by BenchmarkMemoryHeldRun.
 const (
-	memEventOverhead = 48
+	memEventOverhead = 72
 	memRunOverhead   = 320
 )
 
@@ -103,24 +105,47 @@ type memItem struct {
 	kind memKind
 }
 
-// memQueue is a FIFO of memItem: a slice consumed from the front and
-// compacted when half of it is consumed.
+// memQueue is a FIFO of memItem in blocks of queueBlock items, so that it
+// grows and shrinks without copying what it holds.
 type memQueue struct {
-	items []memItem
-	head  int
+	blocks []*[queueBlock]memItem
+	head   int // index of the front item in blocks[0]
+	tail   int // index after the back item in the last block
+	n      int
 }
 
-func (q *memQueue) push(it memItem) { q.items = append(q.items, it) }
-func (q *memQueue) len() int        { return len(q.items) - q.head }
-func (q *memQueue) front() *memItem { return &q.items[q.head] }
+const queueBlock = 1024
+
+func (q *memQueue) push(it memItem) {
+	if len(q.blocks) == 0 || q.tail == queueBlock {
+		q.blocks = append(q.blocks, new([queueBlock]memItem))
+		q.tail = 0
+	}
+	q.blocks[len(q.blocks)-1][q.tail] = it
+	q.tail++
+	q.n++
+}
+
+func (q *memQueue) len() int        { return q.n }
+func (q *memQueue) front() *memItem { return &q.blocks[0][q.head] }
+
 func (q *memQueue) pop() memItem {
-	it := q.items[q.head]
-	q.items[q.head] = memItem{}
+	b := q.blocks[0]
+	it := b[q.head]
+	b[q.head] = memItem{}
 	q.head++
-	if q.head >= 1024 && q.head*2 >= len(q.items) {
-		n := copy(q.items, q.items[q.head:])
-		clear(q.items[n:])
-		q.items, q.head = q.items[:n], 0
+	q.n--
+	if q.head == queueBlock || q.n == 0 {
+		if len(q.blocks) == 1 {
+			q.tail = 0
+			if q.n == 0 {
+				q.head = 0
+				return it
+			}
+		}
+		q.blocks[0] = nil
+		q.blocks = q.blocks[1:]
+		q.head = 0
 	}
 	return it
 }
@@ -168,7 +193,7 @@ func (m *Memory) Start(ctx context.Context, run string) (Writer, error) {
 	if m.closed {
 		return nil, ErrClosed
 	}
-	m.expireLocked()
+	now := m.expireLocked()
 	if _, ok := m.runs[run]; ok {
 		return nil, fmt.Errorf("%w: run %q is held", ErrRunExists, run)
 	}
@@ -177,7 +202,7 @@ func (m *Memory) Start(ctx context.Context, run string) (Writer, error) {
 	}
 	r := &memRun{id: run, base: 1, notify: make(chan struct{})}
 	m.runs[run] = r
-	m.pushLocked(memItem{run: r, kind: kindStart, size: int32(memRunOverhead + len(run))})
+	m.pushLocked(memItem{run: r, kind: kindStart, size: int32(memRunOverhead + len(run))}, now)
 	return &memWriter{m: m, r: r}, nil
 }
 
@@ -217,8 +242,10 @@ func checkFrom(from Cursor, first, last uint64) error {
 	return nil
 }
 
-func (m *Memory) pushLocked(it memItem) {
-	it.at = m.opts.Now().UnixNano()
+// pushLocked queues it and drops the oldest items while the log holds more
+// than MaxBytes. now is opts.Now().UnixNano().
+func (m *Memory) pushLocked(it memItem, now int64) {
+	it.at = now
 	m.queue.push(it)
 	m.bytes += int64(it.size)
 	if m.opts.MaxBytes > 0 {
@@ -226,18 +253,21 @@ func (m *Memory) pushLocked(it memItem) {
 			m.dropLocked()
 		}
 	}
-	m.armLocked()
+	m.armLocked(now)
 }
 
-// expireLocked drops what is older than MaxAge.
-func (m *Memory) expireLocked() {
+// expireLocked drops what is older than MaxAge, and returns the time it
+// took as now, for pushLocked.
+func (m *Memory) expireLocked() (now int64) {
+	now = m.opts.Now().UnixNano()
 	if m.opts.MaxAge < 0 {
-		return
+		return now
 	}
-	limit := m.opts.Now().Add(-m.opts.MaxAge).UnixNano()
+	limit := now - int64(m.opts.MaxAge)
 	for m.queue.len() > 0 && m.queue.front().at <= limit {
 		m.dropLocked()
 	}
+	return now
 }
 
 // dropLocked drops the oldest item of the queue.
@@ -274,17 +304,16 @@ func (m *Memory) tombLocked(run string) {
 }
 
 // armLocked sets the timer for the oldest item's expiry, if none is set.
-func (m *Memory) armLocked() {
+func (m *Memory) armLocked(now int64) {
 	if m.opts.MaxAge < 0 || m.timer != nil || m.queue.len() == 0 || m.closed {
 		return
 	}
-	d := time.Duration(m.queue.front().at+int64(m.opts.MaxAge)-m.opts.Now().UnixNano()) + time.Millisecond
+	d := time.Duration(m.queue.front().at+int64(m.opts.MaxAge)-now) + time.Millisecond
 	m.timer = time.AfterFunc(d, func() {
 		m.mu.Lock()
 		defer m.mu.Unlock()
 		m.timer = nil
-		m.expireLocked()
-		m.armLocked()
+		m.armLocked(m.expireLocked())
 	})
 }
 
@@ -318,8 +347,7 @@ func (w *memWriter) Append(ctx context.Context, wire []byte) (uint64, error) {
 	if len(wire) > m.opts.MaxEventBytes {
 		return 0, fmt.Errorf("%w: %d bytes, the limit is %d", ErrTooLarge, len(wire), m.opts.MaxEventBytes)
 	}
-	b := make([]byte, len(wire))
-	copy(b, wire)
+	b := append([]byte(nil), wire...) // capacity rounded up to the allocator's size class
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	r := w.r
@@ -329,10 +357,10 @@ func (w *memWriter) Append(ctx context.Context, wire []byte) (uint64, error) {
 	if r.ended {
 		return 0, fmt.Errorf("%w: %q", ErrRunEnded, r.id)
 	}
-	m.expireLocked()
+	now := m.expireLocked()
 	r.events = append(r.events, b)
 	seq := r.last()
-	m.pushLocked(memItem{run: r, kind: kindEvent, size: int32(len(b) + memEventOverhead)})
+	m.pushLocked(memItem{run: r, kind: kindEvent, size: int32(cap(b) + memEventOverhead)}, now)
 	r.wake()
 	return seq, nil
 }
@@ -346,7 +374,7 @@ func (w *memWriter) End(ctx context.Context) error {
 		return fmt.Errorf("%w: %q", ErrRunEnded, r.id)
 	}
 	r.ended = true
-	m.pushLocked(memItem{run: r, kind: kindEnd, size: memEventOverhead})
+	m.pushLocked(memItem{run: r, kind: kindEnd, size: memEventOverhead}, m.opts.Now().UnixNano())
 	r.wake()
 	return nil
 }

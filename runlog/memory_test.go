@@ -47,7 +47,7 @@ func TestMemoryRetentionBySize(t *testing.T) {
 	c := context.Background()
 	ev := len(runlogtest.Wire(t, "big", 1))
 	// Room for about 10 events of one run.
-	limit := int64(10*(ev+48) + 320 + 3)
+	limit := int64(10*(ev+72) + 320 + 3)
 	m := runlog.NewMemory(runlog.MemoryOptions{MaxBytes: limit, MaxAge: -1})
 	w, err := m.Start(c, "big")
 	if err != nil {
@@ -63,7 +63,7 @@ func TestMemoryRetentionBySize(t *testing.T) {
 	if st.Bytes > limit {
 		t.Fatalf("the log holds %d bytes, over its limit of %d", st.Bytes, limit)
 	}
-	if st.Events == 0 || int64(st.Events*(ev+48)) > limit {
+	if st.Events == 0 || int64(st.Events*(ev+72)) > limit {
 		t.Fatalf("the log holds %d events of at least %d bytes, want 1 to what %d bytes hold", st.Events, ev, limit)
 	}
 	first := 100 - st.Events + 1
