@@ -365,16 +365,20 @@ func (l *Log) Read(ctx context.Context, from runlog.Cursor) (runlog.Reader, erro
 	case firstInfo.key() >= target || from.Seq == 0:
 		start = first.Sequence
 	default:
+		// The smallest stream sequence s whose next message on the
+		// subject has key >= target; other runs' messages between the
+		// run's are skipped by the consumer's filter.
 		lo, hi := first.Sequence+1, last.Sequence
 		for lo < hi {
-			m, info, err := l.get(ctx, subject, lo+(hi-lo)/2)
+			mid := lo + (hi-lo)/2
+			m, info, err := l.get(ctx, subject, mid)
 			if err != nil {
 				return nil, fmt.Errorf("natslog: run %q: %w", from.Run, err)
 			}
 			if info.key() >= target {
-				hi = m.Sequence
+				hi = mid
 			} else {
-				lo = m.Sequence + 1
+				lo = m.Sequence + 1 // every s up to m.Sequence has m next
 			}
 		}
 		start = lo
