@@ -59,9 +59,11 @@
 // Every replica of the server uses the same Stream and Subject. Direct
 // gets stay off (AllowDirect false) so that a cursor is always checked
 // against the stream leader, never against a lagging replica. The account
-// needs JetStream enabled, permission to publish to Subject+".>" and to
-// use the JetStream API for the stream ($JS.API.STREAM.*.AGWIRE_RUNS,
-// $JS.API.CONSUMER.*.AGWIRE_RUNS.>, $JS.API.DIRECT.GET is not used).
+// needs JetStream enabled and permission to publish on Subject+".>" and to
+// use the JetStream API for the stream and its consumers: $JS.API.INFO,
+// $JS.API.STREAM.INFO.<Stream> (and CREATE and UPDATE unless NoCreate),
+// $JS.API.STREAM.MSG.GET.<Stream>, $JS.API.CONSUMER.> for the readers'
+// ordered consumers, with replies on _INBOX.>.
 package natslog
 
 import (
