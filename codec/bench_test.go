@@ -90,7 +90,7 @@ func BenchmarkToJSON(b *testing.B) {
 			b.SetBytes(int64(len(wire)))
 			var buf []byte
 			for b.Loop() {
-				if buf, err = codec.AppendJSON(buf[:0], wire); err != nil {
+				if buf, err = codec.AppendJSONFromWire(buf[:0], wire); err != nil {
 					b.Fatal(err)
 				}
 			}

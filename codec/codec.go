@@ -173,9 +173,6 @@ func (c *Codec) maxDepth() int {
 // returned unchanged in content (its length is restored).
 func Append(dst []byte, ev event.Event) ([]byte, error) { return Codec{}.Append(dst, ev) }
 
-// Marshal returns the protobuf encoding of ev with the default Codec.
-func Marshal(ev event.Event) ([]byte, error) { return Codec{}.Append(nil, ev) }
-
 // Unmarshal decodes one Event message with the default Codec.
 func Unmarshal(b []byte) (event.Event, error) { return Codec{}.Unmarshal(b) }
 
@@ -185,16 +182,18 @@ func AppendFromJSON(dst, jsonEvent []byte) ([]byte, error) {
 	return Codec{}.AppendFromJSON(dst, jsonEvent)
 }
 
-// AppendJSON converts one protobuf Event to its AG-UI JSON form, appended to
+// AppendJSONFromWire converts one protobuf Event to its AG-UI JSON form, appended to
 // dst, with the default Codec.
-func AppendJSON(dst, wire []byte) ([]byte, error) { return Codec{}.AppendJSON(dst, wire) }
+func AppendJSONFromWire(dst, wire []byte) ([]byte, error) {
+	return Codec{}.AppendJSONFromWire(dst, wire)
+}
 
 // AppendFromJSON converts one AG-UI JSON event to its protobuf encoding.
 func (c Codec) AppendFromJSON(dst, jsonEvent []byte) ([]byte, error) {
 	// The event lives only for this call, so it may alias the input.
 	parsed, err := link.ParseTransient(c.MaxDepth, c.DropUnknownFields, jsonEvent)
 	if err != nil {
-		var pe *event.PathError
+		var pe *jsonx.Error
 		t, _ := event.TypeOf(jsonEvent)
 		if !t.Known() && !t.IsThinking() {
 			t = ""
@@ -214,8 +213,8 @@ func (c Codec) AppendFromJSON(dst, jsonEvent []byte) ([]byte, error) {
 	return c.Append(dst, parsed.(event.Event))
 }
 
-// AppendJSON converts one protobuf Event to its AG-UI JSON form.
-func (c Codec) AppendJSON(dst, wire []byte) ([]byte, error) {
+// AppendJSONFromWire converts one protobuf Event to its AG-UI JSON form.
+func (c Codec) AppendJSONFromWire(dst, wire []byte) ([]byte, error) {
 	ev, err := c.Unmarshal(wire)
 	if err != nil {
 		return dst, err

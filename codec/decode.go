@@ -2,6 +2,7 @@ package codec
 
 import (
 	"fmt"
+	"hash/maphash"
 	"math"
 	"reflect"
 	"strconv"
@@ -72,12 +73,24 @@ type decoder struct {
 	spans           spans     // second and later occurrences of merged fields
 	pend            []payload // stack of the singular message fields of each open message
 	reads           int       // fields read, for the tests' measure of work
+	fill            []int32   // stack of the fill positions of repeated fields
+	slots           []uint32  // key index of the Struct being collected (appendStruct)
+
+	// Blocks the event's pieces are carved from (carve.go).
+	text     []byte
+	textNext int
+	strs     []string
+	bools    []bool
+	ints     []int64
 }
 
 // release drops every reference into the input before the decoder goes
 // back to the pool.
 func (d *decoder) release() {
 	d.data = nil
+	d.forgetCarved()
+	d.fill = d.fill[:0]
+	d.slots = d.slots[:0]
 	clear(d.entries[:cap(d.entries)])
 	clear(d.pend[:cap(d.pend)])
 	d.entries, d.pend = d.entries[:0], d.pend[:0]
@@ -560,7 +573,7 @@ func (d *decoder) scalar(fd *schema.Field, f field, p unsafe.Pointer) error {
 		if err := d.charge(16); err != nil {
 			return err
 		}
-		*(**string)(p) = &s
+		*(**string)(p) = d.newString(s)
 	case schema.OptBool:
 		if q := *(**bool)(p); q != nil {
 			*q = f.v != 0
@@ -569,8 +582,7 @@ func (d *decoder) scalar(fd *schema.Field, f field, p unsafe.Pointer) error {
 		if err := d.charge(8); err != nil {
 			return err
 		}
-		v := f.v != 0
-		*(**bool)(p) = &v
+		*(**bool)(p) = d.newBool(f.v != 0)
 	case schema.OptInt64:
 		if v := int64(f.v); (v > maxSafeInt || v < -maxSafeInt) && !d.unsafeInts {
 			return &jsonx.Error{Offset: d.off(f.at), Err: fmt.Errorf("%w: %d (Codec.UnsafeIntegers reads it)", ErrUnsafeInteger, v)}
@@ -582,8 +594,7 @@ func (d *decoder) scalar(fd *schema.Field, f field, p unsafe.Pointer) error {
 		if err := d.charge(8); err != nil {
 			return err
 		}
-		v := int64(f.v)
-		*(**int64)(p) = &v
+		*(**int64)(p) = d.newInt64(int64(f.v))
 	}
 	return nil
 }
@@ -592,8 +603,11 @@ func (d *decoder) scalar(fd *schema.Field, f field, p unsafe.Pointer) error {
 // first pass stored in d.pend[base:]: each slice is allocated once, at its
 // final size, after its cost is taken from the budget.
 func (d *decoder) repeated(p payload, plan *schema.Plan, ptr unsafe.Pointer, base int) error {
-	next := make([]int32, 0, 4) // fill position per repeated field, by wire index
-	next = append(next, make([]int32, len(plan.Wire))...)
+	// Fill position per repeated field, by wire index, on the decoder's
+	// stack (nested messages push theirs above).
+	top := len(d.fill)
+	d.fill = append(d.fill, make([]int32, len(plan.Wire))...)
+	defer func() { d.fill = d.fill[:top] }()
 	for i := range plan.Wire {
 		fd := &plan.Wire[i]
 		n := int(d.pend[base+i].n)
@@ -612,8 +626,7 @@ func (d *decoder) repeated(p payload, plan *schema.Plan, ptr unsafe.Pointer, bas
 		if err := d.charge(n * int(fd.Type.Elem().Size())); err != nil {
 			return withField(err, fd)
 		}
-		s := reflect.MakeSlice(fd.Type, n, n)
-		reflect.NewAt(fd.Type, target).Elem().Set(s)
+		makeSlice(fd.Type, n, target)
 	}
 	c := p.cursor()
 	for {
@@ -631,8 +644,8 @@ func (d *decoder) repeated(p payload, plan *schema.Plan, ptr unsafe.Pointer, bas
 		default:
 			continue
 		}
-		j := next[i]
-		next[i]++
+		j := d.fill[top+int(i)]
+		d.fill[top+int(i)]++
 		target, _ := d.target(fd, ptr) // allocated above
 		sv := reflect.NewAt(fd.Type, target).Elem()
 		ep := sv.Index(int(j)).Addr().UnsafePointer()
@@ -776,7 +789,7 @@ func (d *decoder) contentPart(p payload, plan *schema.Plan, cp *event.ContentPar
 			if err := d.charge(16); err != nil {
 				return err
 			}
-			cp.ID = &s
+			cp.ID = d.newString(s)
 		case "metadata":
 			d.add(&meta, f.b)
 		case "source":
@@ -788,7 +801,9 @@ func (d *decoder) contentPart(p payload, plan *schema.Plan, cp *event.ContentPar
 		if err != nil {
 			return jsonx.WithKey(err, "metadata")
 		}
-		cp.Metadata = v
+		if string(v) != "null" { // a part's null metadata is its absence
+			cp.Metadata = v
+		}
 	}
 	if src.n > 0 {
 		if err := d.charge(int(unsafe.Sizeof(event.Source{}))); err != nil {
@@ -858,7 +873,7 @@ func (d *decoder) valueJSON(p payload) (event.RawValue, error) {
 	if err := d.charge(len(d.out)); err != nil {
 		return nil, err
 	}
-	return append(event.RawValue(nil), d.out...), nil
+	return d.carveBytes(d.out), nil
 }
 
 // structJSON converts a google.protobuf.Struct body to JSON object text.
@@ -871,7 +886,7 @@ func (d *decoder) structJSON(p payload) (event.Object, error) {
 	if err := d.charge(len(d.out)); err != nil {
 		return nil, err
 	}
-	return append(event.Object(nil), d.out...), nil
+	return d.carveBytes(d.out), nil
 }
 
 // valueWireTypes are the wire types of google.protobuf.Value's fields.
@@ -903,6 +918,17 @@ func (d *decoder) appendValue(out []byte, p payload) ([]byte, error) {
 		if f.typ != valueWireTypes[f.num] {
 			return out, d.malformed(f.at, "google.protobuf.Value field %d with wire type %d", f.num, f.typ)
 		}
+		// protobuf reads every occurrence, so one that a later occurrence
+		// replaces must still be well-formed: a string is checked now, a
+		// struct or list body when another kind replaces it.
+		if f.num == 3 && !utf8.Valid(f.b) {
+			return out, d.malformed(f.at, "string is not valid UTF-8")
+		}
+		if f.num != kind && (kind == 5 || kind == 6) {
+			if err := d.validBodies(body, kind); err != nil {
+				return out, err
+			}
+		}
 		if f.num == 5 || f.num == 6 {
 			if f.num != kind {
 				body = payload{}
@@ -926,8 +952,8 @@ func (d *decoder) appendValue(out []byte, p payload) ([]byte, error) {
 		}
 		return jsonx.AppendFloat(out, v), nil
 	case 3:
-		s, err := d.str(last)
-		return jsonx.AppendString(out, s), err
+		s, err := d.str(last) // validated: written without a second pass
+		return jsonx.AppendValidString(out, s), err
 	case 4:
 		if last.v != 0 {
 			return append(out, "true"...), nil
@@ -991,11 +1017,17 @@ func (d *decoder) appendStruct(out []byte, p payload) ([]byte, error) {
 		clear(d.entries[base:])
 		d.entries = d.entries[:base]
 	}()
-	var index map[string]int // for large objects only
+	// Repeated keys merge (the last value wins, in the first one's place).
+	// The level's keys are indexed in an open-addressing table on the
+	// decoder's slab (keyset.go's scheme): the same cost per key at any
+	// size. No nested Struct is converted while the entries are collected,
+	// so the table is the slab's last until it is dropped below.
+	top, size := len(d.slots), 0
 	c := p.cursor()
 	for {
 		f, ok, err := d.read(&c)
 		if err != nil {
+			d.slots = d.slots[:top]
 			return out, err
 		}
 		if !ok {
@@ -1005,41 +1037,39 @@ func (d *decoder) appendStruct(out []byte, p payload) ([]byte, error) {
 			continue
 		}
 		if f.typ != protowire.BytesType {
+			d.slots = d.slots[:top]
 			return out, d.malformed(f.at, "google.protobuf.Struct entry with wire type %d", f.typ)
 		}
 		e, err := d.entry(f)
 		if err != nil {
+			d.slots = d.slots[:top]
 			return out, err
 		}
 		level := d.entries[base:]
-		if index == nil && len(level) >= 16 {
-			index = make(map[string]int, 2*len(level))
-			for i, x := range level {
-				index[x.key] = i
-			}
+		if 2*(len(level)+1) > size {
+			size = d.growEntryIndex(top, size, level)
 		}
-		dup := -1
-		if index != nil {
-			if i, ok := index[e.key]; ok {
-				dup = i
-			}
-		} else {
-			for i := range level {
-				if level[i].key == e.key {
-					dup = i
-					break
-				}
-			}
+		slots := d.slots[top : top+size]
+		mask := size - 1
+		i := int(maphash.String(keySeed, e.key)) & mask
+		for slots[i] != 0 && level[slots[i]-1].key != e.key {
+			i = (i + 1) & mask
 		}
-		if dup >= 0 {
+		if slots[i] != 0 {
+			dup := int(slots[i] - 1)
+			// The earlier value is replaced, but protobuf read it: it must
+			// be well-formed.
+			if err := d.validBodies(level[dup].value, 0); err != nil {
+				d.slots = d.slots[:top]
+				return out, jsonx.WithKey(err, e.key)
+			}
 			level[dup].value = e.value
 			continue
 		}
-		if index != nil {
-			index[e.key] = len(level)
-		}
+		slots[i] = uint32(len(level) + 1)
 		d.entries = append(d.entries, e)
 	}
+	d.slots = d.slots[:top]
 	out = append(out, '{')
 	n := len(d.entries) - base
 	for i := 0; i < n; i++ {
@@ -1047,7 +1077,7 @@ func (d *decoder) appendStruct(out []byte, p payload) ([]byte, error) {
 		if i > 0 {
 			out = append(out, ',')
 		}
-		out = jsonx.AppendString(out, e.key)
+		out = jsonx.AppendValidString(out, e.key) // validated by d.str
 		out = append(out, ':')
 		var err error
 		if out, err = d.appendValue(out, e.value); err != nil {
@@ -1088,4 +1118,130 @@ func (d *decoder) entry(f field) (entry, error) {
 		return e, jsonx.WithKey(d.malformed(f.at, "google.protobuf.Struct entry without a value"), e.key)
 	}
 	return e, nil
+}
+
+// validBodies checks, without converting them, the occurrences of a
+// replaced member: a Value's struct (kind 5) or list (kind 6) body, or a
+// whole Value (kind 0). protobuf reads every occurrence, so a broken one
+// makes the message malformed even though it does not survive. Each byte is
+// checked once: a replaced body is never converted.
+func (d *decoder) validBodies(p payload, kind protowire.Number) error {
+	c := p.cursor()
+	// Walk the occurrences one by one: each must be well-formed alone.
+	for seg, next := c.b, c.next; ; {
+		var err error
+		switch kind {
+		case 5:
+			err = d.validStruct(seg)
+		case 6:
+			err = d.validList(seg)
+		default:
+			err = d.validValue(seg)
+		}
+		if err != nil {
+			return err
+		}
+		if next == 0 {
+			return nil
+		}
+		sp := d.spans.at(next)
+		seg, next = d.data[sp.off:sp.off+sp.n:sp.off+sp.n], sp.next
+	}
+}
+
+// validValue checks a Value body: wire types, UTF-8, nested structure. Any
+// number is fine here (NaN and ±Inf are refused only where they would be
+// written out).
+func (d *decoder) validValue(b []byte) error {
+	c := cursor{b: b}
+	for {
+		f, ok, err := d.read(&c)
+		if err != nil || !ok {
+			return err
+		}
+		if f.num < 1 || f.num > 6 {
+			continue
+		}
+		if f.typ != valueWireTypes[f.num] {
+			return d.malformed(f.at, "google.protobuf.Value field %d with wire type %d", f.num, f.typ)
+		}
+		switch f.num {
+		case 3:
+			if !utf8.Valid(f.b) {
+				return d.malformed(f.at, "string is not valid UTF-8")
+			}
+		case 5:
+			err = d.validStruct(f.b)
+		case 6:
+			err = d.validList(f.b)
+		}
+		if err != nil {
+			return err
+		}
+	}
+}
+
+func (d *decoder) validStruct(b []byte) error {
+	if err := d.enter(b); err != nil {
+		return err
+	}
+	defer func() { d.depth-- }()
+	c := cursor{b: b}
+	for {
+		f, ok, err := d.read(&c)
+		if err != nil || !ok {
+			return err
+		}
+		if f.num != 1 {
+			continue
+		}
+		if f.typ != protowire.BytesType {
+			return d.malformed(f.at, "google.protobuf.Struct entry with wire type %d", f.typ)
+		}
+		e := cursor{b: f.b}
+		for {
+			g, ok, err := d.read(&e)
+			if err != nil {
+				return err
+			}
+			if !ok {
+				break
+			}
+			switch {
+			case g.num == 1 && g.typ != protowire.BytesType:
+				return d.malformed(g.at, "map key with wire type %d", g.typ)
+			case g.num == 1 && !utf8.Valid(g.b):
+				return d.malformed(g.at, "string is not valid UTF-8")
+			case g.num == 2 && g.typ != protowire.BytesType:
+				return d.malformed(g.at, "map value with wire type %d", g.typ)
+			case g.num == 2:
+				if err := d.validValue(g.b); err != nil {
+					return err
+				}
+			}
+		}
+	}
+}
+
+func (d *decoder) validList(b []byte) error {
+	if err := d.enter(b); err != nil {
+		return err
+	}
+	defer func() { d.depth-- }()
+	c := cursor{b: b}
+	for {
+		f, ok, err := d.read(&c)
+		if err != nil || !ok {
+			return err
+		}
+		if f.num != 1 {
+			continue
+		}
+		if f.typ != protowire.BytesType {
+			return d.malformed(f.at, "google.protobuf.ListValue element with wire type %d", f.typ)
+		}
+		if err := d.validValue(f.b); err != nil {
+			return err
+		}
+	}
 }

@@ -613,14 +613,14 @@ func TestDifferentialTyped(t *testing.T) {
 		{"tool-result-parts", &event.ToolCallResult{Base: dtFullBase, MessageID: "m", ToolCallID: "c", Parts: []event.ContentPart{
 			{Type: event.PartText, Text: "t", ID: dtStr("p1"), Metadata: event.RawValue(`[1,"x"]`)},
 			{Type: event.PartImage, Source: &event.Source{Type: event.SourceURL, Value: "https://x/y.png", MimeType: dtStr("image/png")}, ID: dtStr("p2")},
-			{Type: event.PartAudio, Source: &event.Source{Type: event.SourceData, Value: "AAAA", MimeType: dtStr("audio/wav")}, Metadata: event.RawValue(`null`)},
+			{Type: event.PartAudio, Source: &event.Source{Type: event.SourceData, Value: "AAAA", MimeType: dtStr("audio/wav")}},
 			{Type: event.PartVideo, Source: &event.Source{Type: event.SourceFile, Value: "f-1", Provider: dtStr("openai"), MimeType: dtStr("video/mp4")}},
 			{Type: event.PartDocument, Source: &event.Source{Type: event.SourceFile, Value: "f-2"}, Metadata: event.RawValue(`{"pages":3}`)},
 		}},
 			&aguipb.Event{Event: &aguipb.Event_ToolCallResult{ToolCallResult: &aguipb.ToolCallResultEvent{BaseEvent: full(aguipb.EventType_TOOL_CALL_RESULT), MessageId: "m", ToolCallId: "c", ContentParts: []*aguipb.InputContent{
 				{Part: &aguipb.InputContent_Text{Text: &aguipb.TextInputPart{Text: "t", Id: dtStr("p1"), Metadata: dtValue(t, `[1,"x"]`)}}},
 				{Part: &aguipb.InputContent_Image{Image: &aguipb.ImageInputPart{Id: dtStr("p2"), Source: &aguipb.InputContentSource{Source: &aguipb.InputContentSource_Url{Url: &aguipb.InputContentUrlSource{Value: "https://x/y.png", MimeType: dtStr("image/png")}}}}}},
-				{Part: &aguipb.InputContent_Audio{Audio: &aguipb.AudioInputPart{Metadata: structpb.NewNullValue(), Source: &aguipb.InputContentSource{Source: &aguipb.InputContentSource_Data{Data: &aguipb.InputContentDataSource{Value: "AAAA", MimeType: "audio/wav"}}}}}},
+				{Part: &aguipb.InputContent_Audio{Audio: &aguipb.AudioInputPart{Source: &aguipb.InputContentSource{Source: &aguipb.InputContentSource_Data{Data: &aguipb.InputContentDataSource{Value: "AAAA", MimeType: "audio/wav"}}}}}},
 				{Part: &aguipb.InputContent_Video{Video: &aguipb.VideoInputPart{Source: &aguipb.InputContentSource{Source: &aguipb.InputContentSource_File{File: &aguipb.InputContentFileSource{Value: "f-1", Provider: dtStr("openai"), MimeType: dtStr("video/mp4")}}}}}},
 				{Part: &aguipb.InputContent_Document{Document: &aguipb.DocumentInputPart{Metadata: dtValue(t, `{"pages":3}`), Source: &aguipb.InputContentSource{Source: &aguipb.InputContentSource_File{File: &aguipb.InputContentFileSource{Value: "f-2"}}}}}},
 			}}}}},

@@ -8,7 +8,7 @@
 // writes. Its entry points:
 //
 //   - Append / Unmarshal: event.Event ⇄ wire bytes;
-//   - AppendFromJSON / AppendJSON: AG-UI JSON event ⇄ wire bytes, for servers
+//   - AppendFromJSON / AppendJSONFromWire: AG-UI JSON event ⇄ wire bytes, for servers
 //     that already produce JSON events and do not want agwire's types;
 //   - package codec/protoconv: event.Event ⇄ the generated aguipb.Event.
 //

@@ -46,6 +46,7 @@ func (c Codec) Append(dst []byte, ev event.Event) ([]byte, error) {
 	e.s.MaxDepth = c.maxDepth()
 	e.s.AliasStrings = true // keys are only compared, never kept
 	e.keys, e.keyEnds = e.keys[:0], e.keyEnds[:0]
+	e.slots, e.tables = e.slots[:0], e.tables[:0]
 	b, arm := beginLen(dst, protowire.Number(ti.arm))
 	b, base := beginLen(b, 1)
 	if ti.enum != 0 {
@@ -103,6 +104,9 @@ type encoder struct {
 	// for refusing duplicates; keyEnds[i] is the end of key i in keys.
 	keys    []byte
 	keyEnds []int
+	// slots and tables index the keys of each open level (keyset.go).
+	slots  []uint32
+	tables []keyTable
 }
 
 // beginLen starts a length-delimited field: it writes the tag and a
@@ -215,7 +219,9 @@ func (e *encoder) field(b []byte, f *schema.Field, base unsafe.Pointer) ([]byte,
 			b = protowire.AppendVarint(b, uint64(*v))
 		}
 	case schema.Value:
-		if v := *(*event.RawValue)(p); v != nil {
+		// On an optional value, null is absence (as Parse and Unmarshal
+		// read it): it is not written.
+		if v := *(*event.RawValue)(p); v != nil && !(f.Opt && jsonx.IsNull(v)) {
 			return e.valueField(b, num, v)
 		}
 	case schema.Object:
@@ -303,7 +309,7 @@ func (e *encoder) contentPart(b []byte, plan *schema.Plan, cp *event.ContentPart
 				return b, jsonx.WithKey(err, "id")
 			}
 		}
-		if cp.Metadata != nil {
+		if cp.Metadata != nil && !jsonx.IsNull(cp.Metadata) {
 			if b, err = e.valueField(b, 3, cp.Metadata); err != nil {
 				return b, jsonx.WithKey(err, "metadata")
 			}
@@ -313,7 +319,7 @@ func (e *encoder) contentPart(b []byte, plan *schema.Plan, cp *event.ContentPart
 	if b, err = appendSource(b, cp.Source); err != nil {
 		return b, jsonx.WithKey(err, "source")
 	}
-	if cp.Metadata != nil {
+	if cp.Metadata != nil && !jsonx.IsNull(cp.Metadata) {
 		if b, err = e.valueField(b, 2, cp.Metadata); err != nil {
 			return b, jsonx.WithKey(err, "metadata")
 		}
@@ -468,22 +474,16 @@ func describeDouble(f float64) string {
 
 // structBody converts the JSON object at the scanner to Struct entries.
 func (e *encoder) structBody(b []byte) ([]byte, error) {
-	level := len(e.keyEnds)
-	levelStart := 0
-	if level > 0 {
-		levelStart = e.keyEnds[level-1]
-	}
-	var seen map[string]struct{} // used for large objects only
+	e.openKeys()
 	err := e.s.Object(func(key string) error {
-		if e.duplicate(key, level, levelStart, &seen) {
+		if e.duplicate(key) {
 			return &jsonx.Error{Offset: -1, Err: fmt.Errorf("%w %s: a protobuf Struct holds each key once", jsonx.ErrDuplicateKey, jsonx.Quote(key))}
 		}
 		var err error
 		b, err = e.entry(b, key)
 		return err
 	})
-	e.keys = e.keys[:levelStart]
-	e.keyEnds = e.keyEnds[:level]
+	e.closeKeys()
 	return b, err
 }
 
@@ -499,35 +499,4 @@ func (e *encoder) entry(b []byte, key string) ([]byte, error) {
 		return b, err
 	}
 	return endLen(endLen(b, val), entry), nil
-}
-
-// duplicate records key at the current nesting level and reports whether
-// the level already had it.
-func (e *encoder) duplicate(key string, level, levelStart int, seen *map[string]struct{}) bool {
-	n := len(e.keyEnds) - level
-	if n >= 32 {
-		if *seen == nil {
-			*seen = make(map[string]struct{}, 2*n)
-			prev := levelStart
-			for _, end := range e.keyEnds[level:] {
-				(*seen)[string(e.keys[prev:end])] = struct{}{}
-				prev = end
-			}
-		}
-		if _, dup := (*seen)[key]; dup {
-			return true
-		}
-		(*seen)[key] = struct{}{}
-		return false
-	}
-	prev := levelStart
-	for _, end := range e.keyEnds[level:] {
-		if string(e.keys[prev:end]) == key {
-			return true
-		}
-		prev = end
-	}
-	e.keys = append(e.keys, key...)
-	e.keyEnds = append(e.keyEnds, len(e.keys))
-	return false
 }

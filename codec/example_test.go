@@ -34,7 +34,7 @@ func ExampleAppendFromJSON() {
 	if err != nil {
 		panic(err)
 	}
-	back, err := codec.AppendJSON(nil, wire)
+	back, err := codec.AppendJSONFromWire(nil, wire)
 	if err != nil {
 		panic(err)
 	}

@@ -179,11 +179,11 @@ func FuzzUnmarshal(f *testing.F) {
 		if err != nil || !bytes.Equal(wire2, wire3) {
 			t.Fatalf("encoding is not a fixed point: %x then %x (%v)", wire2, wire3, err)
 		}
-		// Through JSON: AppendJSON gives the same text as event.Marshal, and
+		// Through JSON: AppendJSONFromWire gives the same text as event.Marshal, and
 		// when that JSON is valid AG-UI JSON it encodes to the same bytes.
-		out, err := codec.AppendJSON(nil, data)
+		out, err := codec.AppendJSONFromWire(nil, data)
 		if err != nil || !bytes.Equal(out, j1) {
-			t.Fatalf("AppendJSON = %s, %v; event.Marshal = %s", out, err, j1)
+			t.Fatalf("AppendJSONFromWire = %s, %v; event.Marshal = %s", out, err, j1)
 		}
 		if wire4, err := codec.AppendFromJSON(nil, j2); err == nil && !bytes.Equal(wire4, wire2) {
 			t.Fatalf("JSON path encodes %s as %x, Go path as %x", j2, wire4, wire2)
@@ -305,7 +305,7 @@ func FuzzNumber(f *testing.F) {
 			if _, err := codec.Unmarshal(wire); !errors.Is(err, codec.ErrNonFinite) {
 				t.Fatalf("%016x decoded: %v", bits, err)
 			}
-			if out, err := (codec.Codec{NonFiniteAsNull: true}).AppendJSON(nil, wire); err != nil || string(out) != `{"type":"CUSTOM","name":"c","value":null}` {
+			if out, err := (codec.Codec{NonFiniteAsNull: true}).AppendJSONFromWire(nil, wire); err != nil || string(out) != `{"type":"CUSTOM","name":"c","value":null}` {
 				t.Fatalf("%016x as null: %s, %v", bits, out, err)
 			}
 		} else {
@@ -322,7 +322,7 @@ func FuzzNumber(f *testing.F) {
 				if want := hCustom(wvBits(bits)); !bytes.Equal(wire, want) {
 					t.Fatalf("%016x: %s encodes as %x, want %x", bits, s, wire, want)
 				}
-				out, err := codec.AppendJSON(nil, wire)
+				out, err := codec.AppendJSONFromWire(nil, wire)
 				if err != nil || string(out) != string(customJSON(js)) {
 					t.Fatalf("%016x: decodes as %s, %v; want value %s", bits, out, err, js)
 				}

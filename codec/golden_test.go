@@ -92,7 +92,7 @@ func TestGoldenDecode(t *testing.T) {
 	for _, g := range loadGolden(t) {
 		t.Run(g.Name, func(t *testing.T) {
 			wire, _ := hex.DecodeString(g.Hex)
-			got, err := codec.AppendJSON(nil, wire)
+			got, err := codec.AppendJSONFromWire(nil, wire)
 			if err != nil {
 				t.Fatalf("decode: %v", err)
 			}

@@ -193,7 +193,7 @@ func hCodecErr(t testing.TB, err, want error) *codec.Error {
 
 func hDecodeJSON(t testing.TB, c codec.Codec, wire []byte) []byte {
 	t.Helper()
-	out, err := c.AppendJSON(nil, wire)
+	out, err := c.AppendJSONFromWire(nil, wire)
 	if err != nil {
 		t.Fatalf("decode %x: %v", wire, err)
 	}
@@ -413,8 +413,8 @@ func TestDecodeUnknownEvent(t *testing.T) {
 			if errors.Is(err, codec.ErrMalformed) {
 				t.Errorf("%v is also ErrMalformed", err)
 			}
-			if _, err := codec.AppendJSON(nil, tc.in); !errors.Is(err, codec.ErrUnknownEvent) {
-				t.Errorf("AppendJSON: %v", err)
+			if _, err := codec.AppendJSONFromWire(nil, tc.in); !errors.Is(err, codec.ErrUnknownEvent) {
+				t.Errorf("AppendJSONFromWire: %v", err)
 			}
 		})
 	}
@@ -655,7 +655,7 @@ func TestDecodeAcceptsWhatEncodeWrites(t *testing.T) {
 			t.Errorf("%.60s…: encode: %v", in, err)
 			continue
 		}
-		out, err := codec.AppendJSON(nil, wire)
+		out, err := codec.AppendJSONFromWire(nil, wire)
 		if err != nil {
 			t.Errorf("%.60s… (%d levels): encoded, but decoding the result fails: %.120s", in, strings.Count(in, "[")+strings.Count(in, "{"), err)
 			continue
@@ -728,9 +728,9 @@ func TestMaxDepthRaised(t *testing.T) {
 	if _, err := c.Unmarshal(wire); err != nil {
 		t.Fatalf("Unmarshal with MaxDepth 2000: %v", err)
 	}
-	out, err := c.AppendJSON(nil, wire)
+	out, err := c.AppendJSONFromWire(nil, wire)
 	if err != nil {
-		t.Fatalf("AppendJSON with MaxDepth 2000: %.200s", err)
+		t.Fatalf("AppendJSONFromWire with MaxDepth 2000: %.200s", err)
 	}
 	if !hSameJSON(t, out, in) {
 		t.Errorf("got %.80s…", out)

@@ -352,7 +352,7 @@ func TestInvalidDynamicJSONRefused(t *testing.T) {
 }
 
 // TestErrorsAreCodecErrors: whatever fails, Append, AppendFromJSON,
-// Unmarshal and AppendJSON return an *codec.Error with Op set.
+// Unmarshal and AppendJSONFromWire return an *codec.Error with Op set.
 func TestErrorsAreCodecErrors(t *testing.T) {
 	errs := []error{}
 	_, err := codec.Append(nil, &event.StateDelta{Delta: []event.PatchOp{{Op: "x"}}})
@@ -363,7 +363,7 @@ func TestErrorsAreCodecErrors(t *testing.T) {
 	errs = append(errs, err)
 	_, err = codec.Unmarshal([]byte{0xff})
 	errs = append(errs, err)
-	_, err = codec.AppendJSON(nil, []byte{0x0a})
+	_, err = codec.AppendJSONFromWire(nil, []byte{0x0a})
 	errs = append(errs, err)
 	for i, err := range errs {
 		var ce *codec.Error

@@ -237,7 +237,7 @@ func TestRoundTripJSONEveryType(t *testing.T) {
 			if direct, err := codec.Append(nil, ev); err != nil || !bytes.Equal(direct, wire) {
 				t.Errorf("Append(Parse(x)) = %x, %v\nAppendFromJSON(x) = %x", direct, err, wire)
 			}
-			out, err := codec.AppendJSON(nil, wire)
+			out, err := codec.AppendJSONFromWire(nil, wire)
 			if err != nil {
 				t.Fatalf("decode: %v", err)
 			}
@@ -349,13 +349,13 @@ func TestRoundTripTypedEveryType(t *testing.T) {
 			t.Errorf("%s: typed round trip differs\n got %#v\nwant %#v", ev.Type(), back, ev)
 		}
 		// The JSON form of the decoded event parses back to the same value.
-		j, err := codec.AppendJSON(nil, wire)
+		j, err := codec.AppendJSONFromWire(nil, wire)
 		if err != nil {
-			t.Errorf("%s: AppendJSON: %v", ev.Type(), err)
+			t.Errorf("%s: AppendJSONFromWire: %v", ev.Type(), err)
 			continue
 		}
 		if parsed, err := event.Parse(j); err != nil || !reflect.DeepEqual(parsed, ev) {
-			t.Errorf("%s: Parse(AppendJSON) = %#v, %v", ev.Type(), parsed, err)
+			t.Errorf("%s: Parse(AppendJSONFromWire) = %#v, %v", ev.Type(), parsed, err)
 		}
 	}
 	for _, s := range hSpecWire {
@@ -476,9 +476,9 @@ func TestAppendKeepsPrefix(t *testing.T) {
 	if err != nil || string(out[:3]) != "pre" {
 		t.Fatalf("AppendFromJSON: %q, %v", out, err)
 	}
-	js, err := codec.AppendJSON([]byte("data: "), out[3:])
+	js, err := codec.AppendJSONFromWire([]byte("data: "), out[3:])
 	if err != nil || string(js) != "data: "+string(j) {
-		t.Errorf("AppendJSON: %s, %v", js, err)
+		t.Errorf("AppendJSONFromWire: %s, %v", js, err)
 	}
 }
 
@@ -500,7 +500,7 @@ func TestRoundTripPreservesDynamicText(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	back, err := codec.AppendJSON(nil, wire)
+	back, err := codec.AppendJSONFromWire(nil, wire)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -23,14 +23,18 @@ import (
 func Marshal(ev Event) ([]byte, error) { return AppendJSON(nil, ev) }
 
 // AppendJSON appends the JSON form of ev to dst.
-func AppendJSON(dst []byte, ev Event) ([]byte, error) { return appendJSON(dst, ev, false) }
+func AppendJSON(dst []byte, ev Event) ([]byte, error) {
+	out, err := appendJSON(dst, ev, false)
+	return out, exported(err)
+}
 
 func init() {
 	link.AppendTrustedJSON = func(dst []byte, ev any) ([]byte, error) { return appendJSON(dst, ev.(Event), true) }
 }
 
-// appendJSON writes ev. trusted skips the validity check of dynamic values,
-// for events whose values agwire's decoder produced.
+// appendJSON writes ev. trusted skips the validity check of dynamic values
+// and the UTF-8 check of strings, for events whose values and strings
+// agwire's decoder produced (and validated).
 func appendJSON(dst []byte, ev Event, trusted bool) ([]byte, error) {
 	plan, ptr, err := planOf(ev)
 	if err != nil {
@@ -61,14 +65,14 @@ func appendJSON(dst []byte, ev Event, trusted bool) ([]byte, error) {
 // refusing nil events and types defined elsewhere.
 func planOf(ev Event) (*schema.Plan, unsafe.Pointer, error) {
 	if ev == nil {
-		return nil, nil, &PathError{Offset: -1, Err: fmt.Errorf("%w: nil event", ErrInvalidField)}
+		return nil, nil, &jsonx.Error{Offset: -1, Err: fmt.Errorf("%w: nil event", ErrInvalidField)}
 	}
 	v := reflect.ValueOf(ev)
 	if v.Kind() == reflect.Pointer && v.IsNil() {
-		return nil, nil, &PathError{Offset: -1, Err: fmt.Errorf("%w: nil %T", ErrInvalidField, ev)}
+		return nil, nil, &jsonx.Error{Offset: -1, Err: fmt.Errorf("%w: nil %T", ErrInvalidField, ev)}
 	}
 	if v.Kind() != reflect.Pointer || goTypes[ev.Type()] != v.Type() {
-		return nil, nil, &PathError{Offset: -1, Err: fmt.Errorf("%w: %T (type %s) is not one of package event's types", ErrUnsupportedEvent, ev, jsonx.Quote(string(ev.Type())))}
+		return nil, nil, &jsonx.Error{Offset: -1, Err: fmt.Errorf("%w: %T (type %s) is not one of package event's types", ErrUnsupportedEvent, ev, jsonx.Quote(string(ev.Type())))}
 	}
 	plan := plans[v.Type().Elem()]
 	return plan, v.UnsafePointer(), nil
@@ -81,11 +85,11 @@ func init() {
 	}
 }
 
-// MarshalRunAgentInput returns the JSON form of a RunAgentInput.
-func MarshalRunAgentInput(in *RunAgentInput) ([]byte, error) {
+// marshalRunAgentInput returns the JSON form of a RunAgentInput.
+func marshalRunAgentInput(in *RunAgentInput) ([]byte, error) {
 	w := writer{}
 	if err := w.object(plans[reflect.TypeOf(RunAgentInput{})], unsafe.Pointer(in)); err != nil {
-		return nil, err
+		return nil, exported(err)
 	}
 	return w.b, nil
 }
@@ -96,7 +100,7 @@ func MarshalRunAgentInput(in *RunAgentInput) ([]byte, error) {
 type writer struct {
 	b       []byte
 	first   bool
-	trusted bool // dynamic values are known to be valid JSON
+	trusted bool // dynamic values are known to be valid JSON, strings valid UTF-8
 }
 
 // valid checks a dynamic value unless the writer trusts its values.
@@ -174,7 +178,7 @@ func (w *writer) fields(plan *schema.Plan, base unsafe.Pointer) error {
 				continue
 			}
 			if unionWritten == f.Name {
-				return &PathError{Path: f.Name, Offset: -1, Err: fmt.Errorf("%w: more than one of %s is set (string, parts, activity content)", ErrInvalidField, f.Name)}
+				return &jsonx.Error{Path: f.Name, Offset: -1, Err: fmt.Errorf("%w: more than one of %s is set (string, parts, activity content)", ErrInvalidField, f.Name)}
 			}
 			unionWritten = f.Name
 		}
@@ -190,21 +194,21 @@ func (w *writer) field(f *schema.Field, base unsafe.Pointer) error {
 	switch f.Kind {
 	case schema.String, schema.Enum:
 		v := *(*string)(p)
-		if !utf8.ValidString(v) {
+		if !w.trusted && !utf8.ValidString(v) {
 			return errInvalidUTF8()
 		}
 		if f.Names != nil && f.NameIndex(v) < 0 {
-			return &PathError{Offset: -1, Err: fmt.Errorf("%w: %s", ErrInvalidField, unknownName(f, v))}
+			return &jsonx.Error{Offset: -1, Err: fmt.Errorf("%w: %s", ErrInvalidField, unknownName(f, v))}
 		}
 		w.key(f.Name)
-		w.b = jsonx.AppendString(w.b, v)
+		w.b = jsonx.AppendValidString(w.b, v) // validated above or by the decoder
 	case schema.OptString:
 		if v := *(**string)(p); v != nil {
-			if !utf8.ValidString(*v) {
+			if !w.trusted && !utf8.ValidString(*v) {
 				return errInvalidUTF8()
 			}
 			w.key(f.Name)
-			w.b = jsonx.AppendString(w.b, *v)
+			w.b = jsonx.AppendValidString(w.b, *v) // validated above or by the decoder
 		}
 	case schema.OptBool:
 		if v := *(**bool)(p); v != nil {
@@ -217,7 +221,7 @@ func (w *writer) field(f *schema.Field, base unsafe.Pointer) error {
 			w.b = strconv.AppendInt(w.b, *v, 10)
 		}
 	case schema.Value:
-		if v := *(*RawValue)(p); v != nil {
+		if v := *(*RawValue)(p); v != nil && !(f.Opt && jsonx.IsNull(v)) {
 			if err := w.valid(v, 0); err != nil {
 				return err
 			}
@@ -286,7 +290,7 @@ func (w *writer) field(f *schema.Field, base unsafe.Pointer) error {
 // the protobuf wire not at all).
 // (A new error each time: paths are added to it on the way up.)
 func errInvalidUTF8() error {
-	return &PathError{Offset: -1, Err: fmt.Errorf("%w: string is not valid UTF-8", ErrInvalidField)}
+	return &jsonx.Error{Offset: -1, Err: fmt.Errorf("%w: string is not valid UTF-8", ErrInvalidField)}
 }
 
 // raw appends the text of a dynamic value, turning any CR or LF in it into
@@ -366,7 +370,7 @@ func (w *writer) contentPart(cp *ContentPart) error {
 			w.b = append(w.b, '}')
 		}
 	}
-	if cp.Metadata != nil {
+	if cp.Metadata != nil && !jsonx.IsNull(cp.Metadata) {
 		if err := w.valid(cp.Metadata, 0); err != nil {
 			return jsonx.WithKey(err, "metadata")
 		}

@@ -211,7 +211,7 @@ func TestMarshalStringEscapes(t *testing.T) {
 func TestMarshalRunAgentInput(t *testing.T) {
 	in := &event.RunAgentInput{ThreadID: "t", RunID: "r", ForwardedProps: event.RawValue(`{"a":1.50}`),
 		Resume: []event.ResumeEntry{{InterruptID: "i", Status: "resolved"}}}
-	out, err := event.MarshalRunAgentInput(in)
+	out, err := json.Marshal(in)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -226,7 +226,7 @@ func TestMarshalRunAgentInput(t *testing.T) {
 	if !reflect.DeepEqual(back.Resume, in.Resume) || string(back.ForwardedProps) != `{"a":1.50}` {
 		t.Errorf("round trip: %#v", back)
 	}
-	if _, err := event.MarshalRunAgentInput(&event.RunAgentInput{Tools: []event.Tool{{Name: "n", Metadata: event.Object("1")}}}); err == nil ||
+	if _, err := json.Marshal(&event.RunAgentInput{Tools: []event.Tool{{Name: "n", Metadata: event.Object("1")}}}); err == nil ||
 		!strings.Contains(err.Error(), "tools[0].metadata") {
 		t.Errorf("bad tool metadata: %v", err)
 	}

@@ -32,7 +32,8 @@ func Parse(data []byte) (Event, error) { return Parser{}.Parse(data) }
 // a *Thinking that keeps its JSON text.
 func (p Parser) Parse(data []byte) (Event, error) {
 	// One copy of the input backs every RawValue and Object of the event.
-	return p.parse(append([]byte(nil), data...), nil)
+	ev, err := p.parse(append([]byte(nil), data...), nil)
+	return ev, exported(err)
 }
 
 // parse reads one JSON event from data, which the event will alias: data
@@ -54,10 +55,10 @@ func (p Parser) parse(data []byte, into Event) (Event, error) {
 	switch {
 	case ev == nil:
 		if ev = New(Type(t)); ev == nil {
-			return nil, &PathError{Path: "type", Offset: -1, Err: fmt.Errorf("%w %s", ErrUnknownType, jsonx.Quote(t))}
+			return nil, &jsonx.Error{Path: "type", Offset: -1, Err: fmt.Errorf("%w %s", ErrUnknownType, jsonx.Quote(t))}
 		}
 	case Type(t) != ev.Type():
-		return nil, &PathError{Path: "type", Offset: -1, Err: fmt.Errorf("%w: %s where %s was expected", ErrInvalidField, jsonx.Quote(t), ev.Type())}
+		return nil, &jsonx.Error{Path: "type", Offset: -1, Err: fmt.Errorf("%w: %s where %s was expected", ErrInvalidField, jsonx.Quote(t), ev.Type())}
 	default:
 		reflect.ValueOf(ev).Elem().SetZero()
 	}
@@ -96,10 +97,10 @@ func (p Parser) ParseRunAgentInput(data []byte) (*RunAgentInput, error) {
 	r.s.Reset(data)
 	in := new(RunAgentInput)
 	if err := r.object(plans[reflect.TypeOf(in).Elem()], unsafe.Pointer(in), false); err != nil {
-		return nil, err
+		return nil, exported(err)
 	}
 	if err := r.s.End(); err != nil {
-		return nil, err
+		return nil, exported(err)
 	}
 	return in, nil
 }
@@ -126,18 +127,18 @@ type reader struct {
 var readers = sync.Pool{New: func() any { return new(reader) }}
 
 func invalid(format string, args ...any) error {
-	return &PathError{Offset: -1, Err: fmt.Errorf("%w: "+format, append([]any{ErrInvalidField}, args...)...)}
+	return &jsonx.Error{Offset: -1, Err: fmt.Errorf("%w: "+format, append([]any{ErrInvalidField}, args...)...)}
 }
 
 func (r *reader) invalidHere(format string, args ...any) error {
 	if r.s.Peek() == jsonx.Invalid {
 		return r.s.Skip() // not JSON: report the syntax error instead
 	}
-	return &PathError{Offset: r.s.Offset(), Err: fmt.Errorf("%w: "+format, append([]any{ErrInvalidField}, args...)...)}
+	return &jsonx.Error{Offset: r.s.Offset(), Err: fmt.Errorf("%w: "+format, append([]any{ErrInvalidField}, args...)...)}
 }
 
 func missing(name string) error {
-	return &PathError{Path: name, Offset: -1, Err: ErrMissingField}
+	return &jsonx.Error{Path: name, Offset: -1, Err: ErrMissingField}
 }
 
 // findType returns the value of the top-level "type" member.
@@ -147,7 +148,7 @@ func (r *reader) findType() (string, error) {
 		if err := r.s.Skip(); err != nil {
 			return "", err // not JSON at all
 		}
-		return "", &PathError{Offset: start, Err: fmt.Errorf("%w: an event must be a JSON object, found %s", ErrInvalidField, k)}
+		return "", &jsonx.Error{Offset: start, Err: fmt.Errorf("%w: an event must be a JSON object, found %s", ErrInvalidField, k)}
 	}
 	var t string
 	found := false
@@ -184,7 +185,7 @@ func TypeOf(data []byte) (Type, error) {
 	r := reader{}
 	r.s.Reset(data)
 	t, err := r.findType()
-	return Type(t), err
+	return Type(t), exported(err)
 }
 
 // object reads a JSON object into the struct at ptr described by plan. For
@@ -341,7 +342,7 @@ func (r *reader) field(f *schema.Field, base unsafe.Pointer) error {
 		at := r.s.Offset()
 		v, err := r.s.String()
 		if err == nil && f.Names != nil && f.NameIndex(v) < 0 {
-			return &PathError{Offset: at, Err: fmt.Errorf("%w: %s", ErrInvalidField, unknownName(f, v))}
+			return &jsonx.Error{Offset: at, Err: fmt.Errorf("%w: %s", ErrInvalidField, unknownName(f, v))}
 		}
 		*(*string)(p) = v
 		return err

@@ -63,11 +63,11 @@ var tableRules = schema.Rules{
 }
 
 func ruleMissing(path string) error {
-	return &PathError{Path: path, Offset: -1, Err: ErrMissingField}
+	return &jsonx.Error{Path: path, Offset: -1, Err: ErrMissingField}
 }
 
 func ruleInvalid(path, format string, args ...any) error {
-	return &PathError{Path: path, Offset: -1, Err: fmt.Errorf("%w: "+format, append([]any{ErrInvalidField}, args...)...)}
+	return &jsonx.Error{Path: path, Offset: -1, Err: fmt.Errorf("%w: "+format, append([]any{ErrInvalidField}, args...)...)}
 }
 
 // checkMessage: the role decides the content carrier (see roleCarriers);

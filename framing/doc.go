@@ -1,5 +1,5 @@
 // Package framing reads and writes the AG-UI 1.0 binary event stream, media
-// type application/vnd.ag-ui.event+proto.
+// type application/vnd.ag-ui.event+proto (transport.MediaTypeBinary).
 //
 // The stream is a sequence of frames. Each frame is a 4-byte big-endian
 // unsigned length n followed by n bytes: one protobuf Event message, as
@@ -32,15 +32,17 @@
 // Stream-level errors end the stream: a declared length above the reader's
 // limit (ErrFrameTooLarge, detected from the length prefix before anything
 // of that size is allocated), a stream that ends inside a frame
-// (ErrTruncated), or an error from the underlying reader. They arrive as an
+// (ErrTruncated), more undecodable frames in a row than the reader allows
+// (ErrTooManyErrors), or an error from the underlying reader. They arrive as an
 // *Error too and are sticky: every later call returns the same error.
 //
 // A stream that ends exactly between two frames reports io.EOF itself,
 // unwrapped, so err == io.EOF holds.
 //
 // Writer errors: an event the codec cannot encode (a *codec.Error, returned
-// as is) or a payload longer than the length prefix can declare
-// (ErrFrameTooLarge) writes nothing and leaves the Writer usable. An error
+// as is) or a payload longer than the writer's MaxFrameSize
+// (ErrFrameTooLarge; by default the limit a default Reader applies) writes
+// nothing and leaves the Writer usable. An error
 // from the underlying writer is returned as is and is sticky, as with
 // bufio.Writer.
 package framing
@@ -51,9 +53,6 @@ import (
 
 	"github.com/agwire/agwire/codec"
 )
-
-// MediaType is the HTTP media type of a framed AG-UI event stream.
-const MediaType = "application/vnd.ag-ui.event+proto"
 
 // DefaultMaxFrameSize is the largest frame payload a Reader accepts when
 // ReaderOptions.MaxFrameSize is 0: 16 MiB.
@@ -75,6 +74,10 @@ var (
 	// ErrTruncated: the stream ends inside a frame, in its length prefix or
 	// in its payload.
 	ErrTruncated = errors.New("truncated frame")
+	// ErrTooManyErrors: more frames in a row failed to decode than
+	// ReaderOptions.MaxConsecutiveErrors allows; the Reader gave up the
+	// stream.
+	ErrTooManyErrors = errors.New("too many undecodable frames in a row")
 )
 
 // Error is a failure located in the stream.
@@ -105,11 +108,19 @@ func (e *Error) Unwrap() error { return e.Err }
 // encode or frame (it wrote nothing); false for nil, for io.EOF and for every
 // stream-level error (ErrFrameTooLarge and ErrTruncated from a Reader, errors
 // of the underlying reader or writer).
+//
+// It also reports true for any error whose chain holds an error with a
+// Skippable() bool method that returns true, such as transport.EventError,
+// so one function serves every layer of agwire.
 func Skippable(err error) bool {
-	var fe *Error
-	if errors.As(err, &fe) {
-		return fe.skippable
+	var s interface{ Skippable() bool }
+	if errors.As(err, &s) {
+		return s.Skippable()
 	}
 	var ce *codec.Error
 	return errors.As(err, &ce)
 }
+
+// Skippable reports whether the Reader or Writer can go on after e (see the
+// function Skippable).
+func (e *Error) Skippable() bool { return e.skippable }

@@ -14,14 +14,14 @@ import (
 func Example() {
 	var stream bytes.Buffer // an HTTP response body, a file, a pipe...
 
-	w := framing.NewWriter(&stream, codec.Codec{})
+	w := framing.NewWriter(&stream, framing.WriterOptions{Codec: codec.Codec{}})
 	w.WriteEvent(&event.RunStarted{ThreadID: "t1", RunID: "r1"})
 	w.WriteEvent(&event.TextMessageContent{MessageID: "m1", Delta: "hi"})
 	w.WriteJSON([]byte(`{"type":"RUN_FINISHED","threadId":"t1","runId":"r1"}`))
 	if err := w.WriteEvent(&event.TextMessageContent{MessageID: "m1", Delta: "\xff"}); err != nil {
 		fmt.Println("not sent:", err)
 	}
-	fmt.Println(w.Frames(), "frames,", w.Bytes(), "bytes")
+	fmt.Println(w.FramesWritten(), "frames,", w.BytesWritten(), "bytes")
 
 	r := framing.NewReader(&stream, framing.ReaderOptions{})
 	for ev, err := range r.Events() {
@@ -43,7 +43,7 @@ func Example() {
 // A frame that does not decode fails alone; the stream goes on.
 func ExampleReader_ReadEvent() {
 	var stream bytes.Buffer
-	w := framing.NewWriter(&stream, codec.Codec{})
+	w := framing.NewWriter(&stream, framing.WriterOptions{Codec: codec.Codec{}})
 	w.WriteEvent(&event.StepStarted{StepName: "plan"})
 	w.WriteFrame([]byte{0x82, 0x02, 0x02, 0x08, 0x01}) // an event from a later protocol
 	w.WriteEvent(&event.StepFinished{StepName: "plan"})

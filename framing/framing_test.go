@@ -17,19 +17,17 @@ import (
 	"github.com/agwire/agwire/framing"
 )
 
-func ptr[T any](v T) *T { return &v }
-
 // sampleEvents returns events of several types and shapes, built with the
 // event types.
 func sampleEvents() []event.Event {
 	content := &event.TextMessageContent{MessageID: "msg_01", Delta: "Hello, world! 안녕하세요 🚀"}
-	content.Timestamp = ptr(int64(1733140800187))
+	content.Timestamp = event.Ptr(int64(1733140800187))
 	content.Metadata = event.Object(`{"tokenIndex":3,"tags":["a","b"]}`)
 	return []event.Event{
 		&event.RunStarted{ThreadID: "thread_1", RunID: "run_1"},
-		&event.TextMessageStart{MessageID: "msg_01", Role: ptr("assistant")},
+		&event.TextMessageStart{MessageID: "msg_01", Role: event.Ptr("assistant")},
 		content,
-		&event.ToolCallStart{ToolCallID: "call_1", ToolCallName: "get_weather", ParentMessageID: ptr("msg_01")},
+		&event.ToolCallStart{ToolCallID: "call_1", ToolCallName: "get_weather", ParentMessageID: event.Ptr("msg_01")},
 		&event.ToolCallArgs{ToolCallID: "call_1", Delta: `{"city":"Seoul"}`},
 		&event.StateSnapshot{Snapshot: event.RawValue(`{"count":1,"items":[true,null,"x"]}`)},
 		&event.ReasoningStart{MessageID: "rsn_1"},
@@ -49,7 +47,7 @@ func framed(payloads ...[]byte) []byte {
 
 func mustEncode(t testing.TB, ev event.Event) []byte {
 	t.Helper()
-	b, err := codec.Marshal(ev)
+	b, err := codec.Append(nil, ev)
 	if err != nil {
 		t.Fatalf("encode %s: %v", ev.Type(), err)
 	}
@@ -98,7 +96,7 @@ var readers = []struct {
 func TestRoundTrip(t *testing.T) {
 	events := sampleEvents()
 	var buf bytes.Buffer
-	w := framing.NewWriter(&buf, codec.Codec{})
+	w := framing.NewWriter(&buf, framing.WriterOptions{Codec: codec.Codec{}})
 	for _, ev := range events {
 		if err := w.WriteEvent(ev); err != nil {
 			t.Fatalf("WriteEvent(%s): %v", ev.Type(), err)
@@ -108,8 +106,8 @@ func TestRoundTrip(t *testing.T) {
 	if !bytes.Equal(buf.Bytes(), want) {
 		t.Fatalf("stream differs from the framed codec output\n got %x\nwant %x", buf.Bytes(), want)
 	}
-	if w.Frames() != int64(len(events)) || w.Bytes() != int64(len(want)) {
-		t.Errorf("Frames, Bytes = %d, %d; want %d, %d", w.Frames(), w.Bytes(), len(events), len(want))
+	if w.FramesWritten() != int64(len(events)) || w.BytesWritten() != int64(len(want)) {
+		t.Errorf("Frames, Bytes = %d, %d; want %d, %d", w.FramesWritten(), w.BytesWritten(), len(events), len(want))
 	}
 
 	for _, rd := range readers {
@@ -148,7 +146,7 @@ func TestJSON(t *testing.T) {
 		`{"type":"CUSTOM","name":"ping","value":{"n":1},"timestamp":17,"metadata":{"k":"v"}}`,
 	}
 	var buf bytes.Buffer
-	w := framing.NewWriter(&buf, codec.Codec{})
+	w := framing.NewWriter(&buf, framing.WriterOptions{Codec: codec.Codec{}})
 	for _, l := range lines {
 		if err := w.WriteJSON([]byte(l)); err != nil {
 			t.Fatalf("WriteJSON(%s): %v", l, err)
@@ -174,7 +172,7 @@ func TestJSON(t *testing.T) {
 func TestWriteFrame(t *testing.T) {
 	payloads, want := sampleStream(t)
 	var buf bytes.Buffer
-	w := framing.NewWriter(&buf, codec.Codec{})
+	w := framing.NewWriter(&buf, framing.WriterOptions{Codec: codec.Codec{}})
 	for _, p := range payloads {
 		if err := w.WriteFrame(p); err != nil {
 			t.Fatal(err)
@@ -373,7 +371,7 @@ func TestLargeFrameGrowth(t *testing.T) {
 	big := &event.TextMessageContent{MessageID: "m", Delta: strings.Repeat("0123456789abcdef", 50_000)} // 800 kB
 	small := sampleEvents()[1]
 	var buf bytes.Buffer
-	w := framing.NewWriter(&buf, codec.Codec{})
+	w := framing.NewWriter(&buf, framing.WriterOptions{Codec: codec.Codec{}})
 	for _, ev := range []event.Event{small, big, small, big} {
 		if err := w.WriteEvent(ev); err != nil {
 			t.Fatal(err)
@@ -653,13 +651,13 @@ func TestWriterErrors(t *testing.T) {
 	t.Run("sticky write error", func(t *testing.T) {
 		boom := errors.New("boom")
 		fw := &failWriter{ok: 2, err: boom}
-		w := framing.NewWriter(fw, codec.Codec{})
+		w := framing.NewWriter(fw, framing.WriterOptions{Codec: codec.Codec{}})
 		for _, ev := range evs[:2] {
 			if err := w.WriteEvent(ev); err != nil {
 				t.Fatal(err)
 			}
 		}
-		frames, written := w.Frames(), w.Bytes()
+		frames, written := w.FramesWritten(), w.BytesWritten()
 		if err := w.WriteEvent(evs[2]); err != boom {
 			t.Fatalf("got %v, want boom", err)
 		}
@@ -679,18 +677,18 @@ func TestWriterErrors(t *testing.T) {
 		if framing.Skippable(boom) {
 			t.Error("a write error is skippable")
 		}
-		if w.Frames() != frames || w.Bytes() != written+1 {
-			t.Errorf("Frames, Bytes = %d, %d; want %d, %d", w.Frames(), w.Bytes(), frames, written+1)
+		if w.FramesWritten() != frames || w.BytesWritten() != written+1 {
+			t.Errorf("Frames, Bytes = %d, %d; want %d, %d", w.FramesWritten(), w.BytesWritten(), frames, written+1)
 		}
 		// Reset makes it usable again.
 		var buf bytes.Buffer
 		w.Reset(&buf)
-		if err := w.WriteEvent(evs[0]); err != nil || w.Frames() != 1 {
+		if err := w.WriteEvent(evs[0]); err != nil || w.FramesWritten() != 1 {
 			t.Fatalf("after Reset: %v", err)
 		}
 	})
 	t.Run("short write", func(t *testing.T) {
-		w := framing.NewWriter(&failWriter{short: true}, codec.Codec{})
+		w := framing.NewWriter(&failWriter{short: true}, framing.WriterOptions{Codec: codec.Codec{}})
 		if err := w.WriteEvent(evs[0]); err != io.ErrShortWrite {
 			t.Fatalf("got %v, want io.ErrShortWrite", err)
 		}
@@ -700,7 +698,7 @@ func TestWriterErrors(t *testing.T) {
 	})
 	t.Run("encode errors write nothing", func(t *testing.T) {
 		var buf bytes.Buffer
-		w := framing.NewWriter(&buf, codec.Codec{Profile: codec.PreV1})
+		w := framing.NewWriter(&buf, framing.WriterOptions{Codec: codec.Codec{Profile: codec.PreV1}})
 		thinking, err := event.Parse([]byte(`{"type":"THINKING_START"}`))
 		if err != nil {
 			t.Fatal(err)
@@ -722,7 +720,7 @@ func TestWriterErrors(t *testing.T) {
 			if !errors.Is(err, tc.want) || !framing.Skippable(err) {
 				t.Errorf("%s: got %v, want a skippable %v", tc.name, err, tc.want)
 			}
-			if buf.Len() != 0 || w.Frames() != 0 {
+			if buf.Len() != 0 || w.FramesWritten() != 0 {
 				t.Errorf("%s: wrote %d bytes", tc.name, buf.Len())
 			}
 			if err := w.WriteEvent(evs[0]); err != nil {
@@ -753,7 +751,7 @@ func TestWriterAllocs(t *testing.T) {
 	var scratch []byte
 	codecAllocs := testing.AllocsPerRun(1000, func() { scratch, _ = c.Append(scratch[:0], ev) })
 
-	w := framing.NewWriter(io.Discard, c)
+	w := framing.NewWriter(io.Discard, framing.WriterOptions{Codec: c})
 	js := []byte(mustJSON(t, ev))
 	payload := mustEncode(t, ev)
 	for _, tc := range []struct {
@@ -823,9 +821,9 @@ func TestReaderAllocs(t *testing.T) {
 	}
 	var dst []byte
 	r.ReadJSON(nil)
-	codecAllocs = testing.AllocsPerRun(1000, func() { dst, _ = codec.AppendJSON(dst[:0], payload) })
+	codecAllocs = testing.AllocsPerRun(1000, func() { dst, _ = codec.AppendJSONFromWire(dst[:0], payload) })
 	n = testing.AllocsPerRun(1000, func() { dst, _ = r.ReadJSON(dst[:0]) })
-	t.Logf("ReadJSON: %v allocations per event (codec.AppendJSON alone: %v)", n, codecAllocs)
+	t.Logf("ReadJSON: %v allocations per event (codec.AppendJSONFromWire alone: %v)", n, codecAllocs)
 	if n > codecAllocs {
 		t.Errorf("ReadJSON: %v allocations per event, the codec %v", n, codecAllocs)
 	}
@@ -833,7 +831,7 @@ func TestReaderAllocs(t *testing.T) {
 
 func BenchmarkWriterWriteEvent(b *testing.B) {
 	ev := realistic()
-	w := framing.NewWriter(io.Discard, codec.Codec{})
+	w := framing.NewWriter(io.Discard, framing.WriterOptions{Codec: codec.Codec{}})
 	b.ReportAllocs()
 	b.SetBytes(int64(len(mustEncode(b, ev)) + 4))
 	for b.Loop() {
@@ -845,7 +843,7 @@ func BenchmarkWriterWriteEvent(b *testing.B) {
 
 func BenchmarkWriterWriteFrame(b *testing.B) {
 	payload := mustEncode(b, realistic())
-	w := framing.NewWriter(io.Discard, codec.Codec{})
+	w := framing.NewWriter(io.Discard, framing.WriterOptions{Codec: codec.Codec{}})
 	b.ReportAllocs()
 	b.SetBytes(int64(len(payload) + 4))
 	for b.Loop() {

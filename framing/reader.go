@@ -20,7 +20,20 @@ type ReaderOptions struct {
 	// is allocated. 0 (or less) means DefaultMaxFrameSize; math.MaxUint32
 	// accepts every frame the prefix can declare.
 	MaxFrameSize int
+	// MaxConsecutiveErrors is how many frame-level errors in a row
+	// ReadEvent, ReadJSON and Events report before the stream is given up
+	// with ErrTooManyErrors (a stream-level error): a peer sending nothing
+	// but undecodable frames, such as an endless run of zero-length frames,
+	// would otherwise keep a reader busy for ever. A frame that decodes
+	// resets the count. 0 means DefaultMaxConsecutiveErrors; a negative
+	// value means no limit.
+	MaxConsecutiveErrors int
 }
+
+// DefaultMaxConsecutiveErrors is the number of frame-level errors in a row
+// a Reader reports before it gives up the stream, when
+// ReaderOptions.MaxConsecutiveErrors is 0.
+const DefaultMaxConsecutiveErrors = 100
 
 // Reader reads frames from an io.Reader. It reads exactly the bytes of each
 // frame and never ahead, so the underlying reader is left at the start of
@@ -42,13 +55,21 @@ type Reader struct {
 	frameOff int64 // offset of the frame last returned, -1 before the first
 	frames   int64 // frames returned so far: the index of the next frame
 	err      error // sticky stream-level error, or io.EOF
+	maxBad   int   // MaxConsecutiveErrors, -1 for no limit
+	bad      int   // frame-level errors in a row
 }
 
 // NewReader returns a Reader of the frames in r.
 func NewReader(r io.Reader, opts ReaderOptions) *Reader {
-	fr := &Reader{c: opts.Codec, max: DefaultMaxFrameSize}
+	fr := &Reader{c: opts.Codec, max: DefaultMaxFrameSize, maxBad: DefaultMaxConsecutiveErrors}
 	if opts.MaxFrameSize > 0 {
 		fr.max = uint64(opts.MaxFrameSize)
+	}
+	switch {
+	case opts.MaxConsecutiveErrors > 0:
+		fr.maxBad = opts.MaxConsecutiveErrors
+	case opts.MaxConsecutiveErrors < 0:
+		fr.maxBad = -1
 	}
 	fr.Reset(r)
 	return fr
@@ -57,7 +78,7 @@ func NewReader(r io.Reader, opts ReaderOptions) *Reader {
 // Reset discards the Reader's state and makes it read from src, keeping its
 // options and its buffer.
 func (r *Reader) Reset(src io.Reader) {
-	r.r, r.off, r.frameOff, r.frames, r.err = src, 0, -1, 0, nil
+	r.r, r.off, r.frameOff, r.frames, r.err, r.bad = src, 0, -1, 0, nil, 0
 }
 
 // Offset returns the byte offset in the stream of the start (the length
@@ -160,6 +181,7 @@ func (r *Reader) ReadEvent() (event.Event, error) {
 	if err != nil {
 		return nil, r.frameError(err)
 	}
+	r.bad = 0
 	return ev, nil
 }
 
@@ -170,14 +192,23 @@ func (r *Reader) ReadJSON(dst []byte) ([]byte, error) {
 	if err != nil {
 		return dst, err
 	}
-	out, err := r.c.AppendJSON(dst, p)
+	out, err := r.c.AppendJSONFromWire(dst, p)
 	if err != nil {
 		return dst, r.frameError(err)
 	}
+	r.bad = 0
 	return out, nil
 }
 
+// frameError reports a frame that did not decode; past the limit of
+// consecutive ones it ends the stream instead.
 func (r *Reader) frameError(err error) error {
+	r.bad++
+	if r.maxBad >= 0 && r.bad > r.maxBad {
+		r.err = &Error{Offset: r.frameOff, Frame: r.frames - 1,
+			Err: fmt.Errorf("%w: %d frames in a row did not decode (the last: %v)", ErrTooManyErrors, r.bad, err)}
+		return r.err
+	}
 	return &Error{Offset: r.frameOff, Frame: r.frames - 1, Err: err, skippable: true}
 }
 

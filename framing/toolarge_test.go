@@ -7,6 +7,7 @@ package framing_test
 import (
 	"bytes"
 	"errors"
+	"math"
 	"strconv"
 	"strings"
 	"testing"
@@ -27,7 +28,7 @@ func TestWriteFrameTooLarge(t *testing.T) {
 	huge := unsafe.Slice(&one[0], size) // never read: the length check comes first
 
 	var buf bytes.Buffer
-	w := framing.NewWriter(&buf, codec.Codec{})
+	w := framing.NewWriter(&buf, framing.WriterOptions{Codec: codec.Codec{}, MaxFrameSize: math.MaxUint32})
 	if err := w.WriteFrame([]byte{0x0a, 0x00}); err != nil {
 		t.Fatal(err)
 	}
@@ -41,8 +42,8 @@ func TestWriteFrameTooLarge(t *testing.T) {
 	if !strings.Contains(err.Error(), "4294967296") || !strings.Contains(err.Error(), "4294967295") {
 		t.Errorf("message %q lacks the sizes", err)
 	}
-	if buf.Len() != 6 || w.Frames() != 1 {
-		t.Fatalf("wrote %d bytes, %d frames", buf.Len(), w.Frames())
+	if buf.Len() != 6 || w.FramesWritten() != 1 {
+		t.Fatalf("wrote %d bytes, %d frames", buf.Len(), w.FramesWritten())
 	}
 	if err := w.WriteFrame([]byte{0x0a, 0x00}); err != nil || buf.Len() != 12 {
 		t.Fatalf("the Writer is not usable after the refusal: %v", err)

@@ -20,16 +20,34 @@ import (
 type Writer struct {
 	w      io.Writer
 	c      codec.Codec
+	max    uint64 // largest payload written
 	buf    []byte // prefix + payload of the frame being built
 	err    error  // sticky error of w
 	frames int64
 	bytes  int64
 }
 
-// NewWriter returns a Writer that encodes events with c and writes the
-// frames to w.
-func NewWriter(w io.Writer, c codec.Codec) *Writer {
-	return &Writer{w: w, c: c}
+// WriterOptions configures a Writer. The zero value writes frames of up to
+// DefaultMaxFrameSize bytes with the strict default codec, so that a Reader
+// with default options reads everything a default Writer writes.
+type WriterOptions struct {
+	// Codec encodes the events of WriteEvent and WriteJSON.
+	Codec codec.Codec
+	// MaxFrameSize is the largest payload written, in bytes; a longer one is
+	// refused with ErrFrameTooLarge and nothing is written. 0 (or less)
+	// means DefaultMaxFrameSize; math.MaxUint32 allows every frame the
+	// length prefix can declare.
+	MaxFrameSize int
+}
+
+// NewWriter returns a Writer that encodes events as opts says and writes
+// the frames to w.
+func NewWriter(w io.Writer, opts WriterOptions) *Writer {
+	fw := &Writer{w: w, c: opts.Codec, max: DefaultMaxFrameSize}
+	if opts.MaxFrameSize > 0 {
+		fw.max = min(uint64(opts.MaxFrameSize), maxPayload)
+	}
+	return fw
 }
 
 // Reset discards the Writer's error and counters and makes it write to dst,
@@ -78,12 +96,12 @@ func (w *Writer) WriteFrame(payload []byte) error {
 	return w.write(append(w.prefix(), payload...))
 }
 
-// Frames returns the number of frames written in full.
-func (w *Writer) Frames() int64 { return w.frames }
+// FramesWritten returns the number of frames written in full.
+func (w *Writer) FramesWritten() int64 { return w.frames }
 
-// Bytes returns the number of bytes written to the underlying writer,
-// length prefixes included.
-func (w *Writer) Bytes() int64 { return w.bytes }
+// BytesWritten returns the number of bytes written to the underlying
+// writer, length prefixes included.
+func (w *Writer) BytesWritten() int64 { return w.bytes }
 
 // prefix returns the buffer holding a placeholder length prefix.
 func (w *Writer) prefix() []byte {
@@ -94,9 +112,9 @@ func (w *Writer) prefix() []byte {
 }
 
 func (w *Writer) checkLen(n int) error {
-	if uint64(n) > maxPayload {
+	if uint64(n) > w.max {
 		return &Error{Offset: w.bytes, Frame: w.frames, skippable: true,
-			Err: fmt.Errorf("%w: payload of %d bytes; a length prefix declares at most %d", ErrFrameTooLarge, n, uint64(maxPayload))}
+			Err: fmt.Errorf("%w: payload of %d bytes exceeds the limit of %d", ErrFrameTooLarge, n, w.max)}
 	}
 	return nil
 }

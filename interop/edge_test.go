@@ -117,7 +117,7 @@ type decodeCase struct {
 	name  string
 	in    []byte
 	codec codec.Codec
-	// goErr is the sentinel agwire's codec.AppendJSON fails with; nil means
+	// goErr is the sentinel agwire's codec.AppendJSONFromWire fails with; nil means
 	// it decodes the payload.
 	goErr error
 	// peer: "ok" (proto.decode returns an event), "unknown" (throws
@@ -138,6 +138,9 @@ func decodeCases() []decodeCase {
 	return []decodeCase{
 		// Agreement: both refuse.
 		{name: "empty payload", in: []byte{}, goErr: codec.ErrMalformed, peer: "throw"},
+		// STEP_FINISHED followed by field 2^29 (one past the protobuf maximum).
+		{name: "field number 2^29 in the envelope", in: mustHex("82010a0a02080f1204706c616e828080801000"), goErr: codec.ErrMalformed, peer: "throw"},
+		{name: "field number 2^29 inside an event", in: pEvent(armTextMessageContent, enumTextMessageContent, nil, pStr(2, "m"), []byte{0x82, 0x80, 0x80, 0x80, 0x10, 0x00}), goErr: codec.ErrMalformed, peer: "throw"},
 		{name: "only an unknown varint field", in: pVarint(40, 1), goErr: codec.ErrMalformed, peer: "throw"},
 		{name: "two different arms", in: pCat(okTMC, tmEnd()), goErr: codec.ErrMalformed, peer: "throw"},
 		{name: "field number 0", in: pCat(okTMC, []byte{0x02, 0x00}), goErr: codec.ErrMalformed, peer: "throw"},
@@ -210,7 +213,7 @@ func decodeCases() []decodeCase {
 	}
 }
 
-// TestDecodeEdgeCases feeds the same payloads to codec.AppendJSON and the
+// TestDecodeEdgeCases feeds the same payloads to codec.AppendJSONFromWire and the
 // peer's proto.decode.
 func TestDecodeEdgeCases(t *testing.T) {
 	cases := decodeCases()
@@ -223,7 +226,7 @@ func TestDecodeEdgeCases(t *testing.T) {
 	for i, c := range cases {
 		r := resps[i]
 		t.Run(c.name, func(t *testing.T) {
-			got, goErr := c.codec.AppendJSON(nil, c.in)
+			got, goErr := c.codec.AppendJSONFromWire(nil, c.in)
 			switch {
 			case c.goErr == nil && goErr != nil:
 				t.Errorf("agwire: %v, want success", goErr)
@@ -412,4 +415,12 @@ func TestEncodeEdgeCases(t *testing.T) {
 		})
 	}
 	t.Logf("%d encode edge cases, %d recorded divergences", len(cases), divergences)
+}
+
+func mustHex(s string) []byte {
+	b, err := hex.DecodeString(s)
+	if err != nil {
+		panic(err)
+	}
+	return b
 }

@@ -64,7 +64,7 @@ func TestCorpus(t *testing.T) {
 }
 
 // TestPeerEncodeGoDecode (direction 1): the peer encodes each fixture;
-// agwire's codec.AppendJSON reads those bytes to the same event the peer
+// agwire's codec.AppendJSONFromWire reads those bytes to the same event the peer
 // reads them to.
 func TestPeerEncodeGoDecode(t *testing.T) {
 	for _, c := range corpus(t) {
@@ -72,7 +72,7 @@ func TestPeerEncodeGoDecode(t *testing.T) {
 			if c.Bytes == nil || c.Decoded == nil {
 				t.Skipf("the peer did not round-trip this fixture (see TestCorpus)")
 			}
-			got, err := codec.AppendJSON(nil, c.Bytes)
+			got, err := codec.AppendJSONFromWire(nil, c.Bytes)
 			if err != nil {
 				t.Fatalf("agwire cannot decode the peer's bytes: %v\npeer hex: %x\npeer decodes them to: %s", err, c.Bytes, short(c.Decoded))
 			}

@@ -21,7 +21,7 @@ import (
 
 // End-to-end over loopback HTTP, both directions:
 //
-//   - agwire's transport.Handler serves a run to the real HttpAgent of
+//   - agwire's transport.NewHandler serves a run to the real HttpAgent of
 //     @ag-ui/client (httpagent.mjs), over binary and over SSE, and the
 //     messages and state the client assembles are checked against the AG-UI
 //     rules (TestHTTPAgentAssemblesGoRun);
@@ -29,8 +29,6 @@ import (
 //     (encoder-server.mjs) serves the fixture corpus to agwire's
 //     transport.Run, over binary and over SSE, and every event is checked
 //     against the peer's own decode of it (TestGoClientReadsEncoderServer).
-
-func ptr[T any](v T) *T { return &v }
 
 func md(s string) event.Object { return event.Object(s) }
 
@@ -41,11 +39,11 @@ func md(s string) event.Object { return event.Object(s) }
 // reach no message.
 func weatherRun(in *event.RunAgentInput) []event.Event {
 	return []event.Event{
-		&event.RunStarted{Base: event.Base{Timestamp: ptr[int64](1733140800000), Metadata: md(`{"trace":"run-started"}`)},
+		&event.RunStarted{Base: event.Base{Timestamp: event.Ptr[int64](1733140800000), Metadata: md(`{"trace":"run-started"}`)},
 			ThreadID: in.ThreadID, RunID: in.RunID},
 		&event.StepStarted{Base: event.Base{Metadata: md(`{"stage":"step-started"}`)}, StepName: "answer"},
 		&event.TextMessageStart{Base: event.Base{Metadata: md(`{"source":"openai","stage":"start","usage":{"input":120,"output":0}}`)},
-			MessageID: "msg-1", Role: ptr("assistant")},
+			MessageID: "msg-1", Role: event.Ptr("assistant")},
 		&event.TextMessageContent{Base: event.Base{Metadata: md(`{"stage":"content","tokens":3}`)},
 			MessageID: "msg-1", Delta: "Let me check "},
 		&event.TextMessageContent{Base: event.Base{Metadata: md(`{"stage":"content","tokens":8}`)},
@@ -53,12 +51,12 @@ func weatherRun(in *event.RunAgentInput) []event.Event {
 		&event.TextMessageContent{MessageID: "msg-1", Delta: " 🌏"},
 		&event.TextMessageEnd{Base: event.Base{Metadata: md(`{"stage":"end","usage":{"output":340}}`)}, MessageID: "msg-1"},
 		&event.ToolCallStart{Base: event.Base{Metadata: md(`{"ag-ui":{"frontendTool":false},"phase":"start"}`)},
-			ToolCallID: "call-1", ToolCallName: "get_weather", ParentMessageID: ptr("msg-1")},
+			ToolCallID: "call-1", ToolCallName: "get_weather", ParentMessageID: event.Ptr("msg-1")},
 		&event.ToolCallArgs{Base: event.Base{Metadata: md(`{"phase":"args","argChunks":1}`)}, ToolCallID: "call-1", Delta: `{"city":`},
 		&event.ToolCallArgs{Base: event.Base{Metadata: md(`{"phase":"args","argChunks":2}`)}, ToolCallID: "call-1", Delta: `"Seoul"}`},
 		&event.ToolCallEnd{Base: event.Base{Metadata: md(`{"phase":"end","latencyMs":12}`)}, ToolCallID: "call-1"},
 		&event.ToolCallResult{Base: event.Base{Metadata: md(`{"cache":"miss","durationMs":45}`)},
-			MessageID: "tool-msg-1", ToolCallID: "call-1", Content: ptr(`{"tempC":21,"sky":"clear"}`), Role: ptr("tool")},
+			MessageID: "tool-msg-1", ToolCallID: "call-1", Content: event.Ptr(`{"tempC":21,"sky":"clear"}`), Role: event.Ptr("tool")},
 		&event.StateSnapshot{Base: event.Base{Metadata: md(`{"stage":"state-snapshot"}`)},
 			Snapshot: event.RawValue(`{"city":"Seoul","forecast":{"tempC":20,"sky":"unknown"},"history":[]}`)},
 		&event.StateDelta{Base: event.Base{Metadata: md(`{"stage":"state-delta"}`)}, Delta: []event.PatchOp{
@@ -67,7 +65,7 @@ func weatherRun(in *event.RunAgentInput) []event.Event {
 			{Op: "add", Path: "/history/-", Value: event.RawValue(`"Seoul"`)},
 			{Op: "add", Path: "/done", Value: event.RawValue(`true`)},
 		}},
-		&event.TextMessageStart{MessageID: "msg-2", Role: ptr("assistant")},
+		&event.TextMessageStart{MessageID: "msg-2", Role: event.Ptr("assistant")},
 		&event.TextMessageContent{Base: event.Base{Metadata: md(`{"stage":"content"}`)}, MessageID: "msg-2", Delta: "It is 21 °C and clear in Seoul."},
 		&event.TextMessageEnd{Base: event.Base{Metadata: md(`{"finishReason":"stop"}`)}, MessageID: "msg-2"},
 		&event.StepFinished{Base: event.Base{Metadata: md(`{"stage":"step-finished"}`)}, StepName: "answer"},
@@ -119,7 +117,7 @@ type servedRun struct {
 
 type servedKey struct{}
 
-// goAgentServer serves weatherRun with transport.Handler and records each
+// goAgentServer serves weatherRun with transport.NewHandler and records each
 // request by run id.
 type goAgentServer struct {
 	*httptest.Server
@@ -129,7 +127,7 @@ type goAgentServer struct {
 
 func newGoAgentServer(t *testing.T, opts transport.HandlerOptions) *goAgentServer {
 	s := &goAgentServer{runs: map[string]*servedRun{}}
-	agent := transport.Handler(opts, func(ctx context.Context, in *event.RunAgentInput, w transport.EventWriter) error {
+	agent := mustHandler(opts, func(ctx context.Context, _ *http.Request, in *event.RunAgentInput, w transport.EventWriter) error {
 		rec := ctx.Value(servedKey{}).(*servedRun)
 		rec.Input = in
 		s.mu.Lock()
@@ -230,7 +228,7 @@ func runHTTPAgent(t *testing.T, pairs ...string) []*agentOutput {
 	return outs
 }
 
-// TestHTTPAgentAssemblesGoRun: agwire's transport.Handler serves weatherRun
+// TestHTTPAgentAssemblesGoRun: agwire's transport.NewHandler serves weatherRun
 // to the real HttpAgent of @ag-ui/client 1.0.0, over loopback HTTP.
 //
 // HttpAgent's requestInit() always sends "Accept: text/event-stream"
@@ -245,9 +243,9 @@ func runHTTPAgent(t *testing.T, pairs ...string) []*agentOutput {
 func TestHTTPAgentAssemblesGoRun(t *testing.T) {
 	requireNode(t, "httpagent.mjs")
 	plain := newGoAgentServer(t, transport.HandlerOptions{})
-	compressed := newGoAgentServer(t, transport.HandlerOptions{ServerOptions: transport.ServerOptions{
+	compressed := newGoAgentServer(t, transport.HandlerOptions{
 		Compression: []string{transport.EncodingZstd, transport.EncodingGzip},
-	}})
+	})
 
 	cases := []struct {
 		name, mode string
@@ -431,7 +429,7 @@ func TestGoClientReadsEncoderServer(t *testing.T) {
 
 	in := &event.RunAgentInput{
 		ThreadID: "thread-go",
-		Messages: []event.Message{{ID: "u1", Role: event.RoleUser, Content: ptr("Replay the corpus"), Metadata: md(`{"client":"agwire"}`)}},
+		Messages: []event.Message{{ID: "u1", Role: event.RoleUser, Content: event.Ptr("Replay the corpus"), Metadata: md(`{"client":"agwire"}`)}},
 		Tools:    []event.Tool{{Name: "get_weather", Description: "Current weather", Parameters: event.RawValue(`{"type":"object"}`)}},
 		Context:  []event.Context{{Description: "units", Value: "metric"}},
 		State:    event.RawValue(`{"k":1}`),
@@ -518,7 +516,7 @@ func TestGoClientReadsEncoderServer(t *testing.T) {
 			sse = transport.MediaTypeSSE
 			n   = "406" // agwire: not acceptable
 		)
-		body, err := event.MarshalRunAgentInput(&event.RunAgentInput{ThreadID: "thread-go", RunID: "run-negotiation"})
+		body, err := json.Marshal(&event.RunAgentInput{ThreadID: "thread-go", RunID: "run-negotiation"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -599,4 +597,13 @@ func unsignZeros(t *testing.T, b []byte) []byte {
 		t.Fatal(err)
 	}
 	return out
+}
+
+// mustHandler is transport.NewHandler for options known to be valid.
+func mustHandler(opts transport.HandlerOptions, fn transport.RunFunc) http.Handler {
+	h, err := transport.NewHandler(fn, opts)
+	if err != nil {
+		panic(err)
+	}
+	return h
 }

@@ -51,8 +51,8 @@ func TestThinkingRefused(t *testing.T) {
 	if _, err := codec.Unmarshal(nil); !errors.Is(err, codec.ErrMalformed) {
 		t.Errorf("codec.Unmarshal(empty): %v, want ErrMalformed", err)
 	}
-	if out, err := codec.AppendJSON(nil, []byte{}); !errors.Is(err, codec.ErrMalformed) {
-		t.Errorf("codec.AppendJSON(empty) = %s, %v; want ErrMalformed", out, err)
+	if out, err := codec.AppendJSONFromWire(nil, []byte{}); !errors.Is(err, codec.ErrMalformed) {
+		t.Errorf("codec.AppendJSONFromWire(empty) = %s, %v; want ErrMalformed", out, err)
 	}
 }
 
@@ -69,7 +69,7 @@ func TestFutureArm(t *testing.T) {
 	if _, err := codec.Unmarshal(futureFrame); !errors.Is(err, codec.ErrUnknownEvent) {
 		t.Errorf("codec.Unmarshal: %v, want ErrUnknownEvent", err)
 	}
-	if out, err := codec.AppendJSON(nil, futureFrame); !errors.Is(err, codec.ErrUnknownEvent) {
-		t.Errorf("codec.AppendJSON = %s, %v; want ErrUnknownEvent", out, err)
+	if out, err := codec.AppendJSONFromWire(nil, futureFrame); !errors.Is(err, codec.ErrUnknownEvent) {
+		t.Errorf("codec.AppendJSONFromWire = %s, %v; want ErrUnknownEvent", out, err)
 	}
 }

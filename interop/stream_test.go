@@ -12,6 +12,7 @@ import (
 	"github.com/agwire/agwire/codec"
 	"github.com/agwire/agwire/event"
 	"github.com/agwire/agwire/framing"
+	"github.com/agwire/agwire/transport"
 )
 
 // accepted returns the fixtures the 1.0 peer encodes and decodes, in corpus
@@ -54,8 +55,8 @@ func TestStreamPeerFramedGoReads(t *testing.T) {
 	if err := r.Err(); err != nil {
 		t.Fatalf("peer frame: %v", err)
 	}
-	if r.ContentType != framing.MediaType {
-		t.Errorf("peer content type %q, agwire's MediaType %q", r.ContentType, framing.MediaType)
+	if r.ContentType != transport.MediaTypeBinary {
+		t.Errorf("peer content type %q, agwire's MediaType %q", r.ContentType, transport.MediaTypeBinary)
 	}
 	stream, err := r.Bytes()
 	if err != nil {
@@ -106,14 +107,14 @@ func TestStreamPeerFramedGoReads(t *testing.T) {
 func goStream(t *testing.T, cases []peerCase) []byte {
 	t.Helper()
 	var buf bytes.Buffer
-	w := framing.NewWriter(&buf, codec.Codec{LossyNumbers: true})
+	w := framing.NewWriter(&buf, framing.WriterOptions{Codec: codec.Codec{LossyNumbers: true}})
 	for _, c := range cases {
 		if err := w.WriteJSON(c.Event); err != nil {
 			t.Fatalf("%s: framing.Writer: %v", c.Name, err)
 		}
 	}
-	if w.Frames() != int64(len(cases)) || w.Bytes() != int64(buf.Len()) {
-		t.Fatalf("Writer counts %d frames / %d bytes, wrote %d events / %d bytes", w.Frames(), w.Bytes(), len(cases), buf.Len())
+	if w.FramesWritten() != int64(len(cases)) || w.BytesWritten() != int64(buf.Len()) {
+		t.Fatalf("Writer counts %d frames / %d bytes, wrote %d events / %d bytes", w.FramesWritten(), w.BytesWritten(), len(cases), buf.Len())
 	}
 	return buf.Bytes()
 }
@@ -274,11 +275,11 @@ func TestStreamUnreadableFrames(t *testing.T) {
 
 	// agwire refuses the nanosecond timestamp by default (ErrUnsafeInteger);
 	// with UnsafeIntegers it frames it exactly.
-	if err := framing.NewWriter(io.Discard, codec.Codec{}).WriteJSON(nanos); !errors.Is(err, codec.ErrUnsafeInteger) {
+	if err := framing.NewWriter(io.Discard, framing.WriterOptions{Codec: codec.Codec{}}).WriteJSON(nanos); !errors.Is(err, codec.ErrUnsafeInteger) {
 		t.Errorf("default codec on a nanosecond timestamp: %v, want ErrUnsafeInteger", err)
 	}
 	var buf bytes.Buffer
-	w := framing.NewWriter(&buf, codec.Codec{UnsafeIntegers: true})
+	w := framing.NewWriter(&buf, framing.WriterOptions{Codec: codec.Codec{UnsafeIntegers: true}})
 	for _, ev := range []json.RawMessage{start, nanos, end} {
 		if err := w.WriteJSON(ev); err != nil {
 			t.Fatalf("framing.Writer: %v", err)

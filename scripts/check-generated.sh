@@ -31,7 +31,7 @@ for arg in "$@"; do
 done
 
 echo "==> buf lint"
-go tool -modfile=tools/go.mod buf lint
+scripts/buf.sh lint
 
 echo "==> scripts/generate.sh"
 scripts/generate.sh

@@ -2,13 +2,14 @@
 # Regenerates the Go protobuf types in gen/aguipb from the schema in proto/.
 #
 # Needs nothing but Go and access to the module proxy:
-#   - buf runs via "go tool" from the separate tools module (tools/go.mod), so
-#     its large dependency tree never reaches users of the library;
+#   - buf is built from the separate tools module (tools/go.mod) by
+#     scripts/buf.sh, so its large dependency tree never reaches users of the
+#     library;
 #   - protoc-gen-go runs via "go run" inside the root module (see buf.gen.yaml),
 #     so it is always the same version as the protobuf runtime the generated
 #     code compiles against.
-# The first run builds buf from source, which takes a few minutes; later runs
-# reuse the binary from the Go build cache.
+# The first run builds buf from source, which takes a few minutes and shows
+# its progress; later runs reuse the binary (see scripts/buf.sh).
 #
 # Output is generated into a temporary directory and only then moved into
 # gen/aguipb, so a failed run leaves the tree untouched and a deleted .proto
@@ -21,7 +22,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 # different protobuf version into the generator; always use plain module mode.
 export GOWORK=off
 
-buf() { go tool -modfile=tools/go.mod buf "$@"; }
+buf() { scripts/buf.sh "$@"; }
 
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT

@@ -1,9 +1,10 @@
 package transport
 
 import (
-	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"iter"
@@ -22,10 +23,18 @@ type ClientOptions struct {
 	// Codec decodes binary frames. Its MaxDepth and DropUnknownFields also
 	// configure the parser of SSE events.
 	Codec codec.Codec
-	// MaxEventSize is the largest event accepted, in bytes: a binary frame
-	// (framing.ErrFrameTooLarge) or an SSE line or event's data
-	// (ErrEventTooLarge). 0 (or less) means DefaultMaxEventSize.
+	// MaxEventSize is the largest event accepted, in bytes: a binary
+	// frame's payload or an SSE line or event's data. A larger one ends the
+	// stream with ErrEventTooLarge, on both transports. 0 (or less) means
+	// DefaultMaxEventSize.
 	MaxEventSize int
+	// MaxConsecutiveErrors is how many events in a row may fail to decode
+	// (each reported as an *EventError) before the stream is given up with
+	// ErrTooManyErrors: a server sending nothing but undecodable events
+	// would otherwise keep a reader busy for ever. An event that decodes
+	// resets the count. 0 means DefaultMaxConsecutiveErrors; a negative
+	// value means no limit.
+	MaxConsecutiveErrors int
 	// PreferSSE makes Run ask for text/event-stream only, as the
 	// TypeScript HttpAgent does. By default Run asks for the binary
 	// transport with SSE as the fallback,
@@ -43,17 +52,29 @@ type ClientOptions struct {
 	Header http.Header
 }
 
+// DefaultMaxConsecutiveErrors is the number of undecodable events in a row
+// an EventReader reports before it gives up the stream, when
+// ClientOptions.MaxConsecutiveErrors is 0.
+const DefaultMaxConsecutiveErrors = framing.DefaultMaxConsecutiveErrors
+
+func (o *ClientOptions) parser() event.Parser {
+	return event.Parser{MaxDepth: o.Codec.MaxDepth, DropUnknownFields: o.Codec.DropUnknownFields}
+}
+
 // EventReader reads the events of one run from an HTTP response, SSE or
-// binary, as the response's Content-Type says. It is not safe for
-// concurrent use, except that Close may be called from another goroutine
-// to abandon a read in progress.
+// binary, as the response's Content-Type says. It reports the same errors
+// for the same failures on both transports. It is not safe for concurrent
+// use, except that Close may be called from another goroutine to abandon a
+// read in progress.
 type EventReader struct {
 	resp      *http.Response
 	mediaType string
 	coding    string
-	bin       *framing.Reader
-	sse       *SSEReader
-	parser    event.Parser
+	dec       decoder
+	n         int64 // events read, good or bad: the index of the next
+	maxBad    int   // MaxConsecutiveErrors, -1 for no limit
+	bad       int   // undecodable events in a row
+	err       error // sticky stream-level error
 }
 
 // NewEventReader checks resp and returns a reader of its events.
@@ -72,7 +93,8 @@ func NewEventReader(resp *http.Response, opts ClientOptions) (*EventReader, erro
 	}
 	ct := resp.Header.Get("Content-Type")
 	mt, _, err := mime.ParseMediaType(ct)
-	if err != nil || (mt != MediaTypeSSE && mt != MediaTypeBinary) {
+	car := carrierFor(mt)
+	if err != nil || car == nil {
 		resp.Body.Close()
 		return nil, fmt.Errorf("%w: Content-Type %q", ErrUnsupportedMediaType, ct)
 	}
@@ -81,19 +103,12 @@ func NewEventReader(resp *http.Response, opts ClientOptions) (*EventReader, erro
 		resp.Body.Close()
 		return nil, err
 	}
-	r := &EventReader{
-		resp:      resp,
-		mediaType: mt,
-		coding:    coding,
-		parser:    event.Parser{MaxDepth: opts.Codec.MaxDepth, DropUnknownFields: opts.Codec.DropUnknownFields},
-	}
-	if mt == MediaTypeBinary {
-		r.bin = framing.NewReader(bufio.NewReaderSize(body, 32<<10), framing.ReaderOptions{
-			Codec:        opts.Codec,
-			MaxFrameSize: max(opts.MaxEventSize, 0),
-		})
-	} else {
-		r.sse = NewSSEReader(body, opts.MaxEventSize)
+	r := &EventReader{resp: resp, mediaType: mt, coding: coding, dec: car.newDecoder(body, opts), maxBad: DefaultMaxConsecutiveErrors}
+	switch {
+	case opts.MaxConsecutiveErrors > 0:
+		r.maxBad = opts.MaxConsecutiveErrors
+	case opts.MaxConsecutiveErrors < 0:
+		r.maxBad = -1
 	}
 	return r, nil
 }
@@ -109,47 +124,57 @@ func (r *EventReader) ContentEncoding() string { return r.coding }
 // Response returns the response the events are read from.
 func (r *EventReader) Response() *http.Response { return r.resp }
 
-// ReadEvent reads the next event. It returns io.EOF, unwrapped, when the
-// stream ends cleanly.
+// Next reads the next event. It returns io.EOF, unwrapped, when the stream
+// ends cleanly.
 //
-// An event that does not decode is reported alone and consumed, and the
-// next call reads the next event; Skippable reports true for it. On SSE it
-// is an *EventError wrapping the parser's error (event.ErrUnknownType for
-// an event type from a later protocol); on the binary transport a
-// *framing.Error wrapping the codec's (codec.ErrUnknownEvent for an event
-// from a later protocol).
+// An event that does not decode is reported alone, as an *EventError, and
+// consumed; the next call reads the next event. errors.Is(err,
+// ErrUnknownEvent) tells an event from a later protocol version (wrapping
+// event.ErrUnknownType on SSE, codec.ErrUnknownEvent on the binary
+// transport).
 //
-// Other errors end the stream and are sticky: a network error, a stream
-// cut short (framing.ErrTruncated on the binary transport,
-// io.ErrUnexpectedEOF on SSE), an event over the size limit
-// (framing.ErrFrameTooLarge, ErrEventTooLarge), a decompression error.
-func (r *EventReader) ReadEvent() (event.Event, error) {
-	if r.bin != nil {
-		return r.bin.ReadEvent()
+// Other errors end the stream and are sticky: ErrTruncated for a stream cut
+// inside an event, ErrEventTooLarge for an event over MaxEventSize,
+// ErrTooManyErrors past MaxConsecutiveErrors bad events in a row, a network
+// or decompression error. The transport's own error stays in the chain
+// (framing.ErrTruncated, io.ErrUnexpectedEOF, ...).
+func (r *EventReader) Next() (event.Event, error) {
+	if r.err != nil {
+		return nil, r.err
 	}
-	data, err := r.sse.next()
-	if err != nil {
+	ev, err := r.dec.next()
+	if err == nil {
+		r.n++
+		r.bad = 0
+		return ev, nil
+	}
+	var bad *badEvent
+	if !errors.As(err, &bad) {
+		r.err = err
 		return nil, err
 	}
-	ev, err := r.parser.Parse(data)
-	if err != nil {
-		return nil, &EventError{Index: r.sse.n - 1, Err: err}
+	index := r.n
+	r.n++
+	r.bad++
+	if r.maxBad >= 0 && r.bad > r.maxBad {
+		r.err = fmt.Errorf("%w: %d events in a row did not decode (the last, event %d: %v)", ErrTooManyErrors, r.bad, index, bad.err)
+		return nil, r.err
 	}
-	return ev, nil
+	return nil, &EventError{Index: index, Err: bad.err, unknown: bad.unknown}
 }
 
 // Events returns an iterator over the stream's events. An event that does
-// not decode is yielded with its error and iteration goes on; an error that
-// ends the stream is yielded and ends it; the clean end of the stream ends
-// it silently.
+// not decode is yielded with its *EventError and iteration goes on; an
+// error that ends the stream is yielded and ends it; the clean end of the
+// stream ends it silently. After a break, Next reads on from there.
 func (r *EventReader) Events() iter.Seq2[event.Event, error] {
 	return func(yield func(event.Event, error) bool) {
 		for {
-			ev, err := r.ReadEvent()
+			ev, err := r.Next()
 			if err == io.EOF {
 				return
 			}
-			if !yield(ev, err) || (err != nil && !Skippable(err)) {
+			if !yield(ev, err) || (err != nil && !framing.Skippable(err)) {
 				return
 			}
 		}
@@ -166,6 +191,12 @@ const (
 	acceptSSEOnly     = MediaTypeSSE
 )
 
+// Doer sends an HTTP request: *http.Client is one, and so is any wrapper
+// that retries, traces or signs requests.
+type Doer interface {
+	Do(*http.Request) (*http.Response, error)
+}
+
 // Run starts a run: it POSTs in as JSON to url with client (nil means
 // http.DefaultClient) and returns a reader of the response's events. The
 // request carries ctx; cancelling it ends the stream.
@@ -174,11 +205,11 @@ const (
 // for SSE only, with PreferSSE), and for zstd or gzip compression when
 // opts.Compression is set. Errors are those of the client and of
 // NewEventReader. The caller must Close the reader.
-func Run(ctx context.Context, client *http.Client, url string, in *event.RunAgentInput, opts ClientOptions) (*EventReader, error) {
-	if client == nil {
+func Run(ctx context.Context, client Doer, url string, in *event.RunAgentInput, opts ClientOptions) (*EventReader, error) {
+	if c, ok := client.(*http.Client); client == nil || ok && c == nil {
 		client = http.DefaultClient
 	}
-	body, err := event.MarshalRunAgentInput(in)
+	body, err := json.Marshal(in)
 	if err != nil {
 		return nil, fmt.Errorf("transport: encoding the RunAgentInput: %w", err)
 	}

@@ -6,23 +6,25 @@
 //
 // A server is one function:
 //
-//	http.Handle("/agent", transport.Handler(transport.HandlerOptions{},
-//		func(ctx context.Context, in *event.RunAgentInput, w transport.EventWriter) error {
-//			w.WriteEvent(&event.RunStarted{ThreadID: in.ThreadID, RunID: in.RunID})
-//			// ...
-//			return w.WriteEvent(&event.RunFinished{ThreadID: in.ThreadID, RunID: in.RunID})
-//		}))
+//	h, err := transport.NewHandler(func(ctx context.Context, req *http.Request, in *event.RunAgentInput, w transport.EventWriter) error {
+//		w.WriteEvent(&event.RunStarted{ThreadID: in.ThreadID, RunID: in.RunID})
+//		// ...
+//		return w.WriteEvent(&event.RunFinished{ThreadID: in.ThreadID, RunID: in.RunID})
+//	}, transport.HandlerOptions{})
+//	...
+//	http.Handle("/agent", h)
 //
 // and a client a loop:
 //
 //	r, err := transport.Run(ctx, nil, url, in, transport.ClientOptions{})
 //	...
 //	defer r.Close()
-//	for ev, err := range r.Events() { ... }
+//	for ev, err := range r.Events() { ... } // or ev, err := r.Next()
 //
-// Handler and Run are built from the lower-level pieces NewEventWriter,
+// NewHandler and Run are built from the lower-level pieces NewEventWriter,
 // NewEventReader, Negotiate and SSEReader, which serve other shapes of
-// endpoint (a GET that resumes a thread, a proxy that re-encodes).
+// endpoint (a GET that resumes a thread, a proxy that re-encodes). Which
+// http.Server timeouts a handler needs is said at NewHandler.
 //
 // # Negotiation
 //
@@ -42,11 +44,11 @@
 // header goes out when the EventWriter is created, before the first event,
 // so a client waiting for the header learns at once that the run has
 // started; the price is that the status is 200 by then, and a failure of
-// the run is reported in the stream as a RUN_ERROR event (see Handler).
+// the run is reported in the stream as a RUN_ERROR event (see NewHandler).
 //
 // # Compression
 //
-// Compression is off by default: ServerOptions.Compression lists the
+// Compression is off by default: HandlerOptions.Compression (ServerOptions.Compression) lists the
 // codings a server may use (zstd, gzip, in its order of preference) and
 // the client's Accept-Encoding picks one, honouring q-values. Off, because
 // with a flush per event most events are a few dozen bytes, where block
@@ -65,23 +67,32 @@
 // socket notices (at most an event or two later); the first failed write
 // also cancels Context. A client that stays connected but stops reading
 // blocks the handler in its write once the TCP buffers are full, and only
-// that handler: set ServerOptions.WriteTimeout to turn that into an error.
+// that handler: set HandlerOptions.WriteTimeout to turn that into an error.
 //
 // # Errors
 //
 // Errors are typed: sentinels tested with errors.Is (ErrNotAcceptable,
-// ErrUnsupportedMediaType, ...), *StatusError for a non-2xx response, and
-// *EventError for one event that failed alone. Skippable tells an error
-// that concerns one event, after which reading or writing goes on, from one
-// that ends the stream.
+// ErrUnsupportedMediaType, ErrTruncated, ErrEventTooLarge, ...),
+// *StatusError for a non-2xx response, and *EventError for one event that
+// failed alone, after which reading or writing goes on (framing.Skippable
+// reports true for it and false for every error that ends the stream). The
+// same failure gives the same error on both transports: a cut stream is
+// ErrTruncated, an undecodable event an *EventError (with ErrUnknownEvent
+// for one from a later protocol version), whether it came as SSE or as
+// frames.
 //
-// # Design: EventWriter is an interface
+// # Design: one seam for the carriers
+//
+// SSE and the binary stream are two carriers behind one internal
+// encoder/decoder pair: everything else (negotiation, headers,
+// compression, deadlines, flushing, the size limit, the cap on bad events
+// in a row, the error types) is shared, so a new carrier is one file.
 //
 // The run function receives an EventWriter interface rather than a
 // concrete type, so that an agent can be tested with a fake that collects
-// events, and wrapped (to record or filter events) without HTTP. The two
-// transports are one implementation inside: they differ only in how an
-// event becomes bytes. On the client side EventReader is a concrete type:
-// nothing is gained by faking it, since an iter.Seq2 of events is the
-// natural seam there.
+// events, and wrapped (to record or filter events) without HTTP. On the
+// client side EventReader is a concrete type: nothing is gained by faking
+// it, since Next and the iter.Seq2 of Events are the natural seams there;
+// the HTTP client is the Doer interface, so a retrying or tracing wrapper
+// plugs in.
 package transport

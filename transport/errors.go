@@ -4,11 +4,11 @@ import (
 	"errors"
 	"strconv"
 	"strings"
-
-	"github.com/agwire/agwire/framing"
 )
 
 // Errors. Test for them with errors.Is; most arrive wrapped with details.
+// Each failure of a stream gives the same sentinel on both transports; the
+// transport's own error stays in the chain.
 var (
 	// ErrNotAcceptable: the request's Accept header rules out both event
 	// stream types. NewEventWriter has answered 406 Not Acceptable.
@@ -25,10 +25,22 @@ var (
 	// ErrUnsupportedEncoding: a response's Content-Encoding is not gzip,
 	// zstd or identity.
 	ErrUnsupportedEncoding = errors.New("transport: unsupported content encoding")
-	// ErrEventTooLarge: an SSE line or event's data exceeds the reader's
-	// limit (ClientOptions.MaxEventSize). The binary transport reports
-	// framing.ErrFrameTooLarge for the same limit.
+	// ErrEventTooLarge: an event exceeds the size limit: on a reader
+	// (ClientOptions.MaxEventSize) it ends the stream, wrapping
+	// framing.ErrFrameTooLarge on the binary transport; on a writer
+	// (ServerOptions.MaxEventSize) the event is refused with an *EventError.
 	ErrEventTooLarge = errors.New("transport: event too large")
+	// ErrTruncated: the stream ends inside an event (wrapping
+	// framing.ErrTruncated on the binary transport, io.ErrUnexpectedEOF on
+	// SSE).
+	ErrTruncated = errors.New("transport: stream ends inside an event")
+	// ErrTooManyErrors: more events in a row failed to decode than
+	// ClientOptions.MaxConsecutiveErrors allows; the reader gave up.
+	ErrTooManyErrors = errors.New("transport: too many undecodable events in a row")
+	// ErrUnknownEvent: an *EventError for an event from a later protocol
+	// version (an unknown SSE event type, a frame whose only field the
+	// codec does not know). It is skippable like every *EventError.
+	ErrUnknownEvent = errors.New("transport: event from a later protocol version")
 )
 
 // StatusError is a response whose status is not 2xx.
@@ -51,24 +63,28 @@ func (e *StatusError) Error() string {
 	return s
 }
 
-// EventError is one event that failed alone; the stream goes on and
-// Skippable reports true.
+// EventError is one event that failed alone, on either transport; the
+// stream goes on, and framing.Skippable reports true for it.
 //
-// On an EventReader it is an SSE event whose data is not a valid AG-UI JSON
-// event: an event type from a later protocol (event.ErrUnknownType),
-// malformed JSON, a missing field... The reader has consumed it and reads
-// the next event. (The binary transport reports the same case as a
-// frame-level *framing.Error.)
+// On an EventReader it is an event that does not decode: an SSE event
+// whose data is not a valid AG-UI JSON event (Err is the parser's
+// *event.PathError), or a binary frame that is not a valid Event (Err is
+// the *framing.Error wrapping the *codec.Error). errors.Is(err,
+// ErrUnknownEvent) tells an event from a later protocol version. The
+// reader has consumed it and reads the next event.
 //
-// On an EventWriter it is an event that could not be encoded: the codec
-// refused it (a *codec.Error), or WriteJSON was given text that is not one
-// valid AG-UI JSON event (an *event.PathError). Nothing was written.
+// On an EventWriter it is an event that could not be written: the codec
+// refused it (a *codec.Error), WriteJSON was given text that is not one
+// valid AG-UI JSON event (an *event.PathError), or it exceeds
+// ServerOptions.MaxEventSize (ErrEventTooLarge). Nothing was written.
 type EventError struct {
 	// Index is the 0-based index of the event in the stream: among the
-	// events the SSE stream dispatched, or the events written so far.
+	// events read, good or bad, or the events written so far.
 	Index int64
 	// Err is the parser's or codec's error, which names the field.
 	Err error
+
+	unknown bool // an event from a later protocol version
 }
 
 func (e *EventError) Error() string {
@@ -77,19 +93,9 @@ func (e *EventError) Error() string {
 
 func (e *EventError) Unwrap() error { return e.Err }
 
-// Skippable reports whether a reader that returned err can go on with the
-// next event: true for an event that did not decode (an *EventError on SSE,
-// a frame-level *framing.Error on the binary transport, including events
-// from a later protocol version), false for nil, io.EOF and every error that
-// ends the stream.
-//
-// For an EventWriter it reports true for an event that was refused before
-// anything was written (an *EventError): the stream goes on. Any other
-// write error is sticky and ends the stream.
-func Skippable(err error) bool {
-	var ee *EventError
-	if errors.As(err, &ee) {
-		return true
-	}
-	return framing.Skippable(err)
-}
+// Is reports ErrUnknownEvent for an event from a later protocol version.
+func (e *EventError) Is(target error) bool { return target == ErrUnknownEvent && e.unknown }
+
+// Skippable reports true: the stream goes on after an EventError. It lets
+// framing.Skippable, the one test of skippability, recognise it.
+func (e *EventError) Skippable() bool { return true }

@@ -15,7 +15,7 @@ import (
 )
 
 // agent is the run function of the examples.
-func agent(ctx context.Context, in *event.RunAgentInput, w transport.EventWriter) error {
+func agent(ctx context.Context, req *http.Request, in *event.RunAgentInput, w transport.EventWriter) error {
 	w.WriteEvent(&event.RunStarted{ThreadID: in.ThreadID, RunID: in.RunID})
 	w.WriteEvent(&event.TextMessageContent{MessageID: "m1", Delta: "Hello!"})
 	return w.WriteEvent(&event.RunFinished{ThreadID: in.ThreadID, RunID: in.RunID})
@@ -23,12 +23,15 @@ func agent(ctx context.Context, in *event.RunAgentInput, w transport.EventWriter
 
 // A server: one handler serves SSE to clients that ask for it (or ask for
 // nothing in particular) and the binary stream to those that prefer it.
-func ExampleHandler() {
-	h := transport.Handler(transport.HandlerOptions{}, func(ctx context.Context, in *event.RunAgentInput, w transport.EventWriter) error {
+func ExampleNewHandler() {
+	h, err := transport.NewHandler(func(ctx context.Context, req *http.Request, in *event.RunAgentInput, w transport.EventWriter) error {
 		w.WriteEvent(&event.RunStarted{ThreadID: in.ThreadID, RunID: in.RunID})
 		w.WriteEvent(&event.TextMessageContent{MessageID: "m1", Delta: "Hello!"})
 		return w.WriteEvent(&event.RunFinished{ThreadID: in.ThreadID, RunID: in.RunID})
-	})
+	}, transport.HandlerOptions{})
+	if err != nil {
+		log.Fatal(err)
+	}
 	srv := httptest.NewServer(h) // or http.ListenAndServe(":8000", h)
 	defer srv.Close()
 
@@ -52,7 +55,11 @@ func ExampleHandler() {
 // A client: Run asks for the binary stream (SSE is the fallback) and yields
 // the events as they arrive.
 func ExampleRun() {
-	srv := httptest.NewServer(transport.Handler(transport.HandlerOptions{}, agent))
+	h, err := transport.NewHandler(agent, transport.HandlerOptions{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	srv := httptest.NewServer(h)
 	defer srv.Close()
 
 	in := &event.RunAgentInput{ThreadID: "t1", RunID: "r1"}
@@ -114,5 +121,5 @@ func ExampleSSEReader() {
 	// {Event:update Data:first line
 	// second line ID:42 Retry:0s}
 	// {Event: Data:{"type":"STEP_STARTED","stepName":"plan"} ID:42 Retry:3s}
-	// transport: SSE stream ends inside an event: unexpected EOF
+	// transport: stream ends inside an event (SSE: unexpected EOF)
 }

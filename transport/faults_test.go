@@ -35,10 +35,10 @@ func TestManyConcurrentClients(t *testing.T) {
 	if testing.Short() {
 		clients, events = 20, 200
 	}
-	srv := httptest.NewServer(transport.Handler(transport.HandlerOptions{
-		ServerOptions: transport.ServerOptions{Compression: []string{transport.EncodingZstd, transport.EncodingGzip}},
-		ErrorLog:      quietLog,
-	}, func(ctx context.Context, in *event.RunAgentInput, w transport.EventWriter) error {
+	srv := httptest.NewServer(mustHandler(transport.HandlerOptions{
+		Compression: []string{transport.EncodingZstd, transport.EncodingGzip},
+		ErrorLog:    quietLog,
+	}, func(ctx context.Context, _ *http.Request, in *event.RunAgentInput, w transport.EventWriter) error {
 		for i := range events {
 			// The delta is the sequence number.
 			if err := w.WriteEvent(&event.TextMessageContent{MessageID: in.RunID, Delta: strconv.Itoa(i)}); err != nil {
@@ -99,10 +99,10 @@ func TestManyConcurrentClients(t *testing.T) {
 func TestStalledClientDoesNotStallOthers(t *testing.T) {
 	const others = 20
 	bigDone := make(chan error, 1)
-	srv := httptest.NewServer(transport.Handler(transport.HandlerOptions{ErrorLog: quietLog},
-		func(ctx context.Context, in *event.RunAgentInput, w transport.EventWriter) error {
+	srv := httptest.NewServer(mustHandler(transport.HandlerOptions{ErrorLog: quietLog},
+		func(ctx context.Context, _ *http.Request, in *event.RunAgentInput, w transport.EventWriter) error {
 			if in.RunID != "big" {
-				return replay(realisticRun())(ctx, in, w)
+				return replay(realisticRun())(ctx, nil, in, w)
 			}
 			// 50 MB of events: far more than the TCP buffers between a
 			// client that stops reading and this writer can hold.
@@ -122,7 +122,7 @@ func TestStalledClientDoesNotStallOthers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := stalled.ReadEvent(); err != nil {
+	if _, err := stalled.Next(); err != nil {
 		t.Fatal(err)
 	}
 	// ... and reads no more.
@@ -168,10 +168,10 @@ func TestStalledClientDoesNotStallOthers(t *testing.T) {
 // write error and a cancelled context.
 func TestWriteTimeout(t *testing.T) {
 	ended := make(chan error, 1)
-	srv := httptest.NewServer(transport.Handler(transport.HandlerOptions{
-		ServerOptions: transport.ServerOptions{WriteTimeout: 200 * time.Millisecond},
-		ErrorLog:      quietLog,
-	}, func(ctx context.Context, in *event.RunAgentInput, w transport.EventWriter) error {
+	srv := httptest.NewServer(mustHandler(transport.HandlerOptions{
+		WriteTimeout: 200 * time.Millisecond,
+		ErrorLog:     quietLog,
+	}, func(ctx context.Context, _ *http.Request, in *event.RunAgentInput, w transport.EventWriter) error {
 		delta := strings.Repeat("x", 1000)
 		var err error
 		for i := 0; i < 50_000 && err == nil; i++ {
@@ -189,7 +189,7 @@ func TestWriteTimeout(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	if _, err := r.ReadEvent(); err != nil {
+	if _, err := r.Next(); err != nil {
 		t.Fatal(err)
 	}
 	if err := wait(t, ended, "the write to time out"); !errors.Is(err, os.ErrDeadlineExceeded) {
@@ -207,8 +207,8 @@ func TestClientDisconnectCancelsContext(t *testing.T) {
 				writeErr error
 			}
 			ended := make(chan outcome, 1)
-			srv := httptest.NewServer(transport.Handler(transport.HandlerOptions{ErrorLog: quietLog},
-				func(ctx context.Context, in *event.RunAgentInput, w transport.EventWriter) error {
+			srv := httptest.NewServer(mustHandler(transport.HandlerOptions{ErrorLog: quietLog},
+				func(ctx context.Context, _ *http.Request, in *event.RunAgentInput, w transport.EventWriter) error {
 					w.WriteEvent(&event.RunStarted{ThreadID: in.ThreadID, RunID: in.RunID})
 					select {
 					case <-ctx.Done():
@@ -227,7 +227,7 @@ func TestClientDisconnectCancelsContext(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, err := r.ReadEvent(); err != nil {
+			if _, err := r.Next(); err != nil {
 				t.Fatal(err)
 			}
 			r.Close()
@@ -276,7 +276,7 @@ func frames(t testing.TB, n int) [][]byte {
 	var out [][]byte
 	for i := range n {
 		var b bytes.Buffer
-		if err := framing.NewWriter(&b, codec.Codec{}).WriteEvent(&event.TextMessageContent{MessageID: "m", Delta: strconv.Itoa(i)}); err != nil {
+		if err := framing.NewWriter(&b, framing.WriterOptions{Codec: codec.Codec{}}).WriteEvent(&event.TextMessageContent{MessageID: "m", Delta: strconv.Itoa(i)}); err != nil {
 			t.Fatal(err)
 		}
 		out = append(out, b.Bytes())
@@ -355,10 +355,10 @@ func TestTruncatedStream(t *testing.T) {
 				}
 				n++
 			}
-			if n != 3 || !errors.Is(last, tt.want) || transport.Skippable(last) {
+			if n != 3 || !errors.Is(last, tt.want) || framing.Skippable(last) {
 				t.Errorf("%d events, then %v; want 3, then %v", n, last, tt.want)
 			}
-			if _, again := r.ReadEvent(); again == nil || again == io.EOF {
+			if _, again := r.Next(); again == nil || again == io.EOF {
 				t.Errorf("error not sticky: then %v", again)
 			}
 		})
@@ -393,10 +393,10 @@ func TestHugeFrame(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer r.Close()
-			if _, err := r.ReadEvent(); err != nil {
+			if _, err := r.Next(); err != nil {
 				t.Fatal(err)
 			}
-			_, err = r.ReadEvent()
+			_, err = r.Next()
 			runtime.ReadMemStats(&after)
 			if !errors.Is(err, tt.want) {
 				t.Errorf("got %v; want %v", err, tt.want)
@@ -412,6 +412,6 @@ func TestHugeFrame(t *testing.T) {
 // fr0 is one small frame.
 var fr0 = func() []byte {
 	var b bytes.Buffer
-	framing.NewWriter(&b, codec.Codec{}).WriteEvent(&event.StepStarted{StepName: "s"})
+	framing.NewWriter(&b, framing.WriterOptions{Codec: codec.Codec{}}).WriteEvent(&event.StepStarted{StepName: "s"})
 	return b.Bytes()
 }()

@@ -3,27 +3,41 @@ package transport
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"mime"
 	"net/http"
 	"strconv"
 	"strings"
+	"time"
 
+	"github.com/agwire/agwire/codec"
 	"github.com/agwire/agwire/event"
 )
 
-// DefaultMaxBodyBytes is the largest request body Handler reads when
+// DefaultMaxBodyBytes is the largest request body a handler reads when
 // HandlerOptions.MaxBodyBytes is 0: 8 MiB.
 const DefaultMaxBodyBytes = 8 << 20
 
-// HandlerOptions configures Handler.
+// HandlerOptions configures NewHandler: the event stream's options, as
+// for NewEventWriter, and the request's.
 type HandlerOptions struct {
-	// ServerOptions configures the event stream. Its Codec's MaxDepth and
-	// DropUnknownFields also configure the parser of the request body.
-	ServerOptions
+	// Codec encodes events on the binary transport; its MaxDepth and
+	// DropUnknownFields also configure the parser of the request body and
+	// of WriteJSON's input (see ServerOptions.Codec).
+	Codec codec.Codec
+	// Compression lists the content codings the server may use (see
+	// ServerOptions.Compression). Off by default.
+	Compression []string
+	// WriteTimeout bounds the writing of one event (see
+	// ServerOptions.WriteTimeout).
+	WriteTimeout time.Duration
+	// MaxEventSize is the largest event written (see
+	// ServerOptions.MaxEventSize).
+	MaxEventSize int
 	// MaxBodyBytes is the largest RunAgentInput body accepted; a larger one
-	// is answered 413. 0 (or less) means DefaultMaxBodyBytes.
+	// is answered 413. 0 means DefaultMaxBodyBytes.
 	MaxBodyBytes int64
 	// ErrorLog receives what cannot be told to the client: an error of the
 	// run function that came after its RUN_FINISHED or RUN_ERROR event, or
@@ -33,8 +47,17 @@ type HandlerOptions struct {
 	ErrorLog *slog.Logger
 }
 
-// Handler returns an http.Handler that runs fn for each AG-UI run
-// request.
+// RunFunc is an agent run: it streams the events of the run that in asks
+// for to w. ctx is w.Context(), done when the client goes away, when a
+// write fails or when the server shuts down; req is the HTTP request, for
+// its headers (authorization, tracing, a resume token) and remote address.
+// Its body has been read.
+type RunFunc func(ctx context.Context, req *http.Request, in *event.RunAgentInput, w EventWriter) error
+
+// NewHandler returns an http.Handler that runs fn for each AG-UI run
+// request. It checks the options once, here: an unknown coding in
+// Compression, or a negative WriteTimeout, MaxEventSize or MaxBodyBytes,
+// gives an error instead of a handler that fails every request.
 //
 // The request must be a POST (405 Method Not Allowed otherwise, with an
 // Allow header) with a JSON body (Content-Type application/json or another
@@ -50,30 +73,53 @@ type HandlerOptions struct {
 // front of the Handler.
 //
 // Then the response header is sent (status 200, see NewEventWriter) and fn
-// runs with the parsed input and the EventWriter; ctx is w.Context(), done
-// when the client goes away. Since the status is sent before fn runs, do
-// authentication and other checks that need an HTTP status in middleware
-// in front of the Handler.
+// runs. Since the status is sent before fn runs, checks that need an HTTP
+// status (authentication) belong in middleware in front of the handler; fn
+// sees the request to use what they established.
 //
 // If fn returns an error and no RUN_FINISHED or RUN_ERROR event has been
 // written yet, the error is reported to the client as a RUN_ERROR event
 // whose message is the error's text: return errors fit for the client to
 // read. Otherwise (the run had already ended, or the stream is broken) the
 // error goes to ErrorLog. The stream is closed when fn returns.
-func Handler(opts HandlerOptions, fn func(ctx context.Context, in *event.RunAgentInput, w EventWriter) error) http.Handler {
-	if opts.MaxBodyBytes <= 0 {
+//
+// # Server timeouts
+//
+// Serve the handler from an http.Server with ReadHeaderTimeout and
+// ReadTimeout set (they bound reading the request, headers and body; a run
+// that outlasts them is not cut short) and IdleTimeout (a kept-alive
+// connection between requests). Leave http.Server.WriteTimeout at 0: it
+// bounds the whole response, which is the whole run; set
+// HandlerOptions.WriteTimeout instead, which bounds each event and so a
+// client that stops reading. "agwire serve" is set up that way.
+func NewHandler(fn RunFunc, opts HandlerOptions) (http.Handler, error) {
+	if fn == nil {
+		return nil, errors.New("transport: NewHandler: nil RunFunc")
+	}
+	so := ServerOptions{Codec: opts.Codec, Compression: opts.Compression, WriteTimeout: opts.WriteTimeout, MaxEventSize: opts.MaxEventSize}
+	if err := so.validate(); err != nil {
+		return nil, err
+	}
+	switch {
+	case opts.MaxEventSize < 0:
+		return nil, fmt.Errorf("transport: HandlerOptions.MaxEventSize is negative (%d)", opts.MaxEventSize)
+	case opts.MaxBodyBytes < 0:
+		return nil, fmt.Errorf("transport: HandlerOptions.MaxBodyBytes is negative (%d)", opts.MaxBodyBytes)
+	case opts.MaxBodyBytes == 0:
 		opts.MaxBodyBytes = DefaultMaxBodyBytes
 	}
 	return &handler{
 		opts:   opts,
+		stream: so,
 		fn:     fn,
 		parser: event.Parser{MaxDepth: opts.Codec.MaxDepth, DropUnknownFields: opts.Codec.DropUnknownFields},
-	}
+	}, nil
 }
 
 type handler struct {
 	opts   HandlerOptions
-	fn     func(context.Context, *event.RunAgentInput, EventWriter) error
+	stream ServerOptions // checked once by NewHandler
+	fn     RunFunc
 	parser event.Parser
 }
 
@@ -112,7 +158,7 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
-	s, err := newStream(w, r, mediaType, h.opts.ServerOptions)
+	s, err := newStream(w, r, mediaType, &h.stream)
 	if err != nil {
 		if errors.Is(err, ErrStreamingUnsupported) || r.Context().Err() == nil {
 			http.Error(w, "500 internal server error: cannot stream events", http.StatusInternalServerError)
@@ -120,7 +166,7 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.log(r, slog.LevelError, "agwire: cannot start the event stream", err)
 		return
 	}
-	runErr := h.fn(s.Context(), in, s)
+	runErr := h.fn(s.Context(), r, in, s)
 	if runErr != nil {
 		switch {
 		case s.wroteTerminal():

@@ -14,14 +14,12 @@ import (
 	"github.com/agwire/agwire/transport"
 )
 
-func ptr[T any](v T) *T { return &v }
-
 // testInput is a small valid RunAgentInput.
 func testInput() *event.RunAgentInput {
 	return &event.RunAgentInput{
 		ThreadID: "thread-1",
 		RunID:    "run-1",
-		Messages: []event.Message{{ID: "u1", Role: event.RoleUser, Content: ptr("What's the weather in Paris?")}},
+		Messages: []event.Message{{ID: "u1", Role: event.RoleUser, Content: event.Ptr("What's the weather in Paris?")}},
 	}
 }
 
@@ -32,35 +30,35 @@ func realisticRun() []event.Event {
 	ts := int64(1767225600000)
 	return []event.Event{
 		&event.RunStarted{Base: event.Base{Timestamp: &ts, Metadata: event.Object(`{"agent":"weather","trace":{"id":"abc","sampled":true}}`)},
-			ThreadID: "thread-1", RunID: "run-1", ProtocolVersion: ptr("1.0")},
+			ThreadID: "thread-1", RunID: "run-1", ProtocolVersion: event.Ptr("1.0")},
 		&event.StepStarted{StepName: "plan"},
 		&event.ReasoningStart{MessageID: "r1"},
 		&event.ReasoningMessageContent{MessageID: "r1", Delta: "The user wants weather; call the tool."},
 		&event.ReasoningEnd{MessageID: "r1"},
-		&event.ToolCallStart{ToolCallID: "call-1", ToolCallName: "get_weather", ParentMessageID: ptr("a1")},
+		&event.ToolCallStart{ToolCallID: "call-1", ToolCallName: "get_weather", ParentMessageID: event.Ptr("a1")},
 		&event.ToolCallArgs{ToolCallID: "call-1", Delta: `{"city":"Paris",`},
 		&event.ToolCallArgs{ToolCallID: "call-1", Delta: `"unit":"C"}`},
 		&event.ToolCallEnd{ToolCallID: "call-1"},
-		&event.ToolCallResult{MessageID: "t1", ToolCallID: "call-1", Content: ptr(`{"temp":18.5,"sky":"clear"}`), Role: ptr("tool")},
+		&event.ToolCallResult{MessageID: "t1", ToolCallID: "call-1", Content: event.Ptr(`{"temp":18.5,"sky":"clear"}`), Role: event.Ptr("tool")},
 		&event.StateSnapshot{Snapshot: event.RawValue(`{"city":"Paris","history":[],"temp":null}`)},
 		&event.StateDelta{Delta: []event.PatchOp{
 			{Op: "replace", Path: "/temp", Value: event.RawValue(`18.5`)},
 			{Op: "add", Path: "/history/-", Value: event.RawValue(`{"city":"Paris","at":1767225600}`)},
 		}},
-		&event.TextMessageStart{MessageID: "a1", Role: ptr("assistant")},
+		&event.TextMessageStart{MessageID: "a1", Role: event.Ptr("assistant")},
 		&event.TextMessageContent{MessageID: "a1", Delta: "It is 18.5 °C and clear in Paris.\nEnjoy! ☀️"},
 		&event.TextMessageEnd{MessageID: "a1"},
 		&event.MessagesSnapshot{Messages: []event.Message{
-			{ID: "u1", Role: event.RoleUser, Content: ptr("What's the weather in Paris?")},
-			{ID: "a1", Role: event.RoleAssistant, Content: ptr("It is 18.5 °C and clear in Paris.\nEnjoy! ☀️"),
+			{ID: "u1", Role: event.RoleUser, Content: event.Ptr("What's the weather in Paris?")},
+			{ID: "a1", Role: event.RoleAssistant, Content: event.Ptr("It is 18.5 °C and clear in Paris.\nEnjoy! ☀️"),
 				ToolCalls: []event.ToolCall{{ID: "call-1", Type: "function", Function: event.FunctionCall{Name: "get_weather", Arguments: `{"city":"Paris","unit":"C"}`}}}},
-			{ID: "t1", Role: event.RoleTool, ToolCallID: ptr("call-1"), Content: ptr(`{"temp":18.5,"sky":"clear"}`)},
+			{ID: "t1", Role: event.RoleTool, ToolCallID: event.Ptr("call-1"), Content: event.Ptr(`{"temp":18.5,"sky":"clear"}`)},
 		}},
 		&event.StepFinished{StepName: "plan"},
 		&event.RunFinished{ThreadID: "thread-1", RunID: "run-1",
 			Result:  event.RawValue(`{"answer":"18.5 °C"}`),
 			Outcome: &event.RunOutcome{Type: event.OutcomeSuccess},
-			Usage:   []event.Usage{{Provider: ptr("openai"), Model: ptr("gpt-5"), InputTokens: ptr(int64(812)), OutputTokens: ptr(int64(64)), TotalTokens: ptr(int64(876))}}},
+			Usage:   []event.Usage{{Provider: event.Ptr("openai"), Model: event.Ptr("gpt-5"), InputTokens: event.Ptr(int64(812)), OutputTokens: event.Ptr(int64(64)), TotalTokens: event.Ptr(int64(876))}}},
 	}
 }
 
@@ -92,8 +90,8 @@ func readAll(t testing.TB, r *transport.EventReader) []event.Event {
 }
 
 // replay is a run function that writes evs.
-func replay(evs []event.Event) func(context.Context, *event.RunAgentInput, transport.EventWriter) error {
-	return func(ctx context.Context, in *event.RunAgentInput, w transport.EventWriter) error {
+func replay(evs []event.Event) transport.RunFunc {
+	return func(ctx context.Context, _ *http.Request, in *event.RunAgentInput, w transport.EventWriter) error {
 		for _, ev := range evs {
 			if err := w.WriteEvent(ev); err != nil {
 				return err
@@ -174,3 +172,12 @@ func post(t testing.TB, client *http.Client, url, body string, header map[string
 }
 
 const validBody = `{"threadId":"thread-1","runId":"run-1","messages":[]}`
+
+// mustHandler is transport.NewHandler for options known to be valid.
+func mustHandler(opts transport.HandlerOptions, fn transport.RunFunc) http.Handler {
+	h, err := transport.NewHandler(fn, opts)
+	if err != nil {
+		panic(err)
+	}
+	return h
+}

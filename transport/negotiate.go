@@ -2,8 +2,6 @@ package transport
 
 import (
 	"strings"
-
-	"github.com/agwire/agwire/framing"
 )
 
 // The two media types a server can answer with.
@@ -12,15 +10,22 @@ const (
 	// "data: <JSON event>\n\n" block per event.
 	MediaTypeSSE = "text/event-stream"
 	// MediaTypeBinary is the framed protobuf transport of package framing.
-	MediaTypeBinary = framing.MediaType
+	MediaTypeBinary = "application/vnd.ag-ui.event+proto"
 )
 
-// offers lists what a server can serve, in the order that breaks a full
-// tie: SSE first, since every AG-UI client reads it.
-var offers = [...]struct{ mediaType, typ, sub string }{
-	{MediaTypeSSE, "text", "event-stream"},
-	{MediaTypeBinary, "application", "vnd.ag-ui.event+proto"},
-}
+// offers lists what a server can serve, the carriers' media types split in
+// type and subtype, in the order that breaks a full tie (see carriers).
+var offers = func() []struct{ mediaType, typ, sub string } {
+	out := make([]struct{ mediaType, typ, sub string }, len(carriers))
+	for i, c := range carriers {
+		typ, sub, _ := strings.Cut(c.mediaType, "/")
+		out[i].mediaType, out[i].typ, out[i].sub = c.mediaType, typ, sub
+	}
+	return out
+}()
+
+// maxOffers bounds the number of carriers, for Negotiate's arrays.
+const maxOffers = 8
 
 // Negotiate picks the media type of an event stream from the values of a
 // request's Accept header fields (r.Header.Values("Accept")): MediaTypeSSE
@@ -44,7 +49,8 @@ var offers = [...]struct{ mediaType, typ, sub string }{
 //     "*/json", a bad q) are skipped; several header fields are read as one
 //     comma-separated list.
 func Negotiate(acceptHeaders []string) (mediaType string, ok bool) {
-	var q, spec [len(offers)]int
+	var qa, speca [maxOffers]int
+	q, spec := qa[:len(offers)], speca[:len(offers)]
 	for i := range offers {
 		q[i], spec[i] = -1, -1
 	}

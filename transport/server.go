@@ -1,7 +1,6 @@
 package transport
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -13,7 +12,6 @@ import (
 
 	"github.com/agwire/agwire/codec"
 	"github.com/agwire/agwire/event"
-	"github.com/agwire/agwire/framing"
 )
 
 // EventWriter writes the events of one run to a client, one at a time:
@@ -71,6 +69,30 @@ type ServerOptions struct {
 	// whole run). A ResponseWriter that cannot set deadlines makes
 	// NewEventWriter fail when this is set.
 	WriteTimeout time.Duration
+	// MaxEventSize is the largest event written, in bytes (a binary frame's
+	// payload, an SSE event's JSON): a larger one is refused with an
+	// *EventError wrapping ErrEventTooLarge, on both transports, so that a
+	// client with the same limit reads everything the server writes. 0 (or
+	// less) means DefaultMaxEventSize, the client's default.
+	MaxEventSize int
+}
+
+func (o *ServerOptions) maxEventSize() int {
+	if o.MaxEventSize > 0 {
+		return o.MaxEventSize
+	}
+	return DefaultMaxEventSize
+}
+
+// validate checks the options.
+func (o *ServerOptions) validate() error {
+	if err := checkCodings(o.Compression); err != nil {
+		return err
+	}
+	if o.WriteTimeout < 0 {
+		return fmt.Errorf("transport: ServerOptions.WriteTimeout is negative (%v)", o.WriteTimeout)
+	}
+	return nil
 }
 
 // NewEventWriter negotiates the event stream's media type (see Negotiate)
@@ -83,19 +105,24 @@ type ServerOptions struct {
 // as SSE), Vary: Accept, Accept-Encoding, and Content-Encoding when the
 // stream is compressed. Set other headers on w before calling.
 //
-// If the client accepts neither transport, NewEventWriter answers 406 Not
+// Options that are not valid (an unknown coding in Compression, a
+// negative WriteTimeout) give an error before anything is written. If the
+// client accepts neither transport, NewEventWriter answers 406 Not
 // Acceptable, with a body naming both types, and returns ErrNotAcceptable.
 // If w cannot flush it writes nothing and returns ErrStreamingUnsupported.
 //
-// The caller must Close the EventWriter when the run is over (Handler does),
-// which also returns a pooled compressor.
+// The caller must Close the EventWriter when the run is over (a Handler
+// does), which also returns a pooled compressor.
 func NewEventWriter(w http.ResponseWriter, r *http.Request, opts ServerOptions) (EventWriter, error) {
+	if err := opts.validate(); err != nil {
+		return nil, err
+	}
 	mt, ok := Negotiate(r.Header.Values("Accept"))
 	if !ok {
 		notAcceptable(w)
 		return nil, ErrNotAcceptable
 	}
-	return newStream(w, r, mt, opts)
+	return newStream(w, r, mt, &opts)
 }
 
 // notAcceptable answers 406 with the two media types in the body.
@@ -122,11 +149,8 @@ func addVary(h http.Header, names ...string) {
 	}
 }
 
-// sseDataPrefix starts every SSE event block.
-const sseDataPrefix = "data: "
-
-// stream is the EventWriter of both transports: they differ only in how an
-// event becomes bytes.
+// stream is the EventWriter of every carrier: they differ only in their
+// encoder, which turns an event into bytes.
 type stream struct {
 	mu        sync.Mutex
 	rc        *http.ResponseController
@@ -136,10 +160,8 @@ type stream struct {
 	timeout   time.Duration
 	parser    event.Parser
 
-	out  io.Writer       // the response, or comp
-	comp compressor      // nil for identity
-	fw   *framing.Writer // binary transport: writes frames to out
-	buf  []byte          // SSE transport: the event block being built
+	comp compressor // nil for identity
+	enc  encoder    // writes to the response, or to comp
 
 	n        int64 // events written
 	terminal bool  // a RUN_FINISHED or RUN_ERROR was written
@@ -147,10 +169,9 @@ type stream struct {
 	closed   bool
 }
 
-func newStream(w http.ResponseWriter, r *http.Request, mediaType string, opts ServerOptions) (*stream, error) {
-	if err := checkCodings(opts.Compression); err != nil {
-		return nil, err
-	}
+// newStream starts the stream of a negotiated media type; opts are valid.
+func newStream(w http.ResponseWriter, r *http.Request, mediaType string, opts *ServerOptions) (*stream, error) {
+	car := carrierFor(mediaType)
 	rc := http.NewResponseController(w)
 	if opts.WriteTimeout > 0 {
 		if err := rc.SetWriteDeadline(time.Time{}); err != nil {
@@ -185,18 +206,14 @@ func newStream(w http.ResponseWriter, r *http.Request, mediaType string, opts Se
 		mediaType: mediaType,
 		timeout:   opts.WriteTimeout,
 		parser:    event.Parser{MaxDepth: opts.Codec.MaxDepth, DropUnknownFields: opts.Codec.DropUnknownFields},
-		out:       w,
 	}
 	s.ctx, s.cancel = context.WithCancelCause(r.Context())
+	var out io.Writer = w
 	if coding != "" {
 		s.comp = getCompressor(coding, w)
-		s.out = s.comp
+		out = s.comp
 	}
-	if mediaType == MediaTypeBinary {
-		s.fw = framing.NewWriter(s.out, opts.Codec)
-	} else {
-		s.buf = append(make([]byte, 0, 512), sseDataPrefix...)
-	}
+	s.enc = car.newEncoder(out, *opts)
 	return s, nil
 }
 
@@ -212,14 +229,7 @@ func (s *stream) WriteEvent(ev event.Event) error {
 	if ev == nil {
 		return s.refuse(errors.New("nil event"))
 	}
-	if s.fw != nil {
-		return s.writeFrame(ev)
-	}
-	b, err := event.AppendJSON(s.buf[:len(sseDataPrefix)], ev)
-	if err != nil {
-		return s.refuse(err)
-	}
-	return s.writeSSE(b, ev.Type())
+	return s.write(ev.Type(), func() error { return s.enc.writeEvent(ev) })
 }
 
 func (s *stream) WriteJSON(jsonEvent []byte) error {
@@ -232,49 +242,19 @@ func (s *stream) WriteJSON(jsonEvent []byte) error {
 	if err != nil {
 		return s.refuse(err)
 	}
-	if s.fw != nil {
-		return s.writeFrame(ev)
-	}
-	// The text is forwarded as given, on one line: an SSE data line must not
-	// contain a line break, or the client would cut the event in two. JSON
-	// strings cannot hold a raw CR or LF, so any in the text are whitespace
-	// between tokens (a pretty-printed value), and spaces keep the meaning.
-	// (event.AppendJSON, used by WriteEvent, already writes one line.)
-	b := append(s.buf[:len(sseDataPrefix)], bytes.TrimSpace(jsonEvent)...)
-	for data := b[len(sseDataPrefix):]; ; {
-		i := bytes.IndexAny(data, "\r\n")
-		if i < 0 {
-			break
-		}
-		data[i] = ' '
-		data = data[i+1:]
-	}
-	return s.writeSSE(b, ev.Type())
+	return s.write(ev.Type(), func() error { return s.enc.writeJSON(ev, jsonEvent) })
 }
 
-// writeFrame encodes ev and writes it as one frame.
-func (s *stream) writeFrame(ev event.Event) error {
+// write runs the encoder's write of one event under the write deadline and
+// flushes it.
+func (s *stream) write(typ event.Type, encode func() error) error {
 	if err := s.setDeadline(); err != nil {
 		return s.fail(err)
 	}
-	if err := s.fw.WriteEvent(ev); err != nil {
-		if framing.Skippable(err) { // the codec refused it; nothing written
-			return s.refuse(err)
+	if err := encode(); err != nil {
+		if r, ok := err.(*refusal); ok {
+			return s.refuse(r.err)
 		}
-		return s.fail(err)
-	}
-	return s.flush(ev.Type())
-}
-
-// writeSSE terminates the event block in b ("data: " and the event's
-// one-line JSON) and writes it.
-func (s *stream) writeSSE(b []byte, typ event.Type) error {
-	b = append(b, '\n', '\n')
-	s.buf = b[:len(sseDataPrefix)]
-	if err := s.setDeadline(); err != nil {
-		return s.fail(err)
-	}
-	if _, err := s.out.Write(b); err != nil {
 		return s.fail(err)
 	}
 	return s.flush(typ)
@@ -355,10 +335,8 @@ func (s *stream) Close() error {
 			return s.fail(err)
 		}
 		putCompressor(s.comp)
-		s.comp, s.out = nil, io.Discard
-		if s.fw != nil {
-			s.fw.Reset(io.Discard)
-		}
+		s.comp = nil
+		s.enc.reset(io.Discard)
 	}
 	if s.timeout > 0 {
 		// Net/http does not reset a deadline it did not set: clear ours so

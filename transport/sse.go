@@ -43,8 +43,9 @@ type SSEEvent struct {
 //
 // At the end of the stream an event not terminated by a blank line is not
 // dispatched, as the specification requires. Next then reports
-// io.ErrUnexpectedEOF (wrapped) instead of io.EOF, so a stream cut in the
-// middle of an event is told apart from one that ended cleanly.
+// ErrTruncated (wrapping io.ErrUnexpectedEOF) instead of io.EOF, so a
+// stream cut in the middle of an event is told apart from one that ended
+// cleanly.
 //
 // A line longer than the limit, or an event whose data grows beyond it,
 // fails with ErrEventTooLarge before more than the limit is buffered. Errors
@@ -201,7 +202,7 @@ func (r *SSEReader) readLine() ([]byte, error) {
 				return nil, r.srcErr
 			}
 			if r.start < r.end || r.pending {
-				return nil, fmt.Errorf("transport: SSE stream ends inside an event: %w", io.ErrUnexpectedEOF)
+				return nil, fmt.Errorf("%w (SSE: %w)", ErrTruncated, io.ErrUnexpectedEOF)
 			}
 			return nil, io.EOF
 		}

@@ -2,6 +2,7 @@ package transport_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -25,14 +26,14 @@ func TestRoundTrip(t *testing.T) {
 	want := jsonOf(t, run)
 	var gotInput *event.RunAgentInput
 	var mu sync.Mutex
-	srv := httptest.NewServer(transport.Handler(transport.HandlerOptions{
-		ServerOptions: transport.ServerOptions{Compression: []string{transport.EncodingZstd, transport.EncodingGzip}},
-		ErrorLog:      quietLog,
-	}, func(ctx context.Context, in *event.RunAgentInput, w transport.EventWriter) error {
+	srv := httptest.NewServer(mustHandler(transport.HandlerOptions{
+		Compression: []string{transport.EncodingZstd, transport.EncodingGzip},
+		ErrorLog:    quietLog,
+	}, func(ctx context.Context, _ *http.Request, in *event.RunAgentInput, w transport.EventWriter) error {
 		mu.Lock()
 		gotInput = in
 		mu.Unlock()
-		return replay(run)(ctx, in, w)
+		return replay(run)(ctx, nil, in, w)
 	}))
 	defer srv.Close()
 
@@ -60,8 +61,8 @@ func TestRoundTrip(t *testing.T) {
 				}
 				mu.Lock()
 				defer mu.Unlock()
-				gotJSON, _ := event.MarshalRunAgentInput(gotInput)
-				wantJSON, _ := event.MarshalRunAgentInput(testInput())
+				gotJSON, _ := json.Marshal(gotInput)
+				wantJSON, _ := json.Marshal(testInput())
 				if string(gotJSON) != string(wantJSON) {
 					t.Errorf("server got input %s; want %s", gotJSON, wantJSON)
 				}
@@ -74,8 +75,8 @@ func TestRoundTrip(t *testing.T) {
 // on one line even when a dynamic value was written with line breaks.
 func TestSSEWire(t *testing.T) {
 	pretty := "{\n  \"type\": \"CUSTOM\",\r\n  \"name\": \"n\",\n  \"value\": {\"a\": [1,\n 2]}\n}\n"
-	srv := httptest.NewServer(transport.Handler(transport.HandlerOptions{ErrorLog: quietLog},
-		func(ctx context.Context, in *event.RunAgentInput, w transport.EventWriter) error {
+	srv := httptest.NewServer(mustHandler(transport.HandlerOptions{ErrorLog: quietLog},
+		func(ctx context.Context, _ *http.Request, in *event.RunAgentInput, w transport.EventWriter) error {
 			if err := w.WriteEvent(&event.StepStarted{StepName: "a\nb"}); err != nil {
 				return err
 			}
@@ -117,9 +118,9 @@ func TestCompression(t *testing.T) {
 	run := realisticRun()
 	want := jsonOf(t, run)
 	for _, coding := range []string{transport.EncodingGzip, transport.EncodingZstd} {
-		srv := httptest.NewServer(transport.Handler(transport.HandlerOptions{
-			ServerOptions: transport.ServerOptions{Compression: []string{coding}},
-			ErrorLog:      quietLog,
+		srv := httptest.NewServer(mustHandler(transport.HandlerOptions{
+			Compression: []string{coding},
+			ErrorLog:    quietLog,
 		}, replay(run)))
 		defer srv.Close()
 		for _, accept := range []string{transport.MediaTypeSSE, transport.MediaTypeBinary} {
@@ -156,9 +157,9 @@ func TestCompression(t *testing.T) {
 
 // A run that writes nothing is a valid, empty stream in every coding.
 func TestEmptyStream(t *testing.T) {
-	srv := httptest.NewServer(transport.Handler(transport.HandlerOptions{
-		ServerOptions: transport.ServerOptions{Compression: []string{transport.EncodingZstd, transport.EncodingGzip}},
-		ErrorLog:      quietLog,
+	srv := httptest.NewServer(mustHandler(transport.HandlerOptions{
+		Compression: []string{transport.EncodingZstd, transport.EncodingGzip},
+		ErrorLog:    quietLog,
 	}, replay(nil)))
 	defer srv.Close()
 	for _, accept := range []string{transport.MediaTypeSSE, transport.MediaTypeBinary} {
@@ -168,7 +169,7 @@ func TestEmptyStream(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if ev, err := r.ReadEvent(); err != io.EOF {
+			if ev, err := r.Next(); err != io.EOF {
 				t.Errorf("%s/%s: got %v, %v; want io.EOF", accept, coding, ev, err)
 			}
 			r.Close()
@@ -187,7 +188,7 @@ func TestFlushPerEvent(t *testing.T) {
 				if coding != "" {
 					opts.Compression = []string{coding}
 				}
-				srv := httptest.NewServer(transport.Handler(opts, func(ctx context.Context, in *event.RunAgentInput, w transport.EventWriter) error {
+				srv := httptest.NewServer(mustHandler(opts, func(ctx context.Context, _ *http.Request, in *event.RunAgentInput, w transport.EventWriter) error {
 					if err := w.WriteEvent(&event.TextMessageContent{MessageID: "m", Delta: "first"}); err != nil {
 						return err
 					}
@@ -210,7 +211,7 @@ func TestFlushPerEvent(t *testing.T) {
 					t.Fatalf("coding %q; want %q", r.ContentEncoding(), coding)
 				}
 				for i, want := range []string{"first", "second"} {
-					ev, err := r.ReadEvent()
+					ev, err := r.Next()
 					if err != nil {
 						t.Fatalf("event %d: %v", i, err)
 					}
@@ -221,7 +222,7 @@ func TestFlushPerEvent(t *testing.T) {
 						close(proceed)
 					}
 				}
-				if _, err := r.ReadEvent(); err != io.EOF {
+				if _, err := r.Next(); err != io.EOF {
 					t.Fatalf("end: %v; want io.EOF", err)
 				}
 			})
@@ -231,8 +232,8 @@ func TestFlushPerEvent(t *testing.T) {
 
 func TestHandlerRequestErrors(t *testing.T) {
 	var called sync.Map
-	srv := httptest.NewServer(transport.Handler(transport.HandlerOptions{MaxBodyBytes: 1024, ErrorLog: quietLog},
-		func(ctx context.Context, in *event.RunAgentInput, w transport.EventWriter) error {
+	srv := httptest.NewServer(mustHandler(transport.HandlerOptions{MaxBodyBytes: 1024, ErrorLog: quietLog},
+		func(ctx context.Context, _ *http.Request, in *event.RunAgentInput, w transport.EventWriter) error {
 			called.Store(in.RunID, true)
 			return nil
 		}))
@@ -318,10 +319,10 @@ func TestHandlerRequestErrors(t *testing.T) {
 
 // The client sees the server's refusal as a *StatusError with the reason.
 func TestRunStatusError(t *testing.T) {
-	srv := httptest.NewServer(transport.Handler(transport.HandlerOptions{MaxBodyBytes: 100, ErrorLog: quietLog}, replay(nil)))
+	srv := httptest.NewServer(mustHandler(transport.HandlerOptions{MaxBodyBytes: 100, ErrorLog: quietLog}, replay(nil)))
 	defer srv.Close()
 	in := testInput()
-	in.Messages[0].Content = ptr(strings.Repeat("long ", 100))
+	in.Messages[0].Content = event.Ptr(strings.Repeat("long ", 100))
 	_, err := transport.Run(testCtx(t), srv.Client(), srv.URL, in, transport.ClientOptions{})
 	var se *transport.StatusError
 	if !errors.As(err, &se) {
@@ -334,8 +335,8 @@ func TestRunStatusError(t *testing.T) {
 
 func TestRunErrorReporting(t *testing.T) {
 	var log logBuffer
-	srv := httptest.NewServer(transport.Handler(transport.HandlerOptions{ErrorLog: log.logger()},
-		func(ctx context.Context, in *event.RunAgentInput, w transport.EventWriter) error {
+	srv := httptest.NewServer(mustHandler(transport.HandlerOptions{ErrorLog: log.logger()},
+		func(ctx context.Context, _ *http.Request, in *event.RunAgentInput, w transport.EventWriter) error {
 			w.WriteEvent(&event.RunStarted{ThreadID: in.ThreadID, RunID: in.RunID})
 			if in.RunID == "after-finish" {
 				w.WriteEvent(&event.RunFinished{ThreadID: in.ThreadID, RunID: in.RunID})
@@ -421,7 +422,7 @@ func TestWriterRefusals(t *testing.T) {
 			errs := <-results
 			for i := range 4 {
 				var ee *transport.EventError
-				if !errors.As(errs[i], &ee) || !transport.Skippable(errs[i]) || ee.Index != 0 {
+				if !errors.As(errs[i], &ee) || !framing.Skippable(errs[i]) || ee.Index != 0 {
 					t.Errorf("write %d: %v; want a skippable *EventError at index 0", i, errs[i])
 				}
 			}
@@ -431,7 +432,7 @@ func TestWriterRefusals(t *testing.T) {
 			if errs[4] != nil || errs[5] != nil || errs[7] != nil {
 				t.Errorf("write or close failed: %v", errs)
 			}
-			if !errors.Is(errs[6], transport.ErrClosed) || transport.Skippable(errs[6]) {
+			if !errors.Is(errs[6], transport.ErrClosed) || framing.Skippable(errs[6]) {
 				t.Errorf("write after close: %v; want ErrClosed", errs[6])
 			}
 		})
@@ -451,7 +452,7 @@ func TestWriterCodecRefusal(t *testing.T) {
 		defer w.Close()
 		err = w.WriteJSON([]byte(thinking))
 		if w.ContentType() == transport.MediaTypeBinary {
-			if !errors.Is(err, codec.ErrUnsupportedEvent) || !transport.Skippable(err) {
+			if !errors.Is(err, codec.ErrUnsupportedEvent) || !framing.Skippable(err) {
 				t.Errorf("binary: %v; want skippable codec.ErrUnsupportedEvent", err)
 			}
 		} else if err != nil {
@@ -491,7 +492,7 @@ func TestUnknownEventSkipped(t *testing.T) {
 			return
 		}
 		w.Header().Set("Content-Type", transport.MediaTypeBinary)
-		fw := framing.NewWriter(w, codec.Codec{})
+		fw := framing.NewWriter(w, framing.WriterOptions{Codec: codec.Codec{}})
 		fw.WriteEvent(&event.StepStarted{StepName: "a"})
 		fw.WriteFrame([]byte{0x82, 0x02, 0x02, 0x08, 0x01}) // an envelope arm from a later protocol
 		fw.WriteEvent(&event.StepFinished{StepName: "a"})
@@ -508,7 +509,7 @@ func TestUnknownEventSkipped(t *testing.T) {
 			var types []string
 			for ev, err := range r.Events() {
 				switch {
-				case errors.Is(err, sentinel) && transport.Skippable(err):
+				case errors.Is(err, sentinel) && framing.Skippable(err):
 					types = append(types, "skipped")
 				case err != nil:
 					t.Fatalf("unexpected error: %v", err)
@@ -618,8 +619,8 @@ func TestStreamingUnsupported(t *testing.T) {
 // Writes from many goroutines are serialized whole.
 func TestConcurrentWrites(t *testing.T) {
 	const writers, each = 8, 50
-	srv := httptest.NewServer(transport.Handler(transport.HandlerOptions{ErrorLog: quietLog},
-		func(ctx context.Context, in *event.RunAgentInput, w transport.EventWriter) error {
+	srv := httptest.NewServer(mustHandler(transport.HandlerOptions{ErrorLog: quietLog},
+		func(ctx context.Context, _ *http.Request, in *event.RunAgentInput, w transport.EventWriter) error {
 			var wg sync.WaitGroup
 			for g := range writers {
 				wg.Go(func() {

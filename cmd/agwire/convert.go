@@ -94,7 +94,8 @@ func runConvert(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	nonFinite := c.fs.Bool("nonfinite-null", false, "from a binary input, write NaN and infinite numbers, which JSON cannot\nspell, as null instead of refusing the event")
 	drop := c.fs.Bool("drop-unknown-fields", false, "from a JSON input (sse, jsonl), drop fields an event type does not\ndeclare instead of refusing the event")
 	maxFrame := sizeFlag(framing.DefaultMaxFrameSize)
-	c.fs.Var(&maxFrame, "max-frame-size", "refuse binary frames, and SSE lines or events, longer than `BYTES`")
+	c.fs.Var(&maxFrame, "max-frame-size", "refuse binary frames, and SSE lines or events, longer than `BYTES`, on\ninput and output")
+	c.fs.BoolVar(&c.strict, "strict", false, "from a binary input, treat a frame from a later protocol version as a\nbad record instead of skipping it with a warning")
 	if code, ok := c.parse(args); !ok {
 		return code
 	}
@@ -120,8 +121,8 @@ func runConvert(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		c.failf("%v", err)
 		return exitFail
 	}
-	counted := &countingReader{r: in}
-	br := bufio.NewReaderSize(counted, 64<<10)
+	rec := &recorder{r: in}
+	br := bufio.NewReaderSize(rec, 64<<10)
 	if from == "" {
 		if from, err = detectFormat(br); err != nil {
 			c.failf("%v", err)
@@ -133,7 +134,7 @@ func runConvert(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	var src eventSource
 	switch from {
 	case formatJSONL:
-		src = &jsonlSource{br: br, parser: parser}
+		src = &jsonlSource{br: br, parser: parser, start: func() []byte { return rec.start }}
 	case formatSSE:
 		lr := &lineReader{br: br}
 		src = &sseSource{lines: lr, r: transport.NewSSEReader(lr, int(maxFrame)), parser: parser}
@@ -141,7 +142,7 @@ func runConvert(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		src = &binarySource{r: framing.NewReader(br, framing.ReaderOptions{
 			Codec:        codec.Codec{NonFiniteAsNull: *nonFinite},
 			MaxFrameSize: int(maxFrame),
-		})}
+		}), rec: rec}
 	}
 	var dst eventSink
 	switch to {
@@ -150,9 +151,12 @@ func runConvert(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	case formatSSE:
 		dst = &jsonSink{w: out, sse: true}
 	case formatBinary:
-		dst = &binarySink{w: framing.NewWriter(out, codec.Codec{Profile: codec.Profile(profile), LossyNumbers: *lossy})}
+		dst = &binarySink{w: framing.NewWriter(out, framing.WriterOptions{
+			Codec:        codec.Codec{Profile: codec.Profile(profile), LossyNumbers: *lossy},
+			MaxFrameSize: int(maxFrame),
+		})}
 	}
-	status := c.convert(src, dst, from, out, br, counted)
+	status := c.convert(src, dst, from, out, br, rec)
 	if err := out.close(); err != nil && status != exitFail {
 		c.failf("writing output: %v", err)
 		return exitFail
@@ -168,11 +172,11 @@ func isSet(fs *flag.FlagSet, name string) bool {
 }
 
 // convert copies the events of src to dst. in is the buffered input, to
-// learn when it has nothing more buffered; counted counts the bytes read.
-func (c *cli) convert(src eventSource, dst eventSink, from streamFormat, out *output, in *bufio.Reader, counted *countingReader) int {
+// learn when it has nothing more buffered; rec counts the bytes read.
+func (c *cli) convert(src eventSource, dst eventSink, from streamFormat, out *output, in *bufio.Reader, rec *recorder) int {
 	prog := c.startProgress(out, "event", "read")
 	defer prog.clear()
-	var written, bad int64
+	var written, bad, later int64
 	for {
 		ev, err := src.next()
 		if err == io.EOF {
@@ -185,8 +189,12 @@ func (c *cli) convert(src eventSource, dst eventSink, from streamFormat, out *ou
 				return exitFail
 			}
 			if err != nil {
-				err = &recordError{at: src.at(), err: errors.Unwrap(err)}
+				err = &recordError{at: src.at(), err: errors.Unwrap(err), of: src.of()}
 			}
+		}
+		if err != nil && c.skipLater(err) {
+			later++
+			continue
 		}
 		if err != nil {
 			c.failf("%v", err)
@@ -198,7 +206,7 @@ func (c *cli) convert(src eventSource, dst eventSink, from streamFormat, out *ou
 			continue
 		}
 		written++
-		prog.update(written, counted.n)
+		prog.update(written, rec.n)
 		if in.Buffered() == 0 { // the input may be a live stream: pass the event on
 			if err := out.Flush(); err != nil {
 				c.failf("writing output: %v", err)
@@ -206,12 +214,17 @@ func (c *cli) convert(src eventSource, dst eventSink, from streamFormat, out *ou
 			}
 		}
 	}
+	out.complete = true
+	c.laterSummary(later)
 	if bad > 0 {
 		if err := out.Flush(); err != nil {
 			c.failf("writing output: %v", err)
 		}
 		c.failf("wrote %s; skipped %s", plural(written, "event"), plural(bad, from.records()))
 		return exitFail
+	}
+	if written == 0 && later == 0 {
+		c.notef("the input is empty: no events written")
 	}
 	return exitOK
 }
@@ -222,19 +235,28 @@ func (c *cli) convertStopped(out *output, written int64) int {
 		c.failf("writing output: %v", err)
 		return exitFail
 	}
-	c.failf("stopped after writing %s", plural(written, "event"))
+	c.failf("stopped after writing %s%s", plural(written, "event"), out.discarded())
 	return exitFail
 }
 
 // recordError is a failure located in the input: a bad record (skippable
 // with --keep-going), or with fatal set one that ends the stream.
 type recordError struct {
-	at    string // "line 6", "event 3 (lines 7-9)", "frame 2 at byte 120"
+	at    string // "line 6", "event 3 (lines 7-9)", "frame 2 (stream byte 120)"
 	err   error
+	of    string // what an offset in err counts in: "line", "frame payload"
 	fatal bool
+	hint  string // what the input looks like, when it is not what was read
+	later bool   // a binary frame from a later protocol version
 }
 
-func (e *recordError) Error() string { return e.at + ": " + e.err.Error() }
+func (e *recordError) Error() string {
+	s := e.at + ": " + describe(e.err, e.of)
+	if e.hint != "" {
+		s += "; " + e.hint
+	}
+	return s
+}
 func (e *recordError) Unwrap() error { return e.err }
 
 // eventSource reads the events of an input stream.
@@ -244,6 +266,8 @@ type eventSource interface {
 	next() (event.Event, error)
 	// at locates the record last returned, for an error about it.
 	at() string
+	// of names the record, for a byte offset inside it: "line".
+	of() string
 }
 
 // eventSink writes events in an output format.
@@ -269,16 +293,26 @@ func parseEvent(p event.Parser, data []byte) (event.Event, error) {
 	ev, err := p.Parse(data)
 	if err != nil {
 		if t, terr := event.TypeOf(data); terr == nil && t != "" {
-			return nil, fmt.Errorf("%s: %w", t, err)
+			return nil, &typedError{typ: t, err: err}
 		}
 		return nil, err
 	}
 	return ev, nil
 }
 
+// typedError is a parse error of an event whose type is known.
+type typedError struct {
+	typ event.Type
+	err error
+}
+
+func (e *typedError) Error() string { return string(e.typ) + ": " + e.err.Error() }
+func (e *typedError) Unwrap() error { return e.err }
+
 // jsonlSource reads JSON events, one per line.
 type jsonlSource struct {
 	br     *bufio.Reader
+	start  func() []byte // the first bytes of the input
 	parser event.Parser
 	long   []byte // a line longer than br's buffer
 	line   int64
@@ -303,7 +337,14 @@ func (s *jsonlSource) next() (event.Event, error) {
 		if text = bytes.TrimSpace(text); len(text) > 0 {
 			ev, err := parseEvent(s.parser, text)
 			if err != nil {
-				return nil, &recordError{at: s.at(), err: err}
+				re := &recordError{at: s.at(), err: err, of: s.of()}
+				if s.line == 1 {
+					re.hint = formatHint(s.start(), "JSON")
+				}
+				if re.hint == "" && partialEvent(text, err) {
+					re.hint = onePerLine
+				}
+				return nil, re
 			}
 			return ev, nil
 		}
@@ -312,6 +353,7 @@ func (s *jsonlSource) next() (event.Event, error) {
 }
 
 func (s *jsonlSource) at() string { return fmt.Sprintf("line %d", s.line) }
+func (s *jsonlSource) of() string { return "line" }
 
 // sseSource reads the events of a text/event-stream.
 type sseSource struct {
@@ -335,10 +377,12 @@ func (s *sseSource) next() (event.Event, error) {
 	s.first, s.last = s.lines.eventFirst, s.lines.eventLast
 	e, err := parseEvent(s.parser, []byte(ev.Data))
 	if err != nil {
-		return nil, &recordError{at: s.at(), err: err}
+		return nil, &recordError{at: s.at(), err: err, of: s.of()}
 	}
 	return e, nil
 }
+
+func (s *sseSource) of() string { return "event's data" }
 
 func (s *sseSource) at() string {
 	switch {
@@ -433,6 +477,7 @@ func (l *lineReader) current() int64 {
 // binarySource reads the frames of a binary stream.
 type binarySource struct {
 	r      *framing.Reader
+	rec    *recorder
 	frames int64 // frames read
 }
 
@@ -450,15 +495,15 @@ func (s *binarySource) next() (event.Event, error) {
 		if skip {
 			s.frames++
 		}
-		return nil, &recordError{at: fmt.Sprintf("frame %d at byte %d", fe.Frame, fe.Offset), err: fe.Err, fatal: !skip}
+		return nil, &recordError{at: frameAt(fe.Frame, fe.Offset), err: fe.Err, of: s.of(), fatal: !skip,
+			hint: streamHint(err, s.rec), later: skip && errors.Is(err, codec.ErrUnknownEvent)}
 	}
 	s.frames++
 	return ev, nil
 }
 
-func (s *binarySource) at() string {
-	return fmt.Sprintf("frame %d at byte %d", s.frames-1, s.r.Offset())
-}
+func (s *binarySource) at() string { return frameAt(s.frames-1, s.r.Offset()) }
+func (s *binarySource) of() string { return "frame payload" }
 
 // jsonSink writes JSON events, one per line, or as SSE blocks.
 type jsonSink struct {
@@ -505,6 +550,15 @@ func detectFormat(br *bufio.Reader) (streamFormat, error) {
 	b, _ := br.Peek(1)
 	if len(b) == 0 {
 		return formatJSONL, nil
+	}
+	if b[0] == gzipMagic[0] || b[0] == zstdMagic[0] {
+		// Both magic numbers are complete in the first few bytes of any
+		// compressed stream, so peeking them cannot wait on a live input
+		// for longer than its first write.
+		start, _ := br.Peek(len(zstdMagic))
+		if kind := looksLike(start); kind == "gzip" || kind == "zstd" {
+			return "", errors.New(formatHint(start, ""))
+		}
 	}
 	// A frame's length prefix is big-endian: below 16 MiB (the default
 	// frame limit) its first byte is 0, and up to 2^29 it is a control
@@ -564,16 +618,4 @@ func hasBOM(br *bufio.Reader) bool {
 	}
 	b, _ := br.Peek(len(utf8BOM))
 	return bytes.Equal(b, utf8BOM)
-}
-
-// countingReader counts the bytes read through it.
-type countingReader struct {
-	r io.Reader
-	n int64
-}
-
-func (c *countingReader) Read(p []byte) (int, error) {
-	n, err := c.r.Read(p)
-	c.n += int64(n)
-	return n, err
 }

@@ -177,13 +177,13 @@ func TestConvertDetect(t *testing.T) {
 	// A frame of 16 MiB or more starts with a byte from 1 up: still binary.
 	big := []byte{0x02, 0, 0, 0}
 	_, errOut, code := agwire(t, big, "convert", "--to", "jsonl")
-	if code != 1 || !strings.Contains(errOut, "agwire convert: frame 0 at byte 0: frame too large") {
+	if code != 1 || !strings.Contains(errOut, "agwire convert: frame 0 (stream byte 0): frame too large") {
 		t.Errorf("a large first frame: exit %d, stderr %s", code, errOut)
 	}
 
 	// Nothing at all, or white space: no events, in any format.
 	for _, in := range []string{"", "\n\n  \n"} {
-		if out, errOut, code := agwire(t, []byte(in), "convert", "--to", "sse"); code != 0 || out != "" || errOut != "" {
+		if out, errOut, code := agwire(t, []byte(in), "convert", "--to", "sse"); code != 0 || out != "" || errOut != "agwire convert: the input is empty: no events written\n" {
 			t.Errorf("input %q: exit %d, out %q, stderr %s", in, code, out, errOut)
 		}
 	}
@@ -265,7 +265,7 @@ func TestConvertBadSSEEvent(t *testing.T) {
 		"data: {\"type\":\"STEP_STARTED\",\"stepName\":\"b\"}\n\n" // 15: event 6
 
 	out, errOut, code := agwire(t, []byte(in), "convert", "--to", "jsonl")
-	want := "agwire convert: event 2 (lines 5-6): STEP_FINISHED: stepNam (byte 36): unknown field \"stepNam\"\nagwire convert: stopped after writing 1 event\n"
+	want := "agwire convert: event 2 (lines 5-6): STEP_FINISHED: stepNam (byte 36 of the event's data): unknown field \"stepNam\"\nagwire convert: stopped after writing 1 event\n"
 	if code != 1 || errOut != want {
 		t.Errorf("exit %d, stderr:\n%s\nwant:\n%s", code, errOut, want)
 	}
@@ -280,7 +280,7 @@ func TestConvertBadSSEEvent(t *testing.T) {
 	}
 	for _, s := range []string{
 		"agwire convert: event 2 (lines 5-6): STEP_FINISHED: stepName: missing required field\n",
-		"agwire convert: event 4 (line 11): agwire: encode THINKING_START: unsupported event type",
+		"agwire convert: event 4 (line 11): THINKING_START: unsupported event type",
 		"agwire convert: event 5 (line 13): ",
 		"agwire convert: wrote 3 events; skipped 3 bad events\n",
 	} {
@@ -295,14 +295,14 @@ func TestConvertBadSSEEvent(t *testing.T) {
 	// A stream cut inside an event ends the run, even with --keep-going.
 	cut := "data: {\"type\":\"STEP_STARTED\",\"stepName\":\"a\"}\n\ndata: {\"type\":\"STEP_FINISHED\",\"stepName\":\"a\"}\n"
 	out, errOut, code = agwire(t, []byte(cut), "convert", "--to", "jsonl", "--keep-going")
-	if code != 1 || len(events(out)) != 1 || !strings.HasPrefix(errOut, "agwire convert: line 3: transport: SSE stream ends inside an event") ||
+	if code != 1 || len(events(out)) != 1 || !strings.HasPrefix(errOut, "agwire convert: line 3: stream ends inside an event (SSE: unexpected EOF)") ||
 		!strings.HasSuffix(errOut, "stopped after writing 1 event\n") {
 		t.Errorf("cut: exit %d, out %q, stderr %s", code, out, errOut)
 	}
 
 	// --max-frame-size bounds SSE events too.
 	_, errOut, code = agwire(t, []byte(cut), "convert", "--to", "jsonl", "--max-frame-size", "20")
-	if code != 1 || !strings.Contains(errOut, "agwire convert: line 1: transport: event too large") {
+	if code != 1 || !strings.Contains(errOut, "agwire convert: line 1: event too large") {
 		t.Errorf("--max-frame-size: exit %d, stderr %s", code, errOut)
 	}
 }
@@ -316,7 +316,7 @@ func TestConvertBadFrame(t *testing.T) {
 	in := bytes.Join(append(append(fs[:3:3], garbage), fs[3:]...), nil)
 
 	out, errOut, code := agwire(t, in, "convert", "--to", "sse")
-	want := "agwire convert: frame 3 at byte " + strconv.Itoa(at) + ": agwire: decode (byte 0): malformed event"
+	want := "agwire convert: frame 3 (stream byte " + strconv.Itoa(at) + "): byte 0 of the frame payload: malformed event"
 	if code != 1 || !strings.HasPrefix(errOut, want) || !strings.HasSuffix(errOut, "agwire convert: stopped after writing 3 events\n") {
 		t.Errorf("exit %d, stderr:\n%s\nwant it to start with %q", code, errOut, want)
 	}
@@ -336,7 +336,7 @@ func TestConvertBadFrame(t *testing.T) {
 	in = bytes.Join(fs, nil)
 	cut := at + 10
 	out, errOut, code = agwire(t, in[:cut], "convert", "--to", "jsonl", "--keep-going")
-	want = "agwire convert: frame 3 at byte " + strconv.Itoa(at) + ": truncated frame"
+	want = "agwire convert: frame 3 (stream byte " + strconv.Itoa(at) + "): truncated frame"
 	if code != 1 || len(events(out)) != 3 || !strings.HasPrefix(errOut, want) {
 		t.Errorf("truncated: exit %d, %d events, stderr %s", code, len(events(out)), errOut)
 	}
@@ -346,7 +346,7 @@ func TestConvertOptions(t *testing.T) {
 	// --nonfinite-null: 1e400 overflows to +Inf on the wire.
 	inf := encode(t, `{"type":"STATE_SNAPSHOT","snapshot":{"x":1e400}}`, "--lossy-numbers")
 	_, errOut, code := agwire(t, inf, "convert", "--to", "sse")
-	if code != 1 || !strings.Contains(errOut, "agwire convert: frame 0 at byte 0: ") || !strings.Contains(errOut, "NaN or infinite") {
+	if code != 1 || !strings.Contains(errOut, "agwire convert: frame 0 (stream byte 0): ") || !strings.Contains(errOut, "NaN or infinite") {
 		t.Errorf("infinity: exit %d, stderr %s", code, errOut)
 	}
 	if out := convert(t, inf, "--to", "sse", "--nonfinite-null"); string(out) != `data: {"type":"STATE_SNAPSHOT","snapshot":{"x":null}}`+"\n\n" {
@@ -359,7 +359,7 @@ func TestConvertOptions(t *testing.T) {
 		t.Errorf("JSON to JSON keeps the number: %s", out)
 	}
 	_, errOut, code = agwire(t, []byte(lossy), "convert", "--to", "binary")
-	if code != 1 || !strings.Contains(errOut, "agwire convert: line 1: agwire: encode STATE_SNAPSHOT: snapshot.id") {
+	if code != 1 || !strings.Contains(errOut, "agwire convert: line 1: STATE_SNAPSHOT: snapshot.id") {
 		t.Errorf("lossy number: exit %d, stderr %s", code, errOut)
 	}
 	bin := convert(t, []byte(lossy), "--to", "binary", "--lossy-numbers")
@@ -368,7 +368,7 @@ func TestConvertOptions(t *testing.T) {
 	}
 	reasoning := "data: " + `{"type":"REASONING_START","messageId":"r1"}` + "\n\n"
 	_, errOut, code = agwire(t, []byte(reasoning), "convert", "--to", "binary", "--profile", "pre-1.0")
-	if code != 1 || !strings.Contains(errOut, "agwire convert: event 1 (line 1): agwire: encode REASONING_START: event is not part of the selected peer profile") {
+	if code != 1 || !strings.Contains(errOut, "agwire convert: event 1 (line 1): REASONING_START: event is not part of the selected peer profile") {
 		t.Errorf("--profile pre-1.0: exit %d, stderr %s", code, errOut)
 	}
 
@@ -384,7 +384,7 @@ func TestConvertOptions(t *testing.T) {
 	// --max-frame-size on binary input.
 	fs := frames(t, encode(t, string(demoRun)))
 	_, errOut, code = agwire(t, fs[0], "convert", "--to", "jsonl", "--max-frame-size", strconv.Itoa(len(fs[0])-5))
-	if code != 1 || !strings.Contains(errOut, "agwire convert: frame 0 at byte 0: frame too large") {
+	if code != 1 || !strings.Contains(errOut, "agwire convert: frame 0 (stream byte 0): frame too large") {
 		t.Errorf("--max-frame-size: exit %d, stderr %s", code, errOut)
 	}
 }

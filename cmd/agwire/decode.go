@@ -33,6 +33,7 @@ func runDecode(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	nonFinite := c.fs.Bool("nonfinite-null", false, "write NaN and infinite numbers, which JSON cannot spell, as null instead\nof refusing the event")
 	maxFrame := sizeFlag(framing.DefaultMaxFrameSize)
 	c.fs.Var(&maxFrame, "max-frame-size", "refuse frames longer than `BYTES`")
+	c.fs.BoolVar(&c.strict, "strict", false, "treat a frame from a later protocol version as a bad frame instead of\nskipping it with a warning")
 	if code, ok := c.parse(args); !ok {
 		return code
 	}
@@ -41,11 +42,12 @@ func runDecode(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		c.failf("%v", err)
 		return exitFail
 	}
-	r := framing.NewReader(bufio.NewReaderSize(in, 64<<10), framing.ReaderOptions{
+	rec := &recorder{r: in}
+	r := framing.NewReader(bufio.NewReaderSize(rec, 64<<10), framing.ReaderOptions{
 		Codec:        codec.Codec{NonFiniteAsNull: *nonFinite},
 		MaxFrameSize: int(maxFrame),
 	})
-	status := c.decode(r, out)
+	status := c.decode(r, out, rec)
 	if err := out.close(); err != nil && status != exitFail {
 		c.failf("writing output: %v", err)
 		return exitFail
@@ -54,8 +56,8 @@ func runDecode(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 }
 
 // decode writes the events of r as JSON lines.
-func (c *cli) decode(r *framing.Reader, out *output) int {
-	var written, bad int64
+func (c *cli) decode(r *framing.Reader, out *output, rec *recorder) int {
+	var written, bad, later int64
 	var js []byte
 	prog := c.startProgress(out, "event", "read")
 	defer prog.clear()
@@ -66,11 +68,13 @@ func (c *cli) decode(r *framing.Reader, out *output) int {
 			break
 		}
 		if err != nil {
-			var fe *framing.Error
-			if errors.As(err, &fe) {
-				c.failf("frame %d at byte %d: %v", fe.Frame, fe.Offset, fe.Err)
-			} else {
-				c.failf("%v", err)
+			if c.skipLater(err) {
+				later++
+				continue
+			}
+			c.failf("%s", describeFrameError(err))
+			if hint := streamHint(err, rec); hint != "" {
+				c.failf("%s", hint)
 			}
 			if !framing.Skippable(err) || !c.keepGoing {
 				return c.decodeStopped(out, written)
@@ -86,6 +90,8 @@ func (c *cli) decode(r *framing.Reader, out *output) int {
 		written++
 		prog.update(written, r.Offset())
 	}
+	out.complete = true
+	c.laterSummary(later)
 	if bad > 0 {
 		if err := out.Flush(); err != nil {
 			c.failf("writing output: %v", err)
@@ -93,7 +99,50 @@ func (c *cli) decode(r *framing.Reader, out *output) int {
 		c.failf("wrote %s; skipped %s", plural(written, "event"), plural(bad, "bad frame"))
 		return exitFail
 	}
+	if rec.n == 0 {
+		c.notef("the input is empty: no events written")
+	}
 	return exitOK
+}
+
+// skipLater reports whether err is a frame from a later protocol version
+// to skip, and warns about it; --strict skips nothing.
+func (c *cli) skipLater(err error) bool {
+	at := "a frame"
+	var re *recordError
+	var fe *framing.Error
+	switch {
+	case c.strict:
+		return false
+	case errors.As(err, &re):
+		if !re.later {
+			return false
+		}
+		at = re.at
+	case errors.Is(err, codec.ErrUnknownEvent) && framing.Skippable(err) && errors.As(err, &fe):
+		at = frameAt(fe.Frame, fe.Offset)
+	default:
+		return false
+	}
+	c.failf("warning: %s: skipped: it holds only an event from a later protocol version (--strict makes this an error)", at)
+	return true
+}
+
+// laterSummary counts the frames skipWarn skipped, if any.
+func (c *cli) laterSummary(n int64) {
+	if n > 0 {
+		c.failf("warning: skipped %s from a later protocol version", plural(n, "frame"))
+	}
+}
+
+// streamHint explains a stream-level error on the first frame by what the
+// input looks like, when it is not a binary stream.
+func streamHint(err error, rec *recorder) string {
+	var fe *framing.Error
+	if !errors.As(err, &fe) || fe.Frame != 0 || framing.Skippable(err) {
+		return ""
+	}
+	return formatHint(rec.start, "binary")
 }
 
 // decodeStopped flushes what was written and says how much it was.
@@ -102,6 +151,6 @@ func (c *cli) decodeStopped(out *output, written int64) int {
 		c.failf("writing output: %v", err)
 		return exitFail
 	}
-	c.failf("stopped after writing %s", plural(written, "event"))
+	c.failf("stopped after writing %s%s", plural(written, "event"), out.discarded())
 	return exitFail
 }

@@ -90,6 +90,7 @@ func runDemo(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	} else {
 		d.printTable(out, name)
 	}
+	out.complete = true
 	if err := out.close(); err != nil {
 		c.failf("writing output: %v", err)
 		return exitFail
@@ -151,10 +152,10 @@ func runDemoEvents(input []byte, cd codec.Codec) (*demo, error) {
 
 	// Encode: one stream, as a server would write it.
 	var stream bytes.Buffer
-	w := framing.NewWriter(&stream, cd)
+	w := framing.NewWriter(&stream, framing.WriterOptions{Codec: cd})
 	for i := range d.rows {
 		r := &d.rows[i]
-		before := w.Bytes()
+		before := w.BytesWritten()
 		if err := w.WriteEvent(r.ev); err != nil {
 			if errors.Is(err, codec.ErrNotInProfile) {
 				r.refused = err
@@ -164,7 +165,7 @@ func runDemoEvents(input []byte, cd codec.Codec) (*demo, error) {
 			}
 			continue
 		}
-		r.frame = int(w.Bytes() - before)
+		r.frame = int(w.BytesWritten() - before)
 	}
 
 	// Decode it back, as a client would, both ways: straight to JSON (as
@@ -182,7 +183,7 @@ func runDemoEvents(input []byte, cd codec.Codec) (*demo, error) {
 			d.failures++
 			break
 		}
-		js, err := dec.AppendJSON(nil, payload)
+		js, err := dec.AppendJSONFromWire(nil, payload)
 		if err != nil {
 			r.failure = "its frame does not decode: " + err.Error()
 			d.failures++

@@ -32,11 +32,11 @@ func demoEvents(t *testing.T) []demoEvent {
 			t.Fatalf("demo-run.jsonl: %v: %s", err, line)
 		}
 		var buf bytes.Buffer
-		w := framing.NewWriter(&buf, codec.Codec{})
+		w := framing.NewWriter(&buf, framing.WriterOptions{Codec: codec.Codec{}})
 		if err := w.WriteJSON([]byte(line)); err != nil {
 			t.Fatalf("demo-run.jsonl: %v", err)
 		}
-		out = append(out, demoEvent{typ: ev.Type(), json: line, frame: int(w.Bytes())})
+		out = append(out, demoEvent{typ: ev.Type(), json: line, frame: int(w.BytesWritten())})
 	}
 	return out
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"io"
 
 	"github.com/agwire/agwire/codec"
@@ -31,6 +32,8 @@ func runEncode(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	c.fs.Var(&profile, "profile", "`1.0|pre-1.0`: the wire of the receiving peer; pre-1.0 peers know only\nthe first 18 event types (RUN_STARTED ... CUSTOM and the chunk events)")
 	lossy := c.fs.Bool("lossy-numbers", false, "round JSON numbers a double cannot hold exactly (9007199254740993,\n1e400) to the nearest double instead of refusing the event")
 	drop := c.fs.Bool("drop-unknown-fields", false, "drop fields an event type does not declare instead of refusing the event")
+	maxFrame := sizeFlag(framing.DefaultMaxFrameSize)
+	c.fs.Var(&maxFrame, "max-frame-size", "refuse events whose frame would be longer than `BYTES` (the limit decode\nand every default reader apply)")
 	if code, ok := c.parse(args); !ok {
 		return code
 	}
@@ -40,7 +43,9 @@ func runEncode(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return exitFail
 	}
 	cd := codec.Codec{Profile: codec.Profile(profile), LossyNumbers: *lossy, DropUnknownFields: *drop}
-	status := c.encode(bufio.NewReaderSize(in, 64<<10), out, cd)
+	rec := &recorder{r: in}
+	w := framing.NewWriter(out, framing.WriterOptions{Codec: cd, MaxFrameSize: int(maxFrame)})
+	status := c.encode(bufio.NewReaderSize(rec, 64<<10), out, w, rec)
 	if err := out.close(); err != nil && status != exitFail {
 		c.failf("writing output: %v", err)
 		return exitFail
@@ -49,8 +54,7 @@ func runEncode(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 }
 
 // encode converts the lines of in.
-func (c *cli) encode(in *bufio.Reader, out *output, cd codec.Codec) int {
-	w := framing.NewWriter(out, cd)
+func (c *cli) encode(in *bufio.Reader, out *output, w *framing.Writer, rec *recorder) int {
 	prog := c.startProgress(out, "event", "written")
 	defer prog.clear()
 	var line, bad int64
@@ -67,12 +71,12 @@ func (c *cli) encode(in *bufio.Reader, out *output, cd codec.Codec) int {
 					return c.encodeStopped(out, w)
 				}
 				bad++
-				c.failf("line %d: %v", line, err)
+				c.failf("line %d: %s", line, c.encodeError(err, text, line, rec))
 				if !c.keepGoing {
 					return c.encodeStopped(out, w)
 				}
 			}
-			prog.update(w.Frames(), w.Bytes())
+			prog.update(w.FramesWritten(), w.BytesWritten())
 		}
 		if readErr == io.EOF {
 			break
@@ -82,14 +86,39 @@ func (c *cli) encode(in *bufio.Reader, out *output, cd codec.Codec) int {
 			return c.encodeStopped(out, w)
 		}
 	}
+	out.complete = true
 	if bad > 0 {
 		if err := out.Flush(); err != nil {
 			c.failf("writing output: %v", err)
 		}
-		c.failf("wrote %s; skipped %s", plural(w.Frames(), "event"), plural(bad, "bad line"))
+		c.failf("wrote %s; skipped %s", plural(w.FramesWritten(), "event"), plural(bad, "bad line"))
 		return exitFail
 	}
+	if w.FramesWritten() == 0 {
+		c.notef("the input is empty: no events written")
+	}
 	return exitOK
+}
+
+// encodeError explains why a line was refused.
+func (c *cli) encodeError(err error, text []byte, line int64, rec *recorder) string {
+	if errors.Is(err, framing.ErrFrameTooLarge) {
+		var fe *framing.Error
+		if errors.As(err, &fe) {
+			err = fe.Err
+		}
+		return err.Error() + " (--max-frame-size; a reader must raise its limit as much to read it)"
+	}
+	msg := describe(err, "line")
+	if line == 1 {
+		if hint := formatHint(rec.start, "JSON"); hint != "" {
+			return msg + "; " + hint
+		}
+	}
+	if partialEvent(text, err) {
+		msg += "; " + onePerLine
+	}
+	return msg
 }
 
 // encodeStopped flushes what was written and says how much it was.
@@ -98,7 +127,7 @@ func (c *cli) encodeStopped(out *output, w *framing.Writer) int {
 		c.failf("writing output: %v", err)
 		return exitFail
 	}
-	c.failf("stopped after writing %s", plural(w.Frames(), "event"))
+	c.failf("stopped after writing %s%s", plural(w.FramesWritten(), "event"), out.discarded())
 	return exitFail
 }
 

@@ -28,8 +28,8 @@ A frame that does not decode is listed as MALFORMED with the reason, and one
 that carries only an event from a later protocol version as UNKNOWN EVENT;
 both are skipped and the listing goes on. A stream that is cut short, or that
 declares a frame above --max-frame-size, ends the listing with the error.
-The exit status is 1 if a frame was malformed or unknown or the stream ended
-early, and 0 otherwise.`
+The exit status is 1 if a frame was malformed (or, with --strict, from a
+later protocol version) or the stream ended early, and 0 otherwise.`
 
 const inspectExample = `  agwire inspect -i events.bin
   agwire encode -i events.jsonl | agwire inspect
@@ -39,6 +39,8 @@ const inspectExample = `  agwire inspect -i events.bin
 func runInspect(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	c := newBareCLI("inspect", inspectSynopsis, inspectExample, stdin, stdout, stderr)
 	c.fs.StringVar(&c.in, "i", "-", "read from `FILE` (- is standard input)")
+	c.fs.StringVar(&c.out, "o", "-", "write to `FILE` (- is standard output)")
+	c.fs.BoolVar(&c.strict, "strict", false, "exit with status 1 when a frame is from a later protocol version too")
 	asJSON := c.fs.Bool("json", false, "print one JSON object per frame, for scripts: frame, offset, length,\ntype, the ids, metadataKeys, status (ok, malformed, unknown, truncated,\ntoo-large, read-error) and error")
 	maxFrame := sizeFlag(framing.DefaultMaxFrameSize)
 	c.fs.Var(&maxFrame, "max-frame-size", "refuse frames longer than `BYTES`")
@@ -50,14 +52,15 @@ func runInspect(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		c.failf("%v", err)
 		return exitFail
 	}
-	r := framing.NewReader(bufio.NewReaderSize(in, 64<<10), framing.ReaderOptions{MaxFrameSize: int(maxFrame)})
+	rec := &recorder{r: in}
+	r := framing.NewReader(bufio.NewReaderSize(rec, 64<<10), framing.ReaderOptions{MaxFrameSize: int(maxFrame)})
 	emit := textFrames
 	if *asJSON {
 		emit = jsonFrames
 	} else {
 		fmt.Fprintf(out, textFrameFormat+"%-25s  %s\n", "FRAME", "OFFSET", "LENGTH", "TYPE", "IDS, METADATA KEYS")
 	}
-	status := c.inspect(r, out, emit)
+	status := c.inspect(r, out, emit, rec)
 	if err := out.close(); err != nil && status != exitFail {
 		c.failf("writing output: %v", err)
 		return exitFail
@@ -99,10 +102,11 @@ type frameInfo struct {
 
 	ids    []idValue // the ids, in idFields order
 	reason string    // the error, shortened for the table
+	hint   string    // what the input looks like, when it is not a binary stream
 }
 
 // inspect lists the frames of r, each printed by emit.
-func (c *cli) inspect(r *framing.Reader, out *output, emit func(io.Writer, *frameInfo) error) int {
+func (c *cli) inspect(r *framing.Reader, out *output, emit func(io.Writer, *frameInfo) error, rec *recorder) int {
 	prog := c.startProgress(out, "frame", "read")
 	defer prog.clear()
 	var cd codec.Codec
@@ -116,6 +120,7 @@ func (c *cli) inspect(r *framing.Reader, out *output, emit func(io.Writer, *fram
 		var info frameInfo
 		if err != nil {
 			info = streamFailure(err, frames)
+			info.hint = streamHint(err, rec)
 			stop = &info
 		} else {
 			info = describeFrame(cd, frames, r.Offset(), payload)
@@ -137,15 +142,22 @@ func (c *cli) inspect(r *framing.Reader, out *output, emit func(io.Writer, *fram
 		c.failf("writing output: %v", err)
 		return exitFail
 	}
+	out.complete = true // the listing is complete, up to where the stream ended
 	if stop != nil {
 		if stop.Offset >= 0 {
-			c.failf("frame %d at byte %d: %s", stop.Frame, stop.Offset, stop.reason)
+			c.failf("%s: %s", frameAt(stop.Frame, stop.Offset), stop.reason)
 		} else {
 			c.failf("%s", stop.reason)
 		}
+		if stop.hint != "" {
+			c.failf("%s", stop.hint)
+		}
+	}
+	if frames == 0 && stop == nil {
+		c.notef("the input is empty: no frames")
 	}
 	switch {
-	case malformed+unknown > 0:
+	case malformed > 0 || (c.strict && unknown > 0):
 		var bad []string
 		if malformed > 0 {
 			bad = append(bad, fmt.Sprintf("%d malformed", malformed))
@@ -156,6 +168,9 @@ func (c *cli) inspect(r *framing.Reader, out *output, emit func(io.Writer, *fram
 		c.failf("%s read: %s (skipped)", plural(frames, "frame"), strings.Join(bad, ", "))
 	case stop != nil:
 		c.failf("stopped after %s", plural(frames, "frame"))
+	case unknown > 0:
+		c.failf("warning: %s read: %d from a later protocol version (skipped; --strict makes this an error)", plural(frames, "frame"), unknown)
+		return exitOK
 	default:
 		return exitOK
 	}

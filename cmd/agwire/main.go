@@ -14,6 +14,10 @@
 //	inspect  list the frames of a binary stream: offsets, sizes, types, ids
 //	demo     run a built-in sample through encode and decode: sizes, round trip
 //	serve    a demo AG-UI endpoint streaming the built-in run as SSE or binary
+//	bench    time encode and decode here: agwire, protobuf-go, encoding/json, TS peer
+//	assemble the conversation a stream describes: messages and state, as JSON
+//	compact  a shorter stream that assembles to the same conversation
+//	version  print agwire's version (also --version)
 //
 // Encode, decode, convert and inspect draw a progress line on standard error
 // when it is a terminal and their output goes elsewhere.
@@ -67,6 +71,10 @@ var commands = []command{
 	{"inspect", "list the frames of a binary stream: offsets, sizes, types, ids", runInspect},
 	{"demo", "run a built-in sample through encode and decode: sizes, round trip", runDemo},
 	{"serve", "a demo AG-UI endpoint streaming the built-in run as SSE or binary", runServe},
+	{"bench", "time encode and decode here: agwire, protobuf-go, encoding/json, TS peer", runBench},
+	{"assemble", "the conversation a stream describes: messages and state, as JSON", runAssemble},
+	{"compact", "a shorter stream that assembles to the same conversation", runCompact},
+	{"version", "print agwire's version (also --version)", runVersion},
 }
 
 // run is the whole program: it returns the exit status.
@@ -87,6 +95,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 		usage(stdout)
 		return exitOK
+	case "-version", "--version":
+		return runVersion(args[1:], stdin, stdout, stderr)
 	default:
 		cmd := lookup(name)
 		if cmd == nil {

@@ -152,12 +152,12 @@ func TestUsage(t *testing.T) {
 		{args: []string{"nope"}, code: 2, stderr: []string{`agwire: unknown command "nope"`, "encode"}, noStdout: true},
 		{args: []string{"encode", "--help"}, code: 0, stdout: []string{"Usage: agwire encode", "--profile 1.0|pre-1.0", "--lossy-numbers", "--drop-unknown-fields", "--keep-going", "-i FILE", "-o FILE", "Example:\n  agwire encode"}},
 		{args: []string{"decode", "-h"}, code: 0, stdout: []string{"Usage: agwire decode", "--nonfinite-null", "--keep-going", "Example:\n  agwire decode"}},
-		{args: []string{"encode", "--bogus"}, code: 2, stderr: []string{"agwire encode: flag provided but not defined: -bogus", "agwire encode --help"}, noStdout: true},
+		{args: []string{"encode", "--bogus"}, code: 2, stderr: []string{"agwire encode: unknown flag --bogus\n", "agwire encode --help"}, noStdout: true},
 		{args: []string{"encode", "--profile", "2.0"}, code: 2, stderr: []string{`unknown profile "2.0"`}, noStdout: true},
 		{args: []string{"encode", "extra.jsonl"}, code: 2, stderr: []string{`unexpected argument "extra.jsonl"`}, noStdout: true},
 		{args: []string{"decode", "--max-frame-size", "0"}, code: 2, stderr: []string{"max-frame-size"}, noStdout: true},
 		{args: []string{"decode", "--max-frame-size", "4294967296"}, code: 2, stderr: []string{"4294967295"}, noStdout: true},
-		{args: []string{"decode", "--profile", "1.0"}, code: 2, stderr: []string{"not defined: -profile"}, noStdout: true},
+		{args: []string{"decode", "--profile", "1.0"}, code: 2, stderr: []string{"agwire decode: unknown flag --profile\n"}, noStdout: true},
 		{args: []string{"decode", "-i", filepath.Join(t.TempDir(), "missing.bin")}, code: 1, stderr: []string{"agwire decode: open ", "missing.bin"}, noStdout: true},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
@@ -193,7 +193,7 @@ func TestEncodeBadLine(t *testing.T) {
 	if code != 1 {
 		t.Fatalf("exit %d, want 1", code)
 	}
-	wantErr := "agwire encode: line 6: agwire: encode TEXT_MESSAGE_CONTENT: delta: missing required field\nagwire encode: stopped after writing 4 events\n"
+	wantErr := "agwire encode: line 6: TEXT_MESSAGE_CONTENT: delta: missing required field\nagwire encode: stopped after writing 4 events\n"
 	if errOut != wantErr {
 		t.Errorf("stderr:\n%s\nwant:\n%s", errOut, wantErr)
 	}
@@ -236,16 +236,16 @@ func TestEncodeRefusals(t *testing.T) {
 		stderr []string // empty: the line is accepted
 	}{
 		{name: "thinking", line: `{"type":"THINKING_START","title":"planning"}`,
-			stderr: []string{"agwire encode: line 2: agwire: encode THINKING_START: unsupported event type", "stopped after writing 1 event\n"}},
+			stderr: []string{"agwire encode: line 2: THINKING_START: unsupported event type", "stopped after writing 1 event\n"}},
 		{name: "reasoning in 1.0", line: `{"type":"REASONING_START","messageId":"rsn_1"}`},
 		{name: "reasoning in pre-1.0", line: `{"type":"REASONING_START","messageId":"rsn_1"}`, args: []string{"--profile", "pre-1.0"},
-			stderr: []string{"agwire encode: line 2: agwire: encode REASONING_START: event is not part of the selected peer profile: pre-1.0 peers"}},
+			stderr: []string{"agwire encode: line 2: REASONING_START: event is not part of the selected peer profile: pre-1.0 peers"}},
 		{name: "chunk in pre-1.0", line: `{"type":"TEXT_MESSAGE_CHUNK","delta":"x"}`, args: []string{"--profile=pre-1.0"}},
 		{name: "lossy number", line: `{"type":"STATE_SNAPSHOT","snapshot":{"id":9007199254740993}}`,
-			stderr: []string{"agwire encode: line 2: agwire: encode STATE_SNAPSHOT: snapshot.id", "number cannot be represented exactly as a double: 9007199254740993 would become"}},
+			stderr: []string{"agwire encode: line 2: STATE_SNAPSHOT: snapshot.id", "number cannot be represented exactly as a double: 9007199254740993 would become"}},
 		{name: "lossy number accepted", line: `{"type":"STATE_SNAPSHOT","snapshot":{"id":9007199254740993}}`, args: []string{"--lossy-numbers"}},
 		{name: "unknown field", line: `{"type":"STEP_STARTED","stepName":"plan","color":"red"}`,
-			stderr: []string{"agwire encode: line 2: agwire: encode STEP_STARTED: color", "unknown field"}},
+			stderr: []string{"agwire encode: line 2: STEP_STARTED: color", "unknown field"}},
 		{name: "unknown field dropped", line: `{"type":"STEP_STARTED","stepName":"plan","color":"red"}`, args: []string{"--drop-unknown-fields"}},
 		{name: "not JSON", line: `{"type":"STEP_STARTED","stepName":"plan"`, stderr: []string{"agwire encode: line 2: ", "invalid JSON"}},
 	} {
@@ -306,7 +306,7 @@ func TestDecodeTruncated(t *testing.T) {
 				t.Errorf("cut %d: event %d: %s", cut, i, got[i])
 			}
 		}
-		wantErr := "agwire decode: frame " + strconv.Itoa(k) + " at byte " + strconv.Itoa(start) + ": truncated frame: the stream ends after "
+		wantErr := "agwire decode: frame " + strconv.Itoa(k) + " (stream byte " + strconv.Itoa(start) + "): truncated frame: the stream ends after "
 		if !strings.HasPrefix(errOut, wantErr) || !strings.HasSuffix(errOut, "agwire decode: stopped after writing "+strconv.Itoa(k)+" events\n") {
 			t.Errorf("cut %d: stderr:\n%s\nwant it to start with %q", cut, errOut, wantErr)
 		}
@@ -323,16 +323,35 @@ func TestDecodeBadFrames(t *testing.T) {
 	bad := bytes.Join([][]byte{fs[0], future, fs[1], garbage, fs[0]}, nil)
 	futureAt, garbageAt := len(fs[0]), len(fs[0])+len(future)+len(fs[1])
 
+	// By default the frame from a later protocol version is skipped with a
+	// warning; the malformed one stops the run.
 	out, errOut, code := agwire(t, bad, "decode")
-	if code != 1 || len(events(out)) != 1 {
-		t.Errorf("exit %d, %d events; want 1, 1", code, len(events(out)))
+	if code != 1 || len(events(out)) != 2 {
+		t.Errorf("exit %d, %d events; want 1, 2", code, len(events(out)))
 	}
-	wantErr := "agwire decode: frame 1 at byte " + strconv.Itoa(futureAt) + ": agwire: decode (byte 0): event from a later protocol version"
-	if !strings.HasPrefix(errOut, wantErr) || !strings.HasSuffix(errOut, "stopped after writing 1 event\n") {
-		t.Errorf("stderr:\n%s\nwant it to start with %q", errOut, wantErr)
+	warning := "agwire decode: warning: frame 1 (stream byte " + strconv.Itoa(futureAt) + "): skipped: it holds only an event from a later protocol version (--strict makes this an error)\n"
+	garbageErr := "agwire decode: frame 3 (stream byte " + strconv.Itoa(garbageAt) + "): byte 0 of the frame payload: malformed event"
+	if !strings.HasPrefix(errOut, warning+garbageErr) || !strings.HasSuffix(errOut, "stopped after writing 2 events\n") {
+		t.Errorf("stderr:\n%s\nwant it to start with %q", errOut, warning+garbageErr)
 	}
 
-	out, errOut, code = agwire(t, bad, "decode", "--keep-going")
+	// Only frames from a later version: exit 0, with the warnings.
+	out, errOut, code = agwire(t, bytes.Join([][]byte{fs[0], future, fs[1]}, nil), "decode")
+	if code != 0 || len(events(out)) != 2 || errOut != warning+"agwire decode: warning: skipped 1 frame from a later protocol version\n" {
+		t.Errorf("later frame only: exit %d, %d events, stderr %q", code, len(events(out)), errOut)
+	}
+
+	// --strict: the later frame is a bad frame.
+	out, errOut, code = agwire(t, bad, "decode", "--strict")
+	if code != 1 || len(events(out)) != 1 {
+		t.Errorf("--strict: exit %d, %d events; want 1, 1", code, len(events(out)))
+	}
+	wantErr := "agwire decode: frame 1 (stream byte " + strconv.Itoa(futureAt) + "): byte 0 of the frame payload: event from a later protocol version"
+	if !strings.HasPrefix(errOut, wantErr) || !strings.HasSuffix(errOut, "stopped after writing 1 event\n") {
+		t.Errorf("--strict: stderr:\n%s\nwant it to start with %q", errOut, wantErr)
+	}
+
+	out, errOut, code = agwire(t, bad, "decode", "--keep-going", "--strict")
 	if code != 1 {
 		t.Errorf("--keep-going: exit %d, want 1", code)
 	}
@@ -341,7 +360,7 @@ func TestDecodeBadFrames(t *testing.T) {
 	}
 	for _, s := range []string{
 		wantErr,
-		"agwire decode: frame 3 at byte " + strconv.Itoa(garbageAt) + ": agwire: decode (byte 0): malformed event",
+		garbageErr,
 		"agwire decode: wrote 3 events; skipped 2 bad frames\n",
 	} {
 		if !strings.Contains(errOut, s) {
@@ -354,7 +373,7 @@ func TestDecodeOptions(t *testing.T) {
 	// 1e400 overflows to +Inf, which JSON cannot spell.
 	inf := encode(t, `{"type":"STATE_SNAPSHOT","snapshot":{"x":1e400}}`, "--lossy-numbers")
 	_, errOut, code := agwire(t, inf, "decode")
-	if code != 1 || !strings.Contains(errOut, "agwire decode: frame 0 at byte 0: ") || !strings.Contains(errOut, "NaN or infinite") {
+	if code != 1 || !strings.Contains(errOut, "agwire decode: frame 0 (stream byte 0): ") || !strings.Contains(errOut, "NaN or infinite") {
 		t.Errorf("exit %d, stderr %s", code, errOut)
 	}
 	out, errOut, code := agwire(t, inf, "decode", "--nonfinite-null")
@@ -365,7 +384,7 @@ func TestDecodeOptions(t *testing.T) {
 	stream := encode(t, string(sample(t)))
 	first := len(frames(t, stream)[0]) - 4
 	_, errOut, code = agwire(t, stream, "decode", "--max-frame-size", strconv.Itoa(first-1))
-	want := "agwire decode: frame 0 at byte 0: frame too large: declared length " + strconv.Itoa(first) + " bytes exceeds the limit of " + strconv.Itoa(first-1)
+	want := "agwire decode: frame 0 (stream byte 0): frame too large: declared length " + strconv.Itoa(first) + " bytes exceeds the limit of " + strconv.Itoa(first-1)
 	if code != 1 || !strings.HasPrefix(errOut, want) {
 		t.Errorf("--max-frame-size: exit %d, stderr %s\nwant %s", code, errOut, want)
 	}

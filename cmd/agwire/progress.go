@@ -14,15 +14,11 @@ const progressInterval = 200 * time.Millisecond
 // clearLine returns the cursor to the start of the line and erases it.
 const clearLine = "\r\033[K"
 
-// isTerminal reports whether w is a terminal (a character device). Tests
-// replace it.
+// isTerminal reports whether w is a terminal; not merely a character
+// device, which /dev/null is too. Tests replace it.
 var isTerminal = func(w io.Writer) bool {
 	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+	return ok && isTerminalFile(f)
 }
 
 // progressClock is the progress line's clock. Tests replace it.

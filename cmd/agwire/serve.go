@@ -28,14 +28,20 @@ assistant), with the threadId and runId of RUN_STARTED and RUN_FINISHED
 replaced by the request's, one event every --delay as if the agent were
 thinking. The Accept header chooses Server-Sent Events or the AG-UI 1.0
 binary stream, and Accept-Encoding zstd or gzip compression; the request is
-checked as any transport.Handler checks it (400 for a body that is not a
+checked as any transport handler checks it (400 for a body that is not a
 valid RunAgentInput, naming the field; 405, 406, 413, 415). GET / answers
 with a short help page.
 
 Each request is logged on standard error: method, path, status, content type
 and coding, events written, duration. SIGINT (Ctrl-C) or SIGTERM stops the
 server: it waits for the runs in progress to end, at most 5s, then ends them
-with a RUN_ERROR event.`
+with a RUN_ERROR event.
+
+Slow and idle clients are cut off: a request must arrive whole (headers and
+body) within --read-timeout, a connection idle between requests is closed
+after --idle-timeout, and a client that stops reading the stream fails the
+run once one event has waited --write-timeout to be written. A run itself
+may last as long as it likes.`
 
 const serveExample = `  agwire serve
   curl -N -H 'Content-Type: application/json' \
@@ -57,6 +63,9 @@ func runServe(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	c := newBareCLI("serve", serveSynopsis, serveExample, stdin, stdout, stderr)
 	addr := c.fs.String("addr", "127.0.0.1:8080", "listen on `HOST:PORT` (port 0 picks a free one)")
 	delay := c.fs.Duration("delay", 50*time.Millisecond, "wait `DURATION` between two events (0 sends the run at once)")
+	readTimeout := c.fs.Duration("read-timeout", 30*time.Second, "close a connection whose request (headers and body) has not arrived whole\nafter `DURATION`")
+	idleTimeout := c.fs.Duration("idle-timeout", 60*time.Second, "close a kept-alive connection idle for `DURATION` between requests")
+	writeTimeout := c.fs.Duration("write-timeout", 30*time.Second, "end a run when one event has waited `DURATION` to be written (the client\nstopped reading)")
 	compression := c.fs.String("compression", transport.EncodingZstd+","+transport.EncodingGzip,
 		"the content codings offered, in order of preference, when the client's\nAccept-Encoding asks: `LIST` of zstd and gzip, or none")
 	if code, ok := c.parse(args); !ok {
@@ -64,6 +73,11 @@ func runServe(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	if *delay < 0 {
 		return c.usageErrorf("--delay must not be negative")
+	}
+	for name, d := range map[string]time.Duration{"read-timeout": *readTimeout, "idle-timeout": *idleTimeout, "write-timeout": *writeTimeout} {
+		if d <= 0 {
+			return c.usageErrorf("--%s must be positive", name)
+		}
 	}
 	codings, err := parseCodings(*compression)
 	if err != nil {
@@ -81,12 +95,16 @@ func runServe(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	logw := &lockedWriter{w: stderr}
 	logger := log.New(logw, "agwire serve: ", log.LstdFlags|log.Lmsgprefix)
-	h, err := newServeHandler(serveOptions{
-		delay:       *delay,
-		compression: codings,
-		log:         logger,
-		errorLog:    slog.New(slog.NewTextHandler(logw, nil)),
-	})
+	opts := serveOptions{
+		delay:        *delay,
+		compression:  codings,
+		log:          logger,
+		errorLog:     slog.New(slog.NewTextHandler(logw, nil)),
+		readTimeout:  *readTimeout,
+		idleTimeout:  *idleTimeout,
+		writeTimeout: *writeTimeout,
+	}
+	h, err := newServeHandler(opts)
 	if err != nil {
 		ln.Close()
 		c.failf("%v", err)
@@ -101,7 +119,7 @@ func runServe(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}()
 	url := serverURL(ln.Addr())
 	logger.Printf("demo AG-UI agent listening on %s (POST a RunAgentInput; GET %s for help; Ctrl-C stops)", url, url)
-	if err := serveOn(ctx, ln, h, logger); err != nil {
+	if err := serveOn(ctx, ln, h, opts); err != nil {
 		logger.Printf("%v", err)
 		return exitFail
 	}
@@ -152,12 +170,26 @@ func serverURL(addr net.Addr) string {
 // progress, then ends the runs still going (their clients get a RUN_ERROR
 // event) and closes what is left. It returns an error only if the server
 // failed.
-func serveOn(ctx context.Context, ln net.Listener, h http.Handler, logger *log.Logger) error {
+//
+// The server's timeouts are those a transport handler (transport.NewHandler) needs: ReadTimeout
+// bounds reading the request, headers and body (not the run: net/http does
+// not cancel a request whose body was read in time),
+// ReadHeaderTimeout the headers alone, IdleTimeout a kept-alive connection
+// between requests. WriteTimeout stays 0: it would bound the whole
+// response, that is the whole run; the Handler's per-event
+// ServerOptions.WriteTimeout bounds a client that stops reading instead.
+func serveOn(ctx context.Context, ln net.Listener, h http.Handler, opts serveOptions) error {
+	logger := opts.log
+	if logger == nil {
+		logger = log.New(io.Discard, "", 0)
+	}
 	runs, endRuns := context.WithCancelCause(context.Background())
 	defer endRuns(nil)
 	srv := &http.Server{
 		Handler:           h,
-		ReadHeaderTimeout: 10 * time.Second,
+		ReadHeaderTimeout: min(10*time.Second, orDefault(opts.readTimeout, 30*time.Second)),
+		ReadTimeout:       orDefault(opts.readTimeout, 30*time.Second),
+		IdleTimeout:       orDefault(opts.idleTimeout, 60*time.Second),
 		BaseContext:       func(net.Listener) context.Context { return runs },
 		ErrorLog:          log.New(logger.Writer(), logger.Prefix()+"http: ", logger.Flags()),
 	}
@@ -192,6 +224,19 @@ type serveOptions struct {
 	compression []string      // ServerOptions.Compression
 	log         *log.Logger   // the request log; nil logs nothing
 	errorLog    *slog.Logger  // HandlerOptions.ErrorLog
+
+	// The limits on slow clients; 0 means the --flag's default.
+	readTimeout  time.Duration // http.Server.ReadTimeout
+	idleTimeout  time.Duration // http.Server.IdleTimeout
+	writeTimeout time.Duration // ServerOptions.WriteTimeout, per event
+}
+
+// orDefault returns d, or def when d is 0.
+func orDefault(d, def time.Duration) time.Duration {
+	if d == 0 {
+		return def
+	}
+	return d
 }
 
 // demoServer is the demo endpoint: the help page on GET /, the built-in run
@@ -199,7 +244,7 @@ type serveOptions struct {
 type demoServer struct {
 	opts   serveOptions
 	events []event.Event // the built-in run, shared by all requests: read only
-	run    http.Handler  // transport.Handler
+	run    http.Handler  // transport.NewHandler's
 }
 
 // newServeHandler returns the demo endpoint's handler.
@@ -215,13 +260,15 @@ func newServeHandler(opts serveOptions) (http.Handler, error) {
 		}
 		s.events = append(s.events, ev)
 	}
-	s.run = transport.Handler(transport.HandlerOptions{
-		ServerOptions: transport.ServerOptions{
-			Compression:  opts.compression,
-			WriteTimeout: 30 * time.Second,
-		},
-		ErrorLog: opts.errorLog,
-	}, s.stream)
+	run, err := transport.NewHandler(s.stream, transport.HandlerOptions{
+		Compression:  opts.compression,
+		WriteTimeout: orDefault(opts.writeTimeout, 30*time.Second),
+		ErrorLog:     opts.errorLog,
+	})
+	if err != nil {
+		return nil, err
+	}
+	s.run = run
 	return s, nil
 }
 
@@ -291,7 +338,7 @@ func requestLine(r *http.Request, rec *responseRecorder, stats *runStats, d time
 // stream is the run: the built-in events, the request's ids in
 // RUN_STARTED and RUN_FINISHED, the request itself as RUN_STARTED's input
 // (the protocol's echo), opts.delay apart.
-func (s *demoServer) stream(ctx context.Context, in *event.RunAgentInput, w transport.EventWriter) error {
+func (s *demoServer) stream(ctx context.Context, _ *http.Request, in *event.RunAgentInput, w transport.EventWriter) error {
 	stats, _ := ctx.Value(runStatsKey{}).(*runStats)
 	if stats == nil {
 		stats = &runStats{}

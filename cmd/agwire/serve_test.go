@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"log"
@@ -60,7 +61,7 @@ func startServe(t *testing.T, opts serveOptions) *testServer {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- serveOn(ctx, ln, h, opts.log) }()
+	go func() { done <- serveOn(ctx, ln, h, opts) }()
 	var once sync.Once
 	s := &testServer{url: serverURL(ln.Addr()), log: logs}
 	s.stop = func() {
@@ -176,7 +177,7 @@ func TestServeRun(t *testing.T) {
 // gzipRun posts in asking for binary, gzip only.
 func gzipRun(t *testing.T, url string, in *event.RunAgentInput) (*transport.EventReader, error) {
 	t.Helper()
-	body, err := event.MarshalRunAgentInput(in)
+	body, err := json.Marshal(in)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -241,7 +242,7 @@ func TestServeHelp(t *testing.T) {
 	}
 }
 
-// TestServeBadRequests: transport.Handler's checks, and the log line that
+// TestServeBadRequests: the transport handler's checks, and the log line that
 // says why.
 func TestServeBadRequests(t *testing.T) {
 	s := startServe(t, serveOptions{})
@@ -321,12 +322,12 @@ func TestServeShutdown(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	ev, err := r.ReadEvent()
+	ev, err := r.Next()
 	if err != nil || ev.Type() != event.TypeRunStarted {
 		t.Fatalf("first event: %v, %v", ev, err)
 	}
 	go s.stop()
-	ev, err = r.ReadEvent()
+	ev, err = r.Next()
 	if err != nil {
 		t.Fatalf("second event: %v", err)
 	}
@@ -334,7 +335,7 @@ func TestServeShutdown(t *testing.T) {
 	if !ok || re.Message != errShuttingDown.Error() {
 		t.Fatalf("second event: %#v", ev)
 	}
-	if _, err := r.ReadEvent(); err != io.EOF {
+	if _, err := r.Next(); err != io.EOF {
 		t.Errorf("after the RUN_ERROR: %v", err)
 	}
 	s.stop()

@@ -140,7 +140,7 @@ func streamRun(ctx context.Context, in types.RunAgentInput, send func(events.Eve
 // SDK's own ToJSON; WriteJSON checks the JSON with agwire's parser and
 // writes it as an SSE data line or as one binary frame. An event agwire
 // cannot carry is refused with a *transport.EventError and nothing is
-// written; the stream goes on (transport.Skippable reports true).
+// written; the stream goes on (framing.Skippable reports true).
 func writeSDKEvent(out transport.EventWriter, ev events.Event) error {
 	if err := ev.Validate(); err != nil {
 		return err

@@ -32,7 +32,7 @@ func input(runID, city string) *event.RunAgentInput {
 // does, and returns the JSON of each event the SDK produced.
 func sdkEvents(t *testing.T, in *event.RunAgentInput) [][]byte {
 	t.Helper()
-	body, err := event.MarshalRunAgentInput(in)
+	body, err := json.Marshal(in)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -182,7 +182,7 @@ func TestRunErrorOverBinaryAndSSE(t *testing.T) {
 	}
 
 	// What a browser's fetch sees: the SDK's JSON, byte for byte.
-	body, _ := event.MarshalRunAgentInput(in)
+	body, _ := json.Marshal(in)
 	req, _ := http.NewRequest(http.MethodPost, srv.URL, bytes.NewReader(body))
 	req.Header.Set("Accept", transport.MediaTypeSSE)
 	resp, err := http.DefaultClient.Do(req)

@@ -95,7 +95,24 @@ func WithKey(err error, key string) error {
 	if err == nil {
 		return nil
 	}
-	return prefix(err, shorten(key, maxKeyLen), false)
+	return prefix(err, pathKey(shorten(key, maxKeyLen)), false)
+}
+
+// pathKey spells an object key for a path: as it is when it is a plain
+// name, in brackets as a JSON string when it is empty or holds a character
+// that would make the path ambiguous (metadata["a.b"], delta[0]["["]).
+func pathKey(key string) string {
+	plain := key != ""
+	for i := 0; i < len(key) && plain; i++ {
+		switch key[i] {
+		case '.', '[', ']', '"', '\\':
+			plain = false
+		}
+	}
+	if plain {
+		return key
+	}
+	return "[" + string(AppendString(nil, key)) + "]"
 }
 
 // WithIndex prefixes the path of err with an array index.
@@ -115,6 +132,7 @@ func prefix(err error, seg string, index bool) error {
 	case e.Path == "":
 		e.Path = seg
 	case e.Path[0] == '[':
+		// An index, or a key in brackets: no dot before it.
 		e.Path = seg + e.Path
 	default:
 		e.Path = seg + "." + e.Path
@@ -169,6 +187,19 @@ func QuoteBytes(b []byte) string {
 		return strconv.Quote(string(b))
 	}
 	return strconv.Quote(cutUTF8(string(b[:n+utf8.UTFMax]), n)) + "… (" + strconv.Itoa(len(b)) + " bytes)"
+}
+
+// IsNull reports whether b is the JSON literal null, surrounded by
+// whitespace or not.
+func IsNull(b []byte) bool {
+	i, j := 0, len(b)
+	for i < j && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	for j > i && (b[j-1] == ' ' || b[j-1] == '\t' || b[j-1] == '\n' || b[j-1] == '\r') {
+		j--
+	}
+	return string(b[i:j]) == "null"
 }
 
 // DefaultMaxDepth is the nesting limit used when a Scanner's MaxDepth is 0.
@@ -380,111 +411,119 @@ func (s *Scanner) StringBytes() ([]byte, error) {
 
 func (s *Scanner) readString() (string, error) {
 	start := s.pos + 1
-	// Fast path: no escapes and ASCII or valid UTF-8.
-	for i := start; i < len(s.data); i++ {
-		c := s.data[i]
-		if c == '"' {
-			raw := s.data[start:i]
-			if !isASCII(raw) && !utf8.Valid(raw) {
-				break
-			}
+	// Fast path: one plain run up to the closing quote, validated as UTF-8
+	// in one pass if it has non-ASCII bytes.
+	n, high := plainRun(s.data[start:])
+	if i := start + n; i < len(s.data) && s.data[i] == '"' {
+		raw := s.data[start:i]
+		if !high || utf8.Valid(raw) {
 			s.pos = i + 1
 			if s.AliasStrings && len(raw) > 0 {
 				return unsafe.String(&raw[0], len(raw)), nil
 			}
 			return string(raw), nil
 		}
-		if c == '\\' || c < 0x20 {
-			break
-		}
 	}
 	b, err := s.readStringBytes()
 	return string(b), err
 }
 
-func isASCII(b []byte) bool {
-	for _, c := range b {
-		if c >= utf8.RuneSelf {
-			return false
-		}
-	}
-	return true
-}
-
 // readStringBytes unescapes the string at s.pos (which is the opening quote)
 // into s.buf.
 func (s *Scanner) readStringBytes() ([]byte, error) {
+	out, err := s.scanString(s.buf[:0], true)
+	if err == nil {
+		s.buf = out
+	}
+	return out, err
+}
+
+// scanString reads the string at s.pos (the opening quote), validating it:
+// escapes, control characters, UTF-8. With keep it appends the unescaped
+// string to out, having grown out once to the escaped length (which bounds
+// the unescaped one); without, it only validates. Plain runs between escapes
+// are found 8 bytes at a time and copied, and UTF-8-validated, in bulk.
+func (s *Scanner) scanString(out []byte, keep bool) ([]byte, error) {
 	s.pos++
-	out := s.buf[:0]
+	sized := !keep
 	for {
+		n, high := plainRun(s.data[s.pos:])
+		if n > 0 {
+			run := s.data[s.pos : s.pos+n]
+			if high && !utf8.Valid(run) {
+				s.pos += firstInvalid(run)
+				return nil, s.Errorf("%w: invalid UTF-8 in string", ErrSyntax)
+			}
+			if keep {
+				out = append(out, run...)
+			}
+			s.pos += n
+		}
 		if s.pos >= len(s.data) {
 			return nil, s.syntax("unterminated string")
 		}
 		c := s.data[s.pos]
-		switch {
-		case c == '"':
+		if c == '"' {
 			s.pos++
-			s.buf = out
 			return out, nil
-		case c == '\\':
-			if s.pos+1 >= len(s.data) {
-				s.pos++
-				return nil, s.syntax("unterminated escape")
-			}
-			e := s.data[s.pos+1]
-			s.pos += 2
-			switch e {
-			case '"', '\\', '/':
-				out = append(out, e)
-			case 'b':
-				out = append(out, '\b')
-			case 'f':
-				out = append(out, '\f')
-			case 'n':
-				out = append(out, '\n')
-			case 'r':
-				out = append(out, '\r')
-			case 't':
-				out = append(out, '\t')
-			case 'u':
-				r, ok := s.hex4()
-				if !ok {
-					return nil, s.syntax("bad \\u escape")
-				}
-				if utf16.IsSurrogate(r) {
-					var r2 rune = -1
-					if s.pos+1 < len(s.data) && s.data[s.pos] == '\\' && s.data[s.pos+1] == 'u' {
-						s.pos += 2
-						r2, ok = s.hex4()
-						if !ok {
-							return nil, s.syntax("bad \\u escape")
-						}
-					}
-					r = utf16.DecodeRune(r, r2)
-					if r == utf8.RuneError {
-						return nil, s.Errorf("%w: unpaired UTF-16 surrogate in \\u escape (a protobuf string must be valid UTF-8)", ErrSyntax)
-					}
-				}
-				out = utf8.AppendRune(out, r)
-			default:
-				s.pos--
-				return nil, s.syntax("bad escape")
-			}
-		case c < 0x20:
+		}
+		if c != '\\' {
 			return nil, s.syntax("control character in string")
-		case c < utf8.RuneSelf:
-			out = append(out, c)
-			s.pos++
-		default:
-			r, n := utf8.DecodeRune(s.data[s.pos:])
-			if r == utf8.RuneError && n <= 1 {
-				return nil, s.Errorf("%w: invalid UTF-8 in string", ErrSyntax)
+		}
+		if !sized {
+			// An escape: the string is longer than its first run. Size the
+			// output once for the rest of it.
+			sized = true
+			if end := stringEnd(s.data[s.pos:]); end > 0 && cap(out)-len(out) < end {
+				out = append(make([]byte, 0, len(out)+end), out...)
 			}
-			out = append(out, s.data[s.pos:s.pos+n]...)
-			s.pos += n
+		}
+		if s.pos+1 >= len(s.data) {
+			s.pos++
+			return nil, s.syntax("unterminated escape")
+		}
+		e := s.data[s.pos+1]
+		s.pos += 2
+		switch e {
+		case '"', '\\', '/':
+			if keep {
+				out = append(out, e)
+			}
+		case 'b', 'f', 'n', 'r', 't':
+			if keep {
+				out = append(out, unescapeByte[e])
+			}
+		case 'u':
+			r, ok := s.hex4()
+			if !ok {
+				return nil, s.syntax("bad \\u escape")
+			}
+			if utf16.IsSurrogate(r) {
+				var r2 rune = -1
+				if s.pos+1 < len(s.data) && s.data[s.pos] == '\\' && s.data[s.pos+1] == 'u' {
+					s.pos += 2
+					r2, ok = s.hex4()
+					if !ok {
+						return nil, s.syntax("bad \\u escape")
+					}
+				}
+				r = utf16.DecodeRune(r, r2)
+				if r == utf8.RuneError {
+					return nil, s.Errorf("%w: unpaired UTF-16 surrogate in \\u escape (a protobuf string must be valid UTF-8)", ErrSyntax)
+				}
+			}
+			if keep {
+				out = utf8.AppendRune(out, r)
+			}
+		default:
+			s.pos--
+			return nil, s.syntax("bad escape")
 		}
 	}
 }
+
+// unescapeByte maps the letter of a one-letter escape to its byte.
+var unescapeByte = [256]byte{'b': '\b', 'f': '\f', 'n': '\n', 'r': '\r', 't': '\t'}
 
 func (s *Scanner) hex4() (rune, bool) {
 	if s.pos+4 > len(s.data) {
@@ -592,7 +631,7 @@ func (s *Scanner) Skip() error {
 	case Array:
 		return s.Array(func(int) error { return s.Skip() })
 	case String:
-		_, err := s.readStringBytes()
+		_, err := s.scanString(nil, false)
 		return err
 	case Number:
 		_, err := s.Number()

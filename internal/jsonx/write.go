@@ -2,8 +2,10 @@ package jsonx
 
 import (
 	"math"
+	"slices"
 	"strconv"
 	"unicode/utf8"
+	"unsafe"
 )
 
 const hexDigits = "0123456789abcdef"
@@ -12,49 +14,65 @@ const hexDigits = "0123456789abcdef"
 // (quote, backslash, control characters) and nothing else, the way
 // JavaScript's JSON.stringify does, so that text from a JavaScript peer and
 // from agwire reads the same. Invalid UTF-8 is replaced by U+FFFD.
-func AppendString(dst []byte, s string) []byte {
-	dst = append(dst, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' {
-				i++
-				continue
-			}
-			dst = append(dst, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				dst = append(dst, '\\', c)
-			case '\n':
-				dst = append(dst, '\\', 'n')
-			case '\r':
-				dst = append(dst, '\\', 'r')
-			case '\t':
-				dst = append(dst, '\\', 't')
-			case '\b':
-				dst = append(dst, '\\', 'b')
-			case '\f':
-				dst = append(dst, '\\', 'f')
-			default:
-				dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, n := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && n == 1 {
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, "\ufffd"...)
-			i++
-			start = i
-			continue
-		}
-		i += n
+func AppendString(dst []byte, s string) []byte { return appendString(dst, s, false) }
+
+// AppendValidString is AppendString for s already known to be valid UTF-8
+// (checked by the caller, once): it skips the validation pass. Given invalid
+// UTF-8 it writes it unchanged, which makes invalid JSON text.
+func AppendValidString(dst []byte, s string) []byte { return appendString(dst, s, true) }
+
+func appendString(dst []byte, s string, valid bool) []byte {
+	if n := len(s) + 2; cap(dst)-len(dst) < n {
+		dst = slices.Grow(dst, n)
 	}
-	dst = append(dst, s[start:]...)
+	dst = append(dst, '"')
+	b := unsafe.Slice(unsafe.StringData(s), len(s)) // read only
+	for len(b) > 0 {
+		// Plain runs are found 8 bytes at a time and copied in bulk; only
+		// a run with non-ASCII bytes is validated, in one pass.
+		n, high := plainRun(b)
+		if high && !valid && !utf8.Valid(b[:n]) {
+			dst = appendReplacingInvalid(dst, b[:n])
+		} else {
+			dst = append(dst, b[:n]...)
+		}
+		if n == len(b) {
+			break
+		}
+		switch c := b[n]; c {
+		case '"', '\\':
+			dst = append(dst, '\\', c)
+		case '\n':
+			dst = append(dst, '\\', 'n')
+		case '\r':
+			dst = append(dst, '\\', 'r')
+		case '\t':
+			dst = append(dst, '\\', 't')
+		case '\b':
+			dst = append(dst, '\\', 'b')
+		case '\f':
+			dst = append(dst, '\\', 'f')
+		default:
+			dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
+		}
+		b = b[n+1:]
+	}
 	return append(dst, '"')
+}
+
+// appendReplacingInvalid appends b with each byte that does not begin a
+// valid UTF-8 sequence replaced by U+FFFD.
+func appendReplacingInvalid(dst, b []byte) []byte {
+	for len(b) > 0 {
+		i := firstInvalid(b)
+		dst = append(dst, b[:i]...)
+		if i == len(b) {
+			break
+		}
+		dst = append(dst, "\ufffd"...)
+		b = b[i+1:]
+	}
+	return dst
 }
 
 // AppendFloat appends f as a JSON number in the spelling JavaScript's

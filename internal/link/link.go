@@ -18,8 +18,8 @@ var (
 	ParseTransient func(maxDepth int, dropUnknownFields bool, data []byte) (any, error)
 
 	// AppendTrustedJSON writes an event's JSON like event.AppendJSON but
-	// without re-validating dynamic values: only for events whose RawValue
-	// and Object fields were produced by agwire's own decoder.
+	// without re-validating dynamic values or the UTF-8 of strings: only for
+	// events that agwire's own decoder produced (it validated both).
 	AppendTrustedJSON func(dst []byte, ev any) ([]byte, error)
 
 	// PlanOf returns the field table and address of an event (an

@@ -1,0 +1,811 @@
+package assemble
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/agwire/agwire/event"
+)
+
+// Options configure a Conversation. The zero value is ready to use.
+type Options struct {
+	// Messages are the conversation's messages before the first event (a
+	// client's history). They are copied.
+	Messages []event.Message
+	// State is the state before the first event; nil means {} (the
+	// TypeScript client's default agent state).
+	State event.RawValue
+	// Check turns on sequence checking: an event that breaks the AG-UI
+	// lifecycle (see SequenceError) is refused instead of applied.
+	Check bool
+	// MaxPatchWork is the work budget of one JSON Patch (STATE_DELTA,
+	// ACTIVITY_DELTA); 0 means DefaultMaxPatchWork.
+	MaxPatchWork int
+	// MaxCopiedNodes is how many JSON nodes copy operations may create over
+	// the conversation's life; 0 means DefaultMaxCopiedNodes.
+	MaxCopiedNodes int
+}
+
+// Conversation is the conversation an AG-UI event stream describes: its
+// messages, its state and its runs, built by applying events in order
+// exactly as the TypeScript client @ag-ui/client 1.0.0 applies them.
+//
+// A Conversation is not safe for concurrent use.
+type Conversation struct {
+	opts  Options
+	msgs  []*msg
+	state *node
+	// stateText caches the state's JSON text; nil after a change.
+	stateText event.RawValue
+
+	byID     map[string]*msg // first message with each id
+	byToolID map[string]*msg // first message holding each tool call id
+	dirty    bool            // the indexes need a rebuild
+
+	copies  int // what copy operations may still create
+	lanes   lanes
+	checker *checker
+	runs    []Run
+	stats   Stats
+	index   int // events offered to Apply so far
+}
+
+// msg is one message under construction. Streamed text accumulates in
+// text; tool call arguments in each call's args.
+type msg struct {
+	m       event.Message
+	text    []byte
+	hasText bool // text, not m.Content or m.Parts, is the content
+	calls   []*call
+	// act is an activity message's content as a tree once a delta has
+	// patched it (m.ActivityContent is then stale), so a run of deltas
+	// does not parse and write the content once per delta.
+	act *node
+}
+
+type call struct {
+	tc   event.ToolCall
+	args []byte
+}
+
+// Stats counts what happened to the events a Conversation was given.
+type Stats struct {
+	// Events is the number of events offered to Apply.
+	Events int
+	// Unknown counts events of a type this version does not apply (the
+	// pre-1.0 THINKING_* events, and frames from a later protocol when
+	// reading a stream): skipped, as the TypeScript client drops them.
+	Unknown int
+	// Ignored counts events the client also drops without effect because
+	// what they name is not there: content or an end for a message that does
+	// not exist, a delta for an activity message that does not exist, and
+	// the like. With Check on, most of these are sequence errors instead.
+	Ignored int
+}
+
+// RunStatus is where a run stands.
+type RunStatus string
+
+// Run statuses.
+const (
+	RunRunning  RunStatus = "running"
+	RunFinished RunStatus = "finished"
+	RunErrored  RunStatus = "error"
+)
+
+// Run is what the stream said about one run (one RUN_STARTED).
+type Run struct {
+	ThreadID, RunID string
+	ParentRunID     *string
+	Status          RunStatus
+	// Outcome, Result and Usage are RUN_FINISHED's (Usage: or RUN_ERROR's).
+	Outcome *event.RunOutcome
+	Result  event.RawValue
+	Usage   []event.Usage
+	// Error and ErrorCode are RUN_ERROR's message and code.
+	Error     string
+	ErrorCode *string
+	// Steps lists the run's steps in the order they started.
+	Steps []Step
+	// Metadata is the metadata of the run's RUN_STARTED, RUN_FINISHED and
+	// RUN_ERROR events, merged: run-level metadata stays on the run and never
+	// reaches a message.
+	Metadata event.Object
+}
+
+// Step is one STEP_STARTED, and whether its STEP_FINISHED arrived.
+type Step struct {
+	Name          string
+	SubagentRunID *string
+	Finished      bool
+}
+
+// New returns an empty Conversation (or one holding opts.Messages and
+// opts.State).
+func New(opts Options) (*Conversation, error) {
+	c := &Conversation{opts: opts, copies: opts.MaxCopiedNodes}
+	if c.copies <= 0 {
+		c.copies = DefaultMaxCopiedNodes
+	}
+	for i := range opts.Messages {
+		c.msgs = append(c.msgs, newMsg(&opts.Messages[i]))
+	}
+	c.dirty = true
+	st := opts.State
+	if st == nil {
+		st = event.RawValue("{}")
+	}
+	n, err := parseValue(st)
+	if err != nil {
+		return nil, fmt.Errorf("assemble: initial state: %w", err)
+	}
+	c.state = n
+	if opts.Check {
+		c.checker = newChecker()
+	}
+	return c, nil
+}
+
+func newMsg(m *event.Message) *msg {
+	x := &msg{m: *m}
+	x.m.ToolCalls = nil
+	for _, tc := range m.ToolCalls {
+		x.calls = append(x.calls, &call{tc: tc, args: []byte(tc.Function.Arguments)})
+	}
+	return x
+}
+
+// Stats reports how many events were applied, skipped and ignored.
+func (c *Conversation) Stats() Stats { return c.stats }
+
+// Runs returns the runs seen so far, oldest first.
+func (c *Conversation) Runs() []Run {
+	out := make([]Run, len(c.runs))
+	for i, r := range c.runs {
+		out[i] = r
+		out[i].Steps = append([]Step(nil), r.Steps...)
+	}
+	return out
+}
+
+// State returns the current state as JSON text (member order and number
+// spelling as they arrived). It is "null" if the state was set to null.
+func (c *Conversation) State() event.RawValue {
+	if c.stateText == nil {
+		if c.state == nil {
+			c.stateText = event.RawValue("null")
+		} else {
+			c.stateText = c.state.raw()
+		}
+	}
+	return append(event.RawValue(nil), c.stateText...)
+}
+
+// Len returns the number of messages.
+func (c *Conversation) Len() int { return len(c.msgs) }
+
+// Messages returns the current messages. Later events do not change the
+// result; its metadata, content and content part values share their bytes
+// with the Conversation and must not be modified.
+func (c *Conversation) Messages() []event.Message {
+	out := make([]event.Message, len(c.msgs))
+	for i, m := range c.msgs {
+		out[i] = m.message()
+	}
+	return out
+}
+
+// message materialises one message.
+func (m *msg) message() event.Message {
+	out := m.m
+	if m.hasText {
+		s := string(m.text)
+		out.Content, out.Parts = &s, nil
+	} else if m.m.Parts != nil {
+		out.Parts = append([]event.ContentPart{}, m.m.Parts...)
+	}
+	if m.act != nil {
+		m.m.ActivityContent = event.Object(m.act.raw())
+		m.act = nil
+		out.ActivityContent = m.m.ActivityContent
+	}
+	if m.calls != nil {
+		out.ToolCalls = make([]event.ToolCall, len(m.calls))
+		for i, c := range m.calls {
+			out.ToolCalls[i] = c.tc
+			out.ToolCalls[i].Function.Arguments = string(c.args)
+		}
+	}
+	return out
+}
+
+// SequenceError is an event refused because it breaks the AG-UI lifecycle
+// (Options.Check), or a chunk event that cannot be expanded. Index is the
+// event's position among the events given to Apply, from 0.
+type SequenceError struct {
+	Index int
+	Type  event.Type
+	Err   error // one of the ErrSeq* or ErrChunk* errors, wrapped with detail
+}
+
+func (e *SequenceError) Error() string {
+	return fmt.Sprintf("event %d (%s): %v", e.Index, e.Type, e.Err)
+}
+
+func (e *SequenceError) Unwrap() error { return e.Err }
+
+// ApplyError is an event that could not be applied: a JSON Patch that
+// failed (Err is then a *PatchError), or activity content a patch turned
+// into something other than an object. The conversation is as it was before
+// the event, except that an ACTIVITY_DELTA's metadata is merged even when its
+// patch fails (as the TypeScript client does).
+type ApplyError struct {
+	Index int
+	Type  event.Type
+	Err   error
+}
+
+func (e *ApplyError) Error() string {
+	return fmt.Sprintf("event %d (%s): %v", e.Index, e.Type, e.Err)
+}
+
+func (e *ApplyError) Unwrap() error { return e.Err }
+
+// ErrActivityNotObject: an ACTIVITY_DELTA patch left the activity content
+// something other than a JSON object.
+var ErrActivityNotObject = errors.New("activity content is not an object after the patch")
+
+// Apply applies one event. Chunk events are expanded first, as the client
+// expands them; an event of a later protocol or a pre-1.0 THINKING_* event
+// is skipped and counted (Stats.Unknown). A refused event returns a
+// *SequenceError, a failed patch an *ApplyError; in both cases the
+// conversation stays as it was and later events can still be applied.
+func (c *Conversation) Apply(ev event.Event) error {
+	idx := c.index
+	c.index++
+	c.stats.Events++
+	fail := func(err error) error {
+		if err == nil {
+			return nil
+		}
+		var se *SequenceError
+		var ae *ApplyError
+		if errors.As(err, &se) || errors.As(err, &ae) {
+			return err
+		}
+		return &SequenceError{Index: idx, Type: ev.Type(), Err: err}
+	}
+	if !known(ev) {
+		c.stats.Unknown++
+		return nil
+	}
+	if len(c.lanes.order) == 0 && !isChunk(ev) {
+		// The common case: no chunk stream open, nothing to expand.
+		return c.step(idx, ev, ev)
+	}
+	expanded, err := c.lanes.expand(ev)
+	if err != nil {
+		return fail(err)
+	}
+	for _, x := range expanded {
+		if err := c.step(idx, ev, x); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func isChunk(ev event.Event) bool {
+	switch ev.(type) {
+	case *event.TextMessageChunk, *event.ToolCallChunk, *event.ReasoningMessageChunk:
+		return true
+	}
+	return false
+}
+
+// step checks and applies x, one of the events ev stands for.
+func (c *Conversation) step(idx int, ev, x event.Event) error {
+	if c.checker != nil {
+		if err := c.checker.check(x); err != nil {
+			return &SequenceError{Index: idx, Type: ev.Type(), Err: err}
+		}
+	}
+	if err := c.apply(x); err != nil {
+		return &ApplyError{Index: idx, Type: ev.Type(), Err: err}
+	}
+	return nil
+}
+
+// known reports whether ev is one of the 31 event types this version applies.
+func known(ev event.Event) bool {
+	if ev == nil {
+		return false
+	}
+	if _, ok := ev.(*event.Thinking); ok {
+		return false
+	}
+	return ev.Type().Known()
+}
+
+func (c *Conversation) reindex() {
+	if !c.dirty {
+		return
+	}
+	c.byID = make(map[string]*msg, len(c.msgs))
+	c.byToolID = map[string]*msg{}
+	for _, m := range c.msgs {
+		if _, ok := c.byID[m.m.ID]; !ok {
+			c.byID[m.m.ID] = m
+		}
+		for _, tc := range m.calls {
+			if _, ok := c.byToolID[tc.tc.ID]; !ok {
+				c.byToolID[tc.tc.ID] = m
+			}
+		}
+	}
+	c.dirty = false
+}
+
+func (c *Conversation) find(id string) *msg {
+	c.reindex()
+	return c.byID[id]
+}
+
+func (c *Conversation) findCall(id string) (*msg, *call) {
+	c.reindex()
+	m := c.byToolID[id]
+	if m == nil {
+		return nil, nil
+	}
+	for _, tc := range m.calls {
+		if tc.tc.ID == id {
+			return m, tc
+		}
+	}
+	return nil, nil
+}
+
+// push appends a message, keeping the indexes current.
+func (c *Conversation) push(m *msg) {
+	c.reindex()
+	c.msgs = append(c.msgs, m)
+	if _, ok := c.byID[m.m.ID]; !ok {
+		c.byID[m.m.ID] = m
+	}
+	for _, tc := range m.calls {
+		if _, ok := c.byToolID[tc.tc.ID]; !ok {
+			c.byToolID[tc.tc.ID] = m
+		}
+	}
+}
+
+func (c *Conversation) addCall(m *msg, tc *call) {
+	c.reindex()
+	m.calls = append(m.calls, tc)
+	if _, ok := c.byToolID[tc.tc.ID]; !ok {
+		c.byToolID[tc.tc.ID] = m
+	}
+}
+
+func (c *Conversation) run() *Run {
+	if len(c.runs) == 0 {
+		return nil
+	}
+	return &c.runs[len(c.runs)-1]
+}
+
+func strPtr(s string) *string { return &s }
+
+// apply applies one event that is not a chunk.
+func (c *Conversation) apply(ev event.Event) error {
+	md := ev.BaseEvent().Metadata
+	switch e := ev.(type) {
+	case *event.TextMessageStart:
+		existing := c.find(e.MessageID)
+		if existing != nil && existing.m.Role == event.RoleActivity {
+			c.stats.Ignored++ // the text (and its metadata) is dropped
+			return nil
+		}
+		target := existing
+		if target == nil {
+			role := event.RoleAssistant
+			if e.Role != nil {
+				role = *e.Role
+			}
+			target = &msg{m: event.Message{ID: e.MessageID, Role: role, Name: e.Name, SubagentRunID: e.SubagentRunID}, hasText: true}
+			c.push(target)
+		}
+		target.m.Metadata = merge(target.m.Metadata, md)
+	case *event.TextMessageContent:
+		c.appendText(e.MessageID, e.Delta, md)
+	case *event.TextMessageEnd:
+		c.endText(e.MessageID, md)
+	case *event.ReasoningMessageStart:
+		existing := c.find(e.MessageID)
+		if existing != nil && existing.m.Role == event.RoleActivity {
+			c.stats.Ignored++
+			return nil
+		}
+		target := existing
+		if target == nil {
+			target = &msg{m: event.Message{ID: e.MessageID, Role: event.RoleReasoning, SubagentRunID: e.SubagentRunID}, hasText: true}
+			c.push(target)
+		}
+		target.m.Metadata = merge(target.m.Metadata, md)
+	case *event.ReasoningMessageContent:
+		c.appendText(e.MessageID, e.Delta, md)
+	case *event.ReasoningMessageEnd:
+		c.endText(e.MessageID, md)
+	case *event.ToolCallStart:
+		c.toolCallStart(e)
+	case *event.ToolCallArgs:
+		_, tc := c.findCall(e.ToolCallID)
+		if tc == nil {
+			c.stats.Ignored++
+			return nil
+		}
+		tc.args = append(tc.args, e.Delta...)
+		tc.tc.Metadata = merge(tc.tc.Metadata, md)
+	case *event.ToolCallEnd:
+		_, tc := c.findCall(e.ToolCallID)
+		if tc == nil {
+			c.stats.Ignored++
+			return nil
+		}
+		tc.tc.Metadata = merge(tc.tc.Metadata, md)
+	case *event.ToolCallResult:
+		c.toolCallResult(e)
+	case *event.StateSnapshot:
+		n, err := parseValue(e.Snapshot)
+		if err != nil {
+			return err
+		}
+		c.state, c.stateText = n, nil
+	case *event.StateDelta:
+		if err := applyPatch(&c.state, e.Delta, c.limits()); err != nil {
+			return err
+		}
+		c.stateText = nil
+	case *event.MessagesSnapshot:
+		c.messagesSnapshot(e)
+	case *event.ActivitySnapshot:
+		c.activitySnapshot(e)
+	case *event.ActivityDelta:
+		return c.activityDelta(e)
+	case *event.ReasoningEncryptedValue:
+		if e.Subtype == "tool-call" {
+			for _, m := range c.msgs {
+				if m.m.Role != event.RoleAssistant {
+					continue
+				}
+				for _, tc := range m.calls {
+					if tc.tc.ID == e.EntityID {
+						tc.tc.EncryptedValue = strPtr(e.EncryptedValue)
+						return nil
+					}
+				}
+			}
+			c.stats.Ignored++
+			return nil
+		}
+		if m := c.find(e.EntityID); m != nil && m.m.Role != event.RoleActivity {
+			m.m.EncryptedValue = strPtr(e.EncryptedValue)
+			return nil
+		}
+		c.stats.Ignored++
+	case *event.RunStarted:
+		c.runs = append(c.runs, Run{ThreadID: e.ThreadID, RunID: e.RunID, ParentRunID: e.ParentRunID, Status: RunRunning, Metadata: md})
+		if e.Input != nil {
+			for i := range e.Input.Messages {
+				if c.find(e.Input.Messages[i].ID) == nil {
+					c.push(newMsg(&e.Input.Messages[i]))
+				}
+			}
+		}
+	case *event.RunFinished:
+		if r := c.run(); r != nil {
+			r.Status, r.Outcome, r.Result, r.Usage = RunFinished, e.Outcome, e.Result, e.Usage
+			r.Metadata = merge(r.Metadata, md)
+		}
+	case *event.RunError:
+		if r := c.run(); r != nil {
+			r.Status, r.Error, r.ErrorCode = RunErrored, e.Message, e.Code
+			if e.Usage != nil {
+				r.Usage = e.Usage
+			}
+			r.Metadata = merge(r.Metadata, md)
+		} else {
+			c.runs = append(c.runs, Run{Status: RunErrored, Error: e.Message, ErrorCode: e.Code, Usage: e.Usage, Metadata: md})
+		}
+	case *event.StepStarted:
+		if r := c.run(); r != nil {
+			r.Steps = append(r.Steps, Step{Name: e.StepName, SubagentRunID: e.SubagentRunID})
+		}
+	case *event.StepFinished:
+		if r := c.run(); r != nil {
+			for i := len(r.Steps) - 1; i >= 0; i-- {
+				if s := &r.Steps[i]; s.Name == e.StepName && !s.Finished && eqPtr(s.SubagentRunID, e.SubagentRunID) {
+					s.Finished = true
+					break
+				}
+			}
+		}
+	}
+	// RAW, CUSTOM, REASONING_START/END and SUBAGENT_* change no message;
+	// their metadata stays on the event.
+	return nil
+}
+
+func (c *Conversation) limits() limits {
+	return limits{work: c.opts.MaxPatchWork, copies: &c.copies}
+}
+
+func eqPtr(a, b *string) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return *a == *b
+}
+
+// merge folds event metadata into a target's (see MergeMetadata); an
+// event without metadata leaves the target's untouched without copying.
+func merge(existing, incoming event.Object) event.Object {
+	if incoming == nil {
+		return existing
+	}
+	return MergeMetadata(existing, incoming)
+}
+
+func (c *Conversation) appendText(id, delta string, md event.Object) {
+	m := c.find(id)
+	if m == nil || m.m.Role == event.RoleActivity {
+		c.stats.Ignored++
+		return
+	}
+	if !m.hasText {
+		// String content is appended to; content that is not a string
+		// (absent, or parts) is replaced by the streamed text.
+		m.hasText, m.text = true, nil
+		if m.m.Content != nil {
+			m.text = []byte(*m.m.Content)
+		}
+	}
+	m.text = append(m.text, delta...)
+	m.m.Metadata = merge(m.m.Metadata, md)
+}
+
+func (c *Conversation) endText(id string, md event.Object) {
+	m := c.find(id)
+	if m == nil || m.m.Role == event.RoleActivity {
+		c.stats.Ignored++
+		return
+	}
+	m.m.Metadata = merge(m.m.Metadata, md)
+}
+
+func (c *Conversation) toolCallStart(e *event.ToolCallStart) {
+	if _, tc := c.findCall(e.ToolCallID); tc != nil {
+		// A start for a call that exists (a replay) updates it in place.
+		tc.tc.Function.Name = e.ToolCallName
+		tc.tc.Metadata = merge(tc.tc.Metadata, e.Metadata)
+		return
+	}
+	var parent *msg
+	if e.ParentMessageID != nil && *e.ParentMessageID != "" {
+		existing := c.find(*e.ParentMessageID)
+		if existing != nil && existing.m.Role == event.RoleAssistant {
+			parent = existing
+		} else {
+			id := *e.ParentMessageID
+			if existing != nil {
+				id = e.ToolCallID // the id names another kind of message
+			}
+			parent = &msg{m: event.Message{ID: id, Role: event.RoleAssistant}, calls: []*call{}}
+			if e.SubagentRunID != nil {
+				parent.m.SubagentRunID = e.SubagentRunID
+			}
+			c.push(parent)
+		}
+	} else {
+		parent = &msg{m: event.Message{ID: e.ToolCallID, Role: event.RoleAssistant}, calls: []*call{}}
+		if e.SubagentRunID != nil {
+			parent.m.SubagentRunID = e.SubagentRunID
+		}
+		c.push(parent)
+	}
+	if parent.calls == nil {
+		parent.calls = []*call{}
+	}
+	tc := &call{tc: event.ToolCall{ID: e.ToolCallID, Type: "function", Function: event.FunctionCall{Name: e.ToolCallName}}}
+	tc.tc.Metadata = merge(nil, e.Metadata)
+	c.addCall(parent, tc)
+}
+
+func (c *Conversation) toolCallResult(e *event.ToolCallResult) {
+	role := event.RoleTool
+	if e.Role != nil && *e.Role != "" {
+		role = *e.Role
+	}
+	m := &msg{m: event.Message{ID: e.MessageID, Role: role, ToolCallID: strPtr(e.ToolCallID), Content: e.Content, Parts: e.Parts, SubagentRunID: e.SubagentRunID}}
+	m.m.Metadata = merge(nil, e.Metadata)
+	owner := -1
+	for i, x := range c.msgs {
+		if x.m.Role != event.RoleAssistant {
+			continue
+		}
+		for _, tc := range x.calls {
+			if tc.tc.ID == e.ToolCallID {
+				owner = i
+				break
+			}
+		}
+		if owner >= 0 {
+			break
+		}
+	}
+	if owner < 0 {
+		c.push(m)
+		return
+	}
+	at := owner + 1
+	for at < len(c.msgs) && c.msgs[at].m.Role == event.RoleTool {
+		at++
+	}
+	c.msgs = append(c.msgs, nil)
+	copy(c.msgs[at+1:], c.msgs[at:])
+	c.msgs[at] = m
+	c.dirty = true
+}
+
+// activityHistoryKey is the MESSAGES_SNAPSHOT metadata key under which the
+// TypeScript client reads which activity types a snapshot is authoritative
+// for.
+const activityHistoryKey = "@ag-ui/client"
+
+// authoritativeActivityTypes reads that declaration: all=true for null (the
+// snapshot owns every activity type), a list for an array of strings, an
+// empty list for anything invalid, and declared=false when there is none.
+func authoritativeActivityTypes(md event.Object) (types []string, all, declared bool) {
+	v, ok := md.Get(activityHistoryKey)
+	if !ok {
+		return nil, false, false
+	}
+	n, err := parseValue(v)
+	if err != nil || n.k != kObj {
+		return nil, false, true
+	}
+	i := n.index("authoritativeActivityTypes")
+	if i < 0 {
+		return nil, false, false
+	}
+	t := n.o[i].val
+	switch t.k {
+	case kNull:
+		return nil, true, true
+	case kArr:
+		out := []string{}
+		for _, x := range t.a {
+			if x.k != kStr {
+				return []string{}, false, true
+			}
+			out = append(out, x.s)
+		}
+		return out, false, true
+	}
+	return []string{}, false, true
+}
+
+func (c *Conversation) messagesSnapshot(e *event.MessagesSnapshot) {
+	snap := make(map[string]*event.Message, len(e.Messages))
+	hasActivity, hasReasoning := false, false
+	for i := range e.Messages {
+		m := &e.Messages[i]
+		snap[m.ID] = m // the last message with an id wins
+		hasActivity = hasActivity || m.Role == event.RoleActivity
+		hasReasoning = hasReasoning || m.Role == event.RoleReasoning
+	}
+	owned, ownsAll, declared := authoritativeActivityTypes(e.Metadata)
+	keepClientOnly := func(m *msg) bool {
+		switch m.m.Role {
+		case event.RoleActivity:
+			if ownsAll {
+				return false
+			}
+			if declared {
+				for _, t := range owned {
+					if m.m.ActivityType != nil && *m.m.ActivityType == t {
+						return false
+					}
+				}
+				return true
+			}
+			return !hasActivity
+		case event.RoleReasoning:
+			return !hasReasoning
+		}
+		return false
+	}
+	var out []*msg
+	present := map[string]bool{}
+	for _, m := range c.msgs {
+		if s, ok := snap[m.m.ID]; ok {
+			out = append(out, newMsg(s))
+			present[m.m.ID] = true
+		} else if keepClientOnly(m) {
+			out = append(out, m)
+			present[m.m.ID] = true
+		}
+	}
+	// Snapshot messages not already in the list are appended, every one
+	// of them (the client checks against the list before the appends).
+	for i := range e.Messages {
+		if !present[e.Messages[i].ID] {
+			out = append(out, newMsg(&e.Messages[i]))
+		}
+	}
+	c.msgs = out
+	c.dirty = true
+}
+
+func (c *Conversation) activitySnapshot(e *event.ActivitySnapshot) {
+	replace := e.Replace == nil || *e.Replace
+	fresh := func() *msg {
+		return &msg{m: event.Message{ID: e.MessageID, Role: event.RoleActivity, ActivityType: strPtr(e.ActivityType),
+			ActivityContent: append(event.Object(nil), e.Content...), SubagentRunID: e.SubagentRunID}}
+	}
+	existing := c.find(e.MessageID)
+	target := existing
+	switch {
+	case existing == nil:
+		target = fresh()
+		c.push(target)
+	case existing.m.Role == event.RoleActivity:
+		if replace {
+			target.m.ActivityType = strPtr(e.ActivityType)
+			target.m.ActivityContent, target.act = append(event.Object(nil), e.Content...), nil
+			target.m.SubagentRunID = e.SubagentRunID
+		}
+	case replace:
+		// The message becomes an activity message in its place (tool calls
+		// and all are gone, so the indexes are rebuilt).
+		*existing = *fresh()
+		c.dirty = true
+	default:
+		c.stats.Ignored++
+		return
+	}
+	target.m.Metadata = merge(target.m.Metadata, e.Metadata)
+}
+
+func (c *Conversation) activityDelta(e *event.ActivityDelta) error {
+	m := c.find(e.MessageID)
+	if m == nil || m.m.Role != event.RoleActivity {
+		c.stats.Ignored++
+		return nil
+	}
+	// Metadata does not depend on the patch: it is merged first.
+	m.m.Metadata = merge(m.m.Metadata, e.Metadata)
+	doc := m.act
+	if doc == nil {
+		base := m.m.ActivityContent
+		if base == nil {
+			base = event.Object("{}")
+		}
+		var err error
+		if doc, err = parseValue(base); err != nil {
+			return err
+		}
+	}
+	mustBeObject := func(n *node) error {
+		if n == nil || n.k != kObj {
+			return ErrActivityNotObject
+		}
+		return nil
+	}
+	if err := applyPatchTo(&doc, e.Patch, c.limits(), mustBeObject); err != nil {
+		return err
+	}
+	m.act = doc
+	m.m.ActivityType = strPtr(e.ActivityType)
+	return nil
+}

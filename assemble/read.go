@@ -1,0 +1,92 @@
+package assemble
+
+import (
+	"errors"
+	"fmt"
+	"iter"
+
+	"github.com/agwire/agwire/codec"
+	"github.com/agwire/agwire/event"
+)
+
+// Source is anything with an event iterator: a *framing.Reader, a
+// *transport.EventReader.
+type Source interface {
+	Events() iter.Seq2[event.Event, error]
+}
+
+// FromSource applies every event of src (see FromSeq).
+func FromSource(src Source, opts Options) (*Conversation, error) {
+	return FromSeq(src.Events(), opts)
+}
+
+// FromSeq applies every event of seq in order. A frame from a later
+// protocol (codec.ErrUnknownEvent) is skipped and counted in
+// Stats().Unknown, as the TypeScript client skips it. Any other read error,
+// and the first event that cannot be applied, stops it: the Conversation
+// holds everything applied before, and the error says which event.
+func FromSeq(seq iter.Seq2[event.Event, error], opts Options) (*Conversation, error) {
+	c, err := New(opts)
+	if err != nil {
+		return nil, err
+	}
+	for ev, err := range seq {
+		if err != nil {
+			if errors.Is(err, codec.ErrUnknownEvent) {
+				c.index++
+				c.stats.Events++
+				c.stats.Unknown++
+				continue
+			}
+			return c, fmt.Errorf("assemble: reading event %d: %w", c.index, err)
+		}
+		if err := c.Apply(ev); err != nil {
+			return c, err
+		}
+	}
+	return c, nil
+}
+
+// FromEvents applies the events of a slice in order (see FromSeq).
+func FromEvents(events []event.Event, opts Options) (*Conversation, error) {
+	return FromSeq(func(yield func(event.Event, error) bool) {
+		for _, ev := range events {
+			if !yield(ev, nil) {
+				return
+			}
+		}
+	}, opts)
+}
+
+// MarshalMessages writes messages as a JSON array in their AG-UI form.
+func MarshalMessages(msgs []event.Message) ([]byte, error) {
+	if msgs == nil {
+		msgs = []event.Message{}
+	}
+	b, err := event.Marshal(&event.MessagesSnapshot{Messages: msgs})
+	if err != nil {
+		return nil, err
+	}
+	// The snapshot's JSON is {"type":"MESSAGES_SNAPSHOT","messages":[…]}:
+	// take the array out of it.
+	n, err := parseValue(b)
+	if err != nil {
+		return nil, err
+	}
+	if i := n.index("messages"); n.k == kObj && i >= 0 {
+		return n.o[i].val.appendJSON(nil), nil
+	}
+	return nil, errors.New("assemble: unexpected MESSAGES_SNAPSHOT form")
+}
+
+// MarshalJSON writes the conversation as {"messages":[…],"state":…}.
+func (c *Conversation) MarshalJSON() ([]byte, error) {
+	msgs, err := MarshalMessages(c.Messages())
+	if err != nil {
+		return nil, err
+	}
+	out := append([]byte(`{"messages":`), msgs...)
+	out = append(out, `,"state":`...)
+	out = append(out, c.State()...)
+	return append(out, '}'), nil
+}

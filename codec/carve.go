@@ -1,0 +1,90 @@
+package codec
+
+import (
+	"reflect"
+	"unsafe"
+
+	"github.com/agwire/agwire/event"
+)
+
+// Carving: an event's many small pieces — the JSON text of its dynamic
+// values, the targets of its optional string, bool and int64 fields — are
+// cut from a few blocks per decode instead of one allocation each. A block is
+// never reallocated once pieces are cut from it (a full block is replaced by
+// a fresh, larger one), so every piece stays where it is; the blocks belong to
+// the event (the decoder forgets them when it goes back to the pool). Each
+// byte piece is capped at its own length, so an append to one never writes
+// over its neighbour.
+
+// carveBytes copies b into the event's text block and returns the copy.
+func (d *decoder) carveBytes(b []byte) []byte {
+	if cap(d.text)-len(d.text) < len(b) {
+		d.textNext = min(max(2*d.textNext, 128), 32<<10)
+		d.text = make([]byte, 0, max(len(b), d.textNext))
+	}
+	start := len(d.text)
+	d.text = append(d.text, b...)
+	return d.text[start:len(d.text):len(d.text)]
+}
+
+// slabNext is the size of the next block of optional-field targets.
+func slabNext(prev int) int { return min(max(2*prev, 4), 64) }
+
+func (d *decoder) newString(s string) *string {
+	if len(d.strs) == cap(d.strs) {
+		d.strs = make([]string, 0, slabNext(cap(d.strs)))
+	}
+	d.strs = append(d.strs, s)
+	return &d.strs[len(d.strs)-1]
+}
+
+func (d *decoder) newBool(v bool) *bool {
+	if len(d.bools) == cap(d.bools) {
+		d.bools = make([]bool, 0, slabNext(cap(d.bools)))
+	}
+	d.bools = append(d.bools, v)
+	return &d.bools[len(d.bools)-1]
+}
+
+func (d *decoder) newInt64(v int64) *int64 {
+	if len(d.ints) == cap(d.ints) {
+		d.ints = make([]int64, 0, slabNext(cap(d.ints)))
+	}
+	d.ints = append(d.ints, v)
+	return &d.ints[len(d.ints)-1]
+}
+
+// forgetCarved drops the blocks: they belong to the decoded event.
+func (d *decoder) forgetCarved() {
+	d.text, d.textNext = nil, 0
+	d.strs, d.bools, d.ints = nil, nil, nil
+}
+
+// Element types of the repeated fields, made without reflection (which
+// allocates a slice header besides the array).
+var (
+	typeMessages     = reflect.TypeFor[[]event.Message]()
+	typePatchOps     = reflect.TypeFor[[]event.PatchOp]()
+	typeToolCalls    = reflect.TypeFor[[]event.ToolCall]()
+	typeContentParts = reflect.TypeFor[[]event.ContentPart]()
+	typeStrings      = reflect.TypeFor[[]string]()
+)
+
+// makeSlice sets the slice at target (of type t) to a new slice of n zero
+// elements.
+func makeSlice(t reflect.Type, n int, target unsafe.Pointer) {
+	switch t {
+	case typeMessages:
+		*(*[]event.Message)(target) = make([]event.Message, n)
+	case typePatchOps:
+		*(*[]event.PatchOp)(target) = make([]event.PatchOp, n)
+	case typeToolCalls:
+		*(*[]event.ToolCall)(target) = make([]event.ToolCall, n)
+	case typeContentParts:
+		*(*[]event.ContentPart)(target) = make([]event.ContentPart, n)
+	case typeStrings:
+		*(*[]string)(target) = make([]string, n)
+	default:
+		reflect.NewAt(t, target).Elem().Set(reflect.MakeSlice(t, n, n))
+	}
+}

@@ -1,0 +1,89 @@
+package transport
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/agwire/agwire/event"
+)
+
+// sseCarrier is Server-Sent Events: one "data: <JSON event>\n\n" block per
+// event.
+var sseCarrier = carrier{
+	mediaType: MediaTypeSSE,
+	newEncoder: func(w io.Writer, opts ServerOptions) encoder {
+		return &sseEncoder{w: w, max: opts.maxEventSize(), buf: append(make([]byte, 0, 512), sseDataPrefix...)}
+	},
+	newDecoder: func(r io.Reader, opts ClientOptions) decoder {
+		return &sseDecoder{r: NewSSEReader(r, opts.MaxEventSize), parser: opts.parser()}
+	},
+}
+
+// sseDataPrefix starts every SSE event block.
+const sseDataPrefix = "data: "
+
+type sseEncoder struct {
+	w   io.Writer
+	max int
+	buf []byte // the event block being built, starting with sseDataPrefix
+}
+
+func (e *sseEncoder) reset(w io.Writer) { e.w = w }
+
+func (e *sseEncoder) writeEvent(ev event.Event) error {
+	b, err := event.AppendJSON(e.buf[:len(sseDataPrefix)], ev)
+	if err != nil {
+		return refuse(err)
+	}
+	return e.write(b)
+}
+
+func (e *sseEncoder) writeJSON(_ event.Event, text []byte) error {
+	// The text is forwarded as given, on one line: an SSE data line must not
+	// contain a line break, or the client would cut the event in two. JSON
+	// strings cannot hold a raw CR or LF, so any in the text are whitespace
+	// between tokens (a pretty-printed value), and spaces keep the meaning.
+	// (event.AppendJSON, used by writeEvent, already writes one line.)
+	b := append(e.buf[:len(sseDataPrefix)], bytes.TrimSpace(text)...)
+	for data := b[len(sseDataPrefix):]; ; {
+		i := bytes.IndexAny(data, "\r\n")
+		if i < 0 {
+			break
+		}
+		data[i] = ' '
+		data = data[i+1:]
+	}
+	return e.write(b)
+}
+
+// write terminates the block in b ("data: " and one line of JSON) and
+// writes it, unless its data is over the limit.
+func (e *sseEncoder) write(b []byte) error {
+	e.buf = b[:len(sseDataPrefix)]
+	if n := len(b) - len(sseDataPrefix); n > e.max {
+		return refuse(fmt.Errorf("%w: %d bytes of JSON exceed the limit of %d", ErrEventTooLarge, n, e.max))
+	}
+	b = append(b, '\n', '\n')
+	e.buf = b[:len(sseDataPrefix)]
+	_, err := e.w.Write(b)
+	return err
+}
+
+type sseDecoder struct {
+	r      *SSEReader
+	parser event.Parser
+}
+
+func (d *sseDecoder) next() (event.Event, error) {
+	data, err := d.r.next()
+	if err != nil {
+		return nil, err
+	}
+	ev, err := d.parser.Parse(data)
+	if err != nil {
+		return nil, &badEvent{err: err, unknown: errors.Is(err, event.ErrUnknownType)}
+	}
+	return ev, nil
+}
