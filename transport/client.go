@@ -178,6 +178,9 @@ func (r *EventReader) Next() (event.Event, error) {
 	}
 	ev, err := r.dec.next()
 	for err != nil && !isBadEvent(err) && r.re != nil {
+		if err == io.EOF && r.resumable && r.endTrailer() {
+			r.ended = true // the run ended, with or without its RUN_FINISHED
+		}
 		if r.ended || !r.resumable || !reconnectable(err) {
 			break
 		}
@@ -302,4 +305,13 @@ func setAccept(req *http.Request, opts ClientOptions) {
 	} else {
 		req.Header.Set("Accept-Encoding", "identity")
 	}
+}
+
+// endTrailer reports whether the response ended with the HeaderEnd
+// trailer. The trailer arrives after the body's last byte: a decompressor
+// may stop before reading it, so the rest of the body is read first (a
+// clean end leaves at most the chunked encoding's terminator).
+func (r *EventReader) endTrailer() bool {
+	io.Copy(io.Discard, io.LimitReader(r.resp.Body, 64))
+	return r.resp.Trailer.Get(HeaderEnd) != ""
 }

@@ -26,6 +26,10 @@ const (
 	// cursor's sequence plus k. On SSE each event also carries its cursor
 	// as its id.
 	HeaderCursor = "Agwire-Cursor"
+	// HeaderEnd is the trailer a resumable response carries when it ended
+	// because the run did: a client does not resume it, even if the run
+	// had no RUN_FINISHED or RUN_ERROR.
+	HeaderEnd = "Agwire-End"
 	// DefaultHeartbeat is HandlerOptions.Heartbeat's default.
 	DefaultHeartbeat = 15 * time.Second
 )
@@ -167,6 +171,7 @@ func (h *handler) logger() *slog.Logger {
 func serveLog(w http.ResponseWriter, r *http.Request, mediaType string, opts *ServerOptions, hb time.Duration, rd runlog.Reader, from runlog.Cursor, log *slog.Logger) {
 	defer rd.Close()
 	w.Header().Set(HeaderCursor, from.String())
+	w.Header().Set("Trailer", HeaderEnd)
 	s, err := newStream(w, r, mediaType, opts)
 	if err != nil {
 		if errors.Is(err, ErrStreamingUnsupported) || r.Context().Err() == nil {
@@ -197,6 +202,9 @@ func serveLog(w http.ResponseWriter, r *http.Request, mediaType string, opts *Se
 				return
 			}
 		case err == io.EOF:
+			if s.Close() == nil {
+				w.Header().Set(HeaderEnd, "run ended")
+			}
 			return
 		case hb > 0 && ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded):
 			if s.heartbeat() != nil {

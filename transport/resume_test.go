@@ -321,6 +321,34 @@ func (d *hookDoer) Do(req *http.Request) (*http.Response, error) {
 	return d.client.Do(req)
 }
 
+// A run that ends without RUN_FINISHED ends its readers cleanly: the
+// response's Agwire-End trailer tells them not to resume it.
+func TestResumeEndWithoutTerminal(t *testing.T) {
+	for _, carrier := range []string{"binary", "sse", "binary+zstd"} {
+		t.Run(carrier, func(t *testing.T) {
+			var codings []string
+			if _, coding, ok := strings.Cut(carrier, "+"); ok {
+				codings = []string{coding}
+			}
+			s := newResumeServer(t, transport.HandlerOptions{Compression: codings}, replay(realisticRun()[:3]))
+			var requests atomic.Int64
+			doer := &hookDoer{client: freshClient(), before: func(n int) { requests.Store(int64(n)) }}
+			r, err := transport.Run(testCtx(t), doer, s.URL, inputFor("no-end"), transport.ClientOptions{
+				PreferSSE: strings.HasPrefix(carrier, "sse"), Compression: codings != nil, Reconnect: fastReconnect})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer r.Close()
+			if evs := readAll(t, r); len(evs) != 3 {
+				t.Fatalf("%d events, want 3", len(evs))
+			}
+			if n := requests.Load(); n != 1 {
+				t.Fatalf("%d requests for a run that ended; want 1", n)
+			}
+		})
+	}
+}
+
 // A reader gives up after MaxAttempts failed reconnections, with a typed
 // error.
 func TestReconnectGivesUp(t *testing.T) {
