@@ -95,7 +95,9 @@
 // counts frames. Both carriers resume the same way: a request for the same
 // run (the same RunAgentInput) with the cursor of the last event received
 // in Last-Event-ID gets the events after it, then follows the run live —
-// the run function is not called again. Exactly once, in order.
+// the run function is not called again. Exactly once, in order. A
+// response that ends because the run did carries the Agwire-End trailer, so
+// a client does not resume a run that ended without RUN_FINISHED.
 //
 // The answers: a Last-Event-ID that is not a cursor, or is another run's, or
 // is past the run's last event, 400; a run the log does not hold, 404; a
