@@ -78,3 +78,24 @@ func TestServeResumableFollow(t *testing.T) {
 		t.Errorf("follow without RUN_ID: exit %d", code)
 	}
 }
+
+// The flags of resumable serving: --detach and --nats need --resumable, and
+// this build has no NATS.
+func TestServeResumableFlags(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		code int
+		says string
+	}{
+		{[]string{"--detach"}, exitUsage, "need --resumable"},
+		{[]string{"--nats", "nats://127.0.0.1:4222"}, exitUsage, "need --resumable"},
+		{[]string{"--resumable", "--heartbeat", "0s"}, exitUsage, "--heartbeat must be positive"},
+		{[]string{"--resumable", "--nats", "nats://127.0.0.1:4222"}, exitFail, "no NATS support"},
+	} {
+		var stdout, stderr bytes.Buffer
+		code := run(append([]string{"serve", "--addr", "127.0.0.1:0"}, c.args...), strings.NewReader(""), &stdout, &stderr)
+		if code != c.code || !strings.Contains(stderr.String(), c.says) {
+			t.Errorf("serve %v: exit %d, %q; want %d naming %q", c.args, code, stderr.String(), c.code, c.says)
+		}
+	}
+}
