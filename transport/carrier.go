@@ -44,6 +44,12 @@ type encoder interface {
 	// writeJSON writes an event given as AG-UI JSON text, which parsed to
 	// ev: a carrier of JSON may forward the text itself.
 	writeJSON(ev event.Event, text []byte) error
+	// writeWire writes an event given as the codec's wire bytes, read
+	// from a run log, with its cursor text id (resumable runs).
+	writeWire(wire []byte, id string) error
+	// heartbeat writes what keeps an idle connection open without being
+	// an event, or nothing if the carrier has no such thing.
+	heartbeat() (wrote bool, err error)
 	// reset makes the encoder write to w.
 	reset(w io.Writer)
 }

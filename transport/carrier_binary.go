@@ -33,6 +33,20 @@ func (e *binaryEncoder) reset(w io.Writer) { e.w.Reset(w) }
 
 func (e *binaryEncoder) writeEvent(ev event.Event) error { return e.check(e.w.WriteEvent(ev)) }
 
+// writeWire writes the wire bytes as one frame. The binary stream has no
+// place for the cursor: the response's Agwire-Cursor header names where the
+// stream starts, and a client counts frames.
+func (e *binaryEncoder) writeWire(wire []byte, _ string) error {
+	return e.check(e.w.WriteFrame(wire))
+}
+
+// heartbeat writes nothing. The format has no frame that is not an event:
+// a zero-length frame is a valid frame to the framing package (a
+// malformed event, skipped), but @ag-ui/proto@1.0.0's stream reader fails
+// on it, so a binary stream stays silent while a run is, and a connection
+// cut by an idle timeout is resumed from its cursor instead.
+func (e *binaryEncoder) heartbeat() (bool, error) { return false, nil }
+
 func (e *binaryEncoder) writeJSON(ev event.Event, _ []byte) error {
 	return e.check(e.w.WriteEvent(ev))
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/agwire/agwire/codec"
 	"github.com/agwire/agwire/event"
 )
 
@@ -14,7 +15,7 @@ import (
 var sseCarrier = carrier{
 	mediaType: MediaTypeSSE,
 	newEncoder: func(w io.Writer, opts ServerOptions) encoder {
-		return &sseEncoder{w: w, max: opts.maxEventSize(), buf: append(make([]byte, 0, 512), sseDataPrefix...)}
+		return &sseEncoder{w: w, max: opts.maxEventSize(), c: opts.Codec, buf: append(make([]byte, 0, 512), sseDataPrefix...)}
 	},
 	newDecoder: func(r io.Reader, opts ClientOptions) decoder {
 		return &sseDecoder{r: NewSSEReader(r, opts.MaxEventSize), parser: opts.parser()}
@@ -27,7 +28,42 @@ const sseDataPrefix = "data: "
 type sseEncoder struct {
 	w   io.Writer
 	max int
+	c   codec.Codec
 	buf []byte // the event block being built, starting with sseDataPrefix
+}
+
+// sseHeartbeat is the comment an SSE stream carries after a silence: a
+// line starting with ':' is ignored by every SSE parser, and the blank line
+// after it dispatches nothing.
+const sseHeartbeat = ": keep-alive\n\n"
+
+func (e *sseEncoder) heartbeat() (bool, error) {
+	_, err := io.WriteString(e.w, sseHeartbeat)
+	return true, err
+}
+
+// writeWire writes "id: <cursor>\ndata: <JSON>\n\n", the JSON rendered from
+// the wire bytes by the codec. The id precedes the data so that a client
+// has the cursor of every event it dispatched.
+func (e *sseEncoder) writeWire(wire []byte, id string) error {
+	b := append(e.buf[:0], "id: "...)
+	b = append(b, id...)
+	b = append(b, '\n')
+	b = append(b, sseDataPrefix...)
+	start := len(b)
+	b, err := e.c.AppendJSONFromWire(b, wire)
+	if err != nil {
+		e.buf = append(b[:0], sseDataPrefix...)
+		return refuse(err)
+	}
+	if n := len(b) - start; n > e.max {
+		e.buf = append(b[:0], sseDataPrefix...)
+		return refuse(fmt.Errorf("%w: %d bytes of JSON exceed the limit of %d", ErrEventTooLarge, n, e.max))
+	}
+	b = append(b, '\n', '\n')
+	_, err = e.w.Write(b)
+	e.buf = append(b[:0], sseDataPrefix...)
+	return err
 }
 
 func (e *sseEncoder) reset(w io.Writer) { e.w = w }

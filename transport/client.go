@@ -14,6 +14,7 @@ import (
 	"github.com/agwire/agwire/codec"
 	"github.com/agwire/agwire/event"
 	"github.com/agwire/agwire/framing"
+	"github.com/agwire/agwire/runlog"
 )
 
 // ClientOptions configures Run and NewEventReader. The zero value asks for
@@ -47,6 +48,10 @@ type ClientOptions struct {
 	// net/http's transparent gzip out of the way. A response is decoded
 	// according to its Content-Encoding either way.
 	Compression bool
+	// Reconnect makes a reader from Run or Follow resume a resumable run
+	// whose stream is cut (see ReconnectOptions). Nil, the default, ends
+	// the stream with the cut's error.
+	Reconnect *ReconnectOptions
 	// Header holds extra request headers for Run, such as Authorization.
 	// Content-Type, Accept and Accept-Encoding are set by Run.
 	Header http.Header
@@ -75,6 +80,13 @@ type EventReader struct {
 	maxBad    int   // MaxConsecutiveErrors, -1 for no limit
 	bad       int   // undecodable events in a row
 	err       error // sticky stream-level error
+
+	opts ClientOptions
+	// Resumable streams (a response with HeaderCursor).
+	resumable bool
+	cursor    runlog.Cursor // of the last event read
+	ended     bool          // a RUN_FINISHED or RUN_ERROR was read
+	re        *reconnector  // nil: no reconnection
 }
 
 // NewEventReader checks resp and returns a reader of its events.
@@ -86,24 +98,10 @@ type EventReader struct {
 // response body has been closed. NewEventReader does not read the body of a
 // 2xx response.
 func NewEventReader(resp *http.Response, opts ClientOptions) (*EventReader, error) {
-	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		snippet, _ := io.ReadAll(io.LimitReader(resp.Body, 1024))
-		resp.Body.Close()
-		return nil, &StatusError{StatusCode: resp.StatusCode, Status: resp.Status, Body: snippet}
-	}
-	ct := resp.Header.Get("Content-Type")
-	mt, _, err := mime.ParseMediaType(ct)
-	car := carrierFor(mt)
-	if err != nil || car == nil {
-		resp.Body.Close()
-		return nil, fmt.Errorf("%w: Content-Type %q", ErrUnsupportedMediaType, ct)
-	}
-	body, coding, err := decompress(resp.Header.Values("Content-Encoding"), resp.Body)
-	if err != nil {
-		resp.Body.Close()
+	r := &EventReader{opts: opts, maxBad: DefaultMaxConsecutiveErrors}
+	if err := r.attach(resp); err != nil {
 		return nil, err
 	}
-	r := &EventReader{resp: resp, mediaType: mt, coding: coding, dec: car.newDecoder(body, opts), maxBad: DefaultMaxConsecutiveErrors}
 	switch {
 	case opts.MaxConsecutiveErrors > 0:
 		r.maxBad = opts.MaxConsecutiveErrors
@@ -112,6 +110,42 @@ func NewEventReader(resp *http.Response, opts ClientOptions) (*EventReader, erro
 	}
 	return r, nil
 }
+
+// attach makes r read resp.
+func (r *EventReader) attach(resp *http.Response) error {
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		snippet, _ := io.ReadAll(io.LimitReader(resp.Body, 1024))
+		resp.Body.Close()
+		return &StatusError{StatusCode: resp.StatusCode, Status: resp.Status, Body: snippet}
+	}
+	ct := resp.Header.Get("Content-Type")
+	mt, _, err := mime.ParseMediaType(ct)
+	car := carrierFor(mt)
+	if err != nil || car == nil {
+		resp.Body.Close()
+		return fmt.Errorf("%w: Content-Type %q", ErrUnsupportedMediaType, ct)
+	}
+	body, coding, err := decompress(resp.Header.Values("Content-Encoding"), resp.Body)
+	if err != nil {
+		resp.Body.Close()
+		return err
+	}
+	r.resp, r.mediaType, r.coding, r.dec = resp, mt, coding, car.newDecoder(body, r.opts)
+	if v := resp.Header.Get(HeaderCursor); v != "" {
+		c, err := runlog.ParseCursor(v)
+		if err != nil {
+			resp.Body.Close()
+			return fmt.Errorf("transport: the response's %s header: %w", HeaderCursor, err)
+		}
+		r.resumable, r.cursor = true, c
+	}
+	return nil
+}
+
+// Cursor returns the cursor of the last event read from a resumable run
+// (reading from it yields the events after that one), and whether the
+// stream is resumable: the server sent HeaderCursor.
+func (r *EventReader) Cursor() (runlog.Cursor, bool) { return r.cursor, r.resumable }
 
 // ContentType returns the stream's media type, MediaTypeSSE or
 // MediaTypeBinary.
@@ -143,16 +177,37 @@ func (r *EventReader) Next() (event.Event, error) {
 		return nil, r.err
 	}
 	ev, err := r.dec.next()
+	for err != nil && !isBadEvent(err) && r.re != nil {
+		if err == io.EOF && r.resumable && r.endTrailer() {
+			r.ended = true // the run ended, with or without its RUN_FINISHED
+		}
+		if r.ended || !r.resumable || !reconnectable(err) {
+			break
+		}
+		if rerr := r.reconnect(err); rerr != nil {
+			err = rerr
+			break
+		}
+		ev, err = r.dec.next()
+	}
 	if err == nil {
 		r.n++
 		r.bad = 0
+		r.cursor.Seq++
+		if t := ev.Type(); t == event.TypeRunFinished || t == event.TypeRunError {
+			r.ended = true
+		}
 		return ev, nil
 	}
 	var bad *badEvent
 	if !errors.As(err, &bad) {
+		if r.re != nil && r.ended && reconnectable(err) {
+			err = io.EOF // the run has ended: a cut after it loses nothing
+		}
 		r.err = err
 		return nil, err
 	}
+	r.cursor.Seq++
 	index := r.n
 	r.n++
 	r.bad++
@@ -221,6 +276,25 @@ func Run(ctx context.Context, client Doer, url string, in *event.RunAgentInput, 
 		req.Header[k] = append([]string(nil), v...)
 	}
 	req.Header.Set("Content-Type", "application/json")
+	setAccept(req, opts)
+	var re *reconnector
+	if opts.Reconnect != nil {
+		re = newReconnector(ctx, client, req, body, opts.Reconnect)
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	r, err := NewEventReader(resp, opts)
+	if err != nil {
+		return nil, err
+	}
+	r.re = re
+	return r, nil
+}
+
+// setAccept sets the Accept and Accept-Encoding headers opts ask for.
+func setAccept(req *http.Request, opts ClientOptions) {
 	if opts.PreferSSE {
 		req.Header.Set("Accept", acceptSSEOnly)
 	} else {
@@ -231,9 +305,13 @@ func Run(ctx context.Context, client Doer, url string, in *event.RunAgentInput, 
 	} else {
 		req.Header.Set("Accept-Encoding", "identity")
 	}
-	resp, err := client.Do(req)
-	if err != nil {
-		return nil, err
-	}
-	return NewEventReader(resp, opts)
+}
+
+// endTrailer reports whether the response ended with the HeaderEnd
+// trailer. The trailer arrives after the body's last byte: a decompressor
+// may stop before reading it, so the rest of the body is read first (a
+// clean end leaves at most the chunked encoding's terminator).
+func (r *EventReader) endTrailer() bool {
+	io.Copy(io.Discard, io.LimitReader(r.resp.Body, 64))
+	return r.resp.Trailer.Get(HeaderEnd) != ""
 }

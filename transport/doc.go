@@ -81,6 +81,61 @@
 // for one from a later protocol version), whether it came as SSE or as
 // frames.
 //
+// # Resumable runs
+//
+// With HandlerOptions.Log (a runlog.Log: runlog.NewMemory, or the JetStream
+// log of the nested module runlog/natslog) a run survives its connection.
+// The run function writes to the log, through an EventWriter that encodes
+// each event to the codec's wire bytes and appends it; every response, the
+// first as any later one, is served from the log. Each event has a cursor,
+// the run id and its sequence number (runlog.Cursor, written as
+// "RUN_ID/SEQ" with the run id %-escaped): on SSE it is the event's "id:"
+// line; the binary stream has no place for it, so the response's
+// Agwire-Cursor header names the cursor it starts after, and a client
+// counts frames. Both carriers resume the same way: a request for the same
+// run (the same RunAgentInput) with the cursor of the last event received
+// in Last-Event-ID gets the events after it, then follows the run live —
+// the run function is not called again. Exactly once, in order. A
+// response that ends because the run did carries the Agwire-End trailer, so
+// a client does not resume a run that ended without RUN_FINISHED.
+//
+// The answers: a Last-Event-ID that is not a cursor, or is another run's, or
+// is past the run's last event, 400; a run the log does not hold, 404; a
+// cursor whose next event retention dropped, 410 Gone; a second request
+// starting a run the log holds (no Last-Event-ID), 409. Each names the
+// problem as text.
+//
+// Without Detach the run's context ends when its client goes, as without
+// a log: the run ends (RUN_ERROR), and what it had logged can still be
+// read. With Detach the run goes on, writing to the log; its context ends
+// only when RunContext is cancelled (do it on server shutdown) or
+// RunDeadline passes. A detached run function gets a clone of the request
+// whose context is the run's.
+//
+// Events with no wire form (THINKING_*) cannot be logged: WriteEvent
+// refuses them with an *EventError on both carriers. SSE data is rendered
+// from the wire bytes, so it is the codec's JSON, not the text given to
+// WriteJSON.
+//
+// NewFollowHandler serves the follower route: any number of clients GET a
+// run by id, from the start or from Last-Event-ID, and follow it live.
+//
+// Heartbeats: a resumable SSE stream gets a comment line (": keep-alive")
+// after each HandlerOptions.Heartbeat of silence (15 s by default), so
+// that proxies with idle timeouts keep the connection. The binary stream
+// gets none: its only unit is an event frame, and a zero-length frame,
+// which framing would skip as a malformed event, makes @ag-ui/proto's
+// stream reader fail; a binary client cut by an idle timeout resumes
+// instead.
+//
+// Clients: with ClientOptions.Reconnect, a reader from Run or Follow whose
+// stream is cut before the run's end asks again with its cursor, backing
+// off between attempts, and its caller's iteration goes on with the next
+// event: none repeated, none missing. It gives up with ErrReconnectFailed
+// after ReconnectOptions.MaxAttempts failures in a row, and with
+// ErrRunGone (wrapping runlog.ErrUnknownRun or runlog.ErrEvicted) when the
+// server no longer holds the run or the events after the cursor.
+//
 // # Design: one seam for the carriers
 //
 // SSE and the binary stream are two carriers behind one internal

@@ -14,6 +14,7 @@ import (
 
 	"github.com/agwire/agwire/codec"
 	"github.com/agwire/agwire/event"
+	"github.com/agwire/agwire/runlog"
 )
 
 // DefaultMaxBodyBytes is the largest request body a handler reads when
@@ -39,6 +40,26 @@ type HandlerOptions struct {
 	// MaxBodyBytes is the largest RunAgentInput body accepted; a larger one
 	// is answered 413. 0 means DefaultMaxBodyBytes.
 	MaxBodyBytes int64
+	// Log makes runs resumable (see "Resumable runs" in the package
+	// documentation): each run's events go to the log, and every
+	// response, the first and any resumed one, is served from it. Nil, the
+	// default, streams each run straight to its one client.
+	Log runlog.Log
+	// Detach lets a resumable run outlive its client: its context ends
+	// only when RunContext does or RunDeadline passes, not when the
+	// client goes. Without Detach a run ends when the client that started
+	// it goes. Only with Log.
+	Detach bool
+	// RunContext is the parent of detached runs' contexts; cancel it when
+	// the server shuts down. Nil means context.Background().
+	RunContext context.Context
+	// RunDeadline bounds a detached run; 0 means no bound.
+	RunDeadline time.Duration
+	// Heartbeat is the silence after which a resumable SSE stream gets a
+	// comment line (": keep-alive"), so that proxies do not close an idle
+	// connection. 0 means DefaultHeartbeat (15 s); negative, none. A binary
+	// stream gets none: the format has no frame that is not an event.
+	Heartbeat time.Duration
 	// ErrorLog receives what cannot be told to the client: an error of the
 	// run function that came after its RUN_FINISHED or RUN_ERROR event, or
 	// one that could not be written because the stream was broken. Errors
@@ -108,6 +129,15 @@ func NewHandler(fn RunFunc, opts HandlerOptions) (http.Handler, error) {
 	case opts.MaxBodyBytes == 0:
 		opts.MaxBodyBytes = DefaultMaxBodyBytes
 	}
+	switch {
+	case opts.RunDeadline < 0:
+		return nil, fmt.Errorf("transport: HandlerOptions.RunDeadline is negative (%v)", opts.RunDeadline)
+	case opts.Log == nil && (opts.Detach || opts.RunDeadline > 0 || opts.RunContext != nil):
+		return nil, errors.New("transport: HandlerOptions.Detach, RunDeadline and RunContext need a Log")
+	}
+	if opts.Heartbeat == 0 {
+		opts.Heartbeat = DefaultHeartbeat
+	}
 	return &handler{
 		opts:   opts,
 		stream: so,
@@ -158,6 +188,10 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
+	if h.opts.Log != nil {
+		h.serveResumable(w, r, in, mediaType)
+		return
+	}
 	s, err := newStream(w, r, mediaType, &h.stream)
 	if err != nil {
 		if errors.Is(err, ErrStreamingUnsupported) || r.Context().Err() == nil {

@@ -245,6 +245,44 @@ func (s *stream) WriteJSON(jsonEvent []byte) error {
 	return s.write(ev.Type(), func() error { return s.enc.writeJSON(ev, jsonEvent) })
 }
 
+// writeWire writes an event read from a run log, with its cursor text.
+func (s *stream) writeWire(wire []byte, id string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.usable(); err != nil {
+		return err
+	}
+	return s.write("", func() error { return s.enc.writeWire(wire, id) })
+}
+
+// heartbeat writes the carrier's keep-alive, if it has one, and flushes.
+func (s *stream) heartbeat() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.usable(); err != nil {
+		return err
+	}
+	if err := s.setDeadline(); err != nil {
+		return s.fail(err)
+	}
+	wrote, err := s.enc.heartbeat()
+	if err != nil {
+		return s.fail(err)
+	}
+	if !wrote {
+		return nil
+	}
+	if s.comp != nil {
+		if err := s.comp.Flush(); err != nil {
+			return s.fail(err)
+		}
+	}
+	if err := s.rc.Flush(); err != nil {
+		return s.fail(err)
+	}
+	return nil
+}
+
 // write runs the encoder's write of one event under the write deadline and
 // flushes it.
 func (s *stream) write(typ event.Type, encode func() error) error {

@@ -14,6 +14,7 @@
 //	inspect  list the frames of a binary stream: offsets, sizes, types, ids
 //	demo     run a built-in sample through encode and decode: sizes, round trip
 //	serve    a demo AG-UI endpoint streaming the built-in run as SSE or binary
+//	follow   follow a run of a resumable server by its id, as JSON events
 //	bench    time encode and decode here: agwire, protobuf-go, encoding/json, TS peer
 //	assemble the conversation a stream describes: messages and state, as JSON
 //	compact  a shorter stream that assembles to the same conversation
@@ -36,91 +37,23 @@
 //
 //	agwire serve --addr 127.0.0.1:8080 --delay 50ms
 //
+// With --resumable it keeps runs in a run log (in memory; with --nats URL on
+// NATS JetStream, in the build of runlog/natslog/cmd/agwire), resumes cut
+// clients from Last-Event-ID and serves GET /runs/RUN_ID, which follow
+// reads:
+//
+//	agwire serve --resumable --detach
+//	agwire follow http://127.0.0.1:8080/ r1 --from 5
+//
 // Run "agwire <command> --help" for a command's flags and an example.
 package main
 
 import (
-	"fmt"
-	"io"
 	"os"
+
+	"github.com/agwire/agwire/internal/cli"
 )
 
 func main() {
-	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
-}
-
-// Exit statuses.
-const (
-	exitOK    = 0 // success
-	exitFail  = 1 // bad input, or an input/output error
-	exitUsage = 2 // bad command line
-)
-
-// command is one subcommand: run gets the arguments after its name.
-type command struct {
-	name    string
-	summary string
-	run     func(args []string, stdin io.Reader, stdout, stderr io.Writer) int
-}
-
-// commands lists the subcommands in the order "agwire help" shows them.
-var commands = []command{
-	{"encode", "JSON events, one per line, to a framed binary stream", runEncode},
-	{"decode", "a framed binary stream to JSON events, one per line", runDecode},
-	{"convert", "an event stream between SSE, JSON lines and binary, any direction", runConvert},
-	{"inspect", "list the frames of a binary stream: offsets, sizes, types, ids", runInspect},
-	{"demo", "run a built-in sample through encode and decode: sizes, round trip", runDemo},
-	{"serve", "a demo AG-UI endpoint streaming the built-in run as SSE or binary", runServe},
-	{"bench", "time encode and decode here: agwire, protobuf-go, encoding/json, TS peer", runBench},
-	{"assemble", "the conversation a stream describes: messages and state, as JSON", runAssemble},
-	{"compact", "a shorter stream that assembles to the same conversation", runCompact},
-	{"version", "print agwire's version (also --version)", runVersion},
-}
-
-// run is the whole program: it returns the exit status.
-func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	if len(args) == 0 {
-		usage(stderr)
-		return exitUsage
-	}
-	switch name := args[0]; name {
-	case "help", "-h", "-help", "--help":
-		if len(args) > 1 {
-			cmd := lookup(args[1])
-			if cmd == nil {
-				fmt.Fprintf(stderr, "agwire help: unknown command %q\n", args[1])
-				return exitUsage
-			}
-			return cmd.run([]string{"--help"}, stdin, stdout, stderr)
-		}
-		usage(stdout)
-		return exitOK
-	case "-version", "--version":
-		return runVersion(args[1:], stdin, stdout, stderr)
-	default:
-		cmd := lookup(name)
-		if cmd == nil {
-			fmt.Fprintf(stderr, "agwire: unknown command %q\n\n", name)
-			usage(stderr)
-			return exitUsage
-		}
-		return cmd.run(args[1:], stdin, stdout, stderr)
-	}
-}
-
-func lookup(name string) *command {
-	for i := range commands {
-		if commands[i].name == name {
-			return &commands[i]
-		}
-	}
-	return nil
-}
-
-func usage(w io.Writer) {
-	fmt.Fprint(w, "agwire converts between AG-UI JSON events, Server-Sent Events and the AG-UI 1.0\nbinary stream (application/vnd.ag-ui.event+proto: length-prefixed protobuf Event\nmessages), and serves a demo AG-UI endpoint.\n\nUsage:\n\n\tagwire <command> [flags]\n\nThe commands are:\n\n")
-	for _, c := range commands {
-		fmt.Fprintf(w, "\t%-8s %s\n", c.name, c.summary)
-	}
-	fmt.Fprint(w, "\nRun 'agwire <command> --help' for a command's flags and an example.\n")
+	os.Exit(cli.Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }

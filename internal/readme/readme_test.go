@@ -13,6 +13,7 @@ import (
 	"iter"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"regexp"
 	"strings"
@@ -23,6 +24,7 @@ import (
 	"github.com/agwire/agwire/codec"
 	"github.com/agwire/agwire/event"
 	"github.com/agwire/agwire/framing"
+	"github.com/agwire/agwire/runlog"
 	"github.com/agwire/agwire/transport"
 )
 
@@ -193,6 +195,64 @@ func TestFollow(t *testing.T) {
 	if err != nil || len(last) != 1 || last[0].Content == nil || *last[0].Content != "hi" {
 		t.Fatalf("follow: %v, %+v", err, last)
 	}
+}
+
+// resumable is the README's "Resumable runs": a run log, a resumable
+// agent and its follower route.
+func resumable(mux *http.ServeMux, run transport.RunFunc) error {
+	log := runlog.NewMemory(runlog.MemoryOptions{})
+	agent, err := transport.NewHandler(run, transport.HandlerOptions{
+		Log:    log,
+		Detach: true, // the run goes on when its client leaves (RunContext, RunDeadline end it)
+	})
+	if err != nil {
+		return err
+	}
+	follow, err := transport.NewFollowHandler(log, transport.FollowOptions{})
+	if err != nil {
+		return err
+	}
+	mux.Handle("POST /agent", agent)
+	mux.Handle("GET /agent/runs/{run}", follow) // any number of followers, from any cursor
+	return nil
+}
+
+func Example_resumable() {
+	mux := http.NewServeMux()
+	err := resumable(mux, func(ctx context.Context, _ *http.Request, in *event.RunAgentInput, w transport.EventWriter) error {
+		w.WriteEvent(&event.RunStarted{ThreadID: in.ThreadID, RunID: in.RunID})
+		return w.WriteEvent(&event.RunFinished{ThreadID: in.ThreadID, RunID: in.RunID})
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	srv := httptest.NewServer(mux)
+	defer srv.Close()
+	ctx := context.Background()
+	r, err := transport.Run(ctx, nil, srv.URL+"/agent", &event.RunAgentInput{ThreadID: "t", RunID: "r1"}, transport.ClientOptions{Reconnect: &transport.ReconnectOptions{}})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for ev, err := range r.Events() {
+		cur, _ := r.Cursor()
+		fmt.Println(cur, ev.Type(), err)
+	}
+	r.Close()
+	f, err := transport.Follow(ctx, nil, srv.URL+"/agent/runs/r1", runlog.Cursor{Run: "r1", Seq: 1}, transport.ClientOptions{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer f.Close()
+	for ev, err := range f.Events() {
+		fmt.Println("follower:", ev.Type(), err)
+	}
+	// Output:
+	// r1/1 RUN_STARTED <nil>
+	// r1/2 RUN_FINISHED <nil>
+	// follower: RUN_FINISHED <nil>
 }
 
 // normalize drops blank lines and the indentation of every line.

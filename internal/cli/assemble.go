@@ -1,0 +1,166 @@
+package cli
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/agwire/agwire/assemble"
+	"github.com/agwire/agwire/codec"
+	"github.com/agwire/agwire/event"
+	"github.com/agwire/agwire/framing"
+	"github.com/agwire/agwire/transport"
+)
+
+const assembleSynopsis = `Assemble reads an AG-UI event stream (SSE, JSON lines or binary, told from its
+first bytes unless --from says) and prints the conversation it describes, as
+one JSON object: {"messages":[…],"state":…}. The messages and the state are
+the ones @ag-ui/client 1.0.0 builds from the same events: text, reasoning,
+tool calls in their assistant messages, tool results, activity messages,
+MESSAGES_SNAPSHOT merges, chunk events expanded, metadata merged key by key
+(last write wins), state from STATE_SNAPSHOT and STATE_DELTA (JSON Patch).
+
+The stream is checked as the client's verifier checks it (content for a
+message never started, RUN_FINISHED while a message or step is open, events
+after RUN_FINISHED, ...); --no-check applies such events as the client would
+without its verifier. The first bad event (one that does not parse, breaks
+the sequence, or whose JSON Patch fails) is named on standard error with its
+record (line, SSE event or frame) and its index, and the command exits with
+status 1 without printing a conversation. With --keep-going each bad event is
+reported and skipped, the conversation of the rest is printed, and the exit
+status is 1. Events of a type this version does not apply (THINKING_*, frames
+from a later protocol) are skipped, and counted on standard error.`
+
+const assembleExample = `  agwire assemble -i run.jsonl | jq '.messages[-1].content'
+  curl -sN -H 'Accept: application/vnd.ag-ui.event+proto' -H 'Content-Type: application/json' \
+      -d @input.json https://example.com/agent | agwire assemble
+  agwire assemble --no-check --keep-going -i recorded.sse -o conversation.json
+`
+
+// streamFlags are the input flags assemble and compact share.
+type streamFlags struct {
+	from     streamFormat
+	noCheck  *bool
+	maxFrame sizeFlag
+}
+
+func addStreamFlags(c *cli) *streamFlags {
+	f := &streamFlags{maxFrame: sizeFlag(framing.DefaultMaxFrameSize)}
+	c.fs.Var(&f.from, "from", "`sse|jsonl|binary`: the input's format; told from its first bytes when\nomitted")
+	f.noCheck = c.fs.Bool("no-check", false, "do not check the event sequence (the client's verifier rules)")
+	c.fs.Var(&f.maxFrame, "max-frame-size", "refuse binary frames, and SSE lines or events, longer than `BYTES`")
+	return f
+}
+
+// openSource tells the input's format (unless given) and returns a source of
+// its events.
+func (f *streamFlags) openSource(br *bufio.Reader) (eventSource, streamFormat, error) {
+	from := f.from
+	if from == "" {
+		var err error
+		if from, err = detectFormat(br); err != nil {
+			return nil, "", err
+		}
+	}
+	switch from {
+	case formatSSE:
+		lr := &lineReader{br: br}
+		return &sseSource{lines: lr, r: transport.NewSSEReader(lr, int(f.maxFrame))}, from, nil
+	case formatBinary:
+		return &binarySource{r: framing.NewReader(br, framing.ReaderOptions{Codec: codec.Codec{}, MaxFrameSize: int(f.maxFrame)})}, from, nil
+	}
+	return &jsonlSource{br: br}, from, nil
+}
+
+// readEvents reads every event of src. An event of a type this build does
+// not know (a frame from a later protocol, a JSON "type" it cannot name) is
+// returned as nil (the conversation skips and counts it). With keepGoing a
+// bad record is reported and skipped; otherwise it ends the reading with
+// ok false. Where each event came from is returned alongside.
+func (c *cli) readEvents(src eventSource) (evs []event.Event, at []string, bad int, ok bool) {
+	for {
+		ev, err := src.next()
+		if err == io.EOF {
+			return evs, at, bad, true
+		}
+		if err != nil {
+			if errors.Is(err, codec.ErrUnknownEvent) || errors.Is(err, event.ErrUnknownType) {
+				evs, at = append(evs, nil), append(at, src.at())
+				continue
+			}
+			c.failf("%v", err)
+			var re *recordError
+			if !errors.As(err, &re) || re.fatal || !c.keepGoing {
+				return evs, at, bad, false
+			}
+			bad++
+			continue
+		}
+		evs, at = append(evs, ev), append(at, src.at())
+	}
+}
+
+// unknownEvent stands for a frame from a later protocol: Apply skips it.
+type unknownEvent struct{ event.Base }
+
+func (unknownEvent) Type() event.Type { return "UNKNOWN" }
+
+func runAssemble(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	c := newCLI("assemble", assembleSynopsis, assembleExample,
+		"report each bad event, skip it and go on (exit status 1 at the end)", stdin, stdout, stderr)
+	flags := addStreamFlags(c)
+	if code, ok := c.parse(args); !ok {
+		return code
+	}
+	in, out, err := c.open()
+	if err != nil {
+		c.failf("%v", err)
+		return exitFail
+	}
+	defer out.close()
+	src, _, err := flags.openSource(bufio.NewReaderSize(in, 64<<10))
+	if err != nil {
+		c.failf("%v", err)
+		return exitFail
+	}
+	evs, at, bad, ok := c.readEvents(src)
+	if !ok {
+		return exitFail
+	}
+	conv, err := assemble.New(assemble.Options{Check: !*flags.noCheck})
+	if err != nil {
+		c.failf("%v", err)
+		return exitFail
+	}
+	for i, ev := range evs {
+		if ev == nil {
+			ev = &unknownEvent{}
+		}
+		if err := conv.Apply(ev); err != nil {
+			c.failf("%s: %v", at[i], err)
+			if !c.keepGoing {
+				return exitFail
+			}
+			bad++
+		}
+	}
+	b, err := conv.MarshalJSON()
+	if err != nil {
+		c.failf("%v", err)
+		return exitFail
+	}
+	out.Write(append(b, '\n'))
+	if err := out.close(); err != nil {
+		c.failf("writing output: %v", err)
+		return exitFail
+	}
+	if n := conv.Stats().Unknown; n > 0 {
+		fmt.Fprintf(c.stderr, "agwire assemble: skipped %s of a type this version does not apply\n", plural(int64(n), "event"))
+	}
+	if bad > 0 {
+		c.failf("skipped %s", plural(int64(bad), "bad event"))
+		return exitFail
+	}
+	return exitOK
+}

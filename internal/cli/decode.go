@@ -1,0 +1,156 @@
+package cli
+
+import (
+	"bufio"
+	"errors"
+	"io"
+
+	"github.com/agwire/agwire/codec"
+	"github.com/agwire/agwire/framing"
+)
+
+const decodeSynopsis = `Decode reads an AG-UI 1.0 binary stream (4-byte big-endian length, then one
+protobuf Event message, per frame) and writes each event as one line of
+AG-UI JSON.
+
+On the first frame that cannot be decoded it stops, having written every
+earlier event in full, names the frame (numbered from 0) and its byte offset
+on standard error and exits with status 1. With --keep-going it reports each
+frame that does not decode (malformed, or an event from a later protocol
+version), skips it, decodes the rest and exits with status 1 at the end. A
+stream that is cut short, or declares a frame above --max-frame-size, always
+ends the run.`
+
+const decodeExample = `  agwire decode -i events.bin
+  curl -s -H 'Accept: application/vnd.ag-ui.event+proto' https://example.com/agent \
+      | agwire decode --keep-going | jq -c 'select(.type == "TEXT_MESSAGE_CONTENT")'
+`
+
+func runDecode(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	c := newCLI("decode", decodeSynopsis, decodeExample,
+		"report each frame that does not decode, skip it and go on (exit status 1\nat the end); a truncated stream still ends the run",
+		stdin, stdout, stderr)
+	nonFinite := c.fs.Bool("nonfinite-null", false, "write NaN and infinite numbers, which JSON cannot spell, as null instead\nof refusing the event")
+	maxFrame := sizeFlag(framing.DefaultMaxFrameSize)
+	c.fs.Var(&maxFrame, "max-frame-size", "refuse frames longer than `BYTES`")
+	c.fs.BoolVar(&c.strict, "strict", false, "treat a frame from a later protocol version as a bad frame instead of\nskipping it with a warning")
+	if code, ok := c.parse(args); !ok {
+		return code
+	}
+	in, out, err := c.open()
+	if err != nil {
+		c.failf("%v", err)
+		return exitFail
+	}
+	rec := &recorder{r: in}
+	r := framing.NewReader(bufio.NewReaderSize(rec, 64<<10), framing.ReaderOptions{
+		Codec:        codec.Codec{NonFiniteAsNull: *nonFinite},
+		MaxFrameSize: int(maxFrame),
+	})
+	status := c.decode(r, out, rec)
+	if err := out.close(); err != nil && status != exitFail {
+		c.failf("writing output: %v", err)
+		return exitFail
+	}
+	return status
+}
+
+// decode writes the events of r as JSON lines.
+func (c *cli) decode(r *framing.Reader, out *output, rec *recorder) int {
+	var written, bad, later int64
+	var js []byte
+	prog := c.startProgress(out, "event", "read")
+	defer prog.clear()
+	for {
+		var err error
+		js, err = r.ReadJSON(js[:0])
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			if c.skipLater(err) {
+				later++
+				continue
+			}
+			c.failf("%s", describeFrameError(err))
+			if hint := streamHint(err, rec); hint != "" {
+				c.failf("%s", hint)
+			}
+			if !framing.Skippable(err) || !c.keepGoing {
+				return c.decodeStopped(out, written)
+			}
+			bad++
+			continue
+		}
+		js = append(js, '\n')
+		if _, err := out.Write(js); err != nil {
+			c.failf("writing output: %v", err)
+			return exitFail
+		}
+		written++
+		prog.update(written, r.Offset())
+	}
+	out.complete = true
+	c.laterSummary(later)
+	if bad > 0 {
+		if err := out.Flush(); err != nil {
+			c.failf("writing output: %v", err)
+		}
+		c.failf("wrote %s; skipped %s", plural(written, "event"), plural(bad, "bad frame"))
+		return exitFail
+	}
+	if rec.n == 0 {
+		c.notef("the input is empty: no events written")
+	}
+	return exitOK
+}
+
+// skipLater reports whether err is a frame from a later protocol version
+// to skip, and warns about it; --strict skips nothing.
+func (c *cli) skipLater(err error) bool {
+	at := "a frame"
+	var re *recordError
+	var fe *framing.Error
+	switch {
+	case c.strict:
+		return false
+	case errors.As(err, &re):
+		if !re.later {
+			return false
+		}
+		at = re.at
+	case errors.Is(err, codec.ErrUnknownEvent) && framing.Skippable(err) && errors.As(err, &fe):
+		at = frameAt(fe.Frame, fe.Offset)
+	default:
+		return false
+	}
+	c.failf("warning: %s: skipped: it holds only an event from a later protocol version (--strict makes this an error)", at)
+	return true
+}
+
+// laterSummary counts the frames skipWarn skipped, if any.
+func (c *cli) laterSummary(n int64) {
+	if n > 0 {
+		c.failf("warning: skipped %s from a later protocol version", plural(n, "frame"))
+	}
+}
+
+// streamHint explains a stream-level error on the first frame by what the
+// input looks like, when it is not a binary stream.
+func streamHint(err error, rec *recorder) string {
+	var fe *framing.Error
+	if !errors.As(err, &fe) || fe.Frame != 0 || framing.Skippable(err) {
+		return ""
+	}
+	return formatHint(rec.start, "binary")
+}
+
+// decodeStopped flushes what was written and says how much it was.
+func (c *cli) decodeStopped(out *output, written int64) int {
+	if err := out.Flush(); err != nil {
+		c.failf("writing output: %v", err)
+		return exitFail
+	}
+	c.failf("stopped after writing %s%s", plural(written, "event"), out.discarded())
+	return exitFail
+}

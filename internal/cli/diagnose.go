@@ -1,0 +1,166 @@
+package cli
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/agwire/agwire/codec"
+	"github.com/agwire/agwire/event"
+	"github.com/agwire/agwire/framing"
+)
+
+// describe spells an error about one record for a message that already
+// names the record ("line 6: ", "frame 2 (stream byte 120): "): without the
+// package prefixes of the library's errors, and with any byte offset said
+// to count within the record (of is "line", "frame payload", "event data").
+func describe(err error, of string) string {
+	var te *typedError
+	if errors.As(err, &te) {
+		return string(te.typ) + ": " + describe(te.err, of)
+	}
+	var ce *codec.Error
+	if errors.As(err, &ce) {
+		s := ""
+		if ce.Type != "" {
+			s = string(ce.Type) + ": "
+		}
+		return s + located(ce.Path, ce.Offset, of) + ce.Err.Error()
+	}
+	var pe *event.PathError
+	if errors.As(err, &pe) {
+		return located(pe.Path, pe.Offset, of) + pe.Err.Error()
+	}
+	return unprefixed(err.Error())
+}
+
+// unprefixed drops the package prefix ("transport: ") that the library's
+// errors start with: the message has the command's prefix already.
+func unprefixed(msg string) string {
+	for _, p := range []string{"transport: ", "framing: ", "agwire: ", "event: ", "codec: "} {
+		msg = strings.TrimPrefix(msg, p)
+	}
+	return msg
+}
+
+// located spells a place in a record, ending in ": ", or "" when neither
+// is known.
+func located(path string, offset int, of string) string {
+	switch {
+	case path != "" && offset >= 0:
+		return fmt.Sprintf("%s (byte %d of the %s): ", path, offset, of)
+	case path != "":
+		return path + ": "
+	case offset >= 0:
+		return fmt.Sprintf("byte %d of the %s: ", offset, of)
+	}
+	return ""
+}
+
+// frameAt names a frame of a binary stream: "frame 2 (stream byte 120)".
+func frameAt(frame, offset int64) string {
+	return fmt.Sprintf("frame %d (stream byte %d)", frame, offset)
+}
+
+// describeFrameError spells an error of a framing.Reader after its frame.
+func describeFrameError(err error) string {
+	var fe *framing.Error
+	if errors.As(err, &fe) {
+		return frameAt(fe.Frame, fe.Offset) + ": " + describe(fe.Err, "frame payload")
+	}
+	return err.Error()
+}
+
+// Magic numbers of the compressed formats a user may feed agwire by mistake.
+var (
+	gzipMagic = []byte{0x1f, 0x8b}
+	zstdMagic = []byte{0x28, 0xb5, 0x2f, 0xfd}
+)
+
+// looksLike says what the start of an input appears to be, for a message
+// when it was read as the wrong format: "JSON", "SSE", "gzip", "zstd",
+// "binary" or "" when it cannot tell.
+func looksLike(start []byte) string {
+	switch {
+	case bytes.HasPrefix(start, gzipMagic):
+		return "gzip"
+	case bytes.HasPrefix(start, zstdMagic):
+		return "zstd"
+	}
+	if len(start) > 0 && start[0] < 0x20 && start[0] != '\t' && start[0] != '\n' && start[0] != '\r' {
+		return "binary"
+	}
+	text := bytes.TrimLeft(bytes.TrimPrefix(start, utf8BOM), " \t\r\n")
+	switch {
+	case len(text) == 0:
+		return ""
+	case text[0] == '{' || text[0] == '[':
+		return "JSON"
+	}
+	for _, field := range []string{":", "data:", "event:", "id:", "retry:"} {
+		if bytes.HasPrefix(text, []byte(field)) {
+			return "SSE"
+		}
+	}
+	return ""
+}
+
+// formatHint says what the input looks like and which command reads it,
+// for a command that expected want ("binary" or "JSON"); "" when the input
+// looks like what was expected, or like nothing known.
+func formatHint(start []byte, want string) string {
+	got := looksLike(start)
+	if got == want || got == "" {
+		return ""
+	}
+	switch got {
+	case "gzip":
+		return "the input is gzip-compressed: decompress it first (gzip -dc FILE | agwire ...)"
+	case "zstd":
+		return "the input is zstd-compressed: decompress it first (zstd -dc FILE | agwire ...)"
+	case "JSON":
+		return "the input looks like JSON events, not a binary stream: 'agwire encode' turns JSON events (one per line) into a binary stream, 'agwire convert --from jsonl' into SSE"
+	case "SSE":
+		if want == "binary" {
+			return "the input looks like Server-Sent Events, not a binary stream: read it with 'agwire convert --from sse --to jsonl' (or --to binary)"
+		}
+		return "the input looks like Server-Sent Events, not JSON lines: read it with 'agwire convert --from sse --to binary' (or --to jsonl)"
+	case "binary":
+		return "the input looks like a binary stream, not JSON lines: 'agwire decode' turns it into JSON events"
+	}
+	return ""
+}
+
+// onePerLine is the hint for a JSON line that is not a whole event: input
+// is one event per line, and a pretty-printed event spans several.
+const onePerLine = "the input must hold one JSON event per line; a pretty-printed event spans several lines: compact it first (jq -c . FILE | agwire ...)"
+
+// partialEvent reports whether a line that failed to parse looks like part
+// of a pretty-printed event rather than a whole event.
+func partialEvent(line []byte, err error) bool {
+	if !errors.Is(err, event.ErrSyntax) {
+		return false
+	}
+	line = bytes.TrimSpace(line)
+	return len(line) == 0 || line[0] != '{' || line[len(line)-1] != '}'
+}
+
+// recorder keeps the first bytes read through it, for formatHint.
+type recorder struct {
+	r     io.Reader
+	start []byte
+	n     int64 // bytes read
+}
+
+const recordLen = 64
+
+func (r *recorder) Read(p []byte) (int, error) {
+	n, err := r.r.Read(p)
+	if len(r.start) < recordLen {
+		r.start = append(r.start, p[:min(n, recordLen-len(r.start))]...)
+	}
+	r.n += int64(n)
+	return n, err
+}

@@ -1,0 +1,149 @@
+package cli
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"io"
+
+	"github.com/agwire/agwire/codec"
+	"github.com/agwire/agwire/framing"
+)
+
+const encodeSynopsis = `Encode reads AG-UI JSON events, one per line (blank lines are skipped; lines
+may be of any length), and writes them as an AG-UI 1.0 binary stream: each
+event one protobuf Event message behind a 4-byte big-endian length.
+
+On the first line that cannot be encoded it stops, having written every
+earlier event in full, names the line on standard error and exits with
+status 1. With --keep-going it reports each bad line, skips it, encodes the
+rest and exits with status 1 at the end.`
+
+const encodeExample = `  agwire encode -i events.jsonl -o events.bin
+  agwire encode --profile pre-1.0 < events.jsonl | curl --data-binary @- \
+      -H 'Content-Type: application/vnd.ag-ui.event+proto' https://example.com/ingest
+`
+
+func runEncode(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	c := newCLI("encode", encodeSynopsis, encodeExample,
+		"report each line that cannot be encoded, skip it and go on (exit status 1 at the end)",
+		stdin, stdout, stderr)
+	profile := profileFlag(codec.V1)
+	c.fs.Var(&profile, "profile", "`1.0|pre-1.0`: the wire of the receiving peer; pre-1.0 peers know only\nthe first 18 event types (RUN_STARTED ... CUSTOM and the chunk events)")
+	lossy := c.fs.Bool("lossy-numbers", false, "round JSON numbers a double cannot hold exactly (9007199254740993,\n1e400) to the nearest double instead of refusing the event")
+	drop := c.fs.Bool("drop-unknown-fields", false, "drop fields an event type does not declare instead of refusing the event")
+	maxFrame := sizeFlag(framing.DefaultMaxFrameSize)
+	c.fs.Var(&maxFrame, "max-frame-size", "refuse events whose frame would be longer than `BYTES` (the limit decode\nand every default reader apply)")
+	if code, ok := c.parse(args); !ok {
+		return code
+	}
+	in, out, err := c.open()
+	if err != nil {
+		c.failf("%v", err)
+		return exitFail
+	}
+	cd := codec.Codec{Profile: codec.Profile(profile), LossyNumbers: *lossy, DropUnknownFields: *drop}
+	rec := &recorder{r: in}
+	w := framing.NewWriter(out, framing.WriterOptions{Codec: cd, MaxFrameSize: int(maxFrame)})
+	status := c.encode(bufio.NewReaderSize(rec, 64<<10), out, w, rec)
+	if err := out.close(); err != nil && status != exitFail {
+		c.failf("writing output: %v", err)
+		return exitFail
+	}
+	return status
+}
+
+// encode converts the lines of in.
+func (c *cli) encode(in *bufio.Reader, out *output, w *framing.Writer, rec *recorder) int {
+	prog := c.startProgress(out, "event", "written")
+	defer prog.clear()
+	var line, bad int64
+	var long []byte // a line longer than in's buffer
+	for {
+		text, readErr := readLine(in, &long)
+		if len(text) > 0 || readErr == nil {
+			line++
+		}
+		if text = bytes.TrimSpace(text); len(text) > 0 {
+			if err := w.WriteJSON(text); err != nil {
+				if !framing.Skippable(err) {
+					c.failf("writing output: %v", err)
+					return c.encodeStopped(out, w)
+				}
+				bad++
+				c.failf("line %d: %s", line, c.encodeError(err, text, line, rec))
+				if !c.keepGoing {
+					return c.encodeStopped(out, w)
+				}
+			}
+			prog.update(w.FramesWritten(), w.BytesWritten())
+		}
+		if readErr == io.EOF {
+			break
+		}
+		if readErr != nil {
+			c.failf("reading input after line %d: %v", line, readErr)
+			return c.encodeStopped(out, w)
+		}
+	}
+	out.complete = true
+	if bad > 0 {
+		if err := out.Flush(); err != nil {
+			c.failf("writing output: %v", err)
+		}
+		c.failf("wrote %s; skipped %s", plural(w.FramesWritten(), "event"), plural(bad, "bad line"))
+		return exitFail
+	}
+	if w.FramesWritten() == 0 {
+		c.notef("the input is empty: no events written")
+	}
+	return exitOK
+}
+
+// encodeError explains why a line was refused.
+func (c *cli) encodeError(err error, text []byte, line int64, rec *recorder) string {
+	if errors.Is(err, framing.ErrFrameTooLarge) {
+		var fe *framing.Error
+		if errors.As(err, &fe) {
+			err = fe.Err
+		}
+		return err.Error() + " (--max-frame-size; a reader must raise its limit as much to read it)"
+	}
+	msg := describe(err, "line")
+	if line == 1 {
+		if hint := formatHint(rec.start, "JSON"); hint != "" {
+			return msg + "; " + hint
+		}
+	}
+	if partialEvent(text, err) {
+		msg += "; " + onePerLine
+	}
+	return msg
+}
+
+// encodeStopped flushes what was written and says how much it was.
+func (c *cli) encodeStopped(out *output, w *framing.Writer) int {
+	if err := out.Flush(); err != nil {
+		c.failf("writing output: %v", err)
+		return exitFail
+	}
+	c.failf("stopped after writing %s%s", plural(w.FramesWritten(), "event"), out.discarded())
+	return exitFail
+}
+
+// readLine returns the next line of r, its newline included, or the last
+// bytes before the end of the input with io.EOF. The line is in r's buffer,
+// or in *long when it does not fit there; either way it is valid until the
+// next call.
+func readLine(r *bufio.Reader, long *[]byte) ([]byte, error) {
+	b, err := r.ReadSlice('\n')
+	if err != bufio.ErrBufferFull {
+		return b, err
+	}
+	*long = append((*long)[:0], b...)
+	for err == bufio.ErrBufferFull {
+		b, err = r.ReadSlice('\n')
+		*long = append(*long, b...)
+	}
+	return *long, err
+}

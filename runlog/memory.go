@@ -1,0 +1,425 @@
+package runlog
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"sync"
+	"time"
+)
+
+// Defaults of MemoryOptions.
+const (
+	DefaultMaxAge        = time.Hour
+	DefaultMaxBytes      = 256 << 20
+	DefaultMaxTombstones = 10000
+)
+
+// Accounting of the in-memory log: what a held event and a held run cost
+// beyond their bytes (an event counts its allocation, its size rounded up
+// to the allocator's size class), counted against MaxBytes. They are
+// estimates of the Go structures involved (per event a slice header and a
+// queue entry, 48 bytes, with the slices' spare capacity, up to as much
+// again; per run a map entry, the run's struct, its channel), compared
+// with the heap actually used by BenchmarkMemoryHeldRun.
+const (
+	memEventOverhead = 72
+	memRunOverhead   = 320
+)
+
+// MemoryOptions configures NewMemory. The zero value is ready to use.
+type MemoryOptions struct {
+	// MaxAge drops events (and end markers) older than this. 0 means
+	// DefaultMaxAge (one hour); negative keeps events regardless of age.
+	MaxAge time.Duration
+	// MaxBytes bounds the memory the log holds: the sum of the events'
+	// sizes plus a fixed overhead per event and per run (see the package
+	// doc of retention). Past it the oldest events are dropped. 0 means
+	// DefaultMaxBytes (256 MiB); negative means no bound.
+	MaxBytes int64
+	// MaxEventBytes is the largest event Append accepts (ErrTooLarge
+	// beyond). 0 means DefaultMaxEventBytes.
+	MaxEventBytes int
+	// MaxTombstones is how many forgotten runs the log remembers, so that
+	// reading one gives ErrEvicted rather than ErrUnknownRun and starting
+	// one again gives ErrRunExists. Each costs at most MaxRunIDLen bytes
+	// plus a map entry. 0 means DefaultMaxTombstones; negative, none.
+	MaxTombstones int
+	// Now is the clock; nil means time.Now. For tests.
+	Now func() time.Time
+}
+
+// Memory is the in-memory Log: runs live in this process, in at most
+// MaxBytes (plus at most MaxTombstones remembered run ids), and are lost
+// with it. It is safe for concurrent use.
+//
+// Age retention is applied whenever the log is used and by a timer set for
+// the oldest event's expiry, so an idle log also shrinks; Close stops the
+// timer.
+type Memory struct {
+	opts MemoryOptions
+
+	mu     sync.Mutex
+	runs   map[string]*memRun
+	queue  memQueue // every held event and marker, oldest first
+	bytes  int64
+	tombs  map[string]struct{}
+	tombQ  []string // tombstones in the order made, a ring of MaxTombstones
+	tombI  int
+	timer  *time.Timer
+	closed bool
+}
+
+type memRun struct {
+	id     string
+	base   uint64   // sequence number of events[0]
+	events [][]byte // held events
+	ended  bool
+	notify chan struct{} // closed and replaced when the run changes, if waited on
+	waited bool
+}
+
+// last returns the sequence number of the run's last event (0: none).
+func (r *memRun) last() uint64 { return r.base + uint64(len(r.events)) - 1 }
+
+func (r *memRun) wake() {
+	if r.waited {
+		close(r.notify)
+		r.notify = make(chan struct{})
+		r.waited = false
+	}
+}
+
+type memKind uint8
+
+const (
+	kindStart memKind = iota
+	kindEvent
+	kindEnd
+)
+
+type memItem struct {
+	run  *memRun
+	at   int64 // append time, Unix nanoseconds of opts.Now
+	size int32 // bytes counted, overhead included
+	kind memKind
+}
+
+// memQueue is a FIFO of memItem in blocks of queueBlock items, so that it
+// grows and shrinks without copying what it holds.
+type memQueue struct {
+	blocks []*[queueBlock]memItem
+	head   int // index of the front item in blocks[0]
+	tail   int // index after the back item in the last block
+	n      int
+}
+
+const queueBlock = 1024
+
+func (q *memQueue) push(it memItem) {
+	if len(q.blocks) == 0 || q.tail == queueBlock {
+		q.blocks = append(q.blocks, new([queueBlock]memItem))
+		q.tail = 0
+	}
+	q.blocks[len(q.blocks)-1][q.tail] = it
+	q.tail++
+	q.n++
+}
+
+func (q *memQueue) len() int        { return q.n }
+func (q *memQueue) front() *memItem { return &q.blocks[0][q.head] }
+
+func (q *memQueue) pop() memItem {
+	b := q.blocks[0]
+	it := b[q.head]
+	b[q.head] = memItem{}
+	q.head++
+	q.n--
+	if q.head == queueBlock || q.n == 0 {
+		if len(q.blocks) == 1 {
+			q.tail = 0
+			if q.n == 0 {
+				q.head = 0
+				return it
+			}
+		}
+		q.blocks[0] = nil
+		q.blocks = q.blocks[1:]
+		q.head = 0
+	}
+	return it
+}
+
+// NewMemory returns an empty in-memory log.
+func NewMemory(opts MemoryOptions) *Memory {
+	if opts.MaxAge == 0 {
+		opts.MaxAge = DefaultMaxAge
+	}
+	if opts.MaxBytes == 0 {
+		opts.MaxBytes = DefaultMaxBytes
+	}
+	if opts.MaxEventBytes <= 0 {
+		opts.MaxEventBytes = DefaultMaxEventBytes
+	}
+	if opts.MaxTombstones == 0 {
+		opts.MaxTombstones = DefaultMaxTombstones
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	return &Memory{opts: opts, runs: make(map[string]*memRun), tombs: make(map[string]struct{})}
+}
+
+// Close stops the log's expiry timer and makes later Start, Read and
+// Append fail with ErrClosed. Readers blocked in Next are not woken; their
+// contexts end them.
+func (m *Memory) Close() error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.closed = true
+	if m.timer != nil {
+		m.timer.Stop()
+	}
+	return nil
+}
+
+// Start implements Log.
+func (m *Memory) Start(ctx context.Context, run string) (Writer, error) {
+	if err := CheckRunID(run); err != nil {
+		return nil, err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.closed {
+		return nil, ErrClosed
+	}
+	now := m.expireLocked()
+	if _, ok := m.runs[run]; ok {
+		return nil, fmt.Errorf("%w: run %q is held", ErrRunExists, run)
+	}
+	if _, ok := m.tombs[run]; ok {
+		return nil, fmt.Errorf("%w: run %q was held and has been dropped", ErrRunExists, run)
+	}
+	r := &memRun{id: run, base: 1, notify: make(chan struct{})}
+	m.runs[run] = r
+	m.pushLocked(memItem{run: r, kind: kindStart, size: int32(memRunOverhead + len(run))}, now)
+	return &memWriter{m: m, r: r}, nil
+}
+
+// Read implements Log.
+func (m *Memory) Read(ctx context.Context, from Cursor) (Reader, error) {
+	if err := CheckRunID(from.Run); err != nil {
+		return nil, err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.closed {
+		return nil, ErrClosed
+	}
+	m.expireLocked()
+	r, ok := m.runs[from.Run]
+	if !ok {
+		if _, ok := m.tombs[from.Run]; ok {
+			return nil, fmt.Errorf("%w: run %q has been dropped entirely", ErrEvicted, from.Run)
+		}
+		return nil, fmt.Errorf("%w: %q", ErrUnknownRun, from.Run)
+	}
+	if err := checkFrom(from, r.base, r.last()); err != nil {
+		return nil, err
+	}
+	return &memReader{m: m, r: r, next: from.Seq + 1}, nil
+}
+
+// checkFrom checks a cursor against a run that holds events first..last
+// (first = last+1 when it holds none).
+func checkFrom(from Cursor, first, last uint64) error {
+	if from.Seq > last {
+		return fmt.Errorf("%w: cursor %d of run %q is past its last event, %d", ErrBadCursor, from.Seq, from.Run, last)
+	}
+	if from.Seq+1 < first {
+		return fmt.Errorf("%w: run %q: the event after cursor %d has been dropped; the log holds events %d to %d", ErrEvicted, from.Run, from.Seq, first, last)
+	}
+	return nil
+}
+
+// pushLocked queues it and drops the oldest items while the log holds more
+// than MaxBytes. now is opts.Now().UnixNano().
+func (m *Memory) pushLocked(it memItem, now int64) {
+	it.at = now
+	m.queue.push(it)
+	m.bytes += int64(it.size)
+	if m.opts.MaxBytes > 0 {
+		for m.bytes > m.opts.MaxBytes && m.queue.len() > 0 {
+			m.dropLocked()
+		}
+	}
+	m.armLocked(now)
+}
+
+// expireLocked drops what is older than MaxAge, and returns the time it
+// took as now, for pushLocked.
+func (m *Memory) expireLocked() (now int64) {
+	now = m.opts.Now().UnixNano()
+	if m.opts.MaxAge < 0 {
+		return now
+	}
+	limit := now - int64(m.opts.MaxAge)
+	for m.queue.len() > 0 && m.queue.front().at <= limit {
+		m.dropLocked()
+	}
+	return now
+}
+
+// dropLocked drops the oldest item of the queue.
+func (m *Memory) dropLocked() {
+	it := m.queue.pop()
+	m.bytes -= int64(it.size)
+	r := it.run
+	switch it.kind {
+	case kindEvent:
+		r.events[0] = nil
+		r.events = r.events[1:]
+		r.base++
+	case kindEnd:
+		// Every event of r is older than its end marker: all are gone.
+		delete(m.runs, r.id)
+		m.tombLocked(r.id)
+		r.wake()
+	}
+}
+
+func (m *Memory) tombLocked(run string) {
+	n := m.opts.MaxTombstones
+	if n <= 0 {
+		return
+	}
+	if len(m.tombQ) < n {
+		m.tombQ = append(m.tombQ, run)
+	} else {
+		delete(m.tombs, m.tombQ[m.tombI])
+		m.tombQ[m.tombI] = run
+		m.tombI = (m.tombI + 1) % n
+	}
+	m.tombs[run] = struct{}{}
+}
+
+// armLocked sets the timer for the oldest item's expiry, if none is set.
+func (m *Memory) armLocked(now int64) {
+	if m.opts.MaxAge < 0 || m.timer != nil || m.queue.len() == 0 || m.closed {
+		return
+	}
+	d := time.Duration(m.queue.front().at+int64(m.opts.MaxAge)-now) + time.Millisecond
+	m.timer = time.AfterFunc(d, func() {
+		m.mu.Lock()
+		defer m.mu.Unlock()
+		m.timer = nil
+		m.armLocked(m.expireLocked())
+	})
+}
+
+// MemoryStats is what a Memory log holds.
+type MemoryStats struct {
+	Runs   int   // runs held (started and not yet forgotten)
+	Events int   // events held
+	Bytes  int64 // bytes counted against MaxBytes
+}
+
+// Stats returns what the log holds now. It applies no retention itself.
+func (m *Memory) Stats() MemoryStats {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	s := MemoryStats{Runs: len(m.runs), Bytes: m.bytes}
+	for _, r := range m.runs {
+		s.Events += len(r.events)
+	}
+	return s
+}
+
+type memWriter struct {
+	m *Memory
+	r *memRun
+}
+
+func (w *memWriter) Run() string { return w.r.id }
+
+func (w *memWriter) Append(ctx context.Context, wire []byte) (uint64, error) {
+	m := w.m
+	if len(wire) > m.opts.MaxEventBytes {
+		return 0, fmt.Errorf("%w: %d bytes, the limit is %d", ErrTooLarge, len(wire), m.opts.MaxEventBytes)
+	}
+	b := append([]byte(nil), wire...) // capacity rounded up to the allocator's size class
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	r := w.r
+	if m.closed {
+		return 0, ErrClosed
+	}
+	if r.ended {
+		return 0, fmt.Errorf("%w: %q", ErrRunEnded, r.id)
+	}
+	now := m.expireLocked()
+	r.events = append(r.events, b)
+	seq := r.last()
+	m.pushLocked(memItem{run: r, kind: kindEvent, size: int32(cap(b) + memEventOverhead)}, now)
+	r.wake()
+	return seq, nil
+}
+
+func (w *memWriter) End(ctx context.Context) error {
+	m := w.m
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	r := w.r
+	if r.ended {
+		return fmt.Errorf("%w: %q", ErrRunEnded, r.id)
+	}
+	r.ended = true
+	m.pushLocked(memItem{run: r, kind: kindEnd, size: memEventOverhead}, m.opts.Now().UnixNano())
+	r.wake()
+	return nil
+}
+
+type memReader struct {
+	m      *Memory
+	r      *memRun
+	next   uint64
+	closed bool
+}
+
+func (rd *memReader) Next(ctx context.Context) (Entry, error) {
+	m, r := rd.m, rd.r
+	for {
+		if rd.closed {
+			return Entry{}, ErrClosed
+		}
+		m.mu.Lock()
+		m.expireLocked()
+		if rd.next < r.base {
+			m.mu.Unlock()
+			return Entry{}, fmt.Errorf("%w: run %q: event %d was dropped before it was read; the log holds from %d", ErrEvicted, r.id, rd.next, r.base)
+		}
+		if i := rd.next - r.base; i < uint64(len(r.events)) {
+			e := Entry{Seq: rd.next, Wire: r.events[i]}
+			rd.next++
+			m.mu.Unlock()
+			return e, nil
+		}
+		if r.ended {
+			m.mu.Unlock()
+			return Entry{}, io.EOF
+		}
+		ch := r.notify
+		r.waited = true
+		m.mu.Unlock()
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return Entry{}, ctx.Err()
+		}
+	}
+}
+
+func (rd *memReader) Close() error {
+	rd.closed = true
+	return nil
+}

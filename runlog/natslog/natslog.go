@@ -1,0 +1,455 @@
+// Package natslog keeps AG-UI runs in a NATS JetStream stream: a
+// runlog.Log that any number of server replicas share, so a client cut off
+// from one replica resumes on another, and a run started on one is
+// followed from all.
+//
+// # Layout
+//
+// One stream per deployment (Options.Stream, default "AGWIRE_RUNS") holds
+// every run; each run is one subject, Options.Subject + "." + the run id in
+// unpadded base64url (so any run id is a valid subject token). A run's
+// messages are a start marker, its events (the codec's wire bytes, as
+// they are), and an end marker. Every message carries the header
+// Agwire-Seq, the number of the run's events up to and including it;
+// markers carry Agwire-Mark: start or end. An event's cursor is its
+// Agwire-Seq, so cursors number a run's events 1, 2, 3 … whatever else
+// the stream holds, exactly as the in-memory log does; reading from a
+// cursor finds its place by a binary search over the stream's sequence
+// numbers (a few direct message reads, at most log2 of the stream's
+// length), then follows the subject with an ordered consumer.
+//
+// # Guarantees, and what failures cost
+//
+// Start publishes the start marker only if the subject is empty
+// (Nats-Expected-Last-Subject-Sequence: 0): across replicas a run id is
+// started once, and a second Start gets runlog.ErrRunExists. Each Append
+// and End publishes only if the run's last message is the one this Writer
+// wrote last, so a second writer, or a message published to the subject by
+// anything else, gets runlog.ErrConflict rather than interleaving. A
+// publish is acknowledged by JetStream after it is stored (by a majority
+// of Replicas): an acknowledged event survives the loss of this process.
+// If the acknowledgement is lost (a timeout, a broken connection), the
+// Writer reads the run's last message: if the event landed, Append
+// succeeds; otherwise the error is returned and nothing was appended.
+//
+// A run whose writer dies never gets its end marker: readers receive every
+// acknowledged event and then wait, until their context ends or retention
+// drops the run. Retention is the stream's: MaxAge and MaxBytes drop the
+// oldest messages, of any run (DiscardOld); a reader whose next event was
+// dropped gets runlog.ErrEvicted; a run none of whose messages is left is
+// runlog.ErrUnknownRun (the stream keeps no memory of it, and its id may
+// be started again).
+//
+// # A real NATS cluster
+//
+// Connect as usual and hand the JetStream context to New; the stream is
+// created, or its limits updated, with the Options (set NoCreate to use a
+// stream your operators manage, which must have the subjects Subject+".>",
+// DiscardOld and AllowDirect off):
+//
+//	nc, err := nats.Connect("nats://nats-1:4222,nats://nats-2:4222,nats://nats-3:4222",
+//		nats.UserCredentials("agwire.creds"), nats.MaxReconnects(-1))
+//	js, err := jetstream.New(nc)
+//	log, err := natslog.New(ctx, js, natslog.Options{
+//		Replicas: 3,                 // survive the loss of one server
+//		MaxAge:   24 * time.Hour,    // how long a run can be resumed
+//		MaxBytes: 8 << 30,           // what the stream may hold
+//	})
+//
+// Every replica of the server uses the same Stream and Subject. Direct
+// gets stay off (AllowDirect false) so that a cursor is always checked
+// against the stream leader, never against a lagging replica. The account
+// needs JetStream enabled and permission to publish on Subject+".>" and to
+// use the JetStream API for the stream and its consumers: $JS.API.INFO,
+// $JS.API.STREAM.INFO.<Stream> (and CREATE and UPDATE unless NoCreate),
+// $JS.API.STREAM.MSG.GET.<Stream>, $JS.API.CONSUMER.> for the readers'
+// ordered consumers, with replies on _INBOX.>.
+package natslog
+
+import (
+	"context"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/agwire/agwire/runlog"
+)
+
+// Defaults of Options.
+const (
+	DefaultStream   = "AGWIRE_RUNS"
+	DefaultSubject  = "agwire.runs"
+	DefaultMaxAge   = time.Hour
+	DefaultMaxBytes = 1 << 30
+)
+
+// Headers of the messages of a run.
+const (
+	HeaderSeq  = "Agwire-Seq"
+	HeaderMark = "Agwire-Mark"
+)
+
+// Options configures New. The zero value uses a file-backed stream of one
+// replica named DefaultStream.
+type Options struct {
+	// Stream is the JetStream stream's name; "" means DefaultStream.
+	Stream string
+	// Subject is the prefix of the runs' subjects; "" means
+	// DefaultSubject. The stream holds Subject + ".>".
+	Subject string
+	// Replicas of the stream; 0 means 1. Use 3 on a cluster.
+	Replicas int
+	// Storage: jetstream.FileStorage (the zero value) or MemoryStorage.
+	Storage jetstream.StorageType
+	// MaxAge drops messages older than this; 0 means DefaultMaxAge,
+	// negative keeps them regardless of age.
+	MaxAge time.Duration
+	// MaxBytes bounds the stream's size, oldest messages dropped first;
+	// 0 means DefaultMaxBytes (1 GiB), negative means no bound.
+	MaxBytes int64
+	// MaxEventBytes is the largest event Append accepts
+	// (runlog.ErrTooLarge beyond); 0 means the connection's maximum
+	// payload less 1 KiB for subject and headers.
+	MaxEventBytes int
+	// NoCreate uses the stream as it is, without creating or updating it.
+	NoCreate bool
+}
+
+// Log is a runlog.Log on a JetStream stream. It is safe for concurrent
+// use; many Log values, in one process or many, may share one stream.
+type Log struct {
+	js       jetstream.JetStream
+	stream   jetstream.Stream
+	name     string
+	subject  string
+	maxEvent int
+}
+
+var _ runlog.Log = (*Log)(nil)
+
+// New returns a Log on the stream that opts name, creating it or updating
+// its configuration unless opts.NoCreate.
+func New(ctx context.Context, js jetstream.JetStream, opts Options) (*Log, error) {
+	if opts.Stream == "" {
+		opts.Stream = DefaultStream
+	}
+	if opts.Subject == "" {
+		opts.Subject = DefaultSubject
+	}
+	if opts.Replicas <= 0 {
+		opts.Replicas = 1
+	}
+	if opts.MaxAge == 0 {
+		opts.MaxAge = DefaultMaxAge
+	}
+	if opts.MaxBytes == 0 {
+		opts.MaxBytes = DefaultMaxBytes
+	}
+	maxEvent := opts.MaxEventBytes
+	if maxEvent <= 0 {
+		maxEvent = int(js.Conn().MaxPayload()) - 1024
+		if maxEvent > runlog.DefaultMaxEventBytes {
+			maxEvent = runlog.DefaultMaxEventBytes
+		}
+	}
+	var s jetstream.Stream
+	var err error
+	if opts.NoCreate {
+		s, err = js.Stream(ctx, opts.Stream)
+	} else {
+		cfg := jetstream.StreamConfig{
+			Name:        opts.Stream,
+			Description: "agwire: AG-UI runs, one subject per run",
+			Subjects:    []string{opts.Subject + ".>"},
+			Storage:     opts.Storage,
+			Replicas:    opts.Replicas,
+			Retention:   jetstream.LimitsPolicy,
+			Discard:     jetstream.DiscardOld,
+			MaxBytes:    -1,
+			MaxMsgs:     -1,
+			AllowDirect: false,
+		}
+		if opts.MaxAge > 0 {
+			cfg.MaxAge = opts.MaxAge
+		}
+		if opts.MaxBytes > 0 {
+			cfg.MaxBytes = opts.MaxBytes
+		}
+		s, err = js.CreateOrUpdateStream(ctx, cfg)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("natslog: stream %s: %w", opts.Stream, err)
+	}
+	return &Log{js: js, stream: s, name: opts.Stream, subject: opts.Subject, maxEvent: maxEvent}, nil
+}
+
+// StreamName returns the name of the log's stream.
+func (l *Log) StreamName() string { return l.name }
+
+// SubjectOf returns the subject that holds run.
+func (l *Log) SubjectOf(run string) string {
+	return l.subject + "." + base64.RawURLEncoding.EncodeToString([]byte(run))
+}
+
+// Start implements runlog.Log.
+func (l *Log) Start(ctx context.Context, run string) (runlog.Writer, error) {
+	if err := runlog.CheckRunID(run); err != nil {
+		return nil, err
+	}
+	w := &writer{l: l, run: run, subject: l.SubjectOf(run)}
+	if err := w.publish(ctx, nil, "start", 0); err != nil {
+		if errors.Is(err, runlog.ErrConflict) {
+			return nil, fmt.Errorf("%w: run %q is in stream %s", runlog.ErrRunExists, run, l.name)
+		}
+		return nil, err
+	}
+	return w, nil
+}
+
+type writer struct {
+	l       *Log
+	run     string
+	subject string
+	last    uint64 // stream sequence of the run's last message
+	n       uint64 // events appended
+	ended   bool
+}
+
+func (w *writer) Run() string { return w.run }
+
+func (w *writer) Append(ctx context.Context, wire []byte) (uint64, error) {
+	if w.ended {
+		return 0, fmt.Errorf("%w: %q", runlog.ErrRunEnded, w.run)
+	}
+	if len(wire) > w.l.maxEvent {
+		return 0, fmt.Errorf("%w: %d bytes, the limit is %d", runlog.ErrTooLarge, len(wire), w.l.maxEvent)
+	}
+	if err := w.publish(ctx, wire, "", w.n+1); err != nil {
+		return 0, err
+	}
+	w.n++
+	return w.n, nil
+}
+
+func (w *writer) End(ctx context.Context) error {
+	if w.ended {
+		return fmt.Errorf("%w: %q", runlog.ErrRunEnded, w.run)
+	}
+	if err := w.publish(ctx, nil, "end", w.n); err != nil {
+		return err
+	}
+	w.ended = true
+	return nil
+}
+
+// publish writes one message of the run, only if the run's last message is
+// w.last (0: the subject is empty).
+func (w *writer) publish(ctx context.Context, data []byte, mark string, seq uint64) error {
+	m := nats.NewMsg(w.subject)
+	m.Data = data
+	m.Header.Set(HeaderSeq, strconv.FormatUint(seq, 10))
+	if mark != "" {
+		m.Header.Set(HeaderMark, mark)
+	}
+	ack, err := w.l.js.PublishMsg(ctx, m, jetstream.WithExpectLastSequencePerSubject(w.last), jetstream.WithExpectStream(w.l.name))
+	if err == nil {
+		w.last = ack.Sequence
+		return nil
+	}
+	if isWrongLast(err) {
+		return fmt.Errorf("%w: run %q has a message this writer did not write: %v", runlog.ErrConflict, w.run, err)
+	}
+	var apiErr *jetstream.APIError
+	if errors.As(err, &apiErr) {
+		return fmt.Errorf("natslog: run %q: %w", w.run, err)
+	}
+	// The acknowledgement may be what was lost: did the message land?
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
+	last, gerr := w.l.stream.GetLastMsgForSubject(cctx, w.subject)
+	if gerr == nil && last.Sequence > w.last && last.Header.Get(HeaderSeq) == strconv.FormatUint(seq, 10) && last.Header.Get(HeaderMark) == mark {
+		w.last = last.Sequence
+		return nil
+	}
+	return fmt.Errorf("natslog: run %q: %w", w.run, err)
+}
+
+func isWrongLast(err error) bool {
+	var apiErr *jetstream.APIError
+	if !errors.As(err, &apiErr) {
+		return false
+	}
+	return apiErr.ErrorCode == jetstream.JSErrCodeStreamWrongLastSequence || apiErr.ErrorCode == jetstream.JSErrCodeStreamWrongLastSequenceConstant
+}
+
+// msgInfo is what a run's message says of its place.
+type msgInfo struct {
+	seq  uint64 // Agwire-Seq
+	mark string // "", "start" or "end"
+}
+
+func parseHeaders(h nats.Header) (msgInfo, error) {
+	seq, err := strconv.ParseUint(h.Get(HeaderSeq), 10, 64)
+	if err != nil {
+		return msgInfo{}, fmt.Errorf("natslog: a message without a valid %s header", HeaderSeq)
+	}
+	mark := h.Get(HeaderMark)
+	if mark != "" && mark != "start" && mark != "end" {
+		return msgInfo{}, fmt.Errorf("natslog: unknown %s %q", HeaderMark, mark)
+	}
+	return msgInfo{seq: seq, mark: mark}, nil
+}
+
+// key orders a run's messages for the search of a cursor's place: event k
+// has key k, the start marker 0, the end marker after n events n+1.
+func (i msgInfo) key() uint64 {
+	switch i.mark {
+	case "start":
+		return 0
+	case "end":
+		return i.seq + 1
+	}
+	return i.seq
+}
+
+func (l *Log) get(ctx context.Context, subject string, from uint64) (*jetstream.RawStreamMsg, msgInfo, error) {
+	m, err := l.stream.GetMsg(ctx, from, jetstream.WithGetMsgSubject(subject))
+	if err != nil {
+		return nil, msgInfo{}, err
+	}
+	info, err := parseHeaders(m.Header)
+	return m, info, err
+}
+
+// Read implements runlog.Log.
+func (l *Log) Read(ctx context.Context, from runlog.Cursor) (runlog.Reader, error) {
+	if err := runlog.CheckRunID(from.Run); err != nil {
+		return nil, err
+	}
+	subject := l.SubjectOf(from.Run)
+	last, err := l.stream.GetLastMsgForSubject(ctx, subject)
+	if errors.Is(err, jetstream.ErrMsgNotFound) {
+		return nil, fmt.Errorf("%w: %q", runlog.ErrUnknownRun, from.Run)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("natslog: run %q: %w", from.Run, err)
+	}
+	lastInfo, err := parseHeaders(last.Header)
+	if err != nil {
+		return nil, err
+	}
+	first, firstInfo, err := l.get(ctx, subject, 1)
+	if err != nil {
+		return nil, fmt.Errorf("natslog: run %q: %w", from.Run, err)
+	}
+	held := firstInfo.seq // first event held
+	if firstInfo.mark != "" {
+		held++
+	}
+	if from.Seq > lastInfo.seq {
+		return nil, fmt.Errorf("%w: cursor %d of run %q is past its last event, %d", runlog.ErrBadCursor, from.Seq, from.Run, lastInfo.seq)
+	}
+	if from.Seq+1 < held {
+		return nil, fmt.Errorf("%w: run %q: the event after cursor %d has been dropped; the stream holds events %d to %d", runlog.ErrEvicted, from.Run, from.Seq, held, lastInfo.seq)
+	}
+	// The first message with key >= from.Seq+1, or after the last.
+	target := from.Seq + 1
+	var start uint64
+	switch {
+	case lastInfo.key() < target:
+		start = last.Sequence + 1
+	case firstInfo.key() >= target || from.Seq == 0:
+		start = first.Sequence
+	default:
+		// The smallest stream sequence s whose next message on the
+		// subject has key >= target; other runs' messages between the
+		// run's are skipped by the consumer's filter.
+		lo, hi := first.Sequence+1, last.Sequence
+		for lo < hi {
+			mid := lo + (hi-lo)/2
+			m, info, err := l.get(ctx, subject, mid)
+			if err != nil {
+				return nil, fmt.Errorf("natslog: run %q: %w", from.Run, err)
+			}
+			if info.key() >= target {
+				hi = mid
+			} else {
+				lo = m.Sequence + 1 // every s up to m.Sequence has m next
+			}
+		}
+		start = lo
+	}
+	cons, err := l.js.OrderedConsumer(ctx, l.name, jetstream.OrderedConsumerConfig{
+		FilterSubjects: []string{subject},
+		DeliverPolicy:  jetstream.DeliverByStartSequencePolicy,
+		OptStartSeq:    start,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("natslog: run %q: %w", from.Run, err)
+	}
+	it, err := cons.Messages()
+	if err != nil {
+		return nil, fmt.Errorf("natslog: run %q: %w", from.Run, err)
+	}
+	return &reader{run: from.Run, it: it, next: from.Seq + 1}, nil
+}
+
+type reader struct {
+	run  string
+	it   jetstream.MessagesContext
+	next uint64
+	err  error // sticky
+}
+
+func (r *reader) Next(ctx context.Context) (runlog.Entry, error) {
+	for r.err == nil {
+		m, err := r.it.Next(jetstream.NextContext(ctx))
+		if err != nil {
+			if errors.Is(err, jetstream.ErrMsgIteratorClosed) {
+				r.err = runlog.ErrClosed
+				break
+			}
+			if ctx.Err() != nil {
+				return runlog.Entry{}, ctx.Err()
+			}
+			return runlog.Entry{}, fmt.Errorf("natslog: run %q: %w", r.run, err)
+		}
+		info, err := parseHeaders(m.Headers())
+		if err != nil {
+			r.err = err
+			break
+		}
+		switch {
+		case info.mark == "start":
+			continue
+		case info.mark == "end":
+			if info.seq >= r.next {
+				r.err = fmt.Errorf("%w: run %q: events %d to %d were dropped before they were read", runlog.ErrEvicted, r.run, r.next, info.seq)
+			} else {
+				r.err = io.EOF
+			}
+		case info.seq < r.next:
+			continue // not reached: the search starts at the cursor's place
+		case info.seq > r.next:
+			r.err = fmt.Errorf("%w: run %q: event %d was dropped before it was read", runlog.ErrEvicted, r.run, r.next)
+		default:
+			r.next++
+			return runlog.Entry{Seq: info.seq, Wire: m.Data()}, nil
+		}
+	}
+	return runlog.Entry{}, r.err
+}
+
+func (r *reader) Close() error {
+	r.it.Stop()
+	if r.err == nil {
+		r.err = runlog.ErrClosed
+	}
+	return nil
+}

@@ -1,0 +1,131 @@
+// Package runlog keeps the events of AG-UI runs so that a run can outlive
+// the connection that started it: a client whose stream was cut resumes
+// from its cursor, and any number of followers replay a run from any
+// position and then follow it live until it ends.
+//
+// A Log holds runs. Each run is a sequence of events, stored as the
+// protobuf wire bytes package codec writes (one frame's payload, without
+// the length prefix): compact, and either carrier, SSE or binary, is
+// rendered from them on the way out. Events are numbered from 1 in the
+// order they were appended; a Cursor names a run and the number of the
+// last event its holder has received (0: none yet), so reading from a
+// cursor yields the events after it, exactly once and in order.
+//
+// A run is written by the one Writer that Start returned. Writer.End
+// appends the end-of-run marker: readers that reach it get io.EOF, and the
+// run accepts no more events.
+//
+// Retention is by age and by size, over the log as a whole: the log is a
+// queue of events in append order, and the oldest are dropped first when
+// they are older than the age limit or when the log holds more bytes than
+// the size limit. A run is forgotten once its end marker is dropped. A
+// reader whose next event was dropped gets ErrEvicted; it never skips.
+//
+// Memory (NewMemory) is the default: in process, zero setup. The nested
+// module github.com/agwire/agwire/runlog/natslog keeps runs in a NATS
+// JetStream stream, shared by any number of server replicas.
+//
+// Errors are typed: test them with errors.Is against ErrUnknownRun,
+// ErrEvicted, ErrRunEnded, ErrRunExists, ErrBadCursor, ErrConflict and
+// ErrTooLarge.
+package runlog
+
+import (
+	"context"
+	"errors"
+)
+
+// Limits on what a Log accepts. They bound the memory a hostile run id or
+// cursor text can cost.
+const (
+	// MaxRunIDLen is the longest run id, in bytes, that a Log accepts.
+	MaxRunIDLen = 256
+	// MaxCursorLen is the longest cursor text ParseCursor reads: a run id
+	// of MaxRunIDLen bytes, each escaped as %XX, a slash and 20 digits.
+	MaxCursorLen = 3*MaxRunIDLen + 1 + 20
+	// DefaultMaxEventBytes is the largest event accepted when a log's
+	// option says 0: 16 MiB, the largest frame framing reads by default.
+	DefaultMaxEventBytes = 16 << 20
+)
+
+// The errors of this package and of every Log. They arrive wrapped, with
+// the run and the positions involved; test them with errors.Is.
+var (
+	// ErrUnknownRun: the log holds nothing of this run: it was never
+	// started here, or retention dropped all of it long enough ago that
+	// the log no longer remembers it.
+	ErrUnknownRun = errors.New("runlog: unknown run")
+	// ErrEvicted: the run is or was held, but the event after the cursor
+	// has been dropped by retention (age or size), so the events from the
+	// cursor on cannot all be delivered. A reader gets it also when it
+	// falls so far behind a live run that its next event is dropped.
+	ErrEvicted = errors.New("runlog: cursor beyond retention")
+	// ErrRunEnded: appending to, or ending, a run that has ended.
+	ErrRunEnded = errors.New("runlog: run ended")
+	// ErrRunExists: Start of a run the log holds or remembers.
+	ErrRunExists = errors.New("runlog: run exists")
+	// ErrBadCursor: cursor text that is not a cursor, a run id that is
+	// empty, too long or not UTF-8, or a cursor past the run's last event.
+	ErrBadCursor = errors.New("runlog: bad cursor")
+	// ErrConflict: another writer appended to the run (a shared log only,
+	// when two processes write one run).
+	ErrConflict = errors.New("runlog: conflicting writer")
+	// ErrTooLarge: an event larger than the log's limit.
+	ErrTooLarge = errors.New("runlog: event too large")
+	// ErrClosed: the log or the reader has been closed.
+	ErrClosed = errors.New("runlog: closed")
+)
+
+// Log holds runs. Implementations are safe for concurrent use.
+type Log interface {
+	// Start begins run and returns its only Writer. A run the log holds
+	// or still remembers gives ErrRunExists: two requests for one run id
+	// start it once.
+	Start(ctx context.Context, run string) (Writer, error)
+	// Read returns a Reader of the events of from.Run after from.Seq.
+	// It fails with ErrUnknownRun, with ErrEvicted if event from.Seq+1 has
+	// been dropped, or with ErrBadCursor if from.Seq is past the run's
+	// last event.
+	Read(ctx context.Context, from Cursor) (Reader, error)
+}
+
+// Writer appends the events of one run. It is not safe for concurrent
+// use: a run's events have one order.
+type Writer interface {
+	// Append adds one event, the codec's wire bytes of it, and returns
+	// its sequence number: 1 for the run's first event. The log keeps a
+	// copy of wire. After an error nothing has been appended, except
+	// that a shared log may report a network failure after the event
+	// landed (see the implementation).
+	Append(ctx context.Context, wire []byte) (seq uint64, err error)
+	// End appends the end-of-run marker. Readers reaching it get io.EOF;
+	// Append and End fail with ErrRunEnded afterwards.
+	End(ctx context.Context) error
+	// Run returns the run id.
+	Run() string
+}
+
+// Reader reads one run's events in order, from a cursor on. It is not safe
+// for concurrent use; use one Reader per follower.
+type Reader interface {
+	// Next returns the next event. It blocks until one is appended, the
+	// run ends (io.EOF, unwrapped, after the last event), ctx is done
+	// (ctx.Err()), or retention drops the next event before it is read
+	// (ErrEvicted). The returned Entry's Wire must not be modified; it
+	// stays valid after later calls.
+	Next(ctx context.Context) (Entry, error)
+	// Close releases the Reader. Next then returns ErrClosed.
+	Close() error
+}
+
+// Entry is one event read from a log.
+type Entry struct {
+	// Seq is the event's sequence number in its run, from 1.
+	Seq uint64
+	// Wire is the event as the codec's wire bytes: one frame's payload.
+	Wire []byte
+}
+
+// Cursor returns the cursor of run just after e: reading from it yields
+// the events after e.
+func (e Entry) Cursor(run string) Cursor { return Cursor{Run: run, Seq: e.Seq} }

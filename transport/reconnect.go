@@ -1,0 +1,201 @@
+package transport
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"time"
+
+	"github.com/agwire/agwire/runlog"
+)
+
+// Reconnection defaults.
+const (
+	DefaultReconnectAttempts = 5
+	DefaultMinBackoff        = 100 * time.Millisecond
+	DefaultMaxBackoff        = 5 * time.Second
+)
+
+// ErrRunGone: a reader could not resume a run because the server no longer
+// holds it (404) or no longer holds the events after the reader's cursor
+// (410). The error also wraps runlog.ErrUnknownRun or runlog.ErrEvicted,
+// and the *StatusError with the server's reason.
+var ErrRunGone = errors.New("transport: the run is no longer held")
+
+// ErrReconnectFailed: a reader gave up resuming a cut stream after
+// ReconnectOptions.MaxAttempts failed attempts in a row, or the server
+// refused the cursor (400). It wraps the last attempt's error and the cut's.
+var ErrReconnectFailed = errors.New("transport: resuming the run failed")
+
+// ReconnectOptions configures how a reader resumes a cut stream
+// (ClientOptions.Reconnect).
+//
+// A stream of a resumable run (one whose response carries HeaderCursor)
+// that is cut before the run's RUN_FINISHED or RUN_ERROR — a network error,
+// ErrTruncated, a clean end without the run's end — is requested again
+// with the cursor of the last event read in Last-Event-ID; the reader goes
+// on with the events after it, so the caller's iteration sees every event
+// once, in order, as if nothing had happened. Between attempts it waits a
+// backoff that doubles from MinBackoff to MaxBackoff, with jitter. An
+// attempt that delivers an event resets the count.
+type ReconnectOptions struct {
+	// MaxAttempts is how many attempts in a row may fail before the reader
+	// gives up with ErrReconnectFailed. 0 means DefaultReconnectAttempts.
+	MaxAttempts int
+	// MinBackoff and MaxBackoff bound the wait before an attempt. 0 means
+	// DefaultMinBackoff and DefaultMaxBackoff.
+	MinBackoff, MaxBackoff time.Duration
+}
+
+type reconnector struct {
+	ctx     context.Context
+	client  Doer
+	req     *http.Request // the first request; its body is in body
+	body    []byte
+	opts    ReconnectOptions
+	failed  int   // attempts failed in a row
+	lastSeq int64 // cursor at the last attempt, -1 before the first
+}
+
+func newReconnector(ctx context.Context, client Doer, req *http.Request, body []byte, o *ReconnectOptions) *reconnector {
+	opts := *o
+	if opts.MaxAttempts <= 0 {
+		opts.MaxAttempts = DefaultReconnectAttempts
+	}
+	if opts.MinBackoff <= 0 {
+		opts.MinBackoff = DefaultMinBackoff
+	}
+	if opts.MaxBackoff <= 0 {
+		opts.MaxBackoff = DefaultMaxBackoff
+	}
+	opts.MaxBackoff = max(opts.MaxBackoff, opts.MinBackoff)
+	return &reconnector{ctx: ctx, client: client, req: req, body: body, opts: opts, lastSeq: -1}
+}
+
+func isBadEvent(err error) bool {
+	var b *badEvent
+	return errors.As(err, &b)
+}
+
+// reconnectable reports whether a stream-ending error is a cut that a new
+// request may mend: not a limit the events themselves broke.
+func reconnectable(err error) bool {
+	return !errors.Is(err, ErrEventTooLarge) && !errors.Is(err, ErrTooManyErrors) &&
+		!errors.Is(err, ErrUnsupportedMediaType) && !errors.Is(err, ErrUnsupportedEncoding) &&
+		!errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded)
+}
+
+// reconnect replaces r's response by a new one from r.cursor, after the
+// cut cut. It returns nil when r reads the new response, or the error that
+// ends the stream.
+func (r *EventReader) reconnect(cut error) error {
+	re := r.re
+	r.resp.Body.Close()
+	if int64(r.cursor.Seq) != re.lastSeq {
+		re.failed = 0 // the last attempt delivered events
+	}
+	re.lastSeq = int64(r.cursor.Seq)
+	for {
+		if re.failed >= re.opts.MaxAttempts {
+			return fmt.Errorf("%w: %d attempts from cursor %s (the stream was cut: %v)", ErrReconnectFailed, re.failed, r.cursor, cut)
+		}
+		if err := re.wait(); err != nil {
+			return err
+		}
+		re.failed++
+		req := re.req.Clone(re.ctx)
+		if re.body != nil {
+			req.Body = io.NopCloser(bytes.NewReader(re.body))
+			req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(re.body)), nil }
+		}
+		req.Header.Set(HeaderLastEventID, r.cursor.String())
+		resp, err := re.client.Do(req)
+		if err != nil {
+			if re.ctx.Err() != nil {
+				return re.ctx.Err()
+			}
+			cut = err
+			continue
+		}
+		want := r.cursor
+		err = r.attach(resp)
+		var se *StatusError
+		switch {
+		case errors.As(err, &se) && se.StatusCode == http.StatusNotFound:
+			return fmt.Errorf("%w: %w: %w", ErrRunGone, runlog.ErrUnknownRun, se)
+		case errors.As(err, &se) && se.StatusCode == http.StatusGone:
+			return fmt.Errorf("%w: %w: %w", ErrRunGone, runlog.ErrEvicted, se)
+		case errors.As(err, &se) && se.StatusCode == http.StatusBadRequest:
+			return fmt.Errorf("%w: %w", ErrReconnectFailed, se)
+		case err != nil:
+			cut = err
+			continue
+		}
+		if !r.resumable || r.cursor != want {
+			r.resp.Body.Close()
+			return fmt.Errorf("%w: the server resumed at %s %q, not at cursor %s", ErrReconnectFailed, HeaderCursor, r.resp.Header.Get(HeaderCursor), want)
+		}
+		return nil
+	}
+}
+
+// wait sleeps the backoff of the next attempt: none before the first
+// attempt after events were delivered, then MinBackoff doubling up to
+// MaxBackoff, each with up to half of it taken off at random.
+func (re *reconnector) wait() error {
+	if re.failed == 0 {
+		return re.ctx.Err()
+	}
+	d := re.opts.MinBackoff << min(re.failed-1, 30)
+	if d > re.opts.MaxBackoff || d <= 0 {
+		d = re.opts.MaxBackoff
+	}
+	d -= time.Duration(rand.Int64N(int64(d)/2 + 1))
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-re.ctx.Done():
+		return re.ctx.Err()
+	}
+}
+
+// Follow follows a run through a follower route (NewFollowHandler): it
+// GETs url, with Last-Event-ID when from names a run, and returns a reader
+// of the run's events after from, as Run does (opts.Reconnect applies too).
+// The caller must Close the reader.
+func Follow(ctx context.Context, client Doer, url string, from runlog.Cursor, opts ClientOptions) (*EventReader, error) {
+	if c, ok := client.(*http.Client); client == nil || ok && c == nil {
+		client = http.DefaultClient
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return nil, err
+	}
+	for k, v := range opts.Header {
+		req.Header[k] = append([]string(nil), v...)
+	}
+	setAccept(req, opts)
+	if from.Run != "" {
+		req.Header.Set(HeaderLastEventID, from.String())
+	}
+	var re *reconnector
+	if opts.Reconnect != nil {
+		re = newReconnector(ctx, client, req, nil, opts.Reconnect)
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	r, err := NewEventReader(resp, opts)
+	if err != nil {
+		return nil, err
+	}
+	r.re = re
+	return r, nil
+}

@@ -1,0 +1,397 @@
+package transport
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/agwire/agwire/codec"
+	"github.com/agwire/agwire/event"
+	"github.com/agwire/agwire/runlog"
+)
+
+// Resumable runs: the headers and defaults.
+const (
+	// HeaderLastEventID carries a client's cursor when it resumes a run,
+	// on both carriers (the SSE reconnection header).
+	HeaderLastEventID = "Last-Event-ID"
+	// HeaderCursor, on a resumable response, is the cursor the stream
+	// starts after: the cursor of event k is the run's id and this
+	// cursor's sequence plus k. On SSE each event also carries its cursor
+	// as its id.
+	HeaderCursor = "Agwire-Cursor"
+	// HeaderEnd is the trailer a resumable response carries when it ended
+	// because the run did: a client does not resume it, even if the run
+	// had no RUN_FINISHED or RUN_ERROR.
+	HeaderEnd = "Agwire-End"
+	// DefaultHeartbeat is HandlerOptions.Heartbeat's default.
+	DefaultHeartbeat = 15 * time.Second
+)
+
+// logStatus maps an error of the log's Read to a status and the text the
+// response names it with.
+func logStatus(err error) int {
+	switch {
+	case errors.Is(err, runlog.ErrBadCursor):
+		return http.StatusBadRequest
+	case errors.Is(err, runlog.ErrUnknownRun):
+		return http.StatusNotFound
+	case errors.Is(err, runlog.ErrEvicted):
+		return http.StatusGone
+	}
+	return http.StatusServiceUnavailable
+}
+
+// parseLastEventID reads the Last-Event-ID header of a request for run
+// (run "" for the follower route, which takes the cursor's).
+func parseLastEventID(r *http.Request, run string) (runlog.Cursor, bool, error) {
+	vs := r.Header.Values(HeaderLastEventID)
+	if len(vs) == 0 {
+		return runlog.Cursor{}, false, nil
+	}
+	if len(vs) > 1 {
+		return runlog.Cursor{}, true, fmt.Errorf("%d %s headers; send one", len(vs), HeaderLastEventID)
+	}
+	c, err := runlog.ParseCursor(strings.TrimSpace(vs[0]))
+	if err != nil {
+		return runlog.Cursor{}, true, fmt.Errorf("%s: %w", HeaderLastEventID, err)
+	}
+	if run != "" && c.Run != run {
+		return runlog.Cursor{}, true, fmt.Errorf("%s is a cursor of run %q, not of this request's run %q", HeaderLastEventID, c.Run, run)
+	}
+	return c, true, nil
+}
+
+// serveResumable serves a run request with a Log: a request with
+// Last-Event-ID resumes the run from the log; any other starts the run,
+// writing to the log, and follows it.
+func (h *handler) serveResumable(w http.ResponseWriter, r *http.Request, in *event.RunAgentInput, mediaType string) {
+	run := in.RunID
+	if err := runlog.CheckRunID(run); err != nil {
+		http.Error(w, "400 bad request: runId: "+err.Error(), http.StatusBadRequest)
+		return
+	}
+	from, resume, err := parseLastEventID(r, run)
+	if err != nil {
+		http.Error(w, "400 bad request: "+err.Error(), http.StatusBadRequest)
+		return
+	}
+	log := h.opts.Log
+	if resume {
+		rd, err := log.Read(r.Context(), from)
+		if err != nil {
+			code := logStatus(err)
+			http.Error(w, fmt.Sprintf("%d %s: %v", code, strings.ToLower(http.StatusText(code)), err), code)
+			return
+		}
+		serveLog(w, r, mediaType, &h.stream, h.opts.Heartbeat, rd, from, h.logger())
+		return
+	}
+	lw, err := log.Start(r.Context(), run)
+	if err != nil {
+		code := http.StatusServiceUnavailable
+		if errors.Is(err, runlog.ErrRunExists) {
+			code = http.StatusConflict
+		}
+		http.Error(w, fmt.Sprintf("%d %s: %v (resume a run with %s)", code, strings.ToLower(http.StatusText(code)), err, HeaderLastEventID), code)
+		return
+	}
+	from = runlog.Cursor{Run: run}
+	rd, err := log.Read(r.Context(), from)
+	if err != nil {
+		lw.End(context.WithoutCancel(r.Context()))
+		http.Error(w, "503 service unavailable: "+err.Error(), http.StatusServiceUnavailable)
+		return
+	}
+	var ctx context.Context
+	var cancel context.CancelFunc
+	req := r
+	if h.opts.Detach {
+		parent := h.opts.RunContext
+		if parent == nil {
+			parent = context.Background()
+		}
+		if h.opts.RunDeadline > 0 {
+			ctx, cancel = context.WithTimeout(parent, h.opts.RunDeadline)
+		} else {
+			ctx, cancel = context.WithCancel(parent)
+		}
+		req = r.Clone(ctx)
+	} else {
+		ctx, cancel = context.WithCancel(r.Context())
+	}
+	ew := &logWriter{w: lw, c: h.opts.Codec, parser: h.parser, max: h.stream.maxEventSize(), mediaType: mediaType}
+	ew.ctx, ew.cancel = context.WithCancelCause(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		defer cancel()
+		h.runLogged(req, in, ew)
+	}()
+	serveLog(w, r, mediaType, &h.stream, h.opts.Heartbeat, rd, from, h.logger())
+	if !h.opts.Detach {
+		cancel()
+		<-done
+	}
+}
+
+// runLogged runs fn writing to the log, and ends the run in the log.
+func (h *handler) runLogged(r *http.Request, in *event.RunAgentInput, ew *logWriter) {
+	runErr := h.fn(ew.ctx, r, in, ew)
+	if runErr != nil {
+		if ew.wroteTerminal() {
+			h.log(r, slog.LevelError, "agwire: run failed after it ended", runErr)
+		} else if err := ew.WriteEvent(&event.RunError{Message: runErr.Error()}); err != nil {
+			h.log(r, slog.LevelError, "agwire: run failed; RUN_ERROR not logged", runErr, slog.Any("writeError", err))
+		}
+	}
+	ew.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := ew.w.End(ctx); err != nil {
+		h.log(r, slog.LevelError, "agwire: the run's end was not logged; its readers wait until their contexts end", err)
+	}
+}
+
+func (h *handler) logger() *slog.Logger {
+	if h.opts.ErrorLog != nil {
+		return h.opts.ErrorLog
+	}
+	return slog.Default()
+}
+
+// serveLog streams a run from a log reader to the client, each event with
+// its cursor, and a heartbeat after each silence of hb on SSE.
+func serveLog(w http.ResponseWriter, r *http.Request, mediaType string, opts *ServerOptions, hb time.Duration, rd runlog.Reader, from runlog.Cursor, log *slog.Logger) {
+	defer rd.Close()
+	w.Header().Set(HeaderCursor, from.String())
+	w.Header().Set("Trailer", HeaderEnd)
+	s, err := newStream(w, r, mediaType, opts)
+	if err != nil {
+		if errors.Is(err, ErrStreamingUnsupported) || r.Context().Err() == nil {
+			http.Error(w, "500 internal server error: cannot stream events", http.StatusInternalServerError)
+		}
+		log.Error("agwire: cannot start the event stream", "error", err, "path", r.URL.Path)
+		return
+	}
+	defer s.Close()
+	if mediaType != MediaTypeSSE {
+		hb = -1
+	}
+	ctx := s.Context()
+	for {
+		wait, cancel := ctx, context.CancelFunc(func() {})
+		if hb > 0 {
+			wait, cancel = context.WithTimeout(ctx, hb)
+		}
+		e, err := rd.Next(wait)
+		cancel()
+		switch {
+		case err == nil:
+			if err := s.writeWire(e.Wire, runlog.Cursor{Run: from.Run, Seq: e.Seq}.String()); err != nil {
+				var ee *EventError
+				if errors.As(err, &ee) { // cannot be rendered on this carrier: the stream cannot skip it
+					log.Error("agwire: a logged event cannot be sent", "error", err, "run", from.Run, "seq", e.Seq)
+				}
+				return
+			}
+		case err == io.EOF:
+			if s.Close() == nil {
+				w.Header().Set(HeaderEnd, "run ended")
+			}
+			return
+		case hb > 0 && ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded):
+			if s.heartbeat() != nil {
+				return
+			}
+		default:
+			// The client went away, or the log failed the reader (ErrEvicted
+			// when it fell behind retention): end the response; a client
+			// resuming from its cursor learns which.
+			if ctx.Err() == nil {
+				log.Warn("agwire: reading the run log", "error", err, "run", from.Run)
+			}
+			return
+		}
+	}
+}
+
+// logWriter is the EventWriter of a resumable run: events go to the run
+// log, encoded by the codec, from which every response is served.
+type logWriter struct {
+	mu        sync.Mutex
+	ctx       context.Context
+	cancel    context.CancelCauseFunc
+	w         runlog.Writer
+	c         codec.Codec
+	parser    event.Parser
+	max       int
+	mediaType string
+	buf       []byte
+	n         int64
+	terminal  bool
+	err       error
+	closed    bool
+}
+
+func (l *logWriter) ContentType() string      { return l.mediaType }
+func (l *logWriter) Context() context.Context { return l.ctx }
+
+func (l *logWriter) WriteEvent(ev event.Event) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if ev == nil {
+		return &EventError{Index: l.n, Err: errors.New("nil event")}
+	}
+	return l.append(ev)
+}
+
+func (l *logWriter) WriteJSON(jsonEvent []byte) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	ev, err := l.parser.Parse(jsonEvent)
+	if err != nil {
+		return &EventError{Index: l.n, Err: err}
+	}
+	return l.append(ev)
+}
+
+func (l *logWriter) append(ev event.Event) error {
+	if l.closed {
+		return ErrClosed
+	}
+	if l.err != nil {
+		return l.err
+	}
+	b, err := l.c.Append(l.buf[:0], ev)
+	if err != nil {
+		return &EventError{Index: l.n, Err: err}
+	}
+	l.buf = b[:0]
+	if len(b) > l.max {
+		return &EventError{Index: l.n, Err: fmt.Errorf("%w: %d bytes exceed the limit of %d", ErrEventTooLarge, len(b), l.max)}
+	}
+	if _, err := l.w.Append(context.WithoutCancel(l.ctx), b); err != nil {
+		if errors.Is(err, runlog.ErrTooLarge) {
+			return &EventError{Index: l.n, Err: err}
+		}
+		l.err = fmt.Errorf("transport: logging event %d: %w", l.n, err)
+		l.cancel(l.err)
+		return l.err
+	}
+	l.n++
+	if t := ev.Type(); t == event.TypeRunFinished || t == event.TypeRunError {
+		l.terminal = true
+	}
+	return nil
+}
+
+func (l *logWriter) wroteTerminal() bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.terminal
+}
+
+func (l *logWriter) Close() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.closed = true
+	l.cancel(ErrClosed)
+	return l.err
+}
+
+// FollowOptions configures NewFollowHandler.
+type FollowOptions struct {
+	// Codec renders events on the binary transport (its MaxDepth and the
+	// like configure nothing else here).
+	Codec codec.Codec
+	// Compression, WriteTimeout and MaxEventSize are as for HandlerOptions.
+	Compression  []string
+	WriteTimeout time.Duration
+	MaxEventSize int
+	// Heartbeat is as for HandlerOptions: 0 means DefaultHeartbeat.
+	Heartbeat time.Duration
+	// ErrorLog: nil means slog.Default().
+	ErrorLog *slog.Logger
+}
+
+// NewFollowHandler returns the follower route of a run log: a GET streams
+// one run, as SSE or binary by Accept like a run request, from the start
+// or from the cursor in Last-Event-ID, then follows it live until it ends.
+// Any number of clients may follow a run; late joiners replay it.
+//
+// The run id is the path value "run" of the route's pattern, or, when the
+// route has none, the query parameter "run":
+//
+//	mux.Handle("GET /agent/runs/{run}", follow)
+//
+// A Last-Event-ID of another run or that is not a cursor is answered 400,
+// a run the log does not hold 404, a cursor whose next event retention
+// dropped 410 Gone, each with the reason as text. The response is as a
+// resumable run request's: Agwire-Cursor, and on SSE each event's cursor as
+// its id.
+func NewFollowHandler(log runlog.Log, opts FollowOptions) (http.Handler, error) {
+	if log == nil {
+		return nil, errors.New("transport: NewFollowHandler: nil Log")
+	}
+	so := ServerOptions{Codec: opts.Codec, Compression: opts.Compression, WriteTimeout: opts.WriteTimeout, MaxEventSize: opts.MaxEventSize}
+	if err := so.validate(); err != nil {
+		return nil, err
+	}
+	if opts.MaxEventSize < 0 {
+		return nil, fmt.Errorf("transport: FollowOptions.MaxEventSize is negative (%d)", opts.MaxEventSize)
+	}
+	if opts.Heartbeat == 0 {
+		opts.Heartbeat = DefaultHeartbeat
+	}
+	if opts.ErrorLog == nil {
+		opts.ErrorLog = slog.Default()
+	}
+	return &followHandler{log: log, opts: opts, stream: so}, nil
+}
+
+type followHandler struct {
+	log    runlog.Log
+	opts   FollowOptions
+	stream ServerOptions
+}
+
+func (f *followHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodGet {
+		w.Header().Set("Allow", http.MethodGet)
+		http.Error(w, "405 method not allowed: follow a run with GET", http.StatusMethodNotAllowed)
+		return
+	}
+	mediaType, ok := Negotiate(r.Header.Values("Accept"))
+	if !ok {
+		notAcceptable(w)
+		return
+	}
+	run := r.PathValue("run")
+	if run == "" {
+		run = r.URL.Query().Get("run")
+	}
+	if err := runlog.CheckRunID(run); err != nil {
+		http.Error(w, "400 bad request: run id: "+err.Error(), http.StatusBadRequest)
+		return
+	}
+	from, _, err := parseLastEventID(r, run)
+	if err != nil {
+		http.Error(w, "400 bad request: "+err.Error(), http.StatusBadRequest)
+		return
+	}
+	from.Run = run
+	rd, err := f.log.Read(r.Context(), from)
+	if err != nil {
+		code := logStatus(err)
+		http.Error(w, fmt.Sprintf("%d %s: %v", code, strings.ToLower(http.StatusText(code)), err), code)
+		return
+	}
+	serveLog(w, r, mediaType, &f.stream, f.opts.Heartbeat, rd, from, f.opts.ErrorLog)
+}

@@ -1,0 +1,70 @@
+package transport_test
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+
+	"github.com/agwire/agwire/event"
+	"github.com/agwire/agwire/runlog"
+	"github.com/agwire/agwire/transport"
+)
+
+// A resumable endpoint: runs go to a log, a client that is cut off resumes
+// with its cursor, and any client follows a run by id.
+func ExampleNewFollowHandler() {
+	log := runlog.NewMemory(runlog.MemoryOptions{})
+	defer log.Close()
+	agent, err := transport.NewHandler(func(ctx context.Context, _ *http.Request, in *event.RunAgentInput, w transport.EventWriter) error {
+		w.WriteEvent(&event.RunStarted{ThreadID: in.ThreadID, RunID: in.RunID})
+		w.WriteEvent(&event.TextMessageContent{MessageID: "m1", Delta: "Hello"})
+		return w.WriteEvent(&event.RunFinished{ThreadID: in.ThreadID, RunID: in.RunID})
+	}, transport.HandlerOptions{Log: log, Detach: true})
+	if err != nil {
+		panic(err)
+	}
+	follow, err := transport.NewFollowHandler(log, transport.FollowOptions{})
+	if err != nil {
+		panic(err)
+	}
+	mux := http.NewServeMux()
+	mux.Handle("POST /agent", agent)
+	mux.Handle("GET /agent/runs/{run}", follow)
+	srv := httptest.NewServer(mux)
+	defer srv.Close()
+
+	ctx := context.Background()
+	r, err := transport.Run(ctx, nil, srv.URL+"/agent", &event.RunAgentInput{ThreadID: "t", RunID: "run-1"},
+		transport.ClientOptions{Reconnect: &transport.ReconnectOptions{}})
+	if err != nil {
+		panic(err)
+	}
+	for ev, err := range r.Events() {
+		if err != nil {
+			panic(err)
+		}
+		cur, _ := r.Cursor()
+		fmt.Println(cur, ev.Type())
+	}
+	r.Close()
+
+	// A follower joining after event 1.
+	f, err := transport.Follow(ctx, nil, srv.URL+"/agent/runs/run-1", runlog.Cursor{Run: "run-1", Seq: 1}, transport.ClientOptions{PreferSSE: true})
+	if err != nil {
+		panic(err)
+	}
+	defer f.Close()
+	for ev, err := range f.Events() {
+		if err != nil {
+			panic(err)
+		}
+		fmt.Println("follower:", ev.Type())
+	}
+	// Output:
+	// run-1/1 RUN_STARTED
+	// run-1/2 TEXT_MESSAGE_CONTENT
+	// run-1/3 RUN_FINISHED
+	// follower: TEXT_MESSAGE_CONTENT
+	// follower: RUN_FINISHED
+}
