@@ -240,8 +240,23 @@ func clearUnknown(m protoreflect.Message) {
 			v.Kind = &structpb.Value_NullValue{}
 		}
 	}
-	if msg, ok := m.Interface().(*aguipb.Message); ok && msg.GetRole() == "activity" && msg.ActivityContent == nil {
-		msg.ActivityContent = &structpb.Struct{}
+	if msg, ok := m.Interface().(*aguipb.Message); ok {
+		// What agwire's decoder restores of a message (the required values
+		// proto3 leaves out), and its encoder then writes.
+		empty := ""
+		switch msg.GetRole() {
+		case "activity":
+			if msg.ActivityContent == nil && msg.Content == nil && len(msg.ContentParts) == 0 {
+				msg.ActivityContent = &structpb.Struct{}
+			}
+			if msg.ActivityType == nil {
+				msg.ActivityType = &empty
+			}
+		case "developer", "system", "reasoning":
+			if msg.Content == nil && len(msg.ContentParts) == 0 && msg.ActivityContent == nil {
+				msg.Content = &empty
+			}
+		}
 	}
 	m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
 		switch {
