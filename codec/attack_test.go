@@ -179,7 +179,10 @@ func TestDecodeMergesLikeProtobuf(t *testing.T) {
 	// A Struct value in three occurrences, the middle one empty: merged, they
 	// are one object of two keys.
 	emptyInside := hCustom(wCat(wvStruct(wsEntry("a", wvNum(1))), wBytes(5, nil), wvStruct(wsEntry("b", wvNull()))))
-	for _, frame := range [][]byte{aRepeatedValue(4096), aNestedMerge(8192), emptyInside} {
+	// A Struct entry holding a field of another wire type: protobuf skips it
+	// as an unknown field of the entry. (Found by fuzz.FuzzDifferential.)
+	oddEntry := hCustom(wvStruct(wMsg(1, wFixed64(1, 7), wStr(1, "a"), wVarint(2, 1), wBytes(2, wvNull()))))
+	for _, frame := range [][]byte{aRepeatedValue(4096), aNestedMerge(8192), emptyInside, oddEntry} {
 		ev, err := codec.Unmarshal(frame)
 		if err != nil {
 			t.Fatal(err)

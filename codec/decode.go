@@ -1099,18 +1099,15 @@ func (d *decoder) entry(f field) (entry, error) {
 		if !ok {
 			break
 		}
+		if g.typ != protowire.BytesType {
+			continue // another wire type is an unknown field of the entry, as protobuf skips it
+		}
 		switch g.num {
 		case 1:
-			if g.typ != protowire.BytesType {
-				return e, d.malformed(g.at, "map key with wire type %d", g.typ)
-			}
 			if e.key, err = d.str(g); err != nil {
 				return e, err
 			}
 		case 2:
-			if g.typ != protowire.BytesType {
-				return e, d.malformed(g.at, "map value with wire type %d", g.typ)
-			}
 			d.add(&e.value, g.b)
 		}
 	}
@@ -1208,12 +1205,10 @@ func (d *decoder) validStruct(b []byte) error {
 				break
 			}
 			switch {
-			case g.num == 1 && g.typ != protowire.BytesType:
-				return d.malformed(g.at, "map key with wire type %d", g.typ)
+			case g.typ != protowire.BytesType:
+				// an unknown field of the entry, skipped
 			case g.num == 1 && !utf8.Valid(g.b):
 				return d.malformed(g.at, "string is not valid UTF-8")
-			case g.num == 2 && g.typ != protowire.BytesType:
-				return d.malformed(g.at, "map value with wire type %d", g.typ)
 			case g.num == 2:
 				if err := d.validValue(g.b); err != nil {
 					return err

@@ -268,18 +268,8 @@ func checkClientBody(t *testing.T, c bodyCase) {
 		t.Fatalf("a body the reference decoder refuses ends cleanly after %d items", len(got))
 	}
 	var fe *framing.Error
-	typed := end == io.EOF || errors.As(end, &fe) || isAny(end, transport.ErrEventTooLarge, transport.ErrTooManyErrors, io.ErrUnexpectedEOF) ||
+	typed := end == io.EOF || errors.As(end, &fe) || isAny(end, transport.ErrEventTooLarge, transport.ErrTooManyErrors, transport.ErrCorruptBody, io.ErrUnexpectedEOF) ||
 		isDecompressError(end)
-	if !typed && c.coding != codingIdentity && !clean {
-		// Known gap (transport/compress.go, decompress): a decoder's own
-		// failure reaches the caller as it is. On the binary transport it
-		// is wrapped in a *framing.Error; on SSE it arrives bare, and for
-		// zstd it is often an unexported error ("reserved bit set on
-		// frame header" for the body 28b52ffd38), which errors.Is cannot
-		// recognise. Expected: a transport error that says the body's
-		// coding is corrupt, wrapping the decoder's.
-		t.Skip("known gap: an SSE body's decompression error is untyped")
-	}
 	if !typed {
 		t.Fatalf("untyped error %T: %v", end, end)
 	}

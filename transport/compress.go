@@ -123,13 +123,15 @@ func decompress(contentEncoding []string, body io.Reader) (io.Reader, string, er
 			coding = c
 		}
 	}
-	switch coding {
-	case "":
+	if coding == "" {
 		return body, "", nil
+	}
+	src := &sourceReader{r: body}
+	switch coding {
 	case EncodingGzip:
-		return &lazyGzip{src: body}, coding, nil
+		return &codingReader{r: &lazyGzip{src: src}, src: src, coding: coding}, coding, nil
 	case EncodingZstd:
-		d, err := zstd.NewReader(body,
+		d, err := zstd.NewReader(src,
 			zstd.WithDecoderConcurrency(1), // synchronous: returns each flushed block as it arrives
 			zstd.WithDecoderLowmem(true),
 			zstd.WithDecoderMaxWindow(zstdMaxWindow),
@@ -137,9 +139,47 @@ func decompress(contentEncoding []string, body io.Reader) (io.Reader, string, er
 		if err != nil {
 			return nil, "", fmt.Errorf("transport: zstd decoder: %w", err)
 		}
-		return d, coding, nil
+		return &codingReader{r: d, src: src, coding: coding}, coding, nil
 	}
 	return nil, "", fmt.Errorf("%w: %q", ErrUnsupportedEncoding, coding)
+}
+
+// sourceReader remembers the last error of the compressed body, so that
+// codingReader can tell the connection's errors from the decoder's.
+type sourceReader struct {
+	r   io.Reader
+	err error
+	eof bool
+}
+
+func (s *sourceReader) Read(p []byte) (int, error) {
+	n, err := s.r.Read(p)
+	switch {
+	case err == io.EOF:
+		s.eof = true
+	case err != nil:
+		s.err = err
+	}
+	return n, err
+}
+
+// codingReader types a decoder's failures: ErrCorruptBody wrapping the
+// decoder's error, unless the error is the body's own (a cut connection,
+// a timeout) or the body simply ended early (io.ErrUnexpectedEOF after the
+// source's EOF: a truncated stream), which pass as they are.
+type codingReader struct {
+	r      io.Reader
+	src    *sourceReader
+	coding string
+}
+
+func (c *codingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	if err != nil && err != io.EOF && (c.src.err == nil || !errors.Is(err, c.src.err)) && !errors.Is(err, ErrCorruptBody) &&
+		!(c.src.eof && errors.Is(err, io.ErrUnexpectedEOF)) {
+		err = fmt.Errorf("%w (%s): %w", ErrCorruptBody, c.coding, err)
+	}
+	return n, err
 }
 
 // lazyGzip reads the gzip header on the first Read rather than when the

@@ -25,6 +25,11 @@ var (
 	// ErrUnsupportedEncoding: a response's Content-Encoding is not gzip,
 	// zstd or identity.
 	ErrUnsupportedEncoding = errors.New("transport: unsupported content encoding")
+	// ErrCorruptBody: the response body is not valid in its content coding
+	// (a broken gzip or zstd stream). It wraps the decoder's own error, and
+	// is the same on both carriers. Errors of the connection itself are
+	// passed on as they are.
+	ErrCorruptBody = errors.New("transport: the response body's content coding is corrupt")
 	// ErrEventTooLarge: an event exceeds the size limit: on a reader
 	// (ClientOptions.MaxEventSize) it ends the stream, wrapping
 	// framing.ErrFrameTooLarge on the binary transport; on a writer

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"math"
 	"time"
 )
 
@@ -57,7 +58,9 @@ type SSEReader struct {
 
 	buf        []byte // input; unread bytes are buf[start:end]
 	start, end int
-	skipLF     bool // the last line ended in CR: an LF next is part of it
+	scanned    int   // bytes of buf[start:end] already searched for a line end
+	searched   int64 // bytes searched in all, for the test of linear cost
+	skipLF     bool  // the last line ended in CR: an LF next is part of it
 	bomDone    bool
 	err        error // sticky; from the source once buf is drained
 	srcErr     error // the source's error, met while filling buf
@@ -77,7 +80,9 @@ func NewSSEReader(r io.Reader, maxEventSize int) *SSEReader {
 	if maxEventSize <= 0 {
 		maxEventSize = DefaultMaxEventSize
 	}
-	return &SSEReader{r: r, max: maxEventSize, buf: make([]byte, min(4096, maxEventSize+1))}
+	// The buffer holds at least a byte order mark and one byte more, however
+	// small the limit.
+	return &SSEReader{r: r, max: maxEventSize, buf: make([]byte, max(len(bom)+1, min(4096, maxEventSize+1)))}
 }
 
 // Next returns the next dispatched event. It returns io.EOF when the
@@ -140,7 +145,11 @@ func (r *SSEReader) next() ([]byte, error) {
 			}
 		case "retry":
 			if ms, ok := parseDigits(value); ok {
-				r.retry = time.Duration(ms) * time.Millisecond
+				if ms > math.MaxInt64/int64(time.Millisecond) {
+					r.retry = math.MaxInt64 // beyond a Duration: the longest one
+				} else {
+					r.retry = time.Duration(ms) * time.Millisecond
+				}
 			}
 		}
 	}
@@ -172,7 +181,7 @@ func (r *SSEReader) readLine() ([]byte, error) {
 	for {
 		if r.skipLF && r.start < r.end {
 			if r.buf[r.start] == '\n' {
-				r.start++
+				r.start++ // (scanned is 0 here: a line was just returned)
 			}
 			r.skipLF = false
 		}
@@ -187,12 +196,18 @@ func (r *SSEReader) readLine() ([]byte, error) {
 			}
 		}
 		if r.bomDone {
+			// Search only what earlier calls have not: a line arriving in
+			// many small reads is scanned once, not once per read.
 			avail := r.buf[r.start:r.end]
-			if i := bytes.IndexAny(avail, "\r\n"); i >= 0 {
+			r.searched += int64(len(avail) - r.scanned)
+			if i := bytes.IndexAny(avail[r.scanned:], "\r\n"); i >= 0 {
+				i += r.scanned
 				r.start += i + 1
+				r.scanned = 0
 				r.skipLF = avail[i] == '\r'
 				return avail[:i], nil
 			}
+			r.scanned = len(avail)
 			if len(avail) > r.max {
 				return nil, fmt.Errorf("%w: an SSE line exceeds the limit of %d bytes", ErrEventTooLarge, r.max)
 			}
