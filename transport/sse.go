@@ -202,6 +202,11 @@ func (r *SSEReader) readLine() ([]byte, error) {
 			r.searched += int64(len(avail) - r.scanned)
 			if i := bytes.IndexAny(avail[r.scanned:], "\r\n"); i >= 0 {
 				i += r.scanned
+				if i > r.max {
+					// (The buffer can hold more than the limit: never less
+					// than a byte order mark and one byte.)
+					return nil, fmt.Errorf("%w: an SSE line exceeds the limit of %d bytes", ErrEventTooLarge, r.max)
+				}
 				r.start += i + 1
 				r.scanned = 0
 				r.skipLF = avail[i] == '\r'

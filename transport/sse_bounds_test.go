@@ -69,3 +69,13 @@ func TestCorruptBodyTyped(t *testing.T) {
 		}
 	}
 }
+
+// TestSSELineOverTinyLimit: a whole line over the limit that arrives in one
+// read is refused as one that arrives in pieces is. (Found by
+// fuzz.FuzzSSEReader once the buffer was made to hold a byte order mark.)
+func TestSSELineOverTinyLimit(t *testing.T) {
+	r := NewSSEReader(strings.NewReader("00\r"), 1)
+	if _, err := r.Next(); !errors.Is(err, ErrEventTooLarge) {
+		t.Errorf("got %v, want ErrEventTooLarge", err)
+	}
+}
