@@ -274,6 +274,9 @@ func spoilFrames(r *rand.Rand, stream []byte) []byte {
 	var out []byte
 	for len(stream) >= 4 {
 		n := int(binary.BigEndian.Uint32(stream))
+		if 4+n > len(stream) { // a cut stream: keep its end as it is
+			break
+		}
 		frame := stream[:4+n]
 		stream = stream[4+n:]
 		switch r.IntN(10) {
@@ -294,6 +297,7 @@ func spoilFrames(r *rand.Rand, stream []byte) []byte {
 		}
 		out = append(out, frame...)
 	}
+	out = append(out, stream...)
 	switch r.IntN(4) {
 	case 0:
 		out = out[:len(out)-r.IntN(min(len(out), 9))]
