@@ -340,8 +340,8 @@ func (r *reader) field(f *schema.Field, base unsafe.Pointer) error {
 		}
 		at := r.s.Offset()
 		v, err := r.s.String()
-		if err == nil && f.Names != nil && f.NameIndex(v) < 0 {
-			return &jsonx.Error{Offset: at, Err: fmt.Errorf("%w: %s", ErrInvalidField, unknownName(f, v))}
+		if err == nil && !f.Allows(v) {
+			return &jsonx.Error{Offset: at, Err: fmt.Errorf("%w: %s", ErrInvalidField, f.Unknown(v))}
 		}
 		*(*string)(p) = v
 		return err
@@ -349,7 +349,11 @@ func (r *reader) field(f *schema.Field, base unsafe.Pointer) error {
 		if k != jsonx.String {
 			return r.invalidHere("%s must be a string, found %s", f.Name, k)
 		}
+		at := r.s.Offset()
 		v, err := r.s.String()
+		if err == nil && !f.Allows(v) {
+			return &jsonx.Error{Offset: at, Err: fmt.Errorf("%w: %s", ErrInvalidField, f.Unknown(v))}
+		}
 		*(**string)(p) = &v
 		return err
 	case schema.OptBool:
@@ -634,15 +638,6 @@ func (r *reader) source(src *Source) error {
 	}
 	src.Type, src.Value = *typ, *value
 	return checkSource(src)
-}
-
-// unknownName describes a string outside a field's allowed names.
-func unknownName(f *schema.Field, v string) string {
-	what := "value"
-	if f.Kind == schema.Enum {
-		what = "operation"
-	}
-	return fmt.Sprintf("unknown %s %s %s (known: %s)", f.Name, what, jsonx.Quote(v), strings.Join(f.Names, ", "))
 }
 
 // thinking reads the base fields of a THINKING_* event (so that its metadata
