@@ -6,7 +6,6 @@ import (
 	"math"
 	"reflect"
 	"strconv"
-	"strings"
 	"sync"
 	"unicode/utf8"
 	"unsafe"
@@ -183,8 +182,8 @@ func (e *encoder) field(b []byte, f *schema.Field, base unsafe.Pointer) ([]byte,
 	switch f.Kind {
 	case schema.String:
 		v := *(*string)(p)
-		if f.Names != nil && f.NameIndex(v) < 0 {
-			return b, invalidf("%s", unknownName(f, v))
+		if !f.Allows(v) {
+			return b, invalidf("%s", f.Unknown(v))
 		}
 		if v == "" {
 			return b, nil
@@ -194,7 +193,7 @@ func (e *encoder) field(b []byte, f *schema.Field, base unsafe.Pointer) ([]byte,
 		v := *(*string)(p)
 		n := f.NameIndex(v)
 		if n < 0 {
-			return b, invalidf("%s", unknownName(f, v))
+			return b, invalidf("%s", f.Unknown(v))
 		}
 		if n == 0 {
 			return b, nil // proto3 does not write an enum's zero value
@@ -203,6 +202,9 @@ func (e *encoder) field(b []byte, f *schema.Field, base unsafe.Pointer) ([]byte,
 		return protowire.AppendVarint(b, uint64(n)), nil
 	case schema.OptString:
 		if v := *(**string)(p); v != nil {
+			if !f.Allows(*v) {
+				return b, invalidf("%s", f.Unknown(*v))
+			}
 			return appendString(b, num, *v)
 		}
 	case schema.OptBool:
@@ -270,16 +272,6 @@ func (e *encoder) field(b []byte, f *schema.Field, base unsafe.Pointer) ([]byte,
 		}
 	}
 	return b, nil
-}
-
-// unknownName describes a string outside a field's allowed names, cut short
-// when long.
-func unknownName(f *schema.Field, v string) string {
-	what := "value"
-	if f.Kind == schema.Enum {
-		what = "operation"
-	}
-	return fmt.Sprintf("unknown %s %s %s (known: %s)", f.Name, what, jsonx.Quote(v), strings.Join(f.Names, ", "))
 }
 
 // InputContent arms and InputContentSource arms.

@@ -19,6 +19,8 @@ import (
 	"strings"
 	"sync"
 	"unsafe"
+
+	"github.com/agwire/agwire/internal/jsonx"
 )
 
 // Kind says how a field is represented.
@@ -63,7 +65,7 @@ type Field struct {
 	// field by the value's kind, and at most one of them may be set.
 	Union bool
 	// Names are an Enum's JSON names, indexed by wire number; for a String
-	// with ",in=SET", the values it may take. Nil: any string.
+	// or OptString with ",in=SET", the values it may take. Nil: any string.
 	Names []string
 	// Flat marks an optional message whose fields the wire carries inline,
 	// in the parent message, at their own numbers (RUN_FINISHED's outcome).
@@ -97,6 +99,20 @@ func (f *Field) Ptr(base unsafe.Pointer) unsafe.Pointer { return unsafe.Add(base
 
 // NameIndex returns the index of s in f.Names, or -1.
 func (f *Field) NameIndex(s string) int { return slices.Index(f.Names, s) }
+
+// Allows reports whether the field may hold s: any string when the field
+// has no names, otherwise one of them.
+func (f *Field) Allows(s string) bool { return f.Names == nil || slices.Contains(f.Names, s) }
+
+// Unknown describes s, a string the field does not allow, for an error
+// message; long strings are cut short.
+func (f *Field) Unknown(s string) string {
+	what := "value"
+	if f.Kind == Enum {
+		what = "operation"
+	}
+	return fmt.Sprintf("unknown %s %s %s (known: %s)", f.Name, what, jsonx.Quote(s), strings.Join(f.Names, ", "))
+}
 
 // Plan is the field table of one struct type.
 type Plan struct {
@@ -340,7 +356,7 @@ func (b *builder) field(t reflect.Type, sf reflect.StructField, tag string) Fiel
 		bad("an enum must be a string field")
 	case enum != "":
 		f.Kind = Enum
-	case f.Names != nil && f.Kind != String:
+	case f.Names != nil && f.Kind != String && f.Kind != OptString:
 		bad("a value set applies to string fields")
 	}
 	return f
