@@ -134,7 +134,7 @@ func runConvert(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	var src eventSource
 	switch from {
 	case formatJSONL:
-		src = &jsonlSource{br: br, parser: parser, start: func() []byte { return rec.start }}
+		src = &jsonlSource{br: br, parser: parser, start: rec.first}
 	case formatSSE:
 		lr := &lineReader{br: br}
 		src = &sseSource{lines: lr, r: transport.NewSSEReader(lr, int(maxFrame)), parser: parser}
@@ -206,7 +206,7 @@ func (c *cli) convert(src eventSource, dst eventSink, from streamFormat, out *ou
 			continue
 		}
 		written++
-		prog.update(written, rec.n)
+		prog.update(written, rec.read())
 		if in.Buffered() == 0 { // the input may be a live stream: pass the event on
 			if err := out.Flush(); err != nil {
 				c.failf("writing output: %v", err)
