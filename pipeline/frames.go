@@ -28,14 +28,7 @@ func DecodeFrames(dst io.Writer, src io.Reader, r framing.ReaderOptions, opts Op
 	}
 	e := newEngine(opts)
 	split := framing.NewReader(newSource(src, e.beforeRead), framing.ReaderOptions{MaxFrameSize: r.MaxFrameSize})
-	maxBad := framing.DefaultMaxConsecutiveErrors
-	switch {
-	case r.MaxConsecutiveErrors > 0:
-		maxBad = r.MaxConsecutiveErrors
-	case r.MaxConsecutiveErrors < 0:
-		maxBad = -1
-	}
-	return e.run(dst, &frameSplitter{r: split}, func() func(*batch) { return newDecoder(r) }, &frameSequencer{max: maxBad})
+	return e.run(dst, &frameSplitter{r: split}, func() func(*batch) { return newDecoder(r) }, &frameSequencer{max: maxBad(r)})
 }
 
 // decodeSequential is the sequential conversion.
@@ -117,8 +110,15 @@ type frameSequencer struct {
 
 func (s *frameSequencer) ok(*Stats) { s.bad = 0 }
 
-func (s *frameSequencer) fail(r *rec, _ *Stats) (error, bool) {
+func (s *frameSequencer) fail(r *rec, st *Stats) (error, bool) {
 	var fe *framing.Error
+	if ce, ok := r.err.(*FrameError); ok { // decoded, then refused
+		s.bad = 0
+		if errors.As(ce.Err, &fe) {
+			fe.Offset, fe.Frame = st.BytesOut, st.Records
+		}
+		return ce, false
+	}
 	if !errors.As(r.err, &fe) {
 		return r.err, true
 	}

@@ -33,7 +33,8 @@ func fuzzOptions(encode bool, knobs uint16) (setup, int) {
 		s.wopts.MaxFrameSize, s.ropts.MaxFrameSize = 64, 64
 	}
 	s.ropts.MaxConsecutiveErrors = int(knobs>>8&3) - 1
-	return s, 1 + int(knobs>>10)*7
+	s.conv, s.toBinary = knobs&(1<<15) != 0, knobs&(1<<14) != 0
+	return s, 1 + int(knobs>>10&15)*29
 }
 
 // seeds adds short pieces of the golden corpus, spoilt: short, so that

@@ -174,6 +174,7 @@ type rec struct {
 	off        int64 // the byte offset of its start in the input
 	outEnd     int   // the end of its output in batch.out
 	err        error // why it could not be converted
+	skip       bool  // dropped without an error
 }
 
 // batch is a run of consecutive records and their output.
@@ -396,6 +397,9 @@ func (e *engine) write(dst io.Writer, seq sequencer, st *Stats, held *int64) err
 		at := 0
 		for i := range b.recs {
 			r := &b.recs[i]
+			if r.skip {
+				continue
+			}
 			if r.err != nil {
 				err, fatal := seq.fail(r, st)
 				st.Offset = r.off

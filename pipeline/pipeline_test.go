@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/agwire/agwire/codec"
+	"github.com/agwire/agwire/event"
 	"github.com/agwire/agwire/framing"
 )
 
@@ -91,6 +92,8 @@ func explain(err error) string {
 // setup is how a conversion is run: its options besides the workers.
 type setup struct {
 	encode    bool
+	conv      bool // ConvertLines (encode) or ConvertFrames with the test's functions
+	toBinary  bool // with conv, the functions write frames, else JSON lines
 	wopts     framing.WriterOptions
 	ropts     framing.ReaderOptions
 	stopAfter int   // errors skipped before stopping (-1: skip every one)
@@ -128,9 +131,14 @@ func (s setup) run(input []byte, opts Options) result {
 	}
 	var st Stats
 	var err error
-	if s.encode {
+	switch {
+	case s.conv && s.encode:
+		st, err = ConvertLines(dst, src, func() LineFunc { return testLineFunc(s) }, opts)
+	case s.conv:
+		st, err = ConvertFrames(dst, src, s.ropts, func() EventFunc { return testEventFunc(s) }, opts)
+	case s.encode:
 		st, err = EncodeLines(dst, src, s.wopts, opts)
-	} else {
+	default:
 		st, err = DecodeFrames(dst, src, s.ropts, opts)
 	}
 	if bw != nil {
@@ -351,5 +359,82 @@ func TestErrorsFound(t *testing.T) {
 	big := setup{encode: true, stopAfter: -1, wopts: framing.WriterOptions{MaxFrameSize: 40}}.run(jsonl, Options{Workers: 2, BatchSize: 50})
 	if len(big.reported) == 0 || !strings.Contains(big.reported[0], "is(frame too large)") {
 		t.Errorf("frames above 40 bytes: %v", big.reported)
+	}
+}
+
+// testEventFunc writes an event as a frame or as a JSON line, refusing
+// CUSTOM events.
+func testEventFunc(s setup) EventFunc {
+	var buf bytes.Buffer
+	w := framing.NewWriter(&buf, s.wopts)
+	return func(dst []byte, ev event.Event) ([]byte, error) {
+		if ev.Type() == event.TypeCustom {
+			return dst, errors.New("no custom events here")
+		}
+		if !s.toBinary {
+			out, err := event.AppendJSON(dst, ev)
+			if err != nil {
+				return dst, err
+			}
+			return append(out, '\n'), nil
+		}
+		buf.Reset()
+		w.Reset(&buf)
+		if err := w.WriteEvent(ev); err != nil {
+			return dst, err
+		}
+		return append(dst, buf.Bytes()...), nil
+	}
+}
+
+// testLineFunc parses a JSON line (dropping a byte order mark on line 1)
+// and writes the event as testEventFunc does.
+func testLineFunc(s setup) LineFunc {
+	f := testEventFunc(s)
+	return func(dst, line []byte, num int64) ([]byte, error) {
+		if num == 1 {
+			line = bytes.TrimPrefix(line, []byte("\xEF\xBB\xBF"))
+		}
+		if line = bytes.TrimSpace(line); len(line) == 0 {
+			return dst, Skip
+		}
+		ev, err := event.Parser{}.Parse(line)
+		if err != nil {
+			return dst, err
+		}
+		return f(dst, ev)
+	}
+}
+
+func TestConvertSameAsSequential(t *testing.T) {
+	jsonl, stream := golden(t)
+	for seed := range uint64(25) {
+		r := rand.New(rand.NewPCG(seed, 9))
+		lines, frames := spoilLines(r, jsonl), spoilFrames(r, stream)
+		if seed%3 == 0 {
+			lines = append([]byte("\xEF\xBB\xBF\n"), lines...)
+		}
+		for _, bin := range []bool{false, true} {
+			for _, stop := range []int{0, 2, -1} {
+				same(t, setup{encode: true, conv: true, toBinary: bin, stopAfter: stop, chunks: int64(seed)}, lines)
+				same(t, setup{conv: true, toBinary: bin, stopAfter: stop, chunks: int64(seed)}, frames)
+			}
+			small := framing.WriterOptions{MaxFrameSize: 50}
+			same(t, setup{encode: true, conv: true, toBinary: bin, stopAfter: -1, wopts: small}, lines)
+			same(t, setup{conv: true, toBinary: bin, stopAfter: -1, wopts: small, ropts: framing.ReaderOptions{MaxConsecutiveErrors: 1}}, frames)
+			same(t, setup{encode: true, conv: true, toBinary: bin, stopAfter: -1, failAfter: 1 + r.IntN(len(stream)), buffered: true}, lines)
+		}
+	}
+	// The comparisons met every kind of error.
+	got := setup{conv: true, toBinary: true, stopAfter: -1, wopts: framing.WriterOptions{MaxFrameSize: 50}}.run(stream, Options{Workers: 2, BatchSize: 300})
+	all := strings.Join(got.reported, "\n")
+	for _, want := range []string{"*pipeline.FrameError", "no custom events here", "is(frame too large)"} {
+		if !strings.Contains(all, want) {
+			t.Errorf("converting the golden frames reports no %q: %s", want, all)
+		}
+	}
+	got = setup{encode: true, conv: true, stopAfter: -1}.run(append([]byte("\xEF\xBB\xBF\n{\n"), jsonl...), Options{Workers: 2, BatchSize: 300})
+	if len(got.reported) == 0 || !strings.Contains(got.reported[0], "line=2") || got.stats.Records < 100 {
+		t.Errorf("a BOM line, then a bad line: %v, %+v", got.reported, got.stats)
 	}
 }
