@@ -1,6 +1,8 @@
 // Package pipeline converts long AG-UI event streams on every core: JSON
-// lines to binary frames (EncodeLines) and binary frames to JSON lines
-// (DecodeFrames), as a bounded pipeline.
+// lines to binary frames (EncodeLines), binary frames to JSON lines
+// (DecodeFrames), and JSON lines or frames to anything with a function of
+// the caller's per record (ConvertLines, ConvertFrames), as a bounded
+// pipeline. The agwire command's encode, decode and convert run on it.
 //
 // One reader splits the input into records (a line, a frame) and gathers
 // them into batches; Options.Workers workers convert batches in parallel,
@@ -15,11 +17,13 @@
 //
 // At most Options.Depth batches exist at once: one being filled by the
 // reader, the others waiting for a worker, being converted or being
-// written. A batch holds the records of about Options.BatchSize bytes of
-// input (a single record longer than that makes a batch of its own) and
-// their converted form, so the memory held is bounded by Depth x (BatchSize
-// + the longest record) x (1 + the output's growth over the input), whatever
-// the length of the stream; Stats.PeakBuffered reports what it was. A
+// written. A batch holds records of less than Options.BatchSize bytes of
+// input and one more record, and their converted form, so the memory held
+// is bounded by Depth x (BatchSize + the longest record) x (1 + the
+// output's growth over the input), whatever the length of the stream, plus
+// the reader's 64 KiB buffer; the buffers of a batch grown well beyond the
+// batch size by a long record are dropped once it is written.
+// Stats.PeakBuffered reports what the batches held at most. A
 // frame's length is checked against the reader's MaxFrameSize before
 // anything of its size is allocated, as framing.Reader does; a JSON line
 // has no limit but its own length, as with the sequential conversion.
@@ -37,7 +41,8 @@
 //
 // A record that cannot be converted is reported to Options.OnError, in
 // input order, on the caller's goroutine: a *LineError for a JSON line, the
-// *framing.Error that framing.Reader.ReadJSON returns for a frame. When
+// *framing.Error that framing.Reader.ReadJSON returns for a frame, a
+// *FrameError for an event the EventFunc refused. When
 // OnError returns true the record is skipped and the conversion goes on;
 // otherwise, or when OnError is nil, the conversion stops there and returns
 // the error, having written exactly the records before it. An error that
