@@ -21,7 +21,9 @@ func DecodeWork(c Codec, b []byte) (int, error) {
 
 // AppendReference encodes with the reference encoder, which walks the
 // field tables at run time: what the generated coders are held to.
-func AppendReference(c Codec, dst []byte, ev Event) ([]byte, error) { return c.appendReference(dst, ev) }
+func AppendReference(c Codec, dst []byte, ev Event) ([]byte, error) {
+	return c.appendReference(dst, ev)
+}
 
 // Event is event.Event, for the signature above.
 type Event = event.Event
