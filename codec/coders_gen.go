@@ -3189,3 +3189,5053 @@ func writeSubagentOutcome(g *genc, b []byte, p *event.SubagentOutcome) []byte {
 	}
 	return b
 }
+
+// decodeGenerated decodes the envelope of d.data with the generated
+// decoders; ok is false when the frame is not in their canonical shape
+// or is wrong, and the reference decoder must read it.
+func decodeGenerated(d *decoder) (ev event.Event, ok bool) {
+	num, body, ok := envelopeArm(d.data)
+	if !ok {
+		return nil, false
+	}
+	switch num {
+	case 1:
+		if d.charge(96) != nil {
+			return nil, false
+		}
+		p := new(event.TextMessageStart)
+		if !decTextMessageStart(d, body, p, 0) {
+			return nil, false
+		}
+		return p, true
+	case 2:
+		if d.charge(96) != nil {
+			return nil, false
+		}
+		p := new(event.TextMessageContent)
+		if !decTextMessageContent(d, body, p, 1) {
+			return nil, false
+		}
+		return p, true
+	case 3:
+		if d.charge(80) != nil {
+			return nil, false
+		}
+		p := new(event.TextMessageEnd)
+		if !decTextMessageEnd(d, body, p, 2) {
+			return nil, false
+		}
+		return p, true
+	case 4:
+		if d.charge(104) != nil {
+			return nil, false
+		}
+		p := new(event.ToolCallStart)
+		if !decToolCallStart(d, body, p, 3) {
+			return nil, false
+		}
+		return p, true
+	case 5:
+		if d.charge(96) != nil {
+			return nil, false
+		}
+		p := new(event.ToolCallArgs)
+		if !decToolCallArgs(d, body, p, 4) {
+			return nil, false
+		}
+		return p, true
+	case 6:
+		if d.charge(80) != nil {
+			return nil, false
+		}
+		p := new(event.ToolCallEnd)
+		if !decToolCallEnd(d, body, p, 5) {
+			return nil, false
+		}
+		return p, true
+	case 7:
+		if d.charge(88) != nil {
+			return nil, false
+		}
+		p := new(event.StateSnapshot)
+		if !decStateSnapshot(d, body, p, 6) {
+			return nil, false
+		}
+		return p, true
+	case 8:
+		if d.charge(88) != nil {
+			return nil, false
+		}
+		p := new(event.StateDelta)
+		if !decStateDelta(d, body, p, 7) {
+			return nil, false
+		}
+		return p, true
+	case 9:
+		if d.charge(80) != nil {
+			return nil, false
+		}
+		p := new(event.MessagesSnapshot)
+		if !decMessagesSnapshot(d, body, p, 8) {
+			return nil, false
+		}
+		return p, true
+	case 10:
+		if d.charge(96) != nil {
+			return nil, false
+		}
+		p := new(event.Raw)
+		if !decRaw(d, body, p, 9) {
+			return nil, false
+		}
+		return p, true
+	case 11:
+		if d.charge(104) != nil {
+			return nil, false
+		}
+		p := new(event.Custom)
+		if !decCustom(d, body, p, 10) {
+			return nil, false
+		}
+		return p, true
+	case 12:
+		if d.charge(112) != nil {
+			return nil, false
+		}
+		p := new(event.RunStarted)
+		if !decRunStarted(d, body, p, 11) {
+			return nil, false
+		}
+		return p, true
+	case 13:
+		if d.charge(144) != nil {
+			return nil, false
+		}
+		p := new(event.RunFinished)
+		if !decRunFinished(d, body, p, 12) {
+			return nil, false
+		}
+		return p, true
+	case 14:
+		if d.charge(104) != nil {
+			return nil, false
+		}
+		p := new(event.RunError)
+		if !decRunError(d, body, p, 13) {
+			return nil, false
+		}
+		return p, true
+	case 15:
+		if d.charge(80) != nil {
+			return nil, false
+		}
+		p := new(event.StepStarted)
+		if !decStepStarted(d, body, p, 14) {
+			return nil, false
+		}
+		return p, true
+	case 16:
+		if d.charge(80) != nil {
+			return nil, false
+		}
+		p := new(event.StepFinished)
+		if !decStepFinished(d, body, p, 15) {
+			return nil, false
+		}
+		return p, true
+	case 17:
+		if d.charge(96) != nil {
+			return nil, false
+		}
+		p := new(event.TextMessageChunk)
+		if !decTextMessageChunk(d, body, p, 19) {
+			return nil, false
+		}
+		return p, true
+	case 18:
+		if d.charge(96) != nil {
+			return nil, false
+		}
+		p := new(event.ToolCallChunk)
+		if !decToolCallChunk(d, body, p, 20) {
+			return nil, false
+		}
+		return p, true
+	case 19:
+		if d.charge(120) != nil {
+			return nil, false
+		}
+		p := new(event.SubagentStarted)
+		if !decSubagentStarted(d, body, p, 16) {
+			return nil, false
+		}
+		return p, true
+	case 20:
+		if d.charge(104) != nil {
+			return nil, false
+		}
+		p := new(event.SubagentFinished)
+		if !decSubagentFinished(d, body, p, 17) {
+			return nil, false
+		}
+		return p, true
+	case 21:
+		if d.charge(96) != nil {
+			return nil, false
+		}
+		p := new(event.SubagentError)
+		if !decSubagentError(d, body, p, 18) {
+			return nil, false
+		}
+		return p, true
+	case 22:
+		if d.charge(136) != nil {
+			return nil, false
+		}
+		p := new(event.ToolCallResult)
+		if !decToolCallResult(d, body, p, 21) {
+			return nil, false
+		}
+		return p, true
+	case 23:
+		if d.charge(128) != nil {
+			return nil, false
+		}
+		p := new(event.ActivitySnapshot)
+		if !decActivitySnapshot(d, body, p, 22) {
+			return nil, false
+		}
+		return p, true
+	case 24:
+		if d.charge(120) != nil {
+			return nil, false
+		}
+		p := new(event.ActivityDelta)
+		if !decActivityDelta(d, body, p, 23) {
+			return nil, false
+		}
+		return p, true
+	case 25:
+		if d.charge(80) != nil {
+			return nil, false
+		}
+		p := new(event.ReasoningStart)
+		if !decReasoningStart(d, body, p, 24) {
+			return nil, false
+		}
+		return p, true
+	case 26:
+		if d.charge(96) != nil {
+			return nil, false
+		}
+		p := new(event.ReasoningMessageStart)
+		if !decReasoningMessageStart(d, body, p, 25) {
+			return nil, false
+		}
+		return p, true
+	case 27:
+		if d.charge(96) != nil {
+			return nil, false
+		}
+		p := new(event.ReasoningMessageContent)
+		if !decReasoningMessageContent(d, body, p, 26) {
+			return nil, false
+		}
+		return p, true
+	case 28:
+		if d.charge(80) != nil {
+			return nil, false
+		}
+		p := new(event.ReasoningMessageEnd)
+		if !decReasoningMessageEnd(d, body, p, 27) {
+			return nil, false
+		}
+		return p, true
+	case 29:
+		if d.charge(80) != nil {
+			return nil, false
+		}
+		p := new(event.ReasoningMessageChunk)
+		if !decReasoningMessageChunk(d, body, p, 28) {
+			return nil, false
+		}
+		return p, true
+	case 30:
+		if d.charge(80) != nil {
+			return nil, false
+		}
+		p := new(event.ReasoningEnd)
+		if !decReasoningEnd(d, body, p, 29) {
+			return nil, false
+		}
+		return p, true
+	case 31:
+		if d.charge(112) != nil {
+			return nil, false
+		}
+		p := new(event.ReasoningEncryptedValue)
+		if !decReasoningEncryptedValue(d, body, p, 30) {
+			return nil, false
+		}
+		return p, true
+	}
+	return nil, false
+}
+
+func decTextMessageStart(d *decoder, b []byte, p *event.TextMessageStart, enum int32) bool {
+	if d.depth++; d.depth > d.maxDepth {
+		return false
+	}
+	all := b
+	_ = all
+	var base []byte
+	haveBase := false
+	var seen uint64
+	_ = seen
+	for len(b) > 0 {
+		num, typ, n := consumeTag(b)
+		if n < 0 {
+			return false
+		}
+		b = b[n:]
+		switch num {
+		case 1:
+			if typ != protowire.BytesType || haveBase {
+				return false
+			}
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			base, haveBase = v, true
+		case 2:
+			if typ != protowire.BytesType || seen&(uint64(1)<<1) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 1
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok {
+				return false
+			}
+			p.MessageID = s
+		case 3:
+			if typ != protowire.BytesType || seen&(uint64(1)<<2) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 2
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok || d.charge(16) != nil {
+				return false
+			}
+			p.Role = d.newString(s)
+		case 4:
+			if typ != protowire.BytesType || seen&(uint64(1)<<3) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 3
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok || d.charge(16) != nil {
+				return false
+			}
+			p.Name = d.newString(s)
+		case 5:
+			if typ != protowire.BytesType || seen&(uint64(1)<<4) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 4
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok || d.charge(16) != nil {
+				return false
+			}
+			p.SubagentRunID = d.newString(s)
+		default:
+			return false // a field the reference skips, or a group
+		}
+	}
+	if !haveBase {
+		return false
+	}
+	d.depth-- // base_event's fields belong to the event's level
+	if !decBase(d, base, &p.Base, enum) {
+		return false
+	}
+	d.depth++
+	if d.finish(planTextMessageStart, unsafe.Pointer(p)) != nil {
+		return false
+	}
+	d.depth--
+	return true
+}
+
+func decBase(d *decoder, b []byte, p *event.Base, enum int32) bool {
+	if d.depth++; d.depth > d.maxDepth {
+		return false
+	}
+	all := b
+	_ = all
+	declared := int32(0)
+	var seen uint64
+	_ = seen
+	for len(b) > 0 {
+		num, typ, n := consumeTag(b)
+		if n < 0 {
+			return false
+		}
+		b = b[n:]
+		switch num {
+		case 1:
+			if typ != protowire.VarintType || seen&1 != 0 {
+				return false
+			}
+			seen |= 1
+			v, n := protowire.ConsumeVarint(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			declared = int32(v)
+		case 2:
+			if typ != protowire.VarintType || seen&(uint64(1)<<1) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 1
+			v, n := protowire.ConsumeVarint(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			if x := int64(v); (x > maxSafeInt || x < -maxSafeInt) && !d.unsafeInts || d.charge(8) != nil {
+				return false
+			}
+			p.Timestamp = d.newInt64(int64(v))
+		case 3:
+			if typ != protowire.BytesType || seen&(uint64(1)<<2) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 2
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			x, err := d.valueJSON(one(v))
+			if err != nil {
+				return false
+			}
+			if string(x) == "null" {
+				x = nil // JSON null on an optional value is its absence
+			}
+			p.RawEvent = x
+		case 4:
+			if typ != protowire.BytesType || seen&(uint64(1)<<3) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 3
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			x, err := d.structJSON(one(v))
+			if err != nil {
+				return false
+			}
+			p.Metadata = x
+		default:
+			return false // a field the reference skips, or a group
+		}
+	}
+	if declared != enum {
+		return false
+	}
+	if d.finish(planBase, unsafe.Pointer(p)) != nil {
+		return false
+	}
+	d.depth--
+	return true
+}
+
+func decTextMessageContent(d *decoder, b []byte, p *event.TextMessageContent, enum int32) bool {
+	if d.depth++; d.depth > d.maxDepth {
+		return false
+	}
+	all := b
+	_ = all
+	var base []byte
+	haveBase := false
+	var seen uint64
+	_ = seen
+	for len(b) > 0 {
+		num, typ, n := consumeTag(b)
+		if n < 0 {
+			return false
+		}
+		b = b[n:]
+		switch num {
+		case 1:
+			if typ != protowire.BytesType || haveBase {
+				return false
+			}
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			base, haveBase = v, true
+		case 2:
+			if typ != protowire.BytesType || seen&(uint64(1)<<1) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 1
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok {
+				return false
+			}
+			p.MessageID = s
+		case 3:
+			if typ != protowire.BytesType || seen&(uint64(1)<<2) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 2
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok {
+				return false
+			}
+			p.Delta = s
+		case 4:
+			if typ != protowire.BytesType || seen&(uint64(1)<<3) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 3
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok || d.charge(16) != nil {
+				return false
+			}
+			p.SubagentRunID = d.newString(s)
+		default:
+			return false // a field the reference skips, or a group
+		}
+	}
+	if !haveBase {
+		return false
+	}
+	d.depth-- // base_event's fields belong to the event's level
+	if !decBase(d, base, &p.Base, enum) {
+		return false
+	}
+	d.depth++
+	if d.finish(planTextMessageContent, unsafe.Pointer(p)) != nil {
+		return false
+	}
+	d.depth--
+	return true
+}
+
+func decTextMessageEnd(d *decoder, b []byte, p *event.TextMessageEnd, enum int32) bool {
+	if d.depth++; d.depth > d.maxDepth {
+		return false
+	}
+	all := b
+	_ = all
+	var base []byte
+	haveBase := false
+	var seen uint64
+	_ = seen
+	for len(b) > 0 {
+		num, typ, n := consumeTag(b)
+		if n < 0 {
+			return false
+		}
+		b = b[n:]
+		switch num {
+		case 1:
+			if typ != protowire.BytesType || haveBase {
+				return false
+			}
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			base, haveBase = v, true
+		case 2:
+			if typ != protowire.BytesType || seen&(uint64(1)<<1) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 1
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok {
+				return false
+			}
+			p.MessageID = s
+		case 3:
+			if typ != protowire.BytesType || seen&(uint64(1)<<2) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 2
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok || d.charge(16) != nil {
+				return false
+			}
+			p.SubagentRunID = d.newString(s)
+		default:
+			return false // a field the reference skips, or a group
+		}
+	}
+	if !haveBase {
+		return false
+	}
+	d.depth-- // base_event's fields belong to the event's level
+	if !decBase(d, base, &p.Base, enum) {
+		return false
+	}
+	d.depth++
+	if d.finish(planTextMessageEnd, unsafe.Pointer(p)) != nil {
+		return false
+	}
+	d.depth--
+	return true
+}
+
+func decToolCallStart(d *decoder, b []byte, p *event.ToolCallStart, enum int32) bool {
+	if d.depth++; d.depth > d.maxDepth {
+		return false
+	}
+	all := b
+	_ = all
+	var base []byte
+	haveBase := false
+	var seen uint64
+	_ = seen
+	for len(b) > 0 {
+		num, typ, n := consumeTag(b)
+		if n < 0 {
+			return false
+		}
+		b = b[n:]
+		switch num {
+		case 1:
+			if typ != protowire.BytesType || haveBase {
+				return false
+			}
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			base, haveBase = v, true
+		case 2:
+			if typ != protowire.BytesType || seen&(uint64(1)<<1) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 1
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok {
+				return false
+			}
+			p.ToolCallID = s
+		case 3:
+			if typ != protowire.BytesType || seen&(uint64(1)<<2) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 2
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok {
+				return false
+			}
+			p.ToolCallName = s
+		case 4:
+			if typ != protowire.BytesType || seen&(uint64(1)<<3) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 3
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok || d.charge(16) != nil {
+				return false
+			}
+			p.ParentMessageID = d.newString(s)
+		case 5:
+			if typ != protowire.BytesType || seen&(uint64(1)<<4) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 4
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok || d.charge(16) != nil {
+				return false
+			}
+			p.SubagentRunID = d.newString(s)
+		default:
+			return false // a field the reference skips, or a group
+		}
+	}
+	if !haveBase {
+		return false
+	}
+	d.depth-- // base_event's fields belong to the event's level
+	if !decBase(d, base, &p.Base, enum) {
+		return false
+	}
+	d.depth++
+	if d.finish(planToolCallStart, unsafe.Pointer(p)) != nil {
+		return false
+	}
+	d.depth--
+	return true
+}
+
+func decToolCallArgs(d *decoder, b []byte, p *event.ToolCallArgs, enum int32) bool {
+	if d.depth++; d.depth > d.maxDepth {
+		return false
+	}
+	all := b
+	_ = all
+	var base []byte
+	haveBase := false
+	var seen uint64
+	_ = seen
+	for len(b) > 0 {
+		num, typ, n := consumeTag(b)
+		if n < 0 {
+			return false
+		}
+		b = b[n:]
+		switch num {
+		case 1:
+			if typ != protowire.BytesType || haveBase {
+				return false
+			}
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			base, haveBase = v, true
+		case 2:
+			if typ != protowire.BytesType || seen&(uint64(1)<<1) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 1
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok {
+				return false
+			}
+			p.ToolCallID = s
+		case 3:
+			if typ != protowire.BytesType || seen&(uint64(1)<<2) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 2
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok {
+				return false
+			}
+			p.Delta = s
+		case 4:
+			if typ != protowire.BytesType || seen&(uint64(1)<<3) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 3
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok || d.charge(16) != nil {
+				return false
+			}
+			p.SubagentRunID = d.newString(s)
+		default:
+			return false // a field the reference skips, or a group
+		}
+	}
+	if !haveBase {
+		return false
+	}
+	d.depth-- // base_event's fields belong to the event's level
+	if !decBase(d, base, &p.Base, enum) {
+		return false
+	}
+	d.depth++
+	if d.finish(planToolCallArgs, unsafe.Pointer(p)) != nil {
+		return false
+	}
+	d.depth--
+	return true
+}
+
+func decToolCallEnd(d *decoder, b []byte, p *event.ToolCallEnd, enum int32) bool {
+	if d.depth++; d.depth > d.maxDepth {
+		return false
+	}
+	all := b
+	_ = all
+	var base []byte
+	haveBase := false
+	var seen uint64
+	_ = seen
+	for len(b) > 0 {
+		num, typ, n := consumeTag(b)
+		if n < 0 {
+			return false
+		}
+		b = b[n:]
+		switch num {
+		case 1:
+			if typ != protowire.BytesType || haveBase {
+				return false
+			}
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			base, haveBase = v, true
+		case 2:
+			if typ != protowire.BytesType || seen&(uint64(1)<<1) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 1
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok {
+				return false
+			}
+			p.ToolCallID = s
+		case 3:
+			if typ != protowire.BytesType || seen&(uint64(1)<<2) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 2
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok || d.charge(16) != nil {
+				return false
+			}
+			p.SubagentRunID = d.newString(s)
+		default:
+			return false // a field the reference skips, or a group
+		}
+	}
+	if !haveBase {
+		return false
+	}
+	d.depth-- // base_event's fields belong to the event's level
+	if !decBase(d, base, &p.Base, enum) {
+		return false
+	}
+	d.depth++
+	if d.finish(planToolCallEnd, unsafe.Pointer(p)) != nil {
+		return false
+	}
+	d.depth--
+	return true
+}
+
+func decStateSnapshot(d *decoder, b []byte, p *event.StateSnapshot, enum int32) bool {
+	if d.depth++; d.depth > d.maxDepth {
+		return false
+	}
+	all := b
+	_ = all
+	var base []byte
+	haveBase := false
+	var seen uint64
+	_ = seen
+	for len(b) > 0 {
+		num, typ, n := consumeTag(b)
+		if n < 0 {
+			return false
+		}
+		b = b[n:]
+		switch num {
+		case 1:
+			if typ != protowire.BytesType || haveBase {
+				return false
+			}
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			base, haveBase = v, true
+		case 2:
+			if typ != protowire.BytesType || seen&(uint64(1)<<1) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 1
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			x, err := d.valueJSON(one(v))
+			if err != nil {
+				return false
+			}
+			p.Snapshot = x
+		case 3:
+			if typ != protowire.BytesType || seen&(uint64(1)<<2) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 2
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok || d.charge(16) != nil {
+				return false
+			}
+			p.SubagentRunID = d.newString(s)
+		default:
+			return false // a field the reference skips, or a group
+		}
+	}
+	if !haveBase {
+		return false
+	}
+	d.depth-- // base_event's fields belong to the event's level
+	if !decBase(d, base, &p.Base, enum) {
+		return false
+	}
+	d.depth++
+	if d.finish(planStateSnapshot, unsafe.Pointer(p)) != nil {
+		return false
+	}
+	d.depth--
+	return true
+}
+
+func decStateDelta(d *decoder, b []byte, p *event.StateDelta, enum int32) bool {
+	if d.depth++; d.depth > d.maxDepth {
+		return false
+	}
+	all := b
+	_ = all
+	var base []byte
+	haveBase := false
+	count0 := 0
+	var seen uint64
+	_ = seen
+	for len(b) > 0 {
+		num, typ, n := consumeTag(b)
+		if n < 0 {
+			return false
+		}
+		b = b[n:]
+		switch num {
+		case 1:
+			if typ != protowire.BytesType || haveBase {
+				return false
+			}
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			base, haveBase = v, true
+		case 2:
+			if typ != protowire.BytesType {
+				return false
+			}
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			_ = v
+			count0++
+		case 3:
+			if typ != protowire.BytesType || seen&(uint64(1)<<2) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 2
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok || d.charge(16) != nil {
+				return false
+			}
+			p.SubagentRunID = d.newString(s)
+		default:
+			return false // a field the reference skips, or a group
+		}
+	}
+	if count0 > 0 {
+		if count0 > 0 {
+			if d.charge(count0*64) != nil {
+				return false
+			}
+			p.Delta = make([]event.PatchOp, count0)
+		}
+		count0 = 0
+		for b = all; len(b) > 0; {
+			num, typ, n := consumeTag(b)
+			b = b[n:]
+			switch num {
+			case 2:
+				v, n := protowire.ConsumeBytes(b)
+				b = b[n:]
+				if !decPatchOp(d, v, &p.Delta[count0]) {
+					return false
+				}
+				count0++
+			default:
+				b = b[protowire.ConsumeFieldValue(num, typ, b):] // read in the first pass
+			}
+		}
+	}
+	if !haveBase {
+		return false
+	}
+	d.depth-- // base_event's fields belong to the event's level
+	if !decBase(d, base, &p.Base, enum) {
+		return false
+	}
+	d.depth++
+	if d.finish(planStateDelta, unsafe.Pointer(p)) != nil {
+		return false
+	}
+	d.depth--
+	return true
+}
+
+func decPatchOp(d *decoder, b []byte, p *event.PatchOp) bool {
+	if d.depth++; d.depth > d.maxDepth {
+		return false
+	}
+	all := b
+	_ = all
+	var seen uint64
+	_ = seen
+	for len(b) > 0 {
+		num, typ, n := consumeTag(b)
+		if n < 0 {
+			return false
+		}
+		b = b[n:]
+		switch num {
+		case 1:
+			if typ != protowire.VarintType || seen&(uint64(1)<<1) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 1
+			v, n := protowire.ConsumeVarint(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			names := planPatchOp.Wire[0].Names
+			if v >= uint64(len(names)) {
+				return false
+			}
+			p.Op = names[v]
+		case 2:
+			if typ != protowire.BytesType || seen&(uint64(1)<<2) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 2
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok {
+				return false
+			}
+			p.Path = s
+		case 3:
+			if typ != protowire.BytesType || seen&(uint64(1)<<3) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 3
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok || d.charge(16) != nil {
+				return false
+			}
+			p.From = d.newString(s)
+		case 4:
+			if typ != protowire.BytesType || seen&(uint64(1)<<4) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 4
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			x, err := d.valueJSON(one(v))
+			if err != nil {
+				return false
+			}
+			p.Value = x
+		default:
+			return false // a field the reference skips, or a group
+		}
+	}
+	if d.finish(planPatchOp, unsafe.Pointer(p)) != nil {
+		return false
+	}
+	d.depth--
+	return true
+}
+
+func decMessagesSnapshot(d *decoder, b []byte, p *event.MessagesSnapshot, enum int32) bool {
+	if d.depth++; d.depth > d.maxDepth {
+		return false
+	}
+	all := b
+	_ = all
+	var base []byte
+	haveBase := false
+	count0 := 0
+	var seen uint64
+	_ = seen
+	for len(b) > 0 {
+		num, typ, n := consumeTag(b)
+		if n < 0 {
+			return false
+		}
+		b = b[n:]
+		switch num {
+		case 1:
+			if typ != protowire.BytesType || haveBase {
+				return false
+			}
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			base, haveBase = v, true
+		case 2:
+			if typ != protowire.BytesType {
+				return false
+			}
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			_ = v
+			count0++
+		default:
+			return false // a field the reference skips, or a group
+		}
+	}
+	if count0 > 0 {
+		if count0 > 0 {
+			if d.charge(count0*184) != nil {
+				return false
+			}
+			p.Messages = make([]event.Message, count0)
+		}
+		count0 = 0
+		for b = all; len(b) > 0; {
+			num, typ, n := consumeTag(b)
+			b = b[n:]
+			switch num {
+			case 2:
+				v, n := protowire.ConsumeBytes(b)
+				b = b[n:]
+				if !decMessage(d, v, &p.Messages[count0]) {
+					return false
+				}
+				count0++
+			default:
+				b = b[protowire.ConsumeFieldValue(num, typ, b):] // read in the first pass
+			}
+		}
+	}
+	if !haveBase {
+		return false
+	}
+	d.depth-- // base_event's fields belong to the event's level
+	if !decBase(d, base, &p.Base, enum) {
+		return false
+	}
+	d.depth++
+	if d.finish(planMessagesSnapshot, unsafe.Pointer(p)) != nil {
+		return false
+	}
+	d.depth--
+	return true
+}
+
+func decMessage(d *decoder, b []byte, p *event.Message) bool {
+	if d.depth++; d.depth > d.maxDepth {
+		return false
+	}
+	all := b
+	_ = all
+	count4 := 0
+	count7 := 0
+	var seen uint64
+	_ = seen
+	for len(b) > 0 {
+		num, typ, n := consumeTag(b)
+		if n < 0 {
+			return false
+		}
+		b = b[n:]
+		switch num {
+		case 1:
+			if typ != protowire.BytesType || seen&(uint64(1)<<1) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 1
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok {
+				return false
+			}
+			p.ID = s
+		case 2:
+			if typ != protowire.BytesType || seen&(uint64(1)<<2) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 2
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok {
+				return false
+			}
+			p.Role = s
+		case 3:
+			if typ != protowire.BytesType || seen&(uint64(1)<<3) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 3
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok || d.charge(16) != nil {
+				return false
+			}
+			p.Content = d.newString(s)
+		case 4:
+			if typ != protowire.BytesType || seen&(uint64(1)<<4) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 4
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok || d.charge(16) != nil {
+				return false
+			}
+			p.Name = d.newString(s)
+		case 5:
+			if typ != protowire.BytesType {
+				return false
+			}
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			_ = v
+			count4++
+		case 6:
+			if typ != protowire.BytesType || seen&(uint64(1)<<6) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 6
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok || d.charge(16) != nil {
+				return false
+			}
+			p.ToolCallID = d.newString(s)
+		case 7:
+			if typ != protowire.BytesType || seen&(uint64(1)<<7) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 7
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok || d.charge(16) != nil {
+				return false
+			}
+			p.Error = d.newString(s)
+		case 8:
+			if typ != protowire.BytesType {
+				return false
+			}
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			_ = v
+			count7++
+		case 9:
+			if typ != protowire.BytesType || seen&(uint64(1)<<9) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 9
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			x, err := d.structJSON(one(v))
+			if err != nil {
+				return false
+			}
+			p.Metadata = x
+		case 10:
+			if typ != protowire.BytesType || seen&(uint64(1)<<10) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 10
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok || d.charge(16) != nil {
+				return false
+			}
+			p.SubagentRunID = d.newString(s)
+		case 11:
+			if typ != protowire.BytesType || seen&(uint64(1)<<11) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 11
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok || d.charge(16) != nil {
+				return false
+			}
+			p.EncryptedValue = d.newString(s)
+		case 12:
+			if typ != protowire.BytesType || seen&(uint64(1)<<12) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 12
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok || d.charge(16) != nil {
+				return false
+			}
+			p.ActivityType = d.newString(s)
+		case 13:
+			if typ != protowire.BytesType || seen&(uint64(1)<<13) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 13
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			x, err := d.structJSON(one(v))
+			if err != nil {
+				return false
+			}
+			p.ActivityContent = x
+		default:
+			return false // a field the reference skips, or a group
+		}
+	}
+	if count4 > 0 || count7 > 0 {
+		if count4 > 0 {
+			if d.charge(count4*96) != nil {
+				return false
+			}
+			p.ToolCalls = make([]event.ToolCall, count4)
+		}
+		count4 = 0
+		if count7 > 0 {
+			if d.charge(count7*72) != nil {
+				return false
+			}
+			p.Parts = make([]event.ContentPart, count7)
+		}
+		count7 = 0
+		for b = all; len(b) > 0; {
+			num, typ, n := consumeTag(b)
+			b = b[n:]
+			switch num {
+			case 5:
+				v, n := protowire.ConsumeBytes(b)
+				b = b[n:]
+				if !decToolCall(d, v, &p.ToolCalls[count4]) {
+					return false
+				}
+				count4++
+			case 8:
+				v, n := protowire.ConsumeBytes(b)
+				b = b[n:]
+				if d.contentPart(one(v), planContentPart, &p.Parts[count7]) != nil {
+					return false
+				}
+				count7++
+			default:
+				b = b[protowire.ConsumeFieldValue(num, typ, b):] // read in the first pass
+			}
+		}
+	}
+	if d.finish(planMessage, unsafe.Pointer(p)) != nil {
+		return false
+	}
+	d.depth--
+	return true
+}
+
+func decToolCall(d *decoder, b []byte, p *event.ToolCall) bool {
+	if d.depth++; d.depth > d.maxDepth {
+		return false
+	}
+	all := b
+	_ = all
+	var seen uint64
+	_ = seen
+	for len(b) > 0 {
+		num, typ, n := consumeTag(b)
+		if n < 0 {
+			return false
+		}
+		b = b[n:]
+		switch num {
+		case 1:
+			if typ != protowire.BytesType || seen&(uint64(1)<<1) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 1
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok {
+				return false
+			}
+			p.ID = s
+		case 2:
+			if typ != protowire.BytesType || seen&(uint64(1)<<2) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 2
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok {
+				return false
+			}
+			p.Type = s
+		case 3:
+			if typ != protowire.BytesType || seen&(uint64(1)<<3) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 3
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			if !decFunctionCall(d, v, &p.Function) {
+				return false
+			}
+		case 4:
+			if typ != protowire.BytesType || seen&(uint64(1)<<4) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 4
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			x, err := d.structJSON(one(v))
+			if err != nil {
+				return false
+			}
+			p.Metadata = x
+		case 5:
+			if typ != protowire.BytesType || seen&(uint64(1)<<5) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 5
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok || d.charge(16) != nil {
+				return false
+			}
+			p.EncryptedValue = d.newString(s)
+		default:
+			return false // a field the reference skips, or a group
+		}
+	}
+	if d.finish(planToolCall, unsafe.Pointer(p)) != nil {
+		return false
+	}
+	d.depth--
+	return true
+}
+
+func decFunctionCall(d *decoder, b []byte, p *event.FunctionCall) bool {
+	if d.depth++; d.depth > d.maxDepth {
+		return false
+	}
+	all := b
+	_ = all
+	var seen uint64
+	_ = seen
+	for len(b) > 0 {
+		num, typ, n := consumeTag(b)
+		if n < 0 {
+			return false
+		}
+		b = b[n:]
+		switch num {
+		case 1:
+			if typ != protowire.BytesType || seen&(uint64(1)<<1) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 1
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok {
+				return false
+			}
+			p.Name = s
+		case 2:
+			if typ != protowire.BytesType || seen&(uint64(1)<<2) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 2
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok {
+				return false
+			}
+			p.Arguments = s
+		default:
+			return false // a field the reference skips, or a group
+		}
+	}
+	if d.finish(planFunctionCall, unsafe.Pointer(p)) != nil {
+		return false
+	}
+	d.depth--
+	return true
+}
+
+func decRaw(d *decoder, b []byte, p *event.Raw, enum int32) bool {
+	if d.depth++; d.depth > d.maxDepth {
+		return false
+	}
+	all := b
+	_ = all
+	var base []byte
+	haveBase := false
+	var seen uint64
+	_ = seen
+	for len(b) > 0 {
+		num, typ, n := consumeTag(b)
+		if n < 0 {
+			return false
+		}
+		b = b[n:]
+		switch num {
+		case 1:
+			if typ != protowire.BytesType || haveBase {
+				return false
+			}
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			base, haveBase = v, true
+		case 2:
+			if typ != protowire.BytesType || seen&(uint64(1)<<1) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 1
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			x, err := d.valueJSON(one(v))
+			if err != nil {
+				return false
+			}
+			p.Event = x
+		case 3:
+			if typ != protowire.BytesType || seen&(uint64(1)<<2) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 2
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok || d.charge(16) != nil {
+				return false
+			}
+			p.Source = d.newString(s)
+		case 4:
+			if typ != protowire.BytesType || seen&(uint64(1)<<3) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 3
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok || d.charge(16) != nil {
+				return false
+			}
+			p.SubagentRunID = d.newString(s)
+		default:
+			return false // a field the reference skips, or a group
+		}
+	}
+	if !haveBase {
+		return false
+	}
+	d.depth-- // base_event's fields belong to the event's level
+	if !decBase(d, base, &p.Base, enum) {
+		return false
+	}
+	d.depth++
+	if d.finish(planRaw, unsafe.Pointer(p)) != nil {
+		return false
+	}
+	d.depth--
+	return true
+}
+
+func decCustom(d *decoder, b []byte, p *event.Custom, enum int32) bool {
+	if d.depth++; d.depth > d.maxDepth {
+		return false
+	}
+	all := b
+	_ = all
+	var base []byte
+	haveBase := false
+	var seen uint64
+	_ = seen
+	for len(b) > 0 {
+		num, typ, n := consumeTag(b)
+		if n < 0 {
+			return false
+		}
+		b = b[n:]
+		switch num {
+		case 1:
+			if typ != protowire.BytesType || haveBase {
+				return false
+			}
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			base, haveBase = v, true
+		case 2:
+			if typ != protowire.BytesType || seen&(uint64(1)<<1) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 1
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok {
+				return false
+			}
+			p.Name = s
+		case 3:
+			if typ != protowire.BytesType || seen&(uint64(1)<<2) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 2
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			x, err := d.valueJSON(one(v))
+			if err != nil {
+				return false
+			}
+			p.Value = x
+		case 4:
+			if typ != protowire.BytesType || seen&(uint64(1)<<3) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 3
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok || d.charge(16) != nil {
+				return false
+			}
+			p.SubagentRunID = d.newString(s)
+		default:
+			return false // a field the reference skips, or a group
+		}
+	}
+	if !haveBase {
+		return false
+	}
+	d.depth-- // base_event's fields belong to the event's level
+	if !decBase(d, base, &p.Base, enum) {
+		return false
+	}
+	d.depth++
+	if d.finish(planCustom, unsafe.Pointer(p)) != nil {
+		return false
+	}
+	d.depth--
+	return true
+}
+
+func decRunStarted(d *decoder, b []byte, p *event.RunStarted, enum int32) bool {
+	if d.depth++; d.depth > d.maxDepth {
+		return false
+	}
+	all := b
+	_ = all
+	var base []byte
+	haveBase := false
+	var seen uint64
+	_ = seen
+	for len(b) > 0 {
+		num, typ, n := consumeTag(b)
+		if n < 0 {
+			return false
+		}
+		b = b[n:]
+		switch num {
+		case 1:
+			if typ != protowire.BytesType || haveBase {
+				return false
+			}
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			base, haveBase = v, true
+		case 2:
+			if typ != protowire.BytesType || seen&(uint64(1)<<1) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 1
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok {
+				return false
+			}
+			p.ThreadID = s
+		case 3:
+			if typ != protowire.BytesType || seen&(uint64(1)<<2) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 2
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok {
+				return false
+			}
+			p.RunID = s
+		case 4:
+			if typ != protowire.BytesType || seen&(uint64(1)<<3) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 3
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok || d.charge(16) != nil {
+				return false
+			}
+			p.ParentRunID = d.newString(s)
+		case 5:
+			if typ != protowire.BytesType || seen&(uint64(1)<<4) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 4
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			if d.charge(192) != nil {
+				return false
+			}
+			x := new(event.RunAgentInput)
+			if !decRunAgentInput(d, v, x) {
+				return false
+			}
+			p.Input = x
+		case 6:
+			if typ != protowire.BytesType || seen&(uint64(1)<<5) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 5
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok || d.charge(16) != nil {
+				return false
+			}
+			p.ProtocolVersion = d.newString(s)
+		default:
+			return false // a field the reference skips, or a group
+		}
+	}
+	if !haveBase {
+		return false
+	}
+	d.depth-- // base_event's fields belong to the event's level
+	if !decBase(d, base, &p.Base, enum) {
+		return false
+	}
+	d.depth++
+	if d.finish(planRunStarted, unsafe.Pointer(p)) != nil {
+		return false
+	}
+	d.depth--
+	return true
+}
+
+func decRunAgentInput(d *decoder, b []byte, p *event.RunAgentInput) bool {
+	if d.depth++; d.depth > d.maxDepth {
+		return false
+	}
+	all := b
+	_ = all
+	count4 := 0
+	count5 := 0
+	count6 := 0
+	count8 := 0
+	var seen uint64
+	_ = seen
+	for len(b) > 0 {
+		num, typ, n := consumeTag(b)
+		if n < 0 {
+			return false
+		}
+		b = b[n:]
+		switch num {
+		case 1:
+			if typ != protowire.BytesType || seen&(uint64(1)<<1) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 1
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok {
+				return false
+			}
+			p.ThreadID = s
+		case 2:
+			if typ != protowire.BytesType || seen&(uint64(1)<<2) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 2
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok {
+				return false
+			}
+			p.RunID = s
+		case 3:
+			if typ != protowire.BytesType || seen&(uint64(1)<<3) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 3
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok || d.charge(16) != nil {
+				return false
+			}
+			p.ParentRunID = d.newString(s)
+		case 4:
+			if typ != protowire.BytesType || seen&(uint64(1)<<4) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 4
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			x, err := d.valueJSON(one(v))
+			if err != nil {
+				return false
+			}
+			if string(x) == "null" {
+				x = nil // JSON null on an optional value is its absence
+			}
+			p.State = x
+		case 5:
+			if typ != protowire.BytesType {
+				return false
+			}
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			_ = v
+			count4++
+		case 6:
+			if typ != protowire.BytesType {
+				return false
+			}
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			_ = v
+			count5++
+		case 7:
+			if typ != protowire.BytesType {
+				return false
+			}
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			_ = v
+			count6++
+		case 8:
+			if typ != protowire.BytesType || seen&(uint64(1)<<8) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 8
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			x, err := d.valueJSON(one(v))
+			if err != nil {
+				return false
+			}
+			if string(x) == "null" {
+				x = nil // JSON null on an optional value is its absence
+			}
+			p.ForwardedProps = x
+		case 9:
+			if typ != protowire.BytesType {
+				return false
+			}
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			_ = v
+			count8++
+		case 10:
+			if typ != protowire.BytesType || seen&(uint64(1)<<10) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 10
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok || d.charge(16) != nil {
+				return false
+			}
+			p.ProtocolVersion = d.newString(s)
+		default:
+			return false // a field the reference skips, or a group
+		}
+	}
+	if count4 > 0 || count5 > 0 || count6 > 0 || count8 > 0 {
+		if count4 > 0 {
+			if d.charge(count4*184) != nil {
+				return false
+			}
+			p.Messages = make([]event.Message, count4)
+		}
+		count4 = 0
+		if count5 > 0 {
+			if d.charge(count5*80) != nil {
+				return false
+			}
+			p.Tools = make([]event.Tool, count5)
+		}
+		count5 = 0
+		if count6 > 0 {
+			if d.charge(count6*32) != nil {
+				return false
+			}
+			p.Context = make([]event.Context, count6)
+		}
+		count6 = 0
+		if count8 > 0 {
+			if d.charge(count8*80) != nil {
+				return false
+			}
+			p.Resume = make([]event.ResumeEntry, count8)
+		}
+		count8 = 0
+		for b = all; len(b) > 0; {
+			num, typ, n := consumeTag(b)
+			b = b[n:]
+			switch num {
+			case 5:
+				v, n := protowire.ConsumeBytes(b)
+				b = b[n:]
+				if !decMessage(d, v, &p.Messages[count4]) {
+					return false
+				}
+				count4++
+			case 6:
+				v, n := protowire.ConsumeBytes(b)
+				b = b[n:]
+				if !decTool(d, v, &p.Tools[count5]) {
+					return false
+				}
+				count5++
+			case 7:
+				v, n := protowire.ConsumeBytes(b)
+				b = b[n:]
+				if !decContext(d, v, &p.Context[count6]) {
+					return false
+				}
+				count6++
+			case 9:
+				v, n := protowire.ConsumeBytes(b)
+				b = b[n:]
+				if !decResumeEntry(d, v, &p.Resume[count8]) {
+					return false
+				}
+				count8++
+			default:
+				b = b[protowire.ConsumeFieldValue(num, typ, b):] // read in the first pass
+			}
+		}
+	}
+	if d.finish(planRunAgentInput, unsafe.Pointer(p)) != nil {
+		return false
+	}
+	d.depth--
+	return true
+}
+
+func decTool(d *decoder, b []byte, p *event.Tool) bool {
+	if d.depth++; d.depth > d.maxDepth {
+		return false
+	}
+	all := b
+	_ = all
+	var seen uint64
+	_ = seen
+	for len(b) > 0 {
+		num, typ, n := consumeTag(b)
+		if n < 0 {
+			return false
+		}
+		b = b[n:]
+		switch num {
+		case 1:
+			if typ != protowire.BytesType || seen&(uint64(1)<<1) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 1
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok {
+				return false
+			}
+			p.Name = s
+		case 2:
+			if typ != protowire.BytesType || seen&(uint64(1)<<2) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 2
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok {
+				return false
+			}
+			p.Description = s
+		case 3:
+			if typ != protowire.BytesType || seen&(uint64(1)<<3) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 3
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			x, err := d.valueJSON(one(v))
+			if err != nil {
+				return false
+			}
+			if string(x) == "null" {
+				x = nil // JSON null on an optional value is its absence
+			}
+			p.Parameters = x
+		case 4:
+			if typ != protowire.BytesType || seen&(uint64(1)<<4) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 4
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			x, err := d.structJSON(one(v))
+			if err != nil {
+				return false
+			}
+			p.Metadata = x
+		default:
+			return false // a field the reference skips, or a group
+		}
+	}
+	if d.finish(planTool, unsafe.Pointer(p)) != nil {
+		return false
+	}
+	d.depth--
+	return true
+}
+
+func decContext(d *decoder, b []byte, p *event.Context) bool {
+	if d.depth++; d.depth > d.maxDepth {
+		return false
+	}
+	all := b
+	_ = all
+	var seen uint64
+	_ = seen
+	for len(b) > 0 {
+		num, typ, n := consumeTag(b)
+		if n < 0 {
+			return false
+		}
+		b = b[n:]
+		switch num {
+		case 1:
+			if typ != protowire.BytesType || seen&(uint64(1)<<1) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 1
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok {
+				return false
+			}
+			p.Description = s
+		case 2:
+			if typ != protowire.BytesType || seen&(uint64(1)<<2) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 2
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok {
+				return false
+			}
+			p.Value = s
+		default:
+			return false // a field the reference skips, or a group
+		}
+	}
+	if d.finish(planContext, unsafe.Pointer(p)) != nil {
+		return false
+	}
+	d.depth--
+	return true
+}
+
+func decResumeEntry(d *decoder, b []byte, p *event.ResumeEntry) bool {
+	if d.depth++; d.depth > d.maxDepth {
+		return false
+	}
+	all := b
+	_ = all
+	var seen uint64
+	_ = seen
+	for len(b) > 0 {
+		num, typ, n := consumeTag(b)
+		if n < 0 {
+			return false
+		}
+		b = b[n:]
+		switch num {
+		case 1:
+			if typ != protowire.BytesType || seen&(uint64(1)<<1) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 1
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok {
+				return false
+			}
+			p.InterruptID = s
+		case 2:
+			if typ != protowire.BytesType || seen&(uint64(1)<<2) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 2
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok {
+				return false
+			}
+			p.Status = s
+		case 3:
+			if typ != protowire.BytesType || seen&(uint64(1)<<3) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 3
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			x, err := d.valueJSON(one(v))
+			if err != nil {
+				return false
+			}
+			if string(x) == "null" {
+				x = nil // JSON null on an optional value is its absence
+			}
+			p.Payload = x
+		case 4:
+			if typ != protowire.BytesType || seen&(uint64(1)<<4) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 4
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			x, err := d.structJSON(one(v))
+			if err != nil {
+				return false
+			}
+			p.Metadata = x
+		default:
+			return false // a field the reference skips, or a group
+		}
+	}
+	if d.finish(planResumeEntry, unsafe.Pointer(p)) != nil {
+		return false
+	}
+	d.depth--
+	return true
+}
+
+func decRunFinished(d *decoder, b []byte, p *event.RunFinished, enum int32) bool {
+	if d.depth++; d.depth > d.maxDepth {
+		return false
+	}
+	all := b
+	_ = all
+	var base []byte
+	haveBase := false
+	count4 := 0
+	count5 := 0
+	count6 := 0
+	var seen uint64
+	_ = seen
+	for len(b) > 0 {
+		num, typ, n := consumeTag(b)
+		if n < 0 {
+			return false
+		}
+		b = b[n:]
+		switch num {
+		case 1:
+			if typ != protowire.BytesType || haveBase {
+				return false
+			}
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			base, haveBase = v, true
+		case 2:
+			if typ != protowire.BytesType || seen&(uint64(1)<<1) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 1
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok {
+				return false
+			}
+			p.ThreadID = s
+		case 3:
+			if typ != protowire.BytesType || seen&(uint64(1)<<2) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 2
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok {
+				return false
+			}
+			p.RunID = s
+		case 4:
+			if typ != protowire.BytesType || seen&(uint64(1)<<3) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 3
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			x, err := d.valueJSON(one(v))
+			if err != nil {
+				return false
+			}
+			if string(x) == "null" {
+				x = nil // JSON null on an optional value is its absence
+			}
+			p.Result = x
+		case 5:
+			if typ != protowire.BytesType || seen&(uint64(1)<<4) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 4
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			if p.Outcome == nil {
+				if d.charge(64) != nil {
+					return false
+				}
+				p.Outcome = new(event.RunOutcome)
+			}
+			s, ok := d.fastStr(v)
+			if !ok {
+				return false
+			}
+			p.Outcome.Type = s
+		case 6:
+			if typ != protowire.BytesType {
+				return false
+			}
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			if p.Outcome == nil {
+				if d.charge(64) != nil {
+					return false
+				}
+				p.Outcome = new(event.RunOutcome)
+			}
+			_ = v
+			count4++
+		case 7:
+			if typ != protowire.BytesType {
+				return false
+			}
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			_ = v
+			count5++
+		case 8:
+			if typ != protowire.BytesType {
+				return false
+			}
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			if p.Outcome == nil {
+				if d.charge(64) != nil {
+					return false
+				}
+				p.Outcome = new(event.RunOutcome)
+			}
+			_ = v
+			count6++
+		default:
+			return false // a field the reference skips, or a group
+		}
+	}
+	if count4 > 0 || count5 > 0 || count6 > 0 {
+		if count4 > 0 && p.Outcome == nil {
+			if d.charge(64) != nil {
+				return false
+			}
+			p.Outcome = new(event.RunOutcome)
+		}
+		if count4 > 0 {
+			if d.charge(count4*112) != nil {
+				return false
+			}
+			p.Outcome.Interrupts = make([]event.Interrupt, count4)
+		}
+		count4 = 0
+		if count5 > 0 {
+			if d.charge(count5*64) != nil {
+				return false
+			}
+			p.Usage = make([]event.Usage, count5)
+		}
+		count5 = 0
+		if count6 > 0 && p.Outcome == nil {
+			if d.charge(64) != nil {
+				return false
+			}
+			p.Outcome = new(event.RunOutcome)
+		}
+		if count6 > 0 {
+			if d.charge(count6*16) != nil {
+				return false
+			}
+			p.Outcome.PendingToolCallIDs = make([]string, count6)
+		}
+		count6 = 0
+		for b = all; len(b) > 0; {
+			num, typ, n := consumeTag(b)
+			b = b[n:]
+			switch num {
+			case 6:
+				v, n := protowire.ConsumeBytes(b)
+				b = b[n:]
+				if !decInterrupt(d, v, &p.Outcome.Interrupts[count4]) {
+					return false
+				}
+				count4++
+			case 7:
+				v, n := protowire.ConsumeBytes(b)
+				b = b[n:]
+				if !decUsage(d, v, &p.Usage[count5]) {
+					return false
+				}
+				count5++
+			case 8:
+				v, n := protowire.ConsumeBytes(b)
+				b = b[n:]
+				s, ok := d.fastStr(v)
+				if !ok {
+					return false
+				}
+				p.Outcome.PendingToolCallIDs[count6] = s
+				count6++
+			default:
+				b = b[protowire.ConsumeFieldValue(num, typ, b):] // read in the first pass
+			}
+		}
+	}
+	if !haveBase {
+		return false
+	}
+	d.depth-- // base_event's fields belong to the event's level
+	if !decBase(d, base, &p.Base, enum) {
+		return false
+	}
+	d.depth++
+	if d.finish(planRunFinished, unsafe.Pointer(p)) != nil {
+		return false
+	}
+	d.depth--
+	return true
+}
+
+func decRunOutcome(d *decoder, b []byte, p *event.RunOutcome) bool {
+	if d.depth++; d.depth > d.maxDepth {
+		return false
+	}
+	all := b
+	_ = all
+	count1 := 0
+	count2 := 0
+	var seen uint64
+	_ = seen
+	for len(b) > 0 {
+		num, typ, n := consumeTag(b)
+		if n < 0 {
+			return false
+		}
+		b = b[n:]
+		switch num {
+		case 5:
+			if typ != protowire.BytesType || seen&(uint64(1)<<1) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 1
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok {
+				return false
+			}
+			p.Type = s
+		case 6:
+			if typ != protowire.BytesType {
+				return false
+			}
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			_ = v
+			count1++
+		case 8:
+			if typ != protowire.BytesType {
+				return false
+			}
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			_ = v
+			count2++
+		default:
+			return false // a field the reference skips, or a group
+		}
+	}
+	if count1 > 0 || count2 > 0 {
+		if count1 > 0 {
+			if d.charge(count1*112) != nil {
+				return false
+			}
+			p.Interrupts = make([]event.Interrupt, count1)
+		}
+		count1 = 0
+		if count2 > 0 {
+			if d.charge(count2*16) != nil {
+				return false
+			}
+			p.PendingToolCallIDs = make([]string, count2)
+		}
+		count2 = 0
+		for b = all; len(b) > 0; {
+			num, typ, n := consumeTag(b)
+			b = b[n:]
+			switch num {
+			case 6:
+				v, n := protowire.ConsumeBytes(b)
+				b = b[n:]
+				if !decInterrupt(d, v, &p.Interrupts[count1]) {
+					return false
+				}
+				count1++
+			case 8:
+				v, n := protowire.ConsumeBytes(b)
+				b = b[n:]
+				s, ok := d.fastStr(v)
+				if !ok {
+					return false
+				}
+				p.PendingToolCallIDs[count2] = s
+				count2++
+			default:
+				b = b[protowire.ConsumeFieldValue(num, typ, b):] // read in the first pass
+			}
+		}
+	}
+	if d.finish(planRunOutcome, unsafe.Pointer(p)) != nil {
+		return false
+	}
+	d.depth--
+	return true
+}
+
+func decInterrupt(d *decoder, b []byte, p *event.Interrupt) bool {
+	if d.depth++; d.depth > d.maxDepth {
+		return false
+	}
+	all := b
+	_ = all
+	var seen uint64
+	_ = seen
+	for len(b) > 0 {
+		num, typ, n := consumeTag(b)
+		if n < 0 {
+			return false
+		}
+		b = b[n:]
+		switch num {
+		case 1:
+			if typ != protowire.BytesType || seen&(uint64(1)<<1) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 1
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok {
+				return false
+			}
+			p.ID = s
+		case 2:
+			if typ != protowire.BytesType || seen&(uint64(1)<<2) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 2
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok {
+				return false
+			}
+			p.Reason = s
+		case 3:
+			if typ != protowire.BytesType || seen&(uint64(1)<<3) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 3
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok || d.charge(16) != nil {
+				return false
+			}
+			p.Message = d.newString(s)
+		case 4:
+			if typ != protowire.BytesType || seen&(uint64(1)<<4) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 4
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok || d.charge(16) != nil {
+				return false
+			}
+			p.ToolCallID = d.newString(s)
+		case 5:
+			if typ != protowire.BytesType || seen&(uint64(1)<<5) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 5
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			x, err := d.valueJSON(one(v))
+			if err != nil {
+				return false
+			}
+			if string(x) == "null" {
+				x = nil // JSON null on an optional value is its absence
+			}
+			p.ResponseSchema = x
+		case 6:
+			if typ != protowire.BytesType || seen&(uint64(1)<<6) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 6
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok || d.charge(16) != nil {
+				return false
+			}
+			p.ExpiresAt = d.newString(s)
+		case 7:
+			if typ != protowire.BytesType || seen&(uint64(1)<<7) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 7
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			x, err := d.valueJSON(one(v))
+			if err != nil {
+				return false
+			}
+			if string(x) == "null" {
+				x = nil // JSON null on an optional value is its absence
+			}
+			p.Metadata = x
+		case 8:
+			if typ != protowire.BytesType || seen&(uint64(1)<<8) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 8
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok || d.charge(16) != nil {
+				return false
+			}
+			p.SubagentRunID = d.newString(s)
+		default:
+			return false // a field the reference skips, or a group
+		}
+	}
+	if d.finish(planInterrupt, unsafe.Pointer(p)) != nil {
+		return false
+	}
+	d.depth--
+	return true
+}
+
+func decUsage(d *decoder, b []byte, p *event.Usage) bool {
+	if d.depth++; d.depth > d.maxDepth {
+		return false
+	}
+	all := b
+	_ = all
+	var seen uint64
+	_ = seen
+	for len(b) > 0 {
+		num, typ, n := consumeTag(b)
+		if n < 0 {
+			return false
+		}
+		b = b[n:]
+		switch num {
+		case 1:
+			if typ != protowire.BytesType || seen&(uint64(1)<<1) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 1
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok || d.charge(16) != nil {
+				return false
+			}
+			p.Provider = d.newString(s)
+		case 2:
+			if typ != protowire.BytesType || seen&(uint64(1)<<2) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 2
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok || d.charge(16) != nil {
+				return false
+			}
+			p.Model = d.newString(s)
+		case 3:
+			if typ != protowire.VarintType || seen&(uint64(1)<<3) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 3
+			v, n := protowire.ConsumeVarint(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			if x := int64(v); (x > maxSafeInt || x < -maxSafeInt) && !d.unsafeInts || d.charge(8) != nil {
+				return false
+			}
+			p.InputTokens = d.newInt64(int64(v))
+		case 4:
+			if typ != protowire.VarintType || seen&(uint64(1)<<4) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 4
+			v, n := protowire.ConsumeVarint(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			if x := int64(v); (x > maxSafeInt || x < -maxSafeInt) && !d.unsafeInts || d.charge(8) != nil {
+				return false
+			}
+			p.OutputTokens = d.newInt64(int64(v))
+		case 5:
+			if typ != protowire.VarintType || seen&(uint64(1)<<5) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 5
+			v, n := protowire.ConsumeVarint(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			if x := int64(v); (x > maxSafeInt || x < -maxSafeInt) && !d.unsafeInts || d.charge(8) != nil {
+				return false
+			}
+			p.TotalTokens = d.newInt64(int64(v))
+		case 6:
+			if typ != protowire.VarintType || seen&(uint64(1)<<6) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 6
+			v, n := protowire.ConsumeVarint(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			if x := int64(v); (x > maxSafeInt || x < -maxSafeInt) && !d.unsafeInts || d.charge(8) != nil {
+				return false
+			}
+			p.ReasoningTokens = d.newInt64(int64(v))
+		case 7:
+			if typ != protowire.VarintType || seen&(uint64(1)<<7) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 7
+			v, n := protowire.ConsumeVarint(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			if x := int64(v); (x > maxSafeInt || x < -maxSafeInt) && !d.unsafeInts || d.charge(8) != nil {
+				return false
+			}
+			p.CachedInputTokens = d.newInt64(int64(v))
+		case 8:
+			if typ != protowire.VarintType || seen&(uint64(1)<<8) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 8
+			v, n := protowire.ConsumeVarint(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			if x := int64(v); (x > maxSafeInt || x < -maxSafeInt) && !d.unsafeInts || d.charge(8) != nil {
+				return false
+			}
+			p.CacheWriteInputTokens = d.newInt64(int64(v))
+		default:
+			return false // a field the reference skips, or a group
+		}
+	}
+	if d.finish(planUsage, unsafe.Pointer(p)) != nil {
+		return false
+	}
+	d.depth--
+	return true
+}
+
+func decRunError(d *decoder, b []byte, p *event.RunError, enum int32) bool {
+	if d.depth++; d.depth > d.maxDepth {
+		return false
+	}
+	all := b
+	_ = all
+	var base []byte
+	haveBase := false
+	count2 := 0
+	var seen uint64
+	_ = seen
+	for len(b) > 0 {
+		num, typ, n := consumeTag(b)
+		if n < 0 {
+			return false
+		}
+		b = b[n:]
+		switch num {
+		case 1:
+			if typ != protowire.BytesType || haveBase {
+				return false
+			}
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			base, haveBase = v, true
+		case 2:
+			if typ != protowire.BytesType || seen&(uint64(1)<<1) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 1
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok || d.charge(16) != nil {
+				return false
+			}
+			p.Code = d.newString(s)
+		case 3:
+			if typ != protowire.BytesType || seen&(uint64(1)<<2) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 2
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok {
+				return false
+			}
+			p.Message = s
+		case 4:
+			if typ != protowire.BytesType {
+				return false
+			}
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			_ = v
+			count2++
+		default:
+			return false // a field the reference skips, or a group
+		}
+	}
+	if count2 > 0 {
+		if count2 > 0 {
+			if d.charge(count2*64) != nil {
+				return false
+			}
+			p.Usage = make([]event.Usage, count2)
+		}
+		count2 = 0
+		for b = all; len(b) > 0; {
+			num, typ, n := consumeTag(b)
+			b = b[n:]
+			switch num {
+			case 4:
+				v, n := protowire.ConsumeBytes(b)
+				b = b[n:]
+				if !decUsage(d, v, &p.Usage[count2]) {
+					return false
+				}
+				count2++
+			default:
+				b = b[protowire.ConsumeFieldValue(num, typ, b):] // read in the first pass
+			}
+		}
+	}
+	if !haveBase {
+		return false
+	}
+	d.depth-- // base_event's fields belong to the event's level
+	if !decBase(d, base, &p.Base, enum) {
+		return false
+	}
+	d.depth++
+	if d.finish(planRunError, unsafe.Pointer(p)) != nil {
+		return false
+	}
+	d.depth--
+	return true
+}
+
+func decStepStarted(d *decoder, b []byte, p *event.StepStarted, enum int32) bool {
+	if d.depth++; d.depth > d.maxDepth {
+		return false
+	}
+	all := b
+	_ = all
+	var base []byte
+	haveBase := false
+	var seen uint64
+	_ = seen
+	for len(b) > 0 {
+		num, typ, n := consumeTag(b)
+		if n < 0 {
+			return false
+		}
+		b = b[n:]
+		switch num {
+		case 1:
+			if typ != protowire.BytesType || haveBase {
+				return false
+			}
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			base, haveBase = v, true
+		case 2:
+			if typ != protowire.BytesType || seen&(uint64(1)<<1) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 1
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok {
+				return false
+			}
+			p.StepName = s
+		case 3:
+			if typ != protowire.BytesType || seen&(uint64(1)<<2) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 2
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok || d.charge(16) != nil {
+				return false
+			}
+			p.SubagentRunID = d.newString(s)
+		default:
+			return false // a field the reference skips, or a group
+		}
+	}
+	if !haveBase {
+		return false
+	}
+	d.depth-- // base_event's fields belong to the event's level
+	if !decBase(d, base, &p.Base, enum) {
+		return false
+	}
+	d.depth++
+	if d.finish(planStepStarted, unsafe.Pointer(p)) != nil {
+		return false
+	}
+	d.depth--
+	return true
+}
+
+func decStepFinished(d *decoder, b []byte, p *event.StepFinished, enum int32) bool {
+	if d.depth++; d.depth > d.maxDepth {
+		return false
+	}
+	all := b
+	_ = all
+	var base []byte
+	haveBase := false
+	var seen uint64
+	_ = seen
+	for len(b) > 0 {
+		num, typ, n := consumeTag(b)
+		if n < 0 {
+			return false
+		}
+		b = b[n:]
+		switch num {
+		case 1:
+			if typ != protowire.BytesType || haveBase {
+				return false
+			}
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			base, haveBase = v, true
+		case 2:
+			if typ != protowire.BytesType || seen&(uint64(1)<<1) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 1
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok {
+				return false
+			}
+			p.StepName = s
+		case 3:
+			if typ != protowire.BytesType || seen&(uint64(1)<<2) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 2
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok || d.charge(16) != nil {
+				return false
+			}
+			p.SubagentRunID = d.newString(s)
+		default:
+			return false // a field the reference skips, or a group
+		}
+	}
+	if !haveBase {
+		return false
+	}
+	d.depth-- // base_event's fields belong to the event's level
+	if !decBase(d, base, &p.Base, enum) {
+		return false
+	}
+	d.depth++
+	if d.finish(planStepFinished, unsafe.Pointer(p)) != nil {
+		return false
+	}
+	d.depth--
+	return true
+}
+
+func decTextMessageChunk(d *decoder, b []byte, p *event.TextMessageChunk, enum int32) bool {
+	if d.depth++; d.depth > d.maxDepth {
+		return false
+	}
+	all := b
+	_ = all
+	var base []byte
+	haveBase := false
+	var seen uint64
+	_ = seen
+	for len(b) > 0 {
+		num, typ, n := consumeTag(b)
+		if n < 0 {
+			return false
+		}
+		b = b[n:]
+		switch num {
+		case 1:
+			if typ != protowire.BytesType || haveBase {
+				return false
+			}
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			base, haveBase = v, true
+		case 2:
+			if typ != protowire.BytesType || seen&(uint64(1)<<1) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 1
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok || d.charge(16) != nil {
+				return false
+			}
+			p.MessageID = d.newString(s)
+		case 3:
+			if typ != protowire.BytesType || seen&(uint64(1)<<2) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 2
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok || d.charge(16) != nil {
+				return false
+			}
+			p.Role = d.newString(s)
+		case 4:
+			if typ != protowire.BytesType || seen&(uint64(1)<<3) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 3
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok || d.charge(16) != nil {
+				return false
+			}
+			p.Delta = d.newString(s)
+		case 5:
+			if typ != protowire.BytesType || seen&(uint64(1)<<4) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 4
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok || d.charge(16) != nil {
+				return false
+			}
+			p.Name = d.newString(s)
+		case 6:
+			if typ != protowire.BytesType || seen&(uint64(1)<<5) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 5
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok || d.charge(16) != nil {
+				return false
+			}
+			p.SubagentRunID = d.newString(s)
+		default:
+			return false // a field the reference skips, or a group
+		}
+	}
+	if !haveBase {
+		return false
+	}
+	d.depth-- // base_event's fields belong to the event's level
+	if !decBase(d, base, &p.Base, enum) {
+		return false
+	}
+	d.depth++
+	if d.finish(planTextMessageChunk, unsafe.Pointer(p)) != nil {
+		return false
+	}
+	d.depth--
+	return true
+}
+
+func decToolCallChunk(d *decoder, b []byte, p *event.ToolCallChunk, enum int32) bool {
+	if d.depth++; d.depth > d.maxDepth {
+		return false
+	}
+	all := b
+	_ = all
+	var base []byte
+	haveBase := false
+	var seen uint64
+	_ = seen
+	for len(b) > 0 {
+		num, typ, n := consumeTag(b)
+		if n < 0 {
+			return false
+		}
+		b = b[n:]
+		switch num {
+		case 1:
+			if typ != protowire.BytesType || haveBase {
+				return false
+			}
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			base, haveBase = v, true
+		case 2:
+			if typ != protowire.BytesType || seen&(uint64(1)<<1) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 1
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok || d.charge(16) != nil {
+				return false
+			}
+			p.ToolCallID = d.newString(s)
+		case 3:
+			if typ != protowire.BytesType || seen&(uint64(1)<<2) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 2
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok || d.charge(16) != nil {
+				return false
+			}
+			p.ToolCallName = d.newString(s)
+		case 4:
+			if typ != protowire.BytesType || seen&(uint64(1)<<3) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 3
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok || d.charge(16) != nil {
+				return false
+			}
+			p.ParentMessageID = d.newString(s)
+		case 5:
+			if typ != protowire.BytesType || seen&(uint64(1)<<4) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 4
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok || d.charge(16) != nil {
+				return false
+			}
+			p.Delta = d.newString(s)
+		case 6:
+			if typ != protowire.BytesType || seen&(uint64(1)<<5) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 5
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok || d.charge(16) != nil {
+				return false
+			}
+			p.SubagentRunID = d.newString(s)
+		default:
+			return false // a field the reference skips, or a group
+		}
+	}
+	if !haveBase {
+		return false
+	}
+	d.depth-- // base_event's fields belong to the event's level
+	if !decBase(d, base, &p.Base, enum) {
+		return false
+	}
+	d.depth++
+	if d.finish(planToolCallChunk, unsafe.Pointer(p)) != nil {
+		return false
+	}
+	d.depth--
+	return true
+}
+
+func decSubagentStarted(d *decoder, b []byte, p *event.SubagentStarted, enum int32) bool {
+	if d.depth++; d.depth > d.maxDepth {
+		return false
+	}
+	all := b
+	_ = all
+	var base []byte
+	haveBase := false
+	var seen uint64
+	_ = seen
+	for len(b) > 0 {
+		num, typ, n := consumeTag(b)
+		if n < 0 {
+			return false
+		}
+		b = b[n:]
+		switch num {
+		case 1:
+			if typ != protowire.BytesType || haveBase {
+				return false
+			}
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			base, haveBase = v, true
+		case 2:
+			if typ != protowire.BytesType || seen&(uint64(1)<<1) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 1
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok {
+				return false
+			}
+			p.SubagentRunID = s
+		case 3:
+			if typ != protowire.BytesType || seen&(uint64(1)<<2) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 2
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok {
+				return false
+			}
+			p.Name = s
+		case 4:
+			if typ != protowire.BytesType || seen&(uint64(1)<<3) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 3
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok || d.charge(16) != nil {
+				return false
+			}
+			p.Description = d.newString(s)
+		case 5:
+			if typ != protowire.BytesType || seen&(uint64(1)<<4) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 4
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok || d.charge(16) != nil {
+				return false
+			}
+			p.ParentSubagentRunID = d.newString(s)
+		case 6:
+			if typ != protowire.BytesType || seen&(uint64(1)<<5) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 5
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok || d.charge(16) != nil {
+				return false
+			}
+			p.ParentToolCallID = d.newString(s)
+		case 7:
+			if typ != protowire.BytesType || seen&(uint64(1)<<6) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 6
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok || d.charge(16) != nil {
+				return false
+			}
+			p.ParentMessageID = d.newString(s)
+		default:
+			return false // a field the reference skips, or a group
+		}
+	}
+	if !haveBase {
+		return false
+	}
+	d.depth-- // base_event's fields belong to the event's level
+	if !decBase(d, base, &p.Base, enum) {
+		return false
+	}
+	d.depth++
+	if d.finish(planSubagentStarted, unsafe.Pointer(p)) != nil {
+		return false
+	}
+	d.depth--
+	return true
+}
+
+func decSubagentFinished(d *decoder, b []byte, p *event.SubagentFinished, enum int32) bool {
+	if d.depth++; d.depth > d.maxDepth {
+		return false
+	}
+	all := b
+	_ = all
+	var base []byte
+	haveBase := false
+	count3 := 0
+	var seen uint64
+	_ = seen
+	for len(b) > 0 {
+		num, typ, n := consumeTag(b)
+		if n < 0 {
+			return false
+		}
+		b = b[n:]
+		switch num {
+		case 1:
+			if typ != protowire.BytesType || haveBase {
+				return false
+			}
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			base, haveBase = v, true
+		case 2:
+			if typ != protowire.BytesType || seen&(uint64(1)<<1) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 1
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok {
+				return false
+			}
+			p.SubagentRunID = s
+		case 3:
+			if typ != protowire.BytesType || seen&(uint64(1)<<2) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 2
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			x, err := d.valueJSON(one(v))
+			if err != nil {
+				return false
+			}
+			if string(x) == "null" {
+				x = nil // JSON null on an optional value is its absence
+			}
+			p.Result = x
+		case 4:
+			if typ != protowire.BytesType || seen&(uint64(1)<<3) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 3
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			if p.Outcome == nil {
+				if d.charge(40) != nil {
+					return false
+				}
+				p.Outcome = new(event.SubagentOutcome)
+			}
+			s, ok := d.fastStr(v)
+			if !ok {
+				return false
+			}
+			p.Outcome.Type = s
+		case 5:
+			if typ != protowire.BytesType {
+				return false
+			}
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			if p.Outcome == nil {
+				if d.charge(40) != nil {
+					return false
+				}
+				p.Outcome = new(event.SubagentOutcome)
+			}
+			_ = v
+			count3++
+		default:
+			return false // a field the reference skips, or a group
+		}
+	}
+	if count3 > 0 {
+		if count3 > 0 && p.Outcome == nil {
+			if d.charge(40) != nil {
+				return false
+			}
+			p.Outcome = new(event.SubagentOutcome)
+		}
+		if count3 > 0 {
+			if d.charge(count3*16) != nil {
+				return false
+			}
+			p.Outcome.InterruptIDs = make([]string, count3)
+		}
+		count3 = 0
+		for b = all; len(b) > 0; {
+			num, typ, n := consumeTag(b)
+			b = b[n:]
+			switch num {
+			case 5:
+				v, n := protowire.ConsumeBytes(b)
+				b = b[n:]
+				s, ok := d.fastStr(v)
+				if !ok {
+					return false
+				}
+				p.Outcome.InterruptIDs[count3] = s
+				count3++
+			default:
+				b = b[protowire.ConsumeFieldValue(num, typ, b):] // read in the first pass
+			}
+		}
+	}
+	if !haveBase {
+		return false
+	}
+	d.depth-- // base_event's fields belong to the event's level
+	if !decBase(d, base, &p.Base, enum) {
+		return false
+	}
+	d.depth++
+	if d.finish(planSubagentFinished, unsafe.Pointer(p)) != nil {
+		return false
+	}
+	d.depth--
+	return true
+}
+
+func decSubagentOutcome(d *decoder, b []byte, p *event.SubagentOutcome) bool {
+	if d.depth++; d.depth > d.maxDepth {
+		return false
+	}
+	all := b
+	_ = all
+	count1 := 0
+	var seen uint64
+	_ = seen
+	for len(b) > 0 {
+		num, typ, n := consumeTag(b)
+		if n < 0 {
+			return false
+		}
+		b = b[n:]
+		switch num {
+		case 4:
+			if typ != protowire.BytesType || seen&(uint64(1)<<1) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 1
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok {
+				return false
+			}
+			p.Type = s
+		case 5:
+			if typ != protowire.BytesType {
+				return false
+			}
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			_ = v
+			count1++
+		default:
+			return false // a field the reference skips, or a group
+		}
+	}
+	if count1 > 0 {
+		if count1 > 0 {
+			if d.charge(count1*16) != nil {
+				return false
+			}
+			p.InterruptIDs = make([]string, count1)
+		}
+		count1 = 0
+		for b = all; len(b) > 0; {
+			num, typ, n := consumeTag(b)
+			b = b[n:]
+			switch num {
+			case 5:
+				v, n := protowire.ConsumeBytes(b)
+				b = b[n:]
+				s, ok := d.fastStr(v)
+				if !ok {
+					return false
+				}
+				p.InterruptIDs[count1] = s
+				count1++
+			default:
+				b = b[protowire.ConsumeFieldValue(num, typ, b):] // read in the first pass
+			}
+		}
+	}
+	if d.finish(planSubagentOutcome, unsafe.Pointer(p)) != nil {
+		return false
+	}
+	d.depth--
+	return true
+}
+
+func decSubagentError(d *decoder, b []byte, p *event.SubagentError, enum int32) bool {
+	if d.depth++; d.depth > d.maxDepth {
+		return false
+	}
+	all := b
+	_ = all
+	var base []byte
+	haveBase := false
+	var seen uint64
+	_ = seen
+	for len(b) > 0 {
+		num, typ, n := consumeTag(b)
+		if n < 0 {
+			return false
+		}
+		b = b[n:]
+		switch num {
+		case 1:
+			if typ != protowire.BytesType || haveBase {
+				return false
+			}
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			base, haveBase = v, true
+		case 2:
+			if typ != protowire.BytesType || seen&(uint64(1)<<1) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 1
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok {
+				return false
+			}
+			p.SubagentRunID = s
+		case 3:
+			if typ != protowire.BytesType || seen&(uint64(1)<<2) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 2
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok {
+				return false
+			}
+			p.Message = s
+		case 4:
+			if typ != protowire.BytesType || seen&(uint64(1)<<3) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 3
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok || d.charge(16) != nil {
+				return false
+			}
+			p.Code = d.newString(s)
+		default:
+			return false // a field the reference skips, or a group
+		}
+	}
+	if !haveBase {
+		return false
+	}
+	d.depth-- // base_event's fields belong to the event's level
+	if !decBase(d, base, &p.Base, enum) {
+		return false
+	}
+	d.depth++
+	if d.finish(planSubagentError, unsafe.Pointer(p)) != nil {
+		return false
+	}
+	d.depth--
+	return true
+}
+
+func decToolCallResult(d *decoder, b []byte, p *event.ToolCallResult, enum int32) bool {
+	if d.depth++; d.depth > d.maxDepth {
+		return false
+	}
+	all := b
+	_ = all
+	var base []byte
+	haveBase := false
+	count5 := 0
+	var seen uint64
+	_ = seen
+	for len(b) > 0 {
+		num, typ, n := consumeTag(b)
+		if n < 0 {
+			return false
+		}
+		b = b[n:]
+		switch num {
+		case 1:
+			if typ != protowire.BytesType || haveBase {
+				return false
+			}
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			base, haveBase = v, true
+		case 2:
+			if typ != protowire.BytesType || seen&(uint64(1)<<1) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 1
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok || d.charge(16) != nil {
+				return false
+			}
+			p.SubagentRunID = d.newString(s)
+		case 3:
+			if typ != protowire.BytesType || seen&(uint64(1)<<2) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 2
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok {
+				return false
+			}
+			p.MessageID = s
+		case 4:
+			if typ != protowire.BytesType || seen&(uint64(1)<<3) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 3
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok {
+				return false
+			}
+			p.ToolCallID = s
+		case 5:
+			if typ != protowire.BytesType || seen&(uint64(1)<<4) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 4
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok || d.charge(16) != nil {
+				return false
+			}
+			p.Content = d.newString(s)
+		case 6:
+			if typ != protowire.BytesType || seen&(uint64(1)<<5) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 5
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok || d.charge(16) != nil {
+				return false
+			}
+			p.Role = d.newString(s)
+		case 7:
+			if typ != protowire.BytesType {
+				return false
+			}
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			_ = v
+			count5++
+		default:
+			return false // a field the reference skips, or a group
+		}
+	}
+	if count5 > 0 {
+		if count5 > 0 {
+			if d.charge(count5*72) != nil {
+				return false
+			}
+			p.Parts = make([]event.ContentPart, count5)
+		}
+		count5 = 0
+		for b = all; len(b) > 0; {
+			num, typ, n := consumeTag(b)
+			b = b[n:]
+			switch num {
+			case 7:
+				v, n := protowire.ConsumeBytes(b)
+				b = b[n:]
+				if d.contentPart(one(v), planContentPart, &p.Parts[count5]) != nil {
+					return false
+				}
+				count5++
+			default:
+				b = b[protowire.ConsumeFieldValue(num, typ, b):] // read in the first pass
+			}
+		}
+	}
+	if !haveBase {
+		return false
+	}
+	d.depth-- // base_event's fields belong to the event's level
+	if !decBase(d, base, &p.Base, enum) {
+		return false
+	}
+	d.depth++
+	if d.finish(planToolCallResult, unsafe.Pointer(p)) != nil {
+		return false
+	}
+	d.depth--
+	return true
+}
+
+func decActivitySnapshot(d *decoder, b []byte, p *event.ActivitySnapshot, enum int32) bool {
+	if d.depth++; d.depth > d.maxDepth {
+		return false
+	}
+	all := b
+	_ = all
+	var base []byte
+	haveBase := false
+	var seen uint64
+	_ = seen
+	for len(b) > 0 {
+		num, typ, n := consumeTag(b)
+		if n < 0 {
+			return false
+		}
+		b = b[n:]
+		switch num {
+		case 1:
+			if typ != protowire.BytesType || haveBase {
+				return false
+			}
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			base, haveBase = v, true
+		case 2:
+			if typ != protowire.BytesType || seen&(uint64(1)<<1) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 1
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok || d.charge(16) != nil {
+				return false
+			}
+			p.SubagentRunID = d.newString(s)
+		case 3:
+			if typ != protowire.BytesType || seen&(uint64(1)<<2) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 2
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok {
+				return false
+			}
+			p.MessageID = s
+		case 4:
+			if typ != protowire.BytesType || seen&(uint64(1)<<3) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 3
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok {
+				return false
+			}
+			p.ActivityType = s
+		case 5:
+			if typ != protowire.BytesType || seen&(uint64(1)<<4) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 4
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			x, err := d.structJSON(one(v))
+			if err != nil {
+				return false
+			}
+			p.Content = x
+		case 6:
+			if typ != protowire.VarintType || seen&(uint64(1)<<5) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 5
+			v, n := protowire.ConsumeVarint(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			if d.charge(8) != nil {
+				return false
+			}
+			p.Replace = d.newBool(v != 0)
+		default:
+			return false // a field the reference skips, or a group
+		}
+	}
+	if !haveBase {
+		return false
+	}
+	d.depth-- // base_event's fields belong to the event's level
+	if !decBase(d, base, &p.Base, enum) {
+		return false
+	}
+	d.depth++
+	if d.finish(planActivitySnapshot, unsafe.Pointer(p)) != nil {
+		return false
+	}
+	d.depth--
+	return true
+}
+
+func decActivityDelta(d *decoder, b []byte, p *event.ActivityDelta, enum int32) bool {
+	if d.depth++; d.depth > d.maxDepth {
+		return false
+	}
+	all := b
+	_ = all
+	var base []byte
+	haveBase := false
+	count3 := 0
+	var seen uint64
+	_ = seen
+	for len(b) > 0 {
+		num, typ, n := consumeTag(b)
+		if n < 0 {
+			return false
+		}
+		b = b[n:]
+		switch num {
+		case 1:
+			if typ != protowire.BytesType || haveBase {
+				return false
+			}
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			base, haveBase = v, true
+		case 2:
+			if typ != protowire.BytesType || seen&(uint64(1)<<1) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 1
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok || d.charge(16) != nil {
+				return false
+			}
+			p.SubagentRunID = d.newString(s)
+		case 3:
+			if typ != protowire.BytesType || seen&(uint64(1)<<2) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 2
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok {
+				return false
+			}
+			p.MessageID = s
+		case 4:
+			if typ != protowire.BytesType || seen&(uint64(1)<<3) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 3
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok {
+				return false
+			}
+			p.ActivityType = s
+		case 5:
+			if typ != protowire.BytesType {
+				return false
+			}
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			_ = v
+			count3++
+		default:
+			return false // a field the reference skips, or a group
+		}
+	}
+	if count3 > 0 {
+		if count3 > 0 {
+			if d.charge(count3*64) != nil {
+				return false
+			}
+			p.Patch = make([]event.PatchOp, count3)
+		}
+		count3 = 0
+		for b = all; len(b) > 0; {
+			num, typ, n := consumeTag(b)
+			b = b[n:]
+			switch num {
+			case 5:
+				v, n := protowire.ConsumeBytes(b)
+				b = b[n:]
+				if !decPatchOp(d, v, &p.Patch[count3]) {
+					return false
+				}
+				count3++
+			default:
+				b = b[protowire.ConsumeFieldValue(num, typ, b):] // read in the first pass
+			}
+		}
+	}
+	if !haveBase {
+		return false
+	}
+	d.depth-- // base_event's fields belong to the event's level
+	if !decBase(d, base, &p.Base, enum) {
+		return false
+	}
+	d.depth++
+	if d.finish(planActivityDelta, unsafe.Pointer(p)) != nil {
+		return false
+	}
+	d.depth--
+	return true
+}
+
+func decReasoningStart(d *decoder, b []byte, p *event.ReasoningStart, enum int32) bool {
+	if d.depth++; d.depth > d.maxDepth {
+		return false
+	}
+	all := b
+	_ = all
+	var base []byte
+	haveBase := false
+	var seen uint64
+	_ = seen
+	for len(b) > 0 {
+		num, typ, n := consumeTag(b)
+		if n < 0 {
+			return false
+		}
+		b = b[n:]
+		switch num {
+		case 1:
+			if typ != protowire.BytesType || haveBase {
+				return false
+			}
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			base, haveBase = v, true
+		case 2:
+			if typ != protowire.BytesType || seen&(uint64(1)<<1) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 1
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok || d.charge(16) != nil {
+				return false
+			}
+			p.SubagentRunID = d.newString(s)
+		case 3:
+			if typ != protowire.BytesType || seen&(uint64(1)<<2) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 2
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok {
+				return false
+			}
+			p.MessageID = s
+		default:
+			return false // a field the reference skips, or a group
+		}
+	}
+	if !haveBase {
+		return false
+	}
+	d.depth-- // base_event's fields belong to the event's level
+	if !decBase(d, base, &p.Base, enum) {
+		return false
+	}
+	d.depth++
+	if d.finish(planReasoningStart, unsafe.Pointer(p)) != nil {
+		return false
+	}
+	d.depth--
+	return true
+}
+
+func decReasoningMessageStart(d *decoder, b []byte, p *event.ReasoningMessageStart, enum int32) bool {
+	if d.depth++; d.depth > d.maxDepth {
+		return false
+	}
+	all := b
+	_ = all
+	var base []byte
+	haveBase := false
+	var seen uint64
+	_ = seen
+	for len(b) > 0 {
+		num, typ, n := consumeTag(b)
+		if n < 0 {
+			return false
+		}
+		b = b[n:]
+		switch num {
+		case 1:
+			if typ != protowire.BytesType || haveBase {
+				return false
+			}
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			base, haveBase = v, true
+		case 2:
+			if typ != protowire.BytesType || seen&(uint64(1)<<1) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 1
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok || d.charge(16) != nil {
+				return false
+			}
+			p.SubagentRunID = d.newString(s)
+		case 3:
+			if typ != protowire.BytesType || seen&(uint64(1)<<2) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 2
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok {
+				return false
+			}
+			p.MessageID = s
+		case 4:
+			if typ != protowire.BytesType || seen&(uint64(1)<<3) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 3
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok {
+				return false
+			}
+			p.Role = s
+		default:
+			return false // a field the reference skips, or a group
+		}
+	}
+	if !haveBase {
+		return false
+	}
+	d.depth-- // base_event's fields belong to the event's level
+	if !decBase(d, base, &p.Base, enum) {
+		return false
+	}
+	d.depth++
+	if d.finish(planReasoningMessageStart, unsafe.Pointer(p)) != nil {
+		return false
+	}
+	d.depth--
+	return true
+}
+
+func decReasoningMessageContent(d *decoder, b []byte, p *event.ReasoningMessageContent, enum int32) bool {
+	if d.depth++; d.depth > d.maxDepth {
+		return false
+	}
+	all := b
+	_ = all
+	var base []byte
+	haveBase := false
+	var seen uint64
+	_ = seen
+	for len(b) > 0 {
+		num, typ, n := consumeTag(b)
+		if n < 0 {
+			return false
+		}
+		b = b[n:]
+		switch num {
+		case 1:
+			if typ != protowire.BytesType || haveBase {
+				return false
+			}
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			base, haveBase = v, true
+		case 2:
+			if typ != protowire.BytesType || seen&(uint64(1)<<1) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 1
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok || d.charge(16) != nil {
+				return false
+			}
+			p.SubagentRunID = d.newString(s)
+		case 3:
+			if typ != protowire.BytesType || seen&(uint64(1)<<2) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 2
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok {
+				return false
+			}
+			p.MessageID = s
+		case 4:
+			if typ != protowire.BytesType || seen&(uint64(1)<<3) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 3
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok {
+				return false
+			}
+			p.Delta = s
+		default:
+			return false // a field the reference skips, or a group
+		}
+	}
+	if !haveBase {
+		return false
+	}
+	d.depth-- // base_event's fields belong to the event's level
+	if !decBase(d, base, &p.Base, enum) {
+		return false
+	}
+	d.depth++
+	if d.finish(planReasoningMessageContent, unsafe.Pointer(p)) != nil {
+		return false
+	}
+	d.depth--
+	return true
+}
+
+func decReasoningMessageEnd(d *decoder, b []byte, p *event.ReasoningMessageEnd, enum int32) bool {
+	if d.depth++; d.depth > d.maxDepth {
+		return false
+	}
+	all := b
+	_ = all
+	var base []byte
+	haveBase := false
+	var seen uint64
+	_ = seen
+	for len(b) > 0 {
+		num, typ, n := consumeTag(b)
+		if n < 0 {
+			return false
+		}
+		b = b[n:]
+		switch num {
+		case 1:
+			if typ != protowire.BytesType || haveBase {
+				return false
+			}
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			base, haveBase = v, true
+		case 2:
+			if typ != protowire.BytesType || seen&(uint64(1)<<1) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 1
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok || d.charge(16) != nil {
+				return false
+			}
+			p.SubagentRunID = d.newString(s)
+		case 3:
+			if typ != protowire.BytesType || seen&(uint64(1)<<2) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 2
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok {
+				return false
+			}
+			p.MessageID = s
+		default:
+			return false // a field the reference skips, or a group
+		}
+	}
+	if !haveBase {
+		return false
+	}
+	d.depth-- // base_event's fields belong to the event's level
+	if !decBase(d, base, &p.Base, enum) {
+		return false
+	}
+	d.depth++
+	if d.finish(planReasoningMessageEnd, unsafe.Pointer(p)) != nil {
+		return false
+	}
+	d.depth--
+	return true
+}
+
+func decReasoningMessageChunk(d *decoder, b []byte, p *event.ReasoningMessageChunk, enum int32) bool {
+	if d.depth++; d.depth > d.maxDepth {
+		return false
+	}
+	all := b
+	_ = all
+	var base []byte
+	haveBase := false
+	var seen uint64
+	_ = seen
+	for len(b) > 0 {
+		num, typ, n := consumeTag(b)
+		if n < 0 {
+			return false
+		}
+		b = b[n:]
+		switch num {
+		case 1:
+			if typ != protowire.BytesType || haveBase {
+				return false
+			}
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			base, haveBase = v, true
+		case 2:
+			if typ != protowire.BytesType || seen&(uint64(1)<<1) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 1
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok || d.charge(16) != nil {
+				return false
+			}
+			p.SubagentRunID = d.newString(s)
+		case 3:
+			if typ != protowire.BytesType || seen&(uint64(1)<<2) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 2
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok || d.charge(16) != nil {
+				return false
+			}
+			p.MessageID = d.newString(s)
+		case 4:
+			if typ != protowire.BytesType || seen&(uint64(1)<<3) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 3
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok || d.charge(16) != nil {
+				return false
+			}
+			p.Delta = d.newString(s)
+		default:
+			return false // a field the reference skips, or a group
+		}
+	}
+	if !haveBase {
+		return false
+	}
+	d.depth-- // base_event's fields belong to the event's level
+	if !decBase(d, base, &p.Base, enum) {
+		return false
+	}
+	d.depth++
+	if d.finish(planReasoningMessageChunk, unsafe.Pointer(p)) != nil {
+		return false
+	}
+	d.depth--
+	return true
+}
+
+func decReasoningEnd(d *decoder, b []byte, p *event.ReasoningEnd, enum int32) bool {
+	if d.depth++; d.depth > d.maxDepth {
+		return false
+	}
+	all := b
+	_ = all
+	var base []byte
+	haveBase := false
+	var seen uint64
+	_ = seen
+	for len(b) > 0 {
+		num, typ, n := consumeTag(b)
+		if n < 0 {
+			return false
+		}
+		b = b[n:]
+		switch num {
+		case 1:
+			if typ != protowire.BytesType || haveBase {
+				return false
+			}
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			base, haveBase = v, true
+		case 2:
+			if typ != protowire.BytesType || seen&(uint64(1)<<1) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 1
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok || d.charge(16) != nil {
+				return false
+			}
+			p.SubagentRunID = d.newString(s)
+		case 3:
+			if typ != protowire.BytesType || seen&(uint64(1)<<2) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 2
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok {
+				return false
+			}
+			p.MessageID = s
+		default:
+			return false // a field the reference skips, or a group
+		}
+	}
+	if !haveBase {
+		return false
+	}
+	d.depth-- // base_event's fields belong to the event's level
+	if !decBase(d, base, &p.Base, enum) {
+		return false
+	}
+	d.depth++
+	if d.finish(planReasoningEnd, unsafe.Pointer(p)) != nil {
+		return false
+	}
+	d.depth--
+	return true
+}
+
+func decReasoningEncryptedValue(d *decoder, b []byte, p *event.ReasoningEncryptedValue, enum int32) bool {
+	if d.depth++; d.depth > d.maxDepth {
+		return false
+	}
+	all := b
+	_ = all
+	var base []byte
+	haveBase := false
+	var seen uint64
+	_ = seen
+	for len(b) > 0 {
+		num, typ, n := consumeTag(b)
+		if n < 0 {
+			return false
+		}
+		b = b[n:]
+		switch num {
+		case 1:
+			if typ != protowire.BytesType || haveBase {
+				return false
+			}
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			base, haveBase = v, true
+		case 2:
+			if typ != protowire.BytesType || seen&(uint64(1)<<1) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 1
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok || d.charge(16) != nil {
+				return false
+			}
+			p.SubagentRunID = d.newString(s)
+		case 3:
+			if typ != protowire.BytesType || seen&(uint64(1)<<2) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 2
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok {
+				return false
+			}
+			p.Subtype = s
+		case 4:
+			if typ != protowire.BytesType || seen&(uint64(1)<<3) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 3
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok {
+				return false
+			}
+			p.EntityID = s
+		case 5:
+			if typ != protowire.BytesType || seen&(uint64(1)<<4) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 4
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok {
+				return false
+			}
+			p.EncryptedValue = s
+		default:
+			return false // a field the reference skips, or a group
+		}
+	}
+	if !haveBase {
+		return false
+	}
+	d.depth-- // base_event's fields belong to the event's level
+	if !decBase(d, base, &p.Base, enum) {
+		return false
+	}
+	d.depth++
+	if d.finish(planReasoningEncryptedValue, unsafe.Pointer(p)) != nil {
+		return false
+	}
+	d.depth--
+	return true
+}

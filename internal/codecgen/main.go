@@ -90,6 +90,7 @@ func generate() ([]byte, error) {
 			g.message(p)
 		}
 	}
+	g.decoders(events)
 	src, err := format.Source(g.buf.Bytes())
 	if err != nil {
 		return g.buf.Bytes(), fmt.Errorf("codecgen: formatting the output: %w", err)
@@ -349,4 +350,208 @@ func wireType(k schema.Kind) protowire.Type {
 		return protowire.VarintType
 	}
 	return protowire.BytesType
+}
+
+// The decoders. A generated decoder reads the canonical shape of a frame —
+// one envelope arm, each singular field at most once, only known fields
+// with their own wire types — in one pass per message (two for a message
+// with repeated fields: count, then fill slices allocated at their final
+// size), charging the memory budget as the reference decoder does, and
+// applies the same finish (allowed names, what proto3 leaves implicit, the
+// type's rule). Anything else — a merged occurrence, an unknown field, any
+// error — makes it give up (return false), and the reference decoder
+// (decode.go) decodes the frame from the start and reports it. Its result
+// is then the reference's, error for error; the cost of giving up is at
+// most the fast attempt, linear in the frame.
+
+func (g *gen) decoders(events []event.Info) {
+	g.p("// decodeGenerated decodes the envelope of d.data with the generated\n")
+	g.p("// decoders; ok is false when the frame is not in their canonical shape\n")
+	g.p("// or is wrong, and the reference decoder must read it.\n")
+	g.p("func decodeGenerated(d *decoder) (ev event.Event, ok bool) {\n")
+	g.p("\tnum, body, ok := envelopeArm(d.data)\n\tif !ok {\n\t\treturn nil, false\n\t}\n")
+	g.p("\tswitch num {\n")
+	for _, in := range events {
+		p := schema.For(reflect.TypeOf(in.New()).Elem())
+		name := p.Type.Name()
+		g.p("\tcase %d:\n\t\tif d.charge(%d) != nil {\n\t\t\treturn nil, false\n\t\t}\n", in.Arm, p.Size)
+		g.p("\t\tp := new(event.%s)\n\t\tif !dec%s(d, body, p, %d) {\n\t\t\treturn nil, false\n\t\t}\n\t\treturn p, true\n", name, name, in.Enum)
+	}
+	g.p("\t}\n\treturn nil, false\n}\n\n")
+	for _, p := range g.order {
+		g.decoder(p)
+	}
+}
+
+// decoder writes decT for plan p: an event's takes its EventType enum
+// value, which base_event must declare; Base's checks it.
+func (g *gen) decoder(p *schema.Plan) {
+	name := p.Type.Name()
+	isBase := p.Type == reflect.TypeFor[event.Base]()
+	extra := ""
+	if p.Event || isBase {
+		extra = ", enum int32"
+	}
+	repeated := false
+	for i := range p.Wire {
+		switch p.Wire[i].Kind {
+		case schema.Strings, schema.Messages, schema.Parts:
+			repeated = true
+		}
+	}
+	if len(p.Wire) > 63 {
+		panic("codecgen: more than 63 wire fields in " + name)
+	}
+	g.p("func dec%s(d *decoder, b []byte, p *event.%s%s) bool {\n", name, name, extra)
+	g.p("\tif d.depth++; d.depth > d.maxDepth {\n\t\treturn false\n\t}\n")
+	g.p("\tall := b\n\t_ = all\n")
+	if p.Event {
+		g.p("\tvar base []byte\n\thaveBase := false\n")
+	}
+	if isBase {
+		g.p("\tdeclared := int32(0)\n")
+	}
+	for i := range p.Wire {
+		switch p.Wire[i].Kind {
+		case schema.Strings, schema.Messages, schema.Parts:
+			g.p("\tcount%d := 0\n", i)
+		}
+	}
+	g.p("\tvar seen uint64\n\t_ = seen\n")
+	g.p("\tfor len(b) > 0 {\n")
+	g.p("\t\tnum, typ, n := consumeTag(b)\n\t\tif n < 0 {\n\t\t\treturn false\n\t\t}\n\t\tb = b[n:]\n")
+	g.p("\t\tswitch num {\n")
+	if p.Event || isBase {
+		if p.Event {
+			g.p("\t\tcase 1:\n\t\t\tif typ != protowire.BytesType || haveBase {\n\t\t\t\treturn false\n\t\t\t}\n")
+			g.p("\t\t\tv, n := protowire.ConsumeBytes(b)\n\t\t\tif n < 0 {\n\t\t\t\treturn false\n\t\t\t}\n\t\t\tb = b[n:]\n\t\t\tbase, haveBase = v, true\n")
+		} else {
+			g.p("\t\tcase 1:\n\t\t\tif typ != protowire.VarintType || seen&1 != 0 {\n\t\t\t\treturn false\n\t\t\t}\n\t\t\tseen |= 1\n")
+			g.p("\t\t\tv, n := protowire.ConsumeVarint(b)\n\t\t\tif n < 0 {\n\t\t\t\treturn false\n\t\t\t}\n\t\t\tb = b[n:]\n\t\t\tdeclared = int32(v)\n")
+		}
+	}
+	for i := range p.Wire {
+		f := &p.Wire[i]
+		bit := fmt.Sprintf("uint64(1) << %d", i+1)
+		wt := wireType(f.Kind)
+		wtName := map[protowire.Type]string{protowire.VarintType: "protowire.VarintType", protowire.BytesType: "protowire.BytesType"}[wt]
+		g.p("\t\tcase %d:\n", f.Num)
+		single := true
+		switch f.Kind {
+		case schema.Strings, schema.Messages, schema.Parts:
+			single = false
+		}
+		if single {
+			g.p("\t\t\tif typ != %s || seen&(%s) != 0 {\n\t\t\t\treturn false\n\t\t\t}\n\t\t\tseen |= %s\n", wtName, bit, bit)
+		} else {
+			g.p("\t\t\tif typ != %s {\n\t\t\t\treturn false\n\t\t\t}\n", wtName)
+		}
+		if wt == protowire.VarintType {
+			g.p("\t\t\tv, n := protowire.ConsumeVarint(b)\n")
+		} else {
+			g.p("\t\t\tv, n := protowire.ConsumeBytes(b)\n")
+		}
+		g.p("\t\t\tif n < 0 {\n\t\t\t\treturn false\n\t\t\t}\n\t\t\tb = b[n:]\n")
+		target := "p"
+		if f.Via != nil {
+			// The flat container, allocated (and charged) on first use.
+			g.p("\t\t\tif p.%s == nil {\n\t\t\t\tif d.charge(%d) != nil {\n\t\t\t\t\treturn false\n\t\t\t\t}\n\t\t\t\tp.%s = new(event.%s)\n\t\t\t}\n", f.Via.GoName, f.Via.Elem.Size, f.Via.GoName, f.Via.Elem.Type.Name())
+			target = "p." + f.Via.GoName
+		}
+		acc := target + "." + f.GoName
+		switch f.Kind {
+		case schema.String:
+			g.p("\t\t\ts, ok := d.fastStr(v)\n\t\t\tif !ok {\n\t\t\t\treturn false\n\t\t\t}\n\t\t\t%s = s\n", acc)
+		case schema.OptString:
+			g.p("\t\t\ts, ok := d.fastStr(v)\n\t\t\tif !ok || d.charge(16) != nil {\n\t\t\t\treturn false\n\t\t\t}\n\t\t\t%s = d.newString(s)\n", acc)
+		case schema.OptBool:
+			g.p("\t\t\tif d.charge(8) != nil {\n\t\t\t\treturn false\n\t\t\t}\n\t\t\t%s = d.newBool(v != 0)\n", acc)
+		case schema.OptInt64:
+			g.p("\t\t\tif x := int64(v); (x > maxSafeInt || x < -maxSafeInt) && !d.unsafeInts || d.charge(8) != nil {\n\t\t\t\treturn false\n\t\t\t}\n\t\t\t%s = d.newInt64(int64(v))\n", acc)
+		case schema.Enum:
+			g.p("\t\t\tnames := %s.Wire[%d].Names\n\t\t\tif v >= uint64(len(names)) {\n\t\t\t\treturn false\n\t\t\t}\n\t\t\t%s = names[v]\n", planVar(p), i, acc)
+		case schema.Value:
+			g.p("\t\t\tx, err := d.valueJSON(one(v))\n\t\t\tif err != nil {\n\t\t\t\treturn false\n\t\t\t}\n")
+			if f.Opt {
+				g.p("\t\t\tif string(x) == \"null\" {\n\t\t\t\tx = nil // JSON null on an optional value is its absence\n\t\t\t}\n")
+			}
+			g.p("\t\t\t%s = x\n", acc)
+		case schema.Object:
+			g.p("\t\t\tx, err := d.structJSON(one(v))\n\t\t\tif err != nil {\n\t\t\t\treturn false\n\t\t\t}\n\t\t\t%s = x\n", acc)
+		case schema.Message:
+			g.p("\t\t\tif !dec%s(d, v, &%s) {\n\t\t\t\treturn false\n\t\t\t}\n", f.Elem.Type.Name(), acc)
+		case schema.OptMessage:
+			g.p("\t\t\tif d.charge(%d) != nil {\n\t\t\t\treturn false\n\t\t\t}\n\t\t\tx := new(event.%s)\n\t\t\tif !dec%s(d, v, x) {\n\t\t\t\treturn false\n\t\t\t}\n\t\t\t%s = x\n", f.Elem.Size, f.Elem.Type.Name(), f.Elem.Type.Name(), acc)
+		case schema.Strings, schema.Messages, schema.Parts:
+			g.p("\t\t\t_ = v\n\t\t\tcount%d++\n", i)
+		}
+	}
+	g.p("\t\tdefault:\n\t\t\treturn false // a field the reference skips, or a group\n\t\t}\n\t}\n")
+	if repeated {
+		g.p("\tif %s {\n", repeatedAny(p))
+		for i := range p.Wire {
+			f := &p.Wire[i]
+			var elem string
+			switch f.Kind {
+			case schema.Strings:
+				elem = "string"
+			case schema.Messages, schema.Parts:
+				elem = "event." + f.Elem.Type.Name()
+			default:
+				continue
+			}
+			target := "p"
+			if f.Via != nil {
+				g.p("\t\tif count%d > 0 && p.%s == nil {\n\t\t\tif d.charge(%d) != nil {\n\t\t\t\treturn false\n\t\t\t}\n\t\t\tp.%s = new(event.%s)\n\t\t}\n", i, f.Via.GoName, f.Via.Elem.Size, f.Via.GoName, f.Via.Elem.Type.Name())
+				target = "p." + f.Via.GoName
+			}
+			esize := f.Type.Elem().Size()
+			g.p("\t\tif count%d > 0 {\n\t\t\tif d.charge(count%d*%d) != nil {\n\t\t\t\treturn false\n\t\t\t}\n\t\t\t%s.%s = make([]%s, count%d)\n\t\t}\n", i, i, esize, target, f.GoName, elem, i)
+			g.p("\t\tcount%d = 0\n", i)
+		}
+		g.p("\t\tfor b = all; len(b) > 0; {\n")
+		g.p("\t\t\tnum, typ, n := consumeTag(b)\n\t\t\tb = b[n:]\n")
+		g.p("\t\t\tswitch num {\n")
+		for i := range p.Wire {
+			f := &p.Wire[i]
+			target := "p"
+			if f.Via != nil {
+				target = "p." + f.Via.GoName
+			}
+			acc := target + "." + f.GoName
+			switch f.Kind {
+			case schema.Strings:
+				g.p("\t\t\tcase %d:\n\t\t\t\tv, n := protowire.ConsumeBytes(b)\n\t\t\t\tb = b[n:]\n", f.Num)
+				g.p("\t\t\t\ts, ok := d.fastStr(v)\n\t\t\t\tif !ok {\n\t\t\t\t\treturn false\n\t\t\t\t}\n\t\t\t\t%s[count%d] = s\n\t\t\t\tcount%d++\n", acc, i, i)
+			case schema.Messages:
+				g.p("\t\t\tcase %d:\n\t\t\t\tv, n := protowire.ConsumeBytes(b)\n\t\t\t\tb = b[n:]\n", f.Num)
+				g.p("\t\t\t\tif !dec%s(d, v, &%s[count%d]) {\n\t\t\t\t\treturn false\n\t\t\t\t}\n\t\t\t\tcount%d++\n", f.Elem.Type.Name(), acc, i, i)
+			case schema.Parts:
+				g.p("\t\t\tcase %d:\n\t\t\t\tv, n := protowire.ConsumeBytes(b)\n\t\t\t\tb = b[n:]\n", f.Num)
+				g.p("\t\t\t\tif d.contentPart(one(v), planContentPart, &%s[count%d]) != nil {\n\t\t\t\t\treturn false\n\t\t\t\t}\n\t\t\t\tcount%d++\n", acc, i, i)
+			}
+		}
+		g.p("\t\t\tdefault:\n\t\t\t\tb = b[protowire.ConsumeFieldValue(num, typ, b):] // read in the first pass\n\t\t\t}\n\t\t}\n\t}\n")
+	}
+	if p.Event {
+		g.p("\tif !haveBase {\n\t\treturn false\n\t}\n")
+		g.p("\td.depth-- // base_event's fields belong to the event's level\n")
+		g.p("\tif !decBase(d, base, &p.Base, enum) {\n\t\treturn false\n\t}\n\td.depth++\n")
+	}
+	if isBase {
+		g.p("\tif declared != enum {\n\t\treturn false\n\t}\n")
+	}
+	g.p("\tif d.finish(%s, unsafe.Pointer(p)) != nil {\n\t\treturn false\n\t}\n", planVar(p))
+	g.p("\td.depth--\n\treturn true\n}\n\n")
+}
+
+func repeatedAny(p *schema.Plan) string {
+	var parts []string
+	for i := range p.Wire {
+		switch p.Wire[i].Kind {
+		case schema.Strings, schema.Messages, schema.Parts:
+			parts = append(parts, fmt.Sprintf("count%d > 0", i))
+		}
+	}
+	return strings.Join(parts, " || ")
 }
