@@ -13,6 +13,7 @@ package schema
 
 import (
 	"fmt"
+	"hash/fnv"
 	"reflect"
 	"slices"
 	"strconv"
@@ -150,6 +151,47 @@ func (p *Plan) FieldByNum(n int32) *Field {
 		return nil
 	}
 	return &p.Wire[p.ByNum[n]]
+}
+
+// Fingerprint describes the tables reachable from roots — types, field
+// names, numbers, kinds, options, allowed names, which rules are attached —
+// as a short hash. Code generated from the tables records it, so that a
+// build whose tables changed since can refuse the stale code.
+func Fingerprint(roots ...*Plan) string {
+	var descs []string
+	seen := map[*Plan]bool{}
+	var walk func(p *Plan)
+	walk = func(p *Plan) {
+		if p == nil || seen[p] {
+			return
+		}
+		seen[p] = true
+		var b strings.Builder
+		fmt.Fprintf(&b, "%s event=%v hand=%v check=%v fromwire=%v{", p.Type, p.Event, p.Hand, p.Check != nil, p.FromWire != nil)
+		for _, f := range p.Wire {
+			via := ""
+			if f.Via != nil {
+				via = f.Via.GoName
+			}
+			fmt.Fprintf(&b, "%s/%s/%d/%d/%v/%v/%q/%s/%s;", f.GoName, f.Name, f.Num, f.Kind, f.Opt, f.Req, f.Names, via, f.Type)
+		}
+		b.WriteString("}")
+		descs = append(descs, b.String())
+		walk(p.Base)
+		for i := range p.Wire {
+			walk(p.Wire[i].Elem)
+			if v := p.Wire[i].Via; v != nil {
+				walk(v.Elem)
+			}
+		}
+	}
+	for _, p := range roots {
+		walk(p)
+	}
+	slices.Sort(descs) // the same tables in any order give the same print
+	h := fnv.New64a()
+	h.Write([]byte(strings.Join(descs, "\n")))
+	return fmt.Sprintf("%016x", h.Sum64())
 }
 
 // Rules is what the event package attaches to its tables.
