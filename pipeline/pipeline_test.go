@@ -317,7 +317,11 @@ func spoilFrames(r *rand.Rand, stream []byte) []byte {
 
 func TestErrorsSameAsSequential(t *testing.T) {
 	jsonl, stream := golden(t)
-	for seed := range uint64(24) {
+	seeds := uint64(24)
+	if raceEnabled {
+		seeds = 8
+	}
+	for seed := range seeds {
 		r := rand.New(rand.NewPCG(seed, 2))
 		lines, frames := spoilLines(r, jsonl), spoilFrames(r, stream)
 		for _, stop := range []int{0, 1, 3, -1} {
@@ -408,7 +412,11 @@ func testLineFunc(s setup) LineFunc {
 
 func TestConvertSameAsSequential(t *testing.T) {
 	jsonl, stream := golden(t)
-	for seed := range uint64(25) {
+	seeds := uint64(25)
+	if raceEnabled {
+		seeds = 8
+	}
+	for seed := range seeds {
 		r := rand.New(rand.NewPCG(seed, 9))
 		lines, frames := spoilLines(r, jsonl), spoilFrames(r, stream)
 		if seed%3 == 0 {
