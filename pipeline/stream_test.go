@@ -8,6 +8,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"runtime"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -221,5 +222,51 @@ func TestRandomChunksLong(t *testing.T) {
 	for seed := range int64(3) {
 		same(t, setup{encode: true, stopAfter: -1, chunks: seed + 1}, lines)
 		same(t, setup{stopAfter: -1, chunks: seed + 1, ropts: framing.ReaderOptions{MaxConsecutiveErrors: -1}}, frames)
+	}
+}
+
+// TestLongRecords mixes records far longer than a batch, and than the
+// input buffer, with short ones: the conversions agree, and a long
+// record's batch buffers are given back once written.
+func TestLongRecords(t *testing.T) {
+	long := func(n int) []byte {
+		return []byte(`{"type":"TEXT_MESSAGE_CONTENT","messageId":"m1","delta":"` + strings.Repeat("x", n) + `"}` + "\n")
+	}
+	short := []byte(`{"type":"TEXT_MESSAGE_END","messageId":"m1"}` + "\n")
+	var in []byte
+	// Between two long records, more short ones than Depth batches hold:
+	// one long record at most is in flight at a time.
+	for i := range 8 {
+		in = append(in, bytes.Repeat(short, 2500)...)
+		in = append(in, long(200<<10*(1+i%3))...)
+	}
+	res := same(t, setup{encode: true}, in)
+	if res.err != "<nil>" || res.stats.Records != 8*2501 {
+		t.Fatalf("%s, %+v", res.err, res.stats)
+	}
+	stream := res.out
+	same(t, setup{}, stream)
+	const batch, depth = 16 << 10, 3
+	for _, encode := range []bool{true, false} {
+		input := stream
+		if encode {
+			input = in
+		}
+		var st Stats
+		var err error
+		opts := Options{Workers: 2, BatchSize: batch, Depth: depth}
+		if encode {
+			st, err = EncodeLines(io.Discard, bytes.NewReader(input), framing.WriterOptions{}, opts)
+		} else {
+			st, err = DecodeFrames(io.Discard, bytes.NewReader(input), framing.ReaderOptions{}, opts)
+		}
+		// The longest record is 600 KiB: its batch holds it in its input
+		// and its output, grown by appending (three times it, at most, in
+		// all), and the other batches their usual size. Kept, the long
+		// records' buffers would make each batch as large in turn.
+		bound := int64(depth*4*batch + 3*(600<<10+64<<10))
+		if err != nil || st.PeakBuffered > bound {
+			t.Errorf("encode %v: %v; batches held at most %d bytes, bound %d", encode, err, st.PeakBuffered, bound)
+		}
 	}
 }
