@@ -210,7 +210,8 @@ func (c Codec) AppendFromJSON(dst, jsonEvent []byte) ([]byte, error) {
 		}
 		return dst, out
 	}
-	return c.Append(dst, parsed.(event.Event))
+	// The reader checked every string's UTF-8: not again.
+	return c.appendEvent(dst, parsed.(event.Event), true)
 }
 
 // AppendJSONFromWire converts one protobuf Event to its AG-UI JSON form.

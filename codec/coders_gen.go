@@ -268,7 +268,7 @@ func encodeTextMessageStart(g *genc, dst []byte, p *event.TextMessageStart) ([]b
 	{
 		v := p.MessageID
 		if v != "" {
-			if err := checkString(v); err != nil {
+			if err := g.checkString(v); err != nil {
 				return dst, jsonx.WithKey(err, "messageId")
 			}
 			n += 1 + protowire.SizeBytes(len(v))
@@ -279,7 +279,7 @@ func encodeTextMessageStart(g *genc, dst []byte, p *event.TextMessageStart) ([]b
 			if err := checkName(&planTextMessageStart.Wire[1], *v); err != nil {
 				return dst, jsonx.WithKey(err, "role")
 			}
-			if err := checkString(*v); err != nil {
+			if err := g.checkString(*v); err != nil {
 				return dst, jsonx.WithKey(err, "role")
 			}
 			n += 1 + protowire.SizeBytes(len(*v))
@@ -287,7 +287,7 @@ func encodeTextMessageStart(g *genc, dst []byte, p *event.TextMessageStart) ([]b
 	}
 	{
 		if v := p.Name; v != nil {
-			if err := checkString(*v); err != nil {
+			if err := g.checkString(*v); err != nil {
 				return dst, jsonx.WithKey(err, "name")
 			}
 			n += 1 + protowire.SizeBytes(len(*v))
@@ -295,7 +295,7 @@ func encodeTextMessageStart(g *genc, dst []byte, p *event.TextMessageStart) ([]b
 	}
 	{
 		if v := p.SubagentRunID; v != nil {
-			if err := checkString(*v); err != nil {
+			if err := g.checkString(*v); err != nil {
 				return dst, jsonx.WithKey(err, "subagentRunId")
 			}
 			n += 1 + protowire.SizeBytes(len(*v))
@@ -337,7 +337,7 @@ func encodeTextMessageContent(g *genc, dst []byte, p *event.TextMessageContent) 
 	{
 		v := p.MessageID
 		if v != "" {
-			if err := checkString(v); err != nil {
+			if err := g.checkString(v); err != nil {
 				return dst, jsonx.WithKey(err, "messageId")
 			}
 			n += 1 + protowire.SizeBytes(len(v))
@@ -346,7 +346,7 @@ func encodeTextMessageContent(g *genc, dst []byte, p *event.TextMessageContent) 
 	{
 		v := p.Delta
 		if v != "" {
-			if err := checkString(v); err != nil {
+			if err := g.checkString(v); err != nil {
 				return dst, jsonx.WithKey(err, "delta")
 			}
 			n += 1 + protowire.SizeBytes(len(v))
@@ -354,7 +354,7 @@ func encodeTextMessageContent(g *genc, dst []byte, p *event.TextMessageContent) 
 	}
 	{
 		if v := p.SubagentRunID; v != nil {
-			if err := checkString(*v); err != nil {
+			if err := g.checkString(*v); err != nil {
 				return dst, jsonx.WithKey(err, "subagentRunId")
 			}
 			n += 1 + protowire.SizeBytes(len(*v))
@@ -391,7 +391,7 @@ func encodeTextMessageEnd(g *genc, dst []byte, p *event.TextMessageEnd) ([]byte,
 	{
 		v := p.MessageID
 		if v != "" {
-			if err := checkString(v); err != nil {
+			if err := g.checkString(v); err != nil {
 				return dst, jsonx.WithKey(err, "messageId")
 			}
 			n += 1 + protowire.SizeBytes(len(v))
@@ -399,7 +399,7 @@ func encodeTextMessageEnd(g *genc, dst []byte, p *event.TextMessageEnd) ([]byte,
 	}
 	{
 		if v := p.SubagentRunID; v != nil {
-			if err := checkString(*v); err != nil {
+			if err := g.checkString(*v); err != nil {
 				return dst, jsonx.WithKey(err, "subagentRunId")
 			}
 			n += 1 + protowire.SizeBytes(len(*v))
@@ -431,7 +431,7 @@ func encodeToolCallStart(g *genc, dst []byte, p *event.ToolCallStart) ([]byte, e
 	{
 		v := p.ToolCallID
 		if v != "" {
-			if err := checkString(v); err != nil {
+			if err := g.checkString(v); err != nil {
 				return dst, jsonx.WithKey(err, "toolCallId")
 			}
 			n += 1 + protowire.SizeBytes(len(v))
@@ -440,7 +440,7 @@ func encodeToolCallStart(g *genc, dst []byte, p *event.ToolCallStart) ([]byte, e
 	{
 		v := p.ToolCallName
 		if v != "" {
-			if err := checkString(v); err != nil {
+			if err := g.checkString(v); err != nil {
 				return dst, jsonx.WithKey(err, "toolCallName")
 			}
 			n += 1 + protowire.SizeBytes(len(v))
@@ -448,7 +448,7 @@ func encodeToolCallStart(g *genc, dst []byte, p *event.ToolCallStart) ([]byte, e
 	}
 	{
 		if v := p.ParentMessageID; v != nil {
-			if err := checkString(*v); err != nil {
+			if err := g.checkString(*v); err != nil {
 				return dst, jsonx.WithKey(err, "parentMessageId")
 			}
 			n += 1 + protowire.SizeBytes(len(*v))
@@ -456,7 +456,7 @@ func encodeToolCallStart(g *genc, dst []byte, p *event.ToolCallStart) ([]byte, e
 	}
 	{
 		if v := p.SubagentRunID; v != nil {
-			if err := checkString(*v); err != nil {
+			if err := g.checkString(*v); err != nil {
 				return dst, jsonx.WithKey(err, "subagentRunId")
 			}
 			n += 1 + protowire.SizeBytes(len(*v))
@@ -498,7 +498,7 @@ func encodeToolCallArgs(g *genc, dst []byte, p *event.ToolCallArgs) ([]byte, err
 	{
 		v := p.ToolCallID
 		if v != "" {
-			if err := checkString(v); err != nil {
+			if err := g.checkString(v); err != nil {
 				return dst, jsonx.WithKey(err, "toolCallId")
 			}
 			n += 1 + protowire.SizeBytes(len(v))
@@ -507,7 +507,7 @@ func encodeToolCallArgs(g *genc, dst []byte, p *event.ToolCallArgs) ([]byte, err
 	{
 		v := p.Delta
 		if v != "" {
-			if err := checkString(v); err != nil {
+			if err := g.checkString(v); err != nil {
 				return dst, jsonx.WithKey(err, "delta")
 			}
 			n += 1 + protowire.SizeBytes(len(v))
@@ -515,7 +515,7 @@ func encodeToolCallArgs(g *genc, dst []byte, p *event.ToolCallArgs) ([]byte, err
 	}
 	{
 		if v := p.SubagentRunID; v != nil {
-			if err := checkString(*v); err != nil {
+			if err := g.checkString(*v); err != nil {
 				return dst, jsonx.WithKey(err, "subagentRunId")
 			}
 			n += 1 + protowire.SizeBytes(len(*v))
@@ -552,7 +552,7 @@ func encodeToolCallEnd(g *genc, dst []byte, p *event.ToolCallEnd) ([]byte, error
 	{
 		v := p.ToolCallID
 		if v != "" {
-			if err := checkString(v); err != nil {
+			if err := g.checkString(v); err != nil {
 				return dst, jsonx.WithKey(err, "toolCallId")
 			}
 			n += 1 + protowire.SizeBytes(len(v))
@@ -560,7 +560,7 @@ func encodeToolCallEnd(g *genc, dst []byte, p *event.ToolCallEnd) ([]byte, error
 	}
 	{
 		if v := p.SubagentRunID; v != nil {
-			if err := checkString(*v); err != nil {
+			if err := g.checkString(*v); err != nil {
 				return dst, jsonx.WithKey(err, "subagentRunId")
 			}
 			n += 1 + protowire.SizeBytes(len(*v))
@@ -600,7 +600,7 @@ func encodeStateSnapshot(g *genc, dst []byte, p *event.StateSnapshot) ([]byte, e
 	}
 	{
 		if v := p.SubagentRunID; v != nil {
-			if err := checkString(*v); err != nil {
+			if err := g.checkString(*v); err != nil {
 				return dst, jsonx.WithKey(err, "subagentRunId")
 			}
 			n += 1 + protowire.SizeBytes(len(*v))
@@ -641,7 +641,7 @@ func encodeStateDelta(g *genc, dst []byte, p *event.StateDelta) ([]byte, error) 
 	}
 	{
 		if v := p.SubagentRunID; v != nil {
-			if err := checkString(*v); err != nil {
+			if err := g.checkString(*v); err != nil {
 				return dst, jsonx.WithKey(err, "subagentRunId")
 			}
 			n += 1 + protowire.SizeBytes(len(*v))
@@ -709,7 +709,7 @@ func encodeRaw(g *genc, dst []byte, p *event.Raw) ([]byte, error) {
 	}
 	{
 		if v := p.Source; v != nil {
-			if err := checkString(*v); err != nil {
+			if err := g.checkString(*v); err != nil {
 				return dst, jsonx.WithKey(err, "source")
 			}
 			n += 1 + protowire.SizeBytes(len(*v))
@@ -717,7 +717,7 @@ func encodeRaw(g *genc, dst []byte, p *event.Raw) ([]byte, error) {
 	}
 	{
 		if v := p.SubagentRunID; v != nil {
-			if err := checkString(*v); err != nil {
+			if err := g.checkString(*v); err != nil {
 				return dst, jsonx.WithKey(err, "subagentRunId")
 			}
 			n += 1 + protowire.SizeBytes(len(*v))
@@ -754,7 +754,7 @@ func encodeCustom(g *genc, dst []byte, p *event.Custom) ([]byte, error) {
 	{
 		v := p.Name
 		if v != "" {
-			if err := checkString(v); err != nil {
+			if err := g.checkString(v); err != nil {
 				return dst, jsonx.WithKey(err, "name")
 			}
 			n += 1 + protowire.SizeBytes(len(v))
@@ -771,7 +771,7 @@ func encodeCustom(g *genc, dst []byte, p *event.Custom) ([]byte, error) {
 	}
 	{
 		if v := p.SubagentRunID; v != nil {
-			if err := checkString(*v); err != nil {
+			if err := g.checkString(*v); err != nil {
 				return dst, jsonx.WithKey(err, "subagentRunId")
 			}
 			n += 1 + protowire.SizeBytes(len(*v))
@@ -808,7 +808,7 @@ func encodeRunStarted(g *genc, dst []byte, p *event.RunStarted) ([]byte, error) 
 	{
 		v := p.ThreadID
 		if v != "" {
-			if err := checkString(v); err != nil {
+			if err := g.checkString(v); err != nil {
 				return dst, jsonx.WithKey(err, "threadId")
 			}
 			n += 1 + protowire.SizeBytes(len(v))
@@ -817,7 +817,7 @@ func encodeRunStarted(g *genc, dst []byte, p *event.RunStarted) ([]byte, error) 
 	{
 		v := p.RunID
 		if v != "" {
-			if err := checkString(v); err != nil {
+			if err := g.checkString(v); err != nil {
 				return dst, jsonx.WithKey(err, "runId")
 			}
 			n += 1 + protowire.SizeBytes(len(v))
@@ -825,7 +825,7 @@ func encodeRunStarted(g *genc, dst []byte, p *event.RunStarted) ([]byte, error) 
 	}
 	{
 		if v := p.ParentRunID; v != nil {
-			if err := checkString(*v); err != nil {
+			if err := g.checkString(*v); err != nil {
 				return dst, jsonx.WithKey(err, "parentRunId")
 			}
 			n += 1 + protowire.SizeBytes(len(*v))
@@ -843,7 +843,7 @@ func encodeRunStarted(g *genc, dst []byte, p *event.RunStarted) ([]byte, error) 
 	}
 	{
 		if v := p.ProtocolVersion; v != nil {
-			if err := checkString(*v); err != nil {
+			if err := g.checkString(*v); err != nil {
 				return dst, jsonx.WithKey(err, "protocolVersion")
 			}
 			n += 1 + protowire.SizeBytes(len(*v))
@@ -890,7 +890,7 @@ func encodeRunFinished(g *genc, dst []byte, p *event.RunFinished) ([]byte, error
 	{
 		v := p.ThreadID
 		if v != "" {
-			if err := checkString(v); err != nil {
+			if err := g.checkString(v); err != nil {
 				return dst, jsonx.WithKey(err, "threadId")
 			}
 			n += 1 + protowire.SizeBytes(len(v))
@@ -899,7 +899,7 @@ func encodeRunFinished(g *genc, dst []byte, p *event.RunFinished) ([]byte, error
 	{
 		v := p.RunID
 		if v != "" {
-			if err := checkString(v); err != nil {
+			if err := g.checkString(v); err != nil {
 				return dst, jsonx.WithKey(err, "runId")
 			}
 			n += 1 + protowire.SizeBytes(len(v))
@@ -920,7 +920,7 @@ func encodeRunFinished(g *genc, dst []byte, p *event.RunFinished) ([]byte, error
 		}
 		v := o.Type
 		if v != "" {
-			if err := checkString(v); err != nil {
+			if err := g.checkString(v); err != nil {
 				return dst, jsonx.WithKey(jsonx.WithKey(err, "type"), "outcome")
 			}
 			n += 1 + protowire.SizeBytes(len(v))
@@ -951,7 +951,7 @@ func encodeRunFinished(g *genc, dst []byte, p *event.RunFinished) ([]byte, error
 			return dst, jsonx.WithKey(err, "outcome")
 		}
 		for i, s := range o.PendingToolCallIDs {
-			if err := checkString(s); err != nil {
+			if err := g.checkString(s); err != nil {
 				return dst, jsonx.WithKey(jsonx.WithKey(jsonx.WithIndex(err, i), "pendingToolCallIds"), "outcome")
 			}
 			n += 1 + protowire.SizeBytes(len(s))
@@ -1007,7 +1007,7 @@ func encodeRunError(g *genc, dst []byte, p *event.RunError) ([]byte, error) {
 	n := 1 + protowire.SizeBytes(bn)
 	{
 		if v := p.Code; v != nil {
-			if err := checkString(*v); err != nil {
+			if err := g.checkString(*v); err != nil {
 				return dst, jsonx.WithKey(err, "code")
 			}
 			n += 1 + protowire.SizeBytes(len(*v))
@@ -1016,7 +1016,7 @@ func encodeRunError(g *genc, dst []byte, p *event.RunError) ([]byte, error) {
 	{
 		v := p.Message
 		if v != "" {
-			if err := checkString(v); err != nil {
+			if err := g.checkString(v); err != nil {
 				return dst, jsonx.WithKey(err, "message")
 			}
 			n += 1 + protowire.SizeBytes(len(v))
@@ -1063,7 +1063,7 @@ func encodeStepStarted(g *genc, dst []byte, p *event.StepStarted) ([]byte, error
 	{
 		v := p.StepName
 		if v != "" {
-			if err := checkString(v); err != nil {
+			if err := g.checkString(v); err != nil {
 				return dst, jsonx.WithKey(err, "stepName")
 			}
 			n += 1 + protowire.SizeBytes(len(v))
@@ -1071,7 +1071,7 @@ func encodeStepStarted(g *genc, dst []byte, p *event.StepStarted) ([]byte, error
 	}
 	{
 		if v := p.SubagentRunID; v != nil {
-			if err := checkString(*v); err != nil {
+			if err := g.checkString(*v); err != nil {
 				return dst, jsonx.WithKey(err, "subagentRunId")
 			}
 			n += 1 + protowire.SizeBytes(len(*v))
@@ -1103,7 +1103,7 @@ func encodeStepFinished(g *genc, dst []byte, p *event.StepFinished) ([]byte, err
 	{
 		v := p.StepName
 		if v != "" {
-			if err := checkString(v); err != nil {
+			if err := g.checkString(v); err != nil {
 				return dst, jsonx.WithKey(err, "stepName")
 			}
 			n += 1 + protowire.SizeBytes(len(v))
@@ -1111,7 +1111,7 @@ func encodeStepFinished(g *genc, dst []byte, p *event.StepFinished) ([]byte, err
 	}
 	{
 		if v := p.SubagentRunID; v != nil {
-			if err := checkString(*v); err != nil {
+			if err := g.checkString(*v); err != nil {
 				return dst, jsonx.WithKey(err, "subagentRunId")
 			}
 			n += 1 + protowire.SizeBytes(len(*v))
@@ -1142,7 +1142,7 @@ func encodeTextMessageChunk(g *genc, dst []byte, p *event.TextMessageChunk) ([]b
 	n := 1 + protowire.SizeBytes(bn)
 	{
 		if v := p.MessageID; v != nil {
-			if err := checkString(*v); err != nil {
+			if err := g.checkString(*v); err != nil {
 				return dst, jsonx.WithKey(err, "messageId")
 			}
 			n += 1 + protowire.SizeBytes(len(*v))
@@ -1153,7 +1153,7 @@ func encodeTextMessageChunk(g *genc, dst []byte, p *event.TextMessageChunk) ([]b
 			if err := checkName(&planTextMessageChunk.Wire[1], *v); err != nil {
 				return dst, jsonx.WithKey(err, "role")
 			}
-			if err := checkString(*v); err != nil {
+			if err := g.checkString(*v); err != nil {
 				return dst, jsonx.WithKey(err, "role")
 			}
 			n += 1 + protowire.SizeBytes(len(*v))
@@ -1161,7 +1161,7 @@ func encodeTextMessageChunk(g *genc, dst []byte, p *event.TextMessageChunk) ([]b
 	}
 	{
 		if v := p.Delta; v != nil {
-			if err := checkString(*v); err != nil {
+			if err := g.checkString(*v); err != nil {
 				return dst, jsonx.WithKey(err, "delta")
 			}
 			n += 1 + protowire.SizeBytes(len(*v))
@@ -1169,7 +1169,7 @@ func encodeTextMessageChunk(g *genc, dst []byte, p *event.TextMessageChunk) ([]b
 	}
 	{
 		if v := p.Name; v != nil {
-			if err := checkString(*v); err != nil {
+			if err := g.checkString(*v); err != nil {
 				return dst, jsonx.WithKey(err, "name")
 			}
 			n += 1 + protowire.SizeBytes(len(*v))
@@ -1177,7 +1177,7 @@ func encodeTextMessageChunk(g *genc, dst []byte, p *event.TextMessageChunk) ([]b
 	}
 	{
 		if v := p.SubagentRunID; v != nil {
-			if err := checkString(*v); err != nil {
+			if err := g.checkString(*v); err != nil {
 				return dst, jsonx.WithKey(err, "subagentRunId")
 			}
 			n += 1 + protowire.SizeBytes(len(*v))
@@ -1223,7 +1223,7 @@ func encodeToolCallChunk(g *genc, dst []byte, p *event.ToolCallChunk) ([]byte, e
 	n := 1 + protowire.SizeBytes(bn)
 	{
 		if v := p.ToolCallID; v != nil {
-			if err := checkString(*v); err != nil {
+			if err := g.checkString(*v); err != nil {
 				return dst, jsonx.WithKey(err, "toolCallId")
 			}
 			n += 1 + protowire.SizeBytes(len(*v))
@@ -1231,7 +1231,7 @@ func encodeToolCallChunk(g *genc, dst []byte, p *event.ToolCallChunk) ([]byte, e
 	}
 	{
 		if v := p.ToolCallName; v != nil {
-			if err := checkString(*v); err != nil {
+			if err := g.checkString(*v); err != nil {
 				return dst, jsonx.WithKey(err, "toolCallName")
 			}
 			n += 1 + protowire.SizeBytes(len(*v))
@@ -1239,7 +1239,7 @@ func encodeToolCallChunk(g *genc, dst []byte, p *event.ToolCallChunk) ([]byte, e
 	}
 	{
 		if v := p.ParentMessageID; v != nil {
-			if err := checkString(*v); err != nil {
+			if err := g.checkString(*v); err != nil {
 				return dst, jsonx.WithKey(err, "parentMessageId")
 			}
 			n += 1 + protowire.SizeBytes(len(*v))
@@ -1247,7 +1247,7 @@ func encodeToolCallChunk(g *genc, dst []byte, p *event.ToolCallChunk) ([]byte, e
 	}
 	{
 		if v := p.Delta; v != nil {
-			if err := checkString(*v); err != nil {
+			if err := g.checkString(*v); err != nil {
 				return dst, jsonx.WithKey(err, "delta")
 			}
 			n += 1 + protowire.SizeBytes(len(*v))
@@ -1255,7 +1255,7 @@ func encodeToolCallChunk(g *genc, dst []byte, p *event.ToolCallChunk) ([]byte, e
 	}
 	{
 		if v := p.SubagentRunID; v != nil {
-			if err := checkString(*v); err != nil {
+			if err := g.checkString(*v); err != nil {
 				return dst, jsonx.WithKey(err, "subagentRunId")
 			}
 			n += 1 + protowire.SizeBytes(len(*v))
@@ -1302,7 +1302,7 @@ func encodeSubagentStarted(g *genc, dst []byte, p *event.SubagentStarted) ([]byt
 	{
 		v := p.SubagentRunID
 		if v != "" {
-			if err := checkString(v); err != nil {
+			if err := g.checkString(v); err != nil {
 				return dst, jsonx.WithKey(err, "subagentRunId")
 			}
 			n += 1 + protowire.SizeBytes(len(v))
@@ -1311,7 +1311,7 @@ func encodeSubagentStarted(g *genc, dst []byte, p *event.SubagentStarted) ([]byt
 	{
 		v := p.Name
 		if v != "" {
-			if err := checkString(v); err != nil {
+			if err := g.checkString(v); err != nil {
 				return dst, jsonx.WithKey(err, "name")
 			}
 			n += 1 + protowire.SizeBytes(len(v))
@@ -1319,7 +1319,7 @@ func encodeSubagentStarted(g *genc, dst []byte, p *event.SubagentStarted) ([]byt
 	}
 	{
 		if v := p.Description; v != nil {
-			if err := checkString(*v); err != nil {
+			if err := g.checkString(*v); err != nil {
 				return dst, jsonx.WithKey(err, "description")
 			}
 			n += 1 + protowire.SizeBytes(len(*v))
@@ -1327,7 +1327,7 @@ func encodeSubagentStarted(g *genc, dst []byte, p *event.SubagentStarted) ([]byt
 	}
 	{
 		if v := p.ParentSubagentRunID; v != nil {
-			if err := checkString(*v); err != nil {
+			if err := g.checkString(*v); err != nil {
 				return dst, jsonx.WithKey(err, "parentSubagentRunId")
 			}
 			n += 1 + protowire.SizeBytes(len(*v))
@@ -1335,7 +1335,7 @@ func encodeSubagentStarted(g *genc, dst []byte, p *event.SubagentStarted) ([]byt
 	}
 	{
 		if v := p.ParentToolCallID; v != nil {
-			if err := checkString(*v); err != nil {
+			if err := g.checkString(*v); err != nil {
 				return dst, jsonx.WithKey(err, "parentToolCallId")
 			}
 			n += 1 + protowire.SizeBytes(len(*v))
@@ -1343,7 +1343,7 @@ func encodeSubagentStarted(g *genc, dst []byte, p *event.SubagentStarted) ([]byt
 	}
 	{
 		if v := p.ParentMessageID; v != nil {
-			if err := checkString(*v); err != nil {
+			if err := g.checkString(*v); err != nil {
 				return dst, jsonx.WithKey(err, "parentMessageId")
 			}
 			n += 1 + protowire.SizeBytes(len(*v))
@@ -1395,7 +1395,7 @@ func encodeSubagentFinished(g *genc, dst []byte, p *event.SubagentFinished) ([]b
 	{
 		v := p.SubagentRunID
 		if v != "" {
-			if err := checkString(v); err != nil {
+			if err := g.checkString(v); err != nil {
 				return dst, jsonx.WithKey(err, "subagentRunId")
 			}
 			n += 1 + protowire.SizeBytes(len(v))
@@ -1416,7 +1416,7 @@ func encodeSubagentFinished(g *genc, dst []byte, p *event.SubagentFinished) ([]b
 		}
 		v := o.Type
 		if v != "" {
-			if err := checkString(v); err != nil {
+			if err := g.checkString(v); err != nil {
 				return dst, jsonx.WithKey(jsonx.WithKey(err, "type"), "outcome")
 			}
 			n += 1 + protowire.SizeBytes(len(v))
@@ -1424,7 +1424,7 @@ func encodeSubagentFinished(g *genc, dst []byte, p *event.SubagentFinished) ([]b
 	}
 	if o := p.Outcome; o != nil {
 		for i, s := range o.InterruptIDs {
-			if err := checkString(s); err != nil {
+			if err := g.checkString(s); err != nil {
 				return dst, jsonx.WithKey(jsonx.WithKey(jsonx.WithIndex(err, i), "interruptIds"), "outcome")
 			}
 			n += 1 + protowire.SizeBytes(len(s))
@@ -1466,7 +1466,7 @@ func encodeSubagentError(g *genc, dst []byte, p *event.SubagentError) ([]byte, e
 	{
 		v := p.SubagentRunID
 		if v != "" {
-			if err := checkString(v); err != nil {
+			if err := g.checkString(v); err != nil {
 				return dst, jsonx.WithKey(err, "subagentRunId")
 			}
 			n += 1 + protowire.SizeBytes(len(v))
@@ -1475,7 +1475,7 @@ func encodeSubagentError(g *genc, dst []byte, p *event.SubagentError) ([]byte, e
 	{
 		v := p.Message
 		if v != "" {
-			if err := checkString(v); err != nil {
+			if err := g.checkString(v); err != nil {
 				return dst, jsonx.WithKey(err, "message")
 			}
 			n += 1 + protowire.SizeBytes(len(v))
@@ -1483,7 +1483,7 @@ func encodeSubagentError(g *genc, dst []byte, p *event.SubagentError) ([]byte, e
 	}
 	{
 		if v := p.Code; v != nil {
-			if err := checkString(*v); err != nil {
+			if err := g.checkString(*v); err != nil {
 				return dst, jsonx.WithKey(err, "code")
 			}
 			n += 1 + protowire.SizeBytes(len(*v))
@@ -1522,7 +1522,7 @@ func encodeToolCallResult(g *genc, dst []byte, p *event.ToolCallResult) ([]byte,
 	}
 	{
 		if v := p.SubagentRunID; v != nil {
-			if err := checkString(*v); err != nil {
+			if err := g.checkString(*v); err != nil {
 				return dst, jsonx.WithKey(err, "subagentRunId")
 			}
 			n += 1 + protowire.SizeBytes(len(*v))
@@ -1531,7 +1531,7 @@ func encodeToolCallResult(g *genc, dst []byte, p *event.ToolCallResult) ([]byte,
 	{
 		v := p.MessageID
 		if v != "" {
-			if err := checkString(v); err != nil {
+			if err := g.checkString(v); err != nil {
 				return dst, jsonx.WithKey(err, "messageId")
 			}
 			n += 1 + protowire.SizeBytes(len(v))
@@ -1540,7 +1540,7 @@ func encodeToolCallResult(g *genc, dst []byte, p *event.ToolCallResult) ([]byte,
 	{
 		v := p.ToolCallID
 		if v != "" {
-			if err := checkString(v); err != nil {
+			if err := g.checkString(v); err != nil {
 				return dst, jsonx.WithKey(err, "toolCallId")
 			}
 			n += 1 + protowire.SizeBytes(len(v))
@@ -1548,7 +1548,7 @@ func encodeToolCallResult(g *genc, dst []byte, p *event.ToolCallResult) ([]byte,
 	}
 	{
 		if v := p.Content; v != nil {
-			if err := checkString(*v); err != nil {
+			if err := g.checkString(*v); err != nil {
 				return dst, jsonx.WithKey(err, "content")
 			}
 			n += 1 + protowire.SizeBytes(len(*v))
@@ -1559,7 +1559,7 @@ func encodeToolCallResult(g *genc, dst []byte, p *event.ToolCallResult) ([]byte,
 			if err := checkName(&planToolCallResult.Wire[4], *v); err != nil {
 				return dst, jsonx.WithKey(err, "role")
 			}
-			if err := checkString(*v); err != nil {
+			if err := g.checkString(*v); err != nil {
 				return dst, jsonx.WithKey(err, "role")
 			}
 			n += 1 + protowire.SizeBytes(len(*v))
@@ -1620,7 +1620,7 @@ func encodeActivitySnapshot(g *genc, dst []byte, p *event.ActivitySnapshot) ([]b
 	n := 1 + protowire.SizeBytes(bn)
 	{
 		if v := p.SubagentRunID; v != nil {
-			if err := checkString(*v); err != nil {
+			if err := g.checkString(*v); err != nil {
 				return dst, jsonx.WithKey(err, "subagentRunId")
 			}
 			n += 1 + protowire.SizeBytes(len(*v))
@@ -1629,7 +1629,7 @@ func encodeActivitySnapshot(g *genc, dst []byte, p *event.ActivitySnapshot) ([]b
 	{
 		v := p.MessageID
 		if v != "" {
-			if err := checkString(v); err != nil {
+			if err := g.checkString(v); err != nil {
 				return dst, jsonx.WithKey(err, "messageId")
 			}
 			n += 1 + protowire.SizeBytes(len(v))
@@ -1638,7 +1638,7 @@ func encodeActivitySnapshot(g *genc, dst []byte, p *event.ActivitySnapshot) ([]b
 	{
 		v := p.ActivityType
 		if v != "" {
-			if err := checkString(v); err != nil {
+			if err := g.checkString(v); err != nil {
 				return dst, jsonx.WithKey(err, "activityType")
 			}
 			n += 1 + protowire.SizeBytes(len(v))
@@ -1700,7 +1700,7 @@ func encodeActivityDelta(g *genc, dst []byte, p *event.ActivityDelta) ([]byte, e
 	n := 1 + protowire.SizeBytes(bn)
 	{
 		if v := p.SubagentRunID; v != nil {
-			if err := checkString(*v); err != nil {
+			if err := g.checkString(*v); err != nil {
 				return dst, jsonx.WithKey(err, "subagentRunId")
 			}
 			n += 1 + protowire.SizeBytes(len(*v))
@@ -1709,7 +1709,7 @@ func encodeActivityDelta(g *genc, dst []byte, p *event.ActivityDelta) ([]byte, e
 	{
 		v := p.MessageID
 		if v != "" {
-			if err := checkString(v); err != nil {
+			if err := g.checkString(v); err != nil {
 				return dst, jsonx.WithKey(err, "messageId")
 			}
 			n += 1 + protowire.SizeBytes(len(v))
@@ -1718,7 +1718,7 @@ func encodeActivityDelta(g *genc, dst []byte, p *event.ActivityDelta) ([]byte, e
 	{
 		v := p.ActivityType
 		if v != "" {
-			if err := checkString(v); err != nil {
+			if err := g.checkString(v); err != nil {
 				return dst, jsonx.WithKey(err, "activityType")
 			}
 			n += 1 + protowire.SizeBytes(len(v))
@@ -1769,7 +1769,7 @@ func encodeReasoningStart(g *genc, dst []byte, p *event.ReasoningStart) ([]byte,
 	n := 1 + protowire.SizeBytes(bn)
 	{
 		if v := p.SubagentRunID; v != nil {
-			if err := checkString(*v); err != nil {
+			if err := g.checkString(*v); err != nil {
 				return dst, jsonx.WithKey(err, "subagentRunId")
 			}
 			n += 1 + protowire.SizeBytes(len(*v))
@@ -1778,7 +1778,7 @@ func encodeReasoningStart(g *genc, dst []byte, p *event.ReasoningStart) ([]byte,
 	{
 		v := p.MessageID
 		if v != "" {
-			if err := checkString(v); err != nil {
+			if err := g.checkString(v); err != nil {
 				return dst, jsonx.WithKey(err, "messageId")
 			}
 			n += 1 + protowire.SizeBytes(len(v))
@@ -1809,7 +1809,7 @@ func encodeReasoningMessageStart(g *genc, dst []byte, p *event.ReasoningMessageS
 	n := 1 + protowire.SizeBytes(bn)
 	{
 		if v := p.SubagentRunID; v != nil {
-			if err := checkString(*v); err != nil {
+			if err := g.checkString(*v); err != nil {
 				return dst, jsonx.WithKey(err, "subagentRunId")
 			}
 			n += 1 + protowire.SizeBytes(len(*v))
@@ -1818,7 +1818,7 @@ func encodeReasoningMessageStart(g *genc, dst []byte, p *event.ReasoningMessageS
 	{
 		v := p.MessageID
 		if v != "" {
-			if err := checkString(v); err != nil {
+			if err := g.checkString(v); err != nil {
 				return dst, jsonx.WithKey(err, "messageId")
 			}
 			n += 1 + protowire.SizeBytes(len(v))
@@ -1830,7 +1830,7 @@ func encodeReasoningMessageStart(g *genc, dst []byte, p *event.ReasoningMessageS
 			return dst, jsonx.WithKey(err, "role")
 		}
 		if v != "" {
-			if err := checkString(v); err != nil {
+			if err := g.checkString(v); err != nil {
 				return dst, jsonx.WithKey(err, "role")
 			}
 			n += 1 + protowire.SizeBytes(len(v))
@@ -1866,7 +1866,7 @@ func encodeReasoningMessageContent(g *genc, dst []byte, p *event.ReasoningMessag
 	n := 1 + protowire.SizeBytes(bn)
 	{
 		if v := p.SubagentRunID; v != nil {
-			if err := checkString(*v); err != nil {
+			if err := g.checkString(*v); err != nil {
 				return dst, jsonx.WithKey(err, "subagentRunId")
 			}
 			n += 1 + protowire.SizeBytes(len(*v))
@@ -1875,7 +1875,7 @@ func encodeReasoningMessageContent(g *genc, dst []byte, p *event.ReasoningMessag
 	{
 		v := p.MessageID
 		if v != "" {
-			if err := checkString(v); err != nil {
+			if err := g.checkString(v); err != nil {
 				return dst, jsonx.WithKey(err, "messageId")
 			}
 			n += 1 + protowire.SizeBytes(len(v))
@@ -1884,7 +1884,7 @@ func encodeReasoningMessageContent(g *genc, dst []byte, p *event.ReasoningMessag
 	{
 		v := p.Delta
 		if v != "" {
-			if err := checkString(v); err != nil {
+			if err := g.checkString(v); err != nil {
 				return dst, jsonx.WithKey(err, "delta")
 			}
 			n += 1 + protowire.SizeBytes(len(v))
@@ -1920,7 +1920,7 @@ func encodeReasoningMessageEnd(g *genc, dst []byte, p *event.ReasoningMessageEnd
 	n := 1 + protowire.SizeBytes(bn)
 	{
 		if v := p.SubagentRunID; v != nil {
-			if err := checkString(*v); err != nil {
+			if err := g.checkString(*v); err != nil {
 				return dst, jsonx.WithKey(err, "subagentRunId")
 			}
 			n += 1 + protowire.SizeBytes(len(*v))
@@ -1929,7 +1929,7 @@ func encodeReasoningMessageEnd(g *genc, dst []byte, p *event.ReasoningMessageEnd
 	{
 		v := p.MessageID
 		if v != "" {
-			if err := checkString(v); err != nil {
+			if err := g.checkString(v); err != nil {
 				return dst, jsonx.WithKey(err, "messageId")
 			}
 			n += 1 + protowire.SizeBytes(len(v))
@@ -1960,7 +1960,7 @@ func encodeReasoningMessageChunk(g *genc, dst []byte, p *event.ReasoningMessageC
 	n := 1 + protowire.SizeBytes(bn)
 	{
 		if v := p.SubagentRunID; v != nil {
-			if err := checkString(*v); err != nil {
+			if err := g.checkString(*v); err != nil {
 				return dst, jsonx.WithKey(err, "subagentRunId")
 			}
 			n += 1 + protowire.SizeBytes(len(*v))
@@ -1968,7 +1968,7 @@ func encodeReasoningMessageChunk(g *genc, dst []byte, p *event.ReasoningMessageC
 	}
 	{
 		if v := p.MessageID; v != nil {
-			if err := checkString(*v); err != nil {
+			if err := g.checkString(*v); err != nil {
 				return dst, jsonx.WithKey(err, "messageId")
 			}
 			n += 1 + protowire.SizeBytes(len(*v))
@@ -1976,7 +1976,7 @@ func encodeReasoningMessageChunk(g *genc, dst []byte, p *event.ReasoningMessageC
 	}
 	{
 		if v := p.Delta; v != nil {
-			if err := checkString(*v); err != nil {
+			if err := g.checkString(*v); err != nil {
 				return dst, jsonx.WithKey(err, "delta")
 			}
 			n += 1 + protowire.SizeBytes(len(*v))
@@ -2012,7 +2012,7 @@ func encodeReasoningEnd(g *genc, dst []byte, p *event.ReasoningEnd) ([]byte, err
 	n := 1 + protowire.SizeBytes(bn)
 	{
 		if v := p.SubagentRunID; v != nil {
-			if err := checkString(*v); err != nil {
+			if err := g.checkString(*v); err != nil {
 				return dst, jsonx.WithKey(err, "subagentRunId")
 			}
 			n += 1 + protowire.SizeBytes(len(*v))
@@ -2021,7 +2021,7 @@ func encodeReasoningEnd(g *genc, dst []byte, p *event.ReasoningEnd) ([]byte, err
 	{
 		v := p.MessageID
 		if v != "" {
-			if err := checkString(v); err != nil {
+			if err := g.checkString(v); err != nil {
 				return dst, jsonx.WithKey(err, "messageId")
 			}
 			n += 1 + protowire.SizeBytes(len(v))
@@ -2052,7 +2052,7 @@ func encodeReasoningEncryptedValue(g *genc, dst []byte, p *event.ReasoningEncryp
 	n := 1 + protowire.SizeBytes(bn)
 	{
 		if v := p.SubagentRunID; v != nil {
-			if err := checkString(*v); err != nil {
+			if err := g.checkString(*v); err != nil {
 				return dst, jsonx.WithKey(err, "subagentRunId")
 			}
 			n += 1 + protowire.SizeBytes(len(*v))
@@ -2064,7 +2064,7 @@ func encodeReasoningEncryptedValue(g *genc, dst []byte, p *event.ReasoningEncryp
 			return dst, jsonx.WithKey(err, "subtype")
 		}
 		if v != "" {
-			if err := checkString(v); err != nil {
+			if err := g.checkString(v); err != nil {
 				return dst, jsonx.WithKey(err, "subtype")
 			}
 			n += 1 + protowire.SizeBytes(len(v))
@@ -2073,7 +2073,7 @@ func encodeReasoningEncryptedValue(g *genc, dst []byte, p *event.ReasoningEncryp
 	{
 		v := p.EntityID
 		if v != "" {
-			if err := checkString(v); err != nil {
+			if err := g.checkString(v); err != nil {
 				return dst, jsonx.WithKey(err, "entityId")
 			}
 			n += 1 + protowire.SizeBytes(len(v))
@@ -2082,7 +2082,7 @@ func encodeReasoningEncryptedValue(g *genc, dst []byte, p *event.ReasoningEncryp
 	{
 		v := p.EncryptedValue
 		if v != "" {
-			if err := checkString(v); err != nil {
+			if err := g.checkString(v); err != nil {
 				return dst, jsonx.WithKey(err, "encryptedValue")
 			}
 			n += 1 + protowire.SizeBytes(len(v))
@@ -2185,7 +2185,7 @@ func sizePatchOp(g *genc, p *event.PatchOp) (int, error) {
 	{
 		v := p.Path
 		if v != "" {
-			if err := checkString(v); err != nil {
+			if err := g.checkString(v); err != nil {
 				return 0, jsonx.WithKey(err, "path")
 			}
 			n += 1 + protowire.SizeBytes(len(v))
@@ -2193,7 +2193,7 @@ func sizePatchOp(g *genc, p *event.PatchOp) (int, error) {
 	}
 	{
 		if v := p.From; v != nil {
-			if err := checkString(*v); err != nil {
+			if err := g.checkString(*v); err != nil {
 				return 0, jsonx.WithKey(err, "from")
 			}
 			n += 1 + protowire.SizeBytes(len(*v))
@@ -2243,7 +2243,7 @@ func sizeMessage(g *genc, p *event.Message) (int, error) {
 	{
 		v := p.ID
 		if v != "" {
-			if err := checkString(v); err != nil {
+			if err := g.checkString(v); err != nil {
 				return 0, jsonx.WithKey(err, "id")
 			}
 			n += 1 + protowire.SizeBytes(len(v))
@@ -2255,7 +2255,7 @@ func sizeMessage(g *genc, p *event.Message) (int, error) {
 			return 0, jsonx.WithKey(err, "role")
 		}
 		if v != "" {
-			if err := checkString(v); err != nil {
+			if err := g.checkString(v); err != nil {
 				return 0, jsonx.WithKey(err, "role")
 			}
 			n += 1 + protowire.SizeBytes(len(v))
@@ -2263,7 +2263,7 @@ func sizeMessage(g *genc, p *event.Message) (int, error) {
 	}
 	{
 		if v := p.Content; v != nil {
-			if err := checkString(*v); err != nil {
+			if err := g.checkString(*v); err != nil {
 				return 0, jsonx.WithKey(err, "content")
 			}
 			n += 1 + protowire.SizeBytes(len(*v))
@@ -2271,7 +2271,7 @@ func sizeMessage(g *genc, p *event.Message) (int, error) {
 	}
 	{
 		if v := p.Name; v != nil {
-			if err := checkString(*v); err != nil {
+			if err := g.checkString(*v); err != nil {
 				return 0, jsonx.WithKey(err, "name")
 			}
 			n += 1 + protowire.SizeBytes(len(*v))
@@ -2289,7 +2289,7 @@ func sizeMessage(g *genc, p *event.Message) (int, error) {
 	}
 	{
 		if v := p.ToolCallID; v != nil {
-			if err := checkString(*v); err != nil {
+			if err := g.checkString(*v); err != nil {
 				return 0, jsonx.WithKey(err, "toolCallId")
 			}
 			n += 1 + protowire.SizeBytes(len(*v))
@@ -2297,7 +2297,7 @@ func sizeMessage(g *genc, p *event.Message) (int, error) {
 	}
 	{
 		if v := p.Error; v != nil {
-			if err := checkString(*v); err != nil {
+			if err := g.checkString(*v); err != nil {
 				return 0, jsonx.WithKey(err, "error")
 			}
 			n += 1 + protowire.SizeBytes(len(*v))
@@ -2325,7 +2325,7 @@ func sizeMessage(g *genc, p *event.Message) (int, error) {
 	}
 	{
 		if v := p.SubagentRunID; v != nil {
-			if err := checkString(*v); err != nil {
+			if err := g.checkString(*v); err != nil {
 				return 0, jsonx.WithKey(err, "subagentRunId")
 			}
 			n += 1 + protowire.SizeBytes(len(*v))
@@ -2333,7 +2333,7 @@ func sizeMessage(g *genc, p *event.Message) (int, error) {
 	}
 	{
 		if v := p.EncryptedValue; v != nil {
-			if err := checkString(*v); err != nil {
+			if err := g.checkString(*v); err != nil {
 				return 0, jsonx.WithKey(err, "encryptedValue")
 			}
 			n += 1 + protowire.SizeBytes(len(*v))
@@ -2341,7 +2341,7 @@ func sizeMessage(g *genc, p *event.Message) (int, error) {
 	}
 	{
 		if v := p.ActivityType; v != nil {
-			if err := checkString(*v); err != nil {
+			if err := g.checkString(*v); err != nil {
 				return 0, jsonx.WithKey(err, "activityType")
 			}
 			n += 1 + protowire.SizeBytes(len(*v))
@@ -2434,7 +2434,7 @@ func sizeToolCall(g *genc, p *event.ToolCall) (int, error) {
 	{
 		v := p.ID
 		if v != "" {
-			if err := checkString(v); err != nil {
+			if err := g.checkString(v); err != nil {
 				return 0, jsonx.WithKey(err, "id")
 			}
 			n += 1 + protowire.SizeBytes(len(v))
@@ -2446,7 +2446,7 @@ func sizeToolCall(g *genc, p *event.ToolCall) (int, error) {
 			return 0, jsonx.WithKey(err, "type")
 		}
 		if v != "" {
-			if err := checkString(v); err != nil {
+			if err := g.checkString(v); err != nil {
 				return 0, jsonx.WithKey(err, "type")
 			}
 			n += 1 + protowire.SizeBytes(len(v))
@@ -2472,7 +2472,7 @@ func sizeToolCall(g *genc, p *event.ToolCall) (int, error) {
 	}
 	{
 		if v := p.EncryptedValue; v != nil {
-			if err := checkString(*v); err != nil {
+			if err := g.checkString(*v); err != nil {
 				return 0, jsonx.WithKey(err, "encryptedValue")
 			}
 			n += 1 + protowire.SizeBytes(len(*v))
@@ -2513,7 +2513,7 @@ func sizeFunctionCall(g *genc, p *event.FunctionCall) (int, error) {
 	{
 		v := p.Name
 		if v != "" {
-			if err := checkString(v); err != nil {
+			if err := g.checkString(v); err != nil {
 				return 0, jsonx.WithKey(err, "name")
 			}
 			n += 1 + protowire.SizeBytes(len(v))
@@ -2522,7 +2522,7 @@ func sizeFunctionCall(g *genc, p *event.FunctionCall) (int, error) {
 	{
 		v := p.Arguments
 		if v != "" {
-			if err := checkString(v); err != nil {
+			if err := g.checkString(v); err != nil {
 				return 0, jsonx.WithKey(err, "arguments")
 			}
 			n += 1 + protowire.SizeBytes(len(v))
@@ -2550,7 +2550,7 @@ func sizeRunAgentInput(g *genc, p *event.RunAgentInput) (int, error) {
 	{
 		v := p.ThreadID
 		if v != "" {
-			if err := checkString(v); err != nil {
+			if err := g.checkString(v); err != nil {
 				return 0, jsonx.WithKey(err, "threadId")
 			}
 			n += 1 + protowire.SizeBytes(len(v))
@@ -2559,7 +2559,7 @@ func sizeRunAgentInput(g *genc, p *event.RunAgentInput) (int, error) {
 	{
 		v := p.RunID
 		if v != "" {
-			if err := checkString(v); err != nil {
+			if err := g.checkString(v); err != nil {
 				return 0, jsonx.WithKey(err, "runId")
 			}
 			n += 1 + protowire.SizeBytes(len(v))
@@ -2567,7 +2567,7 @@ func sizeRunAgentInput(g *genc, p *event.RunAgentInput) (int, error) {
 	}
 	{
 		if v := p.ParentRunID; v != nil {
-			if err := checkString(*v); err != nil {
+			if err := g.checkString(*v); err != nil {
 				return 0, jsonx.WithKey(err, "parentRunId")
 			}
 			n += 1 + protowire.SizeBytes(len(*v))
@@ -2633,7 +2633,7 @@ func sizeRunAgentInput(g *genc, p *event.RunAgentInput) (int, error) {
 	}
 	{
 		if v := p.ProtocolVersion; v != nil {
-			if err := checkString(*v); err != nil {
+			if err := g.checkString(*v); err != nil {
 				return 0, jsonx.WithKey(err, "protocolVersion")
 			}
 			n += 1 + protowire.SizeBytes(len(*v))
@@ -2701,7 +2701,7 @@ func sizeTool(g *genc, p *event.Tool) (int, error) {
 	{
 		v := p.Name
 		if v != "" {
-			if err := checkString(v); err != nil {
+			if err := g.checkString(v); err != nil {
 				return 0, jsonx.WithKey(err, "name")
 			}
 			n += 1 + protowire.SizeBytes(len(v))
@@ -2710,7 +2710,7 @@ func sizeTool(g *genc, p *event.Tool) (int, error) {
 	{
 		v := p.Description
 		if v != "" {
-			if err := checkString(v); err != nil {
+			if err := g.checkString(v); err != nil {
 				return 0, jsonx.WithKey(err, "description")
 			}
 			n += 1 + protowire.SizeBytes(len(v))
@@ -2767,7 +2767,7 @@ func sizeContext(g *genc, p *event.Context) (int, error) {
 	{
 		v := p.Description
 		if v != "" {
-			if err := checkString(v); err != nil {
+			if err := g.checkString(v); err != nil {
 				return 0, jsonx.WithKey(err, "description")
 			}
 			n += 1 + protowire.SizeBytes(len(v))
@@ -2776,7 +2776,7 @@ func sizeContext(g *genc, p *event.Context) (int, error) {
 	{
 		v := p.Value
 		if v != "" {
-			if err := checkString(v); err != nil {
+			if err := g.checkString(v); err != nil {
 				return 0, jsonx.WithKey(err, "value")
 			}
 			n += 1 + protowire.SizeBytes(len(v))
@@ -2804,7 +2804,7 @@ func sizeResumeEntry(g *genc, p *event.ResumeEntry) (int, error) {
 	{
 		v := p.InterruptID
 		if v != "" {
-			if err := checkString(v); err != nil {
+			if err := g.checkString(v); err != nil {
 				return 0, jsonx.WithKey(err, "interruptId")
 			}
 			n += 1 + protowire.SizeBytes(len(v))
@@ -2816,7 +2816,7 @@ func sizeResumeEntry(g *genc, p *event.ResumeEntry) (int, error) {
 			return 0, jsonx.WithKey(err, "status")
 		}
 		if v != "" {
-			if err := checkString(v); err != nil {
+			if err := g.checkString(v); err != nil {
 				return 0, jsonx.WithKey(err, "status")
 			}
 			n += 1 + protowire.SizeBytes(len(v))
@@ -2876,7 +2876,7 @@ func sizeRunOutcome(g *genc, p *event.RunOutcome) (int, error) {
 	{
 		v := p.Type
 		if v != "" {
-			if err := checkString(v); err != nil {
+			if err := g.checkString(v); err != nil {
 				return 0, jsonx.WithKey(err, "type")
 			}
 			n += 1 + protowire.SizeBytes(len(v))
@@ -2894,7 +2894,7 @@ func sizeRunOutcome(g *genc, p *event.RunOutcome) (int, error) {
 	}
 	{
 		for i, s := range p.PendingToolCallIDs {
-			if err := checkString(s); err != nil {
+			if err := g.checkString(s); err != nil {
 				return 0, jsonx.WithKey(jsonx.WithIndex(err, i), "pendingToolCallIds")
 			}
 			n += 1 + protowire.SizeBytes(len(s))
@@ -2927,7 +2927,7 @@ func sizeInterrupt(g *genc, p *event.Interrupt) (int, error) {
 	{
 		v := p.ID
 		if v != "" {
-			if err := checkString(v); err != nil {
+			if err := g.checkString(v); err != nil {
 				return 0, jsonx.WithKey(err, "id")
 			}
 			n += 1 + protowire.SizeBytes(len(v))
@@ -2936,7 +2936,7 @@ func sizeInterrupt(g *genc, p *event.Interrupt) (int, error) {
 	{
 		v := p.Reason
 		if v != "" {
-			if err := checkString(v); err != nil {
+			if err := g.checkString(v); err != nil {
 				return 0, jsonx.WithKey(err, "reason")
 			}
 			n += 1 + protowire.SizeBytes(len(v))
@@ -2944,7 +2944,7 @@ func sizeInterrupt(g *genc, p *event.Interrupt) (int, error) {
 	}
 	{
 		if v := p.Message; v != nil {
-			if err := checkString(*v); err != nil {
+			if err := g.checkString(*v); err != nil {
 				return 0, jsonx.WithKey(err, "message")
 			}
 			n += 1 + protowire.SizeBytes(len(*v))
@@ -2952,7 +2952,7 @@ func sizeInterrupt(g *genc, p *event.Interrupt) (int, error) {
 	}
 	{
 		if v := p.ToolCallID; v != nil {
-			if err := checkString(*v); err != nil {
+			if err := g.checkString(*v); err != nil {
 				return 0, jsonx.WithKey(err, "toolCallId")
 			}
 			n += 1 + protowire.SizeBytes(len(*v))
@@ -2969,7 +2969,7 @@ func sizeInterrupt(g *genc, p *event.Interrupt) (int, error) {
 	}
 	{
 		if v := p.ExpiresAt; v != nil {
-			if err := checkString(*v); err != nil {
+			if err := g.checkString(*v); err != nil {
 				return 0, jsonx.WithKey(err, "expiresAt")
 			}
 			n += 1 + protowire.SizeBytes(len(*v))
@@ -2986,7 +2986,7 @@ func sizeInterrupt(g *genc, p *event.Interrupt) (int, error) {
 	}
 	{
 		if v := p.SubagentRunID; v != nil {
-			if err := checkString(*v); err != nil {
+			if err := g.checkString(*v); err != nil {
 				return 0, jsonx.WithKey(err, "subagentRunId")
 			}
 			n += 1 + protowire.SizeBytes(len(*v))
@@ -3043,7 +3043,7 @@ func sizeUsage(g *genc, p *event.Usage) (int, error) {
 	n := 0
 	{
 		if v := p.Provider; v != nil {
-			if err := checkString(*v); err != nil {
+			if err := g.checkString(*v); err != nil {
 				return 0, jsonx.WithKey(err, "provider")
 			}
 			n += 1 + protowire.SizeBytes(len(*v))
@@ -3051,7 +3051,7 @@ func sizeUsage(g *genc, p *event.Usage) (int, error) {
 	}
 	{
 		if v := p.Model; v != nil {
-			if err := checkString(*v); err != nil {
+			if err := g.checkString(*v); err != nil {
 				return 0, jsonx.WithKey(err, "model")
 			}
 			n += 1 + protowire.SizeBytes(len(*v))
@@ -3160,7 +3160,7 @@ func sizeSubagentOutcome(g *genc, p *event.SubagentOutcome) (int, error) {
 	{
 		v := p.Type
 		if v != "" {
-			if err := checkString(v); err != nil {
+			if err := g.checkString(v); err != nil {
 				return 0, jsonx.WithKey(err, "type")
 			}
 			n += 1 + protowire.SizeBytes(len(v))
@@ -3168,7 +3168,7 @@ func sizeSubagentOutcome(g *genc, p *event.SubagentOutcome) (int, error) {
 	}
 	{
 		for i, s := range p.InterruptIDs {
-			if err := checkString(s); err != nil {
+			if err := g.checkString(s); err != nil {
 				return 0, jsonx.WithKey(jsonx.WithIndex(err, i), "interruptIds")
 			}
 			n += 1 + protowire.SizeBytes(len(s))
