@@ -190,7 +190,13 @@ func AppendJSONFromWire(dst, wire []byte) ([]byte, error) {
 
 // AppendFromJSON converts one AG-UI JSON event to its protobuf encoding.
 func (c Codec) AppendFromJSON(dst, jsonEvent []byte) ([]byte, error) {
-	// The event lives only for this call, so it may alias the input.
+	// The generated parsers read the canonical shape of an event; any other
+	// text, and any error, goes to the reference reader from the start. The
+	// event lives only for this call, so it may alias the input, and the
+	// reader checked every string's UTF-8: the encoder does not again.
+	if ev, ok := parseFast(c.MaxDepth, jsonEvent); ok {
+		return c.appendEvent(dst, ev, true)
+	}
 	parsed, err := link.ParseTransient(c.MaxDepth, c.DropUnknownFields, jsonEvent)
 	if err != nil {
 		var pe *jsonx.Error
@@ -210,7 +216,8 @@ func (c Codec) AppendFromJSON(dst, jsonEvent []byte) ([]byte, error) {
 		}
 		return dst, out
 	}
-	return c.Append(dst, parsed.(event.Event))
+	// The reader checked every string's UTF-8: not again.
+	return c.appendEvent(dst, parsed.(event.Event), true)
 }
 
 // AppendJSONFromWire converts one protobuf Event to its AG-UI JSON form.
@@ -219,7 +226,11 @@ func (c Codec) AppendJSONFromWire(dst, wire []byte) ([]byte, error) {
 	if err != nil {
 		return dst, err
 	}
-	// The decoder wrote every dynamic value itself: no need to re-check it.
+	// The decoder checked every string and wrote every dynamic value
+	// itself: the generated writers lay the event out without re-checking.
+	if out, ok := appendJSONGenerated(dst, ev); ok {
+		return out, nil
+	}
 	out, err := link.AppendTrustedJSON(dst, ev)
 	if err != nil {
 		return dst, &Error{Op: "decode", Type: ev.Type(), Offset: -1, Err: err}
