@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/agwire/agwire/event"
+	"github.com/agwire/agwire/internal/jsonx"
 )
 
 // Options configure a Conversation. The zero value is ready to use.
@@ -175,7 +176,7 @@ func (c *Conversation) State() event.RawValue {
 		if c.state == nil {
 			c.stateText = event.RawValue("null")
 		} else {
-			c.stateText = c.state.raw()
+			c.stateText = raw(c.state)
 		}
 	}
 	return append(event.RawValue(nil), c.stateText...)
@@ -205,7 +206,7 @@ func (m *msg) message() event.Message {
 		out.Parts = append([]event.ContentPart{}, m.m.Parts...)
 	}
 	if m.act != nil {
-		m.m.ActivityContent = event.Object(m.act.raw())
+		m.m.ActivityContent = event.Object(raw(m.act))
 		m.act = nil
 		out.ActivityContent = m.m.ActivityContent
 	}
@@ -305,6 +306,13 @@ func isChunk(ev event.Event) bool {
 
 // step checks and applies x, one of the events ev stands for.
 func (c *Conversation) step(idx int, ev, x event.Event) error {
+	if md := x.BaseEvent().Metadata; md != nil {
+		// Metadata is read as the encoder reads it: each key once, every
+		// number one a double holds.
+		if err := jsonx.CheckValue(md, jsonx.TreeOptions{MaxDepth: maxValueDepth}); err != nil {
+			return &ApplyError{Index: idx, Type: ev.Type(), Err: fmt.Errorf("metadata: %w", err)}
+		}
+	}
 	if c.checker != nil {
 		if err := c.checker.check(x); err != nil {
 			return &SequenceError{Index: idx, Type: ev.Type(), Err: err}
@@ -469,7 +477,7 @@ func (c *Conversation) apply(ev event.Event) error {
 	case *event.MessagesSnapshot:
 		c.messagesSnapshot(e)
 	case *event.ActivitySnapshot:
-		c.activitySnapshot(e)
+		return c.activitySnapshot(e)
 	case *event.ActivityDelta:
 		return c.activityDelta(e)
 	case *event.ReasoningEncryptedValue:
@@ -670,25 +678,30 @@ func authoritativeActivityTypes(md event.Object) (types []string, all, declared 
 	if !ok {
 		return nil, false, false
 	}
-	n, err := parseValue(v)
-	if err != nil || n.k != kObj {
+	var sc jsonx.Scanner
+	sc.Reset(v)
+	if sc.Peek() != jsonx.Object {
 		return nil, false, true
 	}
-	i := n.index("authoritativeActivityTypes")
-	if i < 0 {
+	// Read as JavaScript reads it: a repeated key's last value wins.
+	tv, ok := event.Object(v).Get("authoritativeActivityTypes")
+	if !ok {
 		return nil, false, false
 	}
-	t := n.o[i].val
-	switch t.k {
-	case kNull:
+	t, err := jsonx.ParseTree(tv, jsonx.TreeOptions{MaxDepth: maxValueDepth, Inexact: true})
+	if err != nil {
+		return []string{}, false, true
+	}
+	switch t.Kind {
+	case jsonx.Null:
 		return nil, true, true
-	case kArr:
+	case jsonx.Array:
 		out := []string{}
-		for _, x := range t.a {
-			if x.k != kStr {
+		for _, x := range t.Elems {
+			if x.Kind != jsonx.String {
 				return []string{}, false, true
 			}
-			out = append(out, x.s)
+			out = append(out, x.Text)
 		}
 		return out, false, true
 	}
@@ -747,7 +760,10 @@ func (c *Conversation) messagesSnapshot(e *event.MessagesSnapshot) {
 	c.dirty = true
 }
 
-func (c *Conversation) activitySnapshot(e *event.ActivitySnapshot) {
+func (c *Conversation) activitySnapshot(e *event.ActivitySnapshot) error {
+	if err := jsonx.CheckValue(e.Content, jsonx.TreeOptions{MaxDepth: maxValueDepth}); err != nil {
+		return err
+	}
 	replace := e.Replace == nil || *e.Replace
 	fresh := func() *msg {
 		return &msg{m: event.Message{ID: e.MessageID, Role: event.RoleActivity, ActivityType: strPtr(e.ActivityType),
@@ -772,9 +788,10 @@ func (c *Conversation) activitySnapshot(e *event.ActivitySnapshot) {
 		c.dirty = true
 	default:
 		c.stats.Ignored++
-		return
+		return nil
 	}
 	target.m.Metadata = merge(target.m.Metadata, e.Metadata)
+	return nil
 }
 
 func (c *Conversation) activityDelta(e *event.ActivityDelta) error {
@@ -797,7 +814,7 @@ func (c *Conversation) activityDelta(e *event.ActivityDelta) error {
 		}
 	}
 	mustBeObject := func(n *node) error {
-		if n == nil || n.k != kObj {
+		if n == nil || n.Kind != jsonx.Object {
 			return ErrActivityNotObject
 		}
 		return nil

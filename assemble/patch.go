@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/agwire/agwire/event"
+	"github.com/agwire/agwire/internal/jsonx"
 )
 
 // JSON Patch (RFC 6902), applied to the node tree of json.go.
@@ -98,17 +99,17 @@ type undo struct {
 	op  uint8 // undoObjRestore, undoObjTruncate, undoObjInsert, undoArrRemove, undoArrInsert, undoArrSet, undoRoot
 	n   *node
 	i   int
-	m   member
+	m   jsonx.Member
 	old *node
 }
 
 const (
-	undoObjRestore  uint8 = iota // n.o[i].val = old
+	undoObjRestore  uint8 = iota // n.Members[i].Value = old
 	undoObjTruncate              // drop the last member (it was appended)
 	undoObjInsert                // insert m at i
 	undoArrRemove                // remove element i
 	undoArrInsert                // insert old at i
-	undoArrSet                   // n.a[i] = old
+	undoArrSet                   // n.Elems[i] = old
 	undoRoot                     // *root = old
 )
 
@@ -172,21 +173,21 @@ func (p *patcher) rollback() {
 		u := p.log[i]
 		switch u.op {
 		case undoObjRestore:
-			u.n.o[u.i].val = u.old
+			u.n.Members[u.i].Value = u.old
 		case undoObjTruncate:
-			u.n.o = u.n.o[:len(u.n.o)-1]
+			u.n.Members = u.n.Members[:len(u.n.Members)-1]
 		case undoObjInsert:
-			u.n.o = append(u.n.o, member{})
-			copy(u.n.o[u.i+1:], u.n.o[u.i:])
-			u.n.o[u.i] = u.m
+			u.n.Members = append(u.n.Members, jsonx.Member{})
+			copy(u.n.Members[u.i+1:], u.n.Members[u.i:])
+			u.n.Members[u.i] = u.m
 		case undoArrRemove:
-			u.n.a = append(u.n.a[:u.i], u.n.a[u.i+1:]...)
+			u.n.Elems = append(u.n.Elems[:u.i], u.n.Elems[u.i+1:]...)
 		case undoArrInsert:
-			u.n.a = append(u.n.a, nil)
-			copy(u.n.a[u.i+1:], u.n.a[u.i:])
-			u.n.a[u.i] = u.old
+			u.n.Elems = append(u.n.Elems, nil)
+			copy(u.n.Elems[u.i+1:], u.n.Elems[u.i:])
+			u.n.Elems[u.i] = u.old
 		case undoArrSet:
-			u.n.a[u.i] = u.old
+			u.n.Elems[u.i] = u.old
 		case undoRoot:
 			p.root = u.old
 		}
@@ -251,22 +252,22 @@ func (p *patcher) resolve(toks []string, path string) (*node, error) {
 		if err := p.w.spend(1); err != nil {
 			return nil, err
 		}
-		switch n.k {
-		case kObj:
-			if err := p.w.spend(len(n.o)); err != nil {
+		switch n.Kind {
+		case jsonx.Object:
+			if err := p.w.spend(len(n.Members)); err != nil {
 				return nil, err
 			}
-			i := n.index(t)
+			i := n.Index(t)
 			if i < 0 {
 				return nil, fmt.Errorf("%w: %q (no member %q)", ErrPatchPath, path, t)
 			}
-			n = n.o[i].val
-		case kArr:
+			n = n.Members[i].Value
+		case jsonx.Array:
 			i, ok := arrayIndex(t)
-			if !ok || i >= len(n.a) {
-				return nil, fmt.Errorf("%w: %q (no element %q in an array of %d)", ErrPatchPath, path, t, len(n.a))
+			if !ok || i >= len(n.Elems) {
+				return nil, fmt.Errorf("%w: %q (no element %q in an array of %d)", ErrPatchPath, path, t, len(n.Elems))
 			}
-			n = n.a[i]
+			n = n.Elems[i]
 		default:
 			return nil, fmt.Errorf("%w: %q (%q is inside a scalar)", ErrPatchPath, path, t)
 		}
@@ -280,7 +281,7 @@ func (p *patcher) value(op *event.PatchOp) (*node, error) {
 	}
 	v, err := parseValue(op.Value)
 	if err != nil {
-		return nil, fmt.Errorf("%w: value: %v", ErrPatchInvalid, err)
+		return nil, fmt.Errorf("%w: value: %w", ErrPatchInvalid, err)
 	}
 	return v, nil
 }
@@ -339,7 +340,7 @@ func (p *patcher) apply(op *event.PatchOp) error {
 		if err != nil {
 			return err
 		}
-		v, err := src.clone(&p.w, &p.copies)
+		v, err := clone(src, &p.w, &p.copies)
 		if err != nil {
 			return err
 		}
@@ -353,12 +354,12 @@ func (p *patcher) apply(op *event.PatchOp) error {
 		if err != nil {
 			return err
 		}
-		eq, err := got.equal(v, &p.w)
+		eq, err := equal(got, v, &p.w)
 		if err != nil {
 			return err
 		}
 		if !eq {
-			return fmt.Errorf("%w: %q is %s, not %s", ErrPatchTest, op.Path, clip(got.appendJSON(nil)), clip(op.Value))
+			return fmt.Errorf("%w: %q is %s, not %s", ErrPatchTest, op.Path, clip(got.AppendJSON(nil)), clip(op.Value))
 		}
 		return nil
 	}
@@ -385,34 +386,34 @@ func (p *patcher) add(toks []string, path string, v *node) error {
 		return err
 	}
 	last := toks[len(toks)-1]
-	switch parent.k {
-	case kObj:
-		if err := p.w.spend(len(parent.o)); err != nil {
+	switch parent.Kind {
+	case jsonx.Object:
+		if err := p.w.spend(len(parent.Members)); err != nil {
 			return err
 		}
-		if i := parent.index(last); i >= 0 {
-			p.log = append(p.log, undo{op: undoObjRestore, n: parent, i: i, old: parent.o[i].val})
-			parent.o[i].val = v
+		if i := parent.Index(last); i >= 0 {
+			p.log = append(p.log, undo{op: undoObjRestore, n: parent, i: i, old: parent.Members[i].Value})
+			parent.Members[i].Value = v
 			return nil
 		}
 		p.log = append(p.log, undo{op: undoObjTruncate, n: parent})
-		parent.o = append(parent.o, member{last, v})
+		parent.Members = append(parent.Members, jsonx.Member{Key: last, Value: v})
 		return nil
-	case kArr:
-		i := len(parent.a)
+	case jsonx.Array:
+		i := len(parent.Elems)
 		if last != "-" {
 			var ok bool
-			if i, ok = arrayIndex(last); !ok || i > len(parent.a) {
-				return fmt.Errorf("%w: %q (cannot add at %q in an array of %d)", ErrPatchPath, path, last, len(parent.a))
+			if i, ok = arrayIndex(last); !ok || i > len(parent.Elems) {
+				return fmt.Errorf("%w: %q (cannot add at %q in an array of %d)", ErrPatchPath, path, last, len(parent.Elems))
 			}
 		}
-		if err := p.w.spend(len(parent.a) - i); err != nil {
+		if err := p.w.spend(len(parent.Elems) - i); err != nil {
 			return err
 		}
 		p.log = append(p.log, undo{op: undoArrRemove, n: parent, i: i})
-		parent.a = append(parent.a, nil)
-		copy(parent.a[i+1:], parent.a[i:])
-		parent.a[i] = v
+		parent.Elems = append(parent.Elems, nil)
+		copy(parent.Elems[i+1:], parent.Elems[i:])
+		parent.Elems[i] = v
 		return nil
 	}
 	return fmt.Errorf("%w: %q (the parent is not an object or array)", ErrPatchPath, path)
@@ -434,30 +435,30 @@ func (p *patcher) remove(toks []string, path string) (*node, error) {
 		return nil, err
 	}
 	last := toks[len(toks)-1]
-	switch parent.k {
-	case kObj:
-		if err := p.w.spend(len(parent.o)); err != nil {
+	switch parent.Kind {
+	case jsonx.Object:
+		if err := p.w.spend(len(parent.Members)); err != nil {
 			return nil, err
 		}
-		i := parent.index(last)
+		i := parent.Index(last)
 		if i < 0 {
 			return nil, fmt.Errorf("%w: %q (no member %q)", ErrPatchPath, path, last)
 		}
-		m := parent.o[i]
+		m := parent.Members[i]
 		p.log = append(p.log, undo{op: undoObjInsert, n: parent, i: i, m: m})
-		parent.o = append(parent.o[:i], parent.o[i+1:]...)
-		return m.val, nil
-	case kArr:
+		parent.Members = append(parent.Members[:i], parent.Members[i+1:]...)
+		return m.Value, nil
+	case jsonx.Array:
 		i, ok := arrayIndex(last)
-		if !ok || i >= len(parent.a) {
-			return nil, fmt.Errorf("%w: %q (no element %q in an array of %d)", ErrPatchPath, path, last, len(parent.a))
+		if !ok || i >= len(parent.Elems) {
+			return nil, fmt.Errorf("%w: %q (no element %q in an array of %d)", ErrPatchPath, path, last, len(parent.Elems))
 		}
-		if err := p.w.spend(len(parent.a) - i); err != nil {
+		if err := p.w.spend(len(parent.Elems) - i); err != nil {
 			return nil, err
 		}
-		old := parent.a[i]
+		old := parent.Elems[i]
 		p.log = append(p.log, undo{op: undoArrInsert, n: parent, i: i, old: old})
-		parent.a = append(parent.a[:i], parent.a[i+1:]...)
+		parent.Elems = append(parent.Elems[:i], parent.Elems[i+1:]...)
 		return old, nil
 	}
 	return nil, fmt.Errorf("%w: %q (the parent is not an object or array)", ErrPatchPath, path)
@@ -479,25 +480,25 @@ func (p *patcher) replace(toks []string, path string, v *node) error {
 		return err
 	}
 	last := toks[len(toks)-1]
-	switch parent.k {
-	case kObj:
-		if err := p.w.spend(len(parent.o)); err != nil {
+	switch parent.Kind {
+	case jsonx.Object:
+		if err := p.w.spend(len(parent.Members)); err != nil {
 			return err
 		}
-		i := parent.index(last)
+		i := parent.Index(last)
 		if i < 0 {
 			return fmt.Errorf("%w: %q (no member %q)", ErrPatchPath, path, last)
 		}
-		p.log = append(p.log, undo{op: undoObjRestore, n: parent, i: i, old: parent.o[i].val})
-		parent.o[i].val = v
+		p.log = append(p.log, undo{op: undoObjRestore, n: parent, i: i, old: parent.Members[i].Value})
+		parent.Members[i].Value = v
 		return nil
-	case kArr:
+	case jsonx.Array:
 		i, ok := arrayIndex(last)
-		if !ok || i >= len(parent.a) {
-			return fmt.Errorf("%w: %q (no element %q in an array of %d)", ErrPatchPath, path, last, len(parent.a))
+		if !ok || i >= len(parent.Elems) {
+			return fmt.Errorf("%w: %q (no element %q in an array of %d)", ErrPatchPath, path, last, len(parent.Elems))
 		}
-		p.log = append(p.log, undo{op: undoArrSet, n: parent, i: i, old: parent.a[i]})
-		parent.a[i] = v
+		p.log = append(p.log, undo{op: undoArrSet, n: parent, i: i, old: parent.Elems[i]})
+		parent.Elems[i] = v
 		return nil
 	}
 	return fmt.Errorf("%w: %q (the parent is not an object or array)", ErrPatchPath, path)

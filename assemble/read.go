@@ -7,6 +7,7 @@ import (
 
 	"github.com/agwire/agwire/codec"
 	"github.com/agwire/agwire/event"
+	"github.com/agwire/agwire/internal/jsonx"
 )
 
 // Source is anything with an event iterator: a *framing.Reader, a
@@ -68,15 +69,21 @@ func MarshalMessages(msgs []event.Message) ([]byte, error) {
 		return nil, err
 	}
 	// The snapshot's JSON is {"type":"MESSAGES_SNAPSHOT","messages":[…]}:
-	// take the array out of it.
-	n, err := parseValue(b)
-	if err != nil {
-		return nil, err
+	// take the array's text out of it.
+	var sc jsonx.Scanner
+	sc.Reset(b)
+	var arr []byte
+	err = sc.Object(func(key string) error {
+		v, err := sc.Raw()
+		if key == "messages" {
+			arr = v
+		}
+		return err
+	})
+	if err != nil || arr == nil {
+		return nil, errors.New("assemble: unexpected MESSAGES_SNAPSHOT form")
 	}
-	if i := n.index("messages"); n.k == kObj && i >= 0 {
-		return n.o[i].val.appendJSON(nil), nil
-	}
-	return nil, errors.New("assemble: unexpected MESSAGES_SNAPSHOT form")
+	return arr, nil
 }
 
 // MarshalJSON writes the conversation as {"messages":[…],"state":…}.
