@@ -373,8 +373,10 @@ func (g *group) render(out []event.Event, opts Options) ([]event.Event, error) {
 		if len(g.activity) == 1 {
 			return append(out, g.activity[0]), nil
 		}
-		// The same budgets as the stream was checked with.
-		c, err := FromEvents(g.activity, Options{MaxPatchWork: opts.MaxPatchWork, MaxCopiedNodes: opts.MaxCopiedNodes})
+		// A replay of events the whole stream applied within its budgets
+		// (this part cost no more there): the per-patch bound as it was,
+		// the conversation's budgets not again.
+		c, err := FromEvents(g.activity, Options{MaxPatchWork: opts.MaxPatchWork, WorkBudget: -1, CopyBudget: -1, MemoryBudget: -1})
 		if err != nil {
 			return nil, err
 		}

@@ -3,6 +3,7 @@ package assemble
 import (
 	"errors"
 	"fmt"
+	"unsafe"
 
 	"github.com/agwire/agwire/event"
 	"github.com/agwire/agwire/internal/jsonx"
@@ -22,9 +23,14 @@ type Options struct {
 	// MaxPatchWork is the work budget of one JSON Patch (STATE_DELTA,
 	// ACTIVITY_DELTA); 0 means DefaultMaxPatchWork.
 	MaxPatchWork int
-	// MaxCopiedNodes is how many JSON nodes copy operations may create over
-	// the conversation's life; 0 means DefaultMaxCopiedNodes.
+	// MaxCopiedNodes, when positive, caps how many JSON nodes copy
+	// operations may create over the conversation's life, beside CopyBudget.
 	MaxCopiedNodes int
+	// WorkBudget, CopyBudget and MemoryBudget bound the conversation's cost
+	// per byte of the events applied (see the budgets in the package
+	// documentation): 0 means DefaultWorkBudget, DefaultCopyBudget,
+	// DefaultMemoryBudget; a negative value removes the bound.
+	WorkBudget, CopyBudget, MemoryBudget int
 }
 
 // Conversation is the conversation an AG-UI event stream describes: its
@@ -43,12 +49,13 @@ type Conversation struct {
 	byToolID map[string]*msg // first message holding each tool call id
 	dirty    bool            // the indexes need a rebuild
 
-	copies  int // what copy operations may still create
-	lanes   lanes
-	checker *checker
-	runs    []Run
-	stats   Stats
-	index   int // events offered to Apply so far
+	// What the budgets are measured against and what was spent of them.
+	in, work, copies, held int64
+	lanes                  lanes
+	checker                *checker
+	runs                   []Run
+	stats                  Stats
+	index                  int // events offered to Apply so far
 }
 
 // msg is one message under construction. Streamed text accumulates in
@@ -124,12 +131,11 @@ type Step struct {
 // New returns an empty Conversation (or one holding opts.Messages and
 // opts.State).
 func New(opts Options) (*Conversation, error) {
-	c := &Conversation{opts: opts, copies: opts.MaxCopiedNodes}
-	if c.copies <= 0 {
-		c.copies = DefaultMaxCopiedNodes
-	}
+	c := &Conversation{opts: opts}
 	for i := range opts.Messages {
 		c.msgs = append(c.msgs, newMsg(&opts.Messages[i]))
+		c.in += messageBytes(&opts.Messages[i])
+		c.held += messageMemory(&opts.Messages[i])
 	}
 	c.dirty = true
 	st := opts.State
@@ -141,6 +147,8 @@ func New(opts Options) (*Conversation, error) {
 		return nil, fmt.Errorf("assemble: initial state: %w", err)
 	}
 	c.state = n
+	c.in += int64(len(st))
+	c.held += treeMemory(n)
 	if opts.Check {
 		c.checker = newChecker()
 	}
@@ -265,6 +273,9 @@ func (c *Conversation) Apply(ev event.Event) error {
 	idx := c.index
 	c.index++
 	c.stats.Events++
+	if ev != nil {
+		c.in += eventBytes(ev)
+	}
 	fail := func(err error) error {
 		if err == nil {
 			return nil
@@ -416,6 +427,9 @@ func (c *Conversation) apply(ev event.Event) error {
 		}
 		target := existing
 		if target == nil {
+			if err := c.allocate(msgOverhead); err != nil {
+				return err
+			}
 			role := event.RoleAssistant
 			if e.Role != nil {
 				role = *e.Role
@@ -436,6 +450,9 @@ func (c *Conversation) apply(ev event.Event) error {
 		}
 		target := existing
 		if target == nil {
+			if err := c.allocate(msgOverhead); err != nil {
+				return err
+			}
 			target = &msg{m: event.Message{ID: e.MessageID, Role: event.RoleReasoning, SubagentRunID: e.SubagentRunID}, hasText: true}
 			c.push(target)
 		}
@@ -445,7 +462,7 @@ func (c *Conversation) apply(ev event.Event) error {
 	case *event.ReasoningMessageEnd:
 		c.endText(e.MessageID, md)
 	case *event.ToolCallStart:
-		c.toolCallStart(e)
+		return c.toolCallStart(e)
 	case *event.ToolCallArgs:
 		_, tc := c.findCall(e.ToolCallID)
 		if tc == nil {
@@ -462,20 +479,26 @@ func (c *Conversation) apply(ev event.Event) error {
 		}
 		tc.tc.Metadata = merge(tc.tc.Metadata, md)
 	case *event.ToolCallResult:
-		c.toolCallResult(e)
+		return c.toolCallResult(e)
 	case *event.StateSnapshot:
 		n, err := parseValue(e.Snapshot)
 		if err != nil {
 			return err
 		}
+		if err := c.allocate(treeMemory(n)); err != nil {
+			return err
+		}
 		c.state, c.stateText = n, nil
 	case *event.StateDelta:
-		if err := applyPatch(&c.state, e.Delta, c.limits()); err != nil {
+		lim := c.limits()
+		err := applyPatch(&c.state, e.Delta, lim)
+		c.patched(lim)
+		if err != nil {
 			return err
 		}
 		c.stateText = nil
 	case *event.MessagesSnapshot:
-		c.messagesSnapshot(e)
+		return c.messagesSnapshot(e)
 	case *event.ActivitySnapshot:
 		return c.activitySnapshot(e)
 	case *event.ActivityDelta:
@@ -483,6 +506,9 @@ func (c *Conversation) apply(ev event.Event) error {
 	case *event.ReasoningEncryptedValue:
 		if e.Subtype == "tool-call" {
 			for _, m := range c.msgs {
+				if err := c.spendWork(1 + len(m.calls)); err != nil {
+					return err
+				}
 				if m.m.Role != event.RoleAssistant {
 					continue
 				}
@@ -502,6 +528,15 @@ func (c *Conversation) apply(ev event.Event) error {
 		}
 		c.stats.Ignored++
 	case *event.RunStarted:
+		if e.Input != nil {
+			var mem int64
+			for i := range e.Input.Messages {
+				mem += messageMemory(&e.Input.Messages[i])
+			}
+			if err := c.allocate(mem); err != nil {
+				return err
+			}
+		}
 		c.runs = append(c.runs, Run{ThreadID: e.ThreadID, RunID: e.RunID, ParentRunID: e.ParentRunID, Status: RunRunning, Metadata: md})
 		if e.Input != nil {
 			for i := range e.Input.Messages {
@@ -542,10 +577,6 @@ func (c *Conversation) apply(ev event.Event) error {
 	// RAW, CUSTOM, REASONING_START/END and SUBAGENT_* change no message;
 	// their metadata stays on the event.
 	return nil
-}
-
-func (c *Conversation) limits() limits {
-	return limits{work: c.opts.MaxPatchWork, copies: &c.copies}
 }
 
 func eqPtr(a, b *string) bool {
@@ -591,12 +622,16 @@ func (c *Conversation) endText(id string, md event.Object) {
 	m.m.Metadata = merge(m.m.Metadata, md)
 }
 
-func (c *Conversation) toolCallStart(e *event.ToolCallStart) {
+func (c *Conversation) toolCallStart(e *event.ToolCallStart) error {
 	if _, tc := c.findCall(e.ToolCallID); tc != nil {
 		// A start for a call that exists (a replay) updates it in place.
 		tc.tc.Function.Name = e.ToolCallName
 		tc.tc.Metadata = merge(tc.tc.Metadata, e.Metadata)
-		return
+		return nil
+	}
+	// At most a new parent message and the call.
+	if err := c.allocate(msgOverhead + int64(unsafe.Sizeof(call{})) + 8); err != nil {
+		return err
 	}
 	var parent *msg
 	if e.ParentMessageID != nil && *e.ParentMessageID != "" {
@@ -627,15 +662,24 @@ func (c *Conversation) toolCallStart(e *event.ToolCallStart) {
 	tc := &call{tc: event.ToolCall{ID: e.ToolCallID, Type: "function", Function: event.FunctionCall{Name: e.ToolCallName}}}
 	tc.tc.Metadata = merge(nil, e.Metadata)
 	c.addCall(parent, tc)
+	return nil
 }
 
-func (c *Conversation) toolCallResult(e *event.ToolCallResult) {
+func (c *Conversation) toolCallResult(e *event.ToolCallResult) error {
+	// It walks the list for the owner, shifts what follows it, and the
+	// indexes are rebuilt.
+	if err := c.spendWork(3 * len(c.msgs)); err != nil {
+		return err
+	}
 	role := event.RoleTool
 	if e.Role != nil && *e.Role != "" {
 		role = *e.Role
 	}
 	m := &msg{m: event.Message{ID: e.MessageID, Role: role, ToolCallID: strPtr(e.ToolCallID), Content: e.Content, Parts: e.Parts, SubagentRunID: e.SubagentRunID}}
 	m.m.Metadata = merge(nil, e.Metadata)
+	if err := c.allocate(messageMemory(&m.m)); err != nil {
+		return err
+	}
 	owner := -1
 	for i, x := range c.msgs {
 		if x.m.Role != event.RoleAssistant {
@@ -653,7 +697,7 @@ func (c *Conversation) toolCallResult(e *event.ToolCallResult) {
 	}
 	if owner < 0 {
 		c.push(m)
-		return
+		return nil
 	}
 	at := owner + 1
 	for at < len(c.msgs) && c.msgs[at].m.Role == event.RoleTool {
@@ -663,6 +707,7 @@ func (c *Conversation) toolCallResult(e *event.ToolCallResult) {
 	copy(c.msgs[at+1:], c.msgs[at:])
 	c.msgs[at] = m
 	c.dirty = true
+	return nil
 }
 
 // activityHistoryKey is the MESSAGES_SNAPSHOT metadata key under which the
@@ -708,7 +753,19 @@ func authoritativeActivityTypes(md event.Object) (types []string, all, declared 
 	return []string{}, false, true
 }
 
-func (c *Conversation) messagesSnapshot(e *event.MessagesSnapshot) {
+func (c *Conversation) messagesSnapshot(e *event.MessagesSnapshot) error {
+	// It walks the list and the snapshot, builds the snapshot's messages and
+	// two maps, and the indexes are rebuilt.
+	if err := c.spendWork(3 * (len(c.msgs) + len(e.Messages))); err != nil {
+		return err
+	}
+	mem := int64(0)
+	for i := range e.Messages {
+		mem += messageMemory(&e.Messages[i]) + 2*48
+	}
+	if err := c.allocate(mem); err != nil {
+		return err
+	}
 	snap := make(map[string]*event.Message, len(e.Messages))
 	hasActivity, hasReasoning := false, false
 	for i := range e.Messages {
@@ -717,7 +774,11 @@ func (c *Conversation) messagesSnapshot(e *event.MessagesSnapshot) {
 		hasActivity = hasActivity || m.Role == event.RoleActivity
 		hasReasoning = hasReasoning || m.Role == event.RoleReasoning
 	}
-	owned, ownsAll, declared := authoritativeActivityTypes(e.Metadata)
+	ownedList, ownsAll, declared := authoritativeActivityTypes(e.Metadata)
+	owned := make(map[string]bool, len(ownedList))
+	for _, t := range ownedList {
+		owned[t] = true
+	}
 	keepClientOnly := func(m *msg) bool {
 		switch m.m.Role {
 		case event.RoleActivity:
@@ -725,12 +786,7 @@ func (c *Conversation) messagesSnapshot(e *event.MessagesSnapshot) {
 				return false
 			}
 			if declared {
-				for _, t := range owned {
-					if m.m.ActivityType != nil && *m.m.ActivityType == t {
-						return false
-					}
-				}
-				return true
+				return m.m.ActivityType == nil || !owned[*m.m.ActivityType]
 			}
 			return !hasActivity
 		case event.RoleReasoning:
@@ -758,6 +814,7 @@ func (c *Conversation) messagesSnapshot(e *event.MessagesSnapshot) {
 	}
 	c.msgs = out
 	c.dirty = true
+	return nil
 }
 
 func (c *Conversation) activitySnapshot(e *event.ActivitySnapshot) error {
@@ -770,6 +827,23 @@ func (c *Conversation) activitySnapshot(e *event.ActivitySnapshot) error {
 			ActivityContent: append(event.Object(nil), e.Content...), SubagentRunID: e.SubagentRunID}}
 	}
 	existing := c.find(e.MessageID)
+	switch {
+	case existing == nil:
+		if err := c.allocate(msgOverhead + int64(len(e.Content))); err != nil {
+			return err
+		}
+	case existing.m.Role != event.RoleActivity && replace:
+		if err := c.spendWork(len(c.msgs)); err != nil { // the indexes are rebuilt
+			return err
+		}
+		if err := c.allocate(int64(len(e.Content))); err != nil {
+			return err
+		}
+	case existing.m.Role == event.RoleActivity && replace:
+		if err := c.allocate(int64(len(e.Content))); err != nil {
+			return err
+		}
+	}
 	target := existing
 	switch {
 	case existing == nil:
@@ -812,6 +886,9 @@ func (c *Conversation) activityDelta(e *event.ActivityDelta) error {
 		if doc, err = parseValue(base); err != nil {
 			return err
 		}
+		if err := c.allocate(treeMemory(doc)); err != nil {
+			return err
+		}
 	}
 	mustBeObject := func(n *node) error {
 		if n == nil || n.Kind != jsonx.Object {
@@ -819,7 +896,10 @@ func (c *Conversation) activityDelta(e *event.ActivityDelta) error {
 		}
 		return nil
 	}
-	if err := applyPatchTo(&doc, e.Patch, c.limits(), mustBeObject); err != nil {
+	lim := c.limits()
+	err := applyPatchTo(&doc, e.Patch, lim, mustBeObject)
+	c.patched(lim)
+	if err != nil {
 		return err
 	}
 	m.act = doc

@@ -20,8 +20,10 @@ import (
 // unit per path segment, per object member scanned, per array element
 // shifted, per node copied or compared — and a patch whose charges exceed
 // its budget (Options.MaxPatchWork, DefaultMaxPatchWork) stops with
-// ErrPatchTooCostly and is undone. A patch can therefore never cost more
-// than a fixed amount of work, however large the document or deep the path.
+// ErrPatchTooCostly and is undone; the work of all patches together is
+// bounded by the conversation's work budget (Options.WorkBudget), and a patch
+// that would go past it stops with ErrWorkBudget. What a patch spent is
+// charged whether it applied or not.
 
 // Errors of a failed patch. They arrive in a *PatchError that names the
 // operation; test with errors.Is.
@@ -38,16 +40,16 @@ var (
 	// ErrPatchTooCostly: the patch would do more work than its budget.
 	ErrPatchTooCostly = errors.New("patch exceeds its work budget")
 	// ErrCopyBudget: copy operations would create more nodes than the
-	// conversation's copy budget (Options.MaxCopiedNodes) has left.
+	// conversation's copy budget (Options.CopyBudget, Options.MaxCopiedNodes)
+	// has left.
 	ErrCopyBudget = errors.New("copy exceeds the conversation's copy budget")
 )
 
-// DefaultMaxCopiedNodes is the copy budget of a conversation when
-// Options.MaxCopiedNodes is 0: the number of JSON nodes copy operations may
-// create over its life (about 4 million). Copy is the one operation that
-// makes values no event carried, so with this budget the state and activity
-// contents never hold more than what the events brought plus this many
-// nodes.
+// DefaultMaxCopiedNodes was the absolute copy budget of earlier versions.
+//
+// Deprecated: the copy budget is proportional to the input
+// (Options.CopyBudget); Options.MaxCopiedNodes, when set, is an absolute cap
+// beside it, and this constant is no longer a default.
 const DefaultMaxCopiedNodes = 1 << 22
 
 // DefaultMaxPatchWork is the work budget of one patch when
@@ -117,33 +119,43 @@ type patcher struct {
 	root   *node
 	w      work
 	copies work // what copy operations may still create
+	alloc  int64
 	log    []undo
 }
 
-// limits are the budgets a patch runs under: work for this patch, and the
-// conversation's remaining copy budget, which a successful patch spends.
+// limits are the budgets a patch runs under, and what it spent. The zero
+// value bounds the work by DefaultMaxPatchWork and nothing else.
 type limits struct {
-	work   int
-	copies *int
+	bounded bool  // copies and mem below are bounds
+	work    int   // this patch's work budget; 0 means DefaultMaxPatchWork
+	workErr error // the error when it runs out; ErrPatchTooCostly when nil
+	copies  int   // nodes copy operations may create
+	mem     int64 // bytes the values the patch brings may occupy
+
+	// Filled in by the patch, applied or not.
+	spent  int   // work done
+	copied int   // nodes copied (0 when the patch failed)
+	added  int64 // memory of the values it brought (0 when it failed)
 }
 
 // applyPatch applies ops to *doc atomically. *doc may be nil (absent),
 // which only an operation on the root path can change.
-func applyPatch(doc **node, ops []event.PatchOp, lim limits) error {
+func applyPatch(doc **node, ops []event.PatchOp, lim *limits) error {
 	return applyPatchTo(doc, ops, lim, nil)
 }
 
 // applyPatchTo is applyPatch with a check of the result: when check fails
 // the patch is undone and check's error returned.
-func applyPatchTo(doc **node, ops []event.PatchOp, lim limits, check func(*node) error) error {
+func applyPatchTo(doc **node, ops []event.PatchOp, lim *limits, check func(*node) error) error {
 	budget := lim.work
 	if budget <= 0 {
 		budget = DefaultMaxPatchWork
 	}
-	p := patcher{root: *doc, w: work{left: budget}, copies: work{left: 1<<62 - 1, err: ErrCopyBudget}}
-	if lim.copies != nil {
-		p.copies.left = *lim.copies
+	p := patcher{root: *doc, w: work{left: budget, err: lim.workErr}, copies: work{left: 1<<62 - 1, err: ErrCopyBudget}}
+	if lim.bounded {
+		p.copies.left = lim.copies
 	}
+	defer func() { lim.spent = budget - max(p.w.left, 0) }()
 	for i := range ops {
 		op := &ops[i]
 		if err := p.apply(op); err != nil {
@@ -155,6 +167,10 @@ func applyPatchTo(doc **node, ops []event.PatchOp, lim limits, check func(*node)
 			return pe
 		}
 	}
+	if lim.bounded && p.alloc > lim.mem {
+		p.rollback()
+		return fmt.Errorf("%w: the patch brings %d bytes of values", ErrMemoryBudget, p.alloc)
+	}
 	if check != nil {
 		if err := check(p.root); err != nil {
 			p.rollback()
@@ -162,9 +178,11 @@ func applyPatchTo(doc **node, ops []event.PatchOp, lim limits, check func(*node)
 		}
 	}
 	*doc = p.root
-	if lim.copies != nil {
-		*lim.copies = p.copies.left
+	lim.copied = lim.copies - p.copies.left
+	if !lim.bounded {
+		lim.copied = 0
 	}
+	lim.added = p.alloc
 	return nil
 }
 
@@ -283,6 +301,8 @@ func (p *patcher) value(op *event.PatchOp) (*node, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: value: %w", ErrPatchInvalid, err)
 	}
+	size, _ := v.Size()
+	p.alloc += int64(size)
 	return v, nil
 }
 
@@ -344,6 +364,8 @@ func (p *patcher) apply(op *event.PatchOp) error {
 		if err != nil {
 			return err
 		}
+		size, _ := v.Size()
+		p.alloc += int64(size)
 		return p.add(toks, op.Path, v)
 	case "test":
 		v, err := p.value(op)

@@ -69,7 +69,7 @@ func TestJSONPatchSuite(t *testing.T) {
 				t.Fatalf("%s #%d: doc: %v", file, i, err)
 			}
 			before := string(doc.AppendJSON(nil))
-			err = applyPatch(&doc, ops, limits{})
+			err = applyPatch(&doc, ops, &limits{})
 			switch {
 			case c.Error != "":
 				var pe *PatchError
