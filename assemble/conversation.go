@@ -31,6 +31,11 @@ type Options struct {
 	// documentation): 0 means DefaultWorkBudget, DefaultCopyBudget,
 	// DefaultMemoryBudget; a negative value removes the bound.
 	WorkBudget, CopyBudget, MemoryBudget int
+	// MaxEventSize is for Compact: when positive, no event it writes is
+	// larger than this many bytes as a binary frame's payload (a joined text
+	// that would be is written in several content events); an event it
+	// cannot make that small fails with ErrEventTooLarge.
+	MaxEventSize int
 }
 
 // Conversation is the conversation an AG-UI event stream describes: its

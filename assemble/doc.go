@@ -73,7 +73,10 @@
 // snapshot; all state events become one STATE_SNAPSHOT; chunks are expanded.
 // It never moves a stream's events across a MESSAGES_SNAPSHOT, a RUN_STARTED
 // or an event naming the same message (it compacts each side instead), so it
-// stays replay-equivalent where the client's compactEvents is not.
+// stays replay-equivalent where the client's compactEvents is not. It is
+// never longer than its input, per stream (a stream that came as chunks
+// stays chunks), and with Options.MaxEventSize it splits a joined text into
+// several content events so that every event fits the output's frame limit.
 //
 // # JSON Patch
 //
