@@ -1,0 +1,68 @@
+package agent
+
+import (
+	"context"
+	"iter"
+
+	"github.com/agwire/agwire/event"
+	"github.com/agwire/agwire/transport"
+)
+
+// Stream is the events of one run. *transport.EventReader is one.
+type Stream interface {
+	Events() iter.Seq2[event.Event, error]
+	Close() error
+}
+
+// Runner runs one input and returns its events.
+type Runner interface {
+	Run(ctx context.Context, in *event.RunAgentInput) (Stream, error)
+}
+
+// RunnerFunc is a Runner made of a function.
+type RunnerFunc func(ctx context.Context, in *event.RunAgentInput) (Stream, error)
+
+// Run calls f.
+func (f RunnerFunc) Run(ctx context.Context, in *event.RunAgentInput) (Stream, error) {
+	return f(ctx, in)
+}
+
+// HTTP returns a Runner that POSTs each input to url with transport.Run
+// (client nil means http.DefaultClient).
+func HTTP(url string, client transport.Doer, opts transport.ClientOptions) Runner {
+	return RunnerFunc(func(ctx context.Context, in *event.RunAgentInput) (Stream, error) {
+		return transport.Run(ctx, client, url, in, opts)
+	})
+}
+
+// Script returns a Runner that answers the n-th run with the n-th list of
+// events (and the last list again after that), recording every input it was
+// given in *inputs when inputs is not nil: for tests and examples.
+func Script(inputs *[]*event.RunAgentInput, runs ...[]event.Event) Runner {
+	n := 0
+	return RunnerFunc(func(ctx context.Context, in *event.RunAgentInput) (Stream, error) {
+		if inputs != nil {
+			*inputs = append(*inputs, in)
+		}
+		var evs []event.Event
+		if len(runs) > 0 {
+			evs = runs[min(n, len(runs)-1)]
+		}
+		n++
+		return sliceStream(evs), nil
+	})
+}
+
+type sliceStream []event.Event
+
+func (s sliceStream) Events() iter.Seq2[event.Event, error] {
+	return func(yield func(event.Event, error) bool) {
+		for _, ev := range s {
+			if !yield(ev, nil) {
+				return
+			}
+		}
+	}
+}
+
+func (sliceStream) Close() error { return nil }
