@@ -35,9 +35,9 @@ func HTTP(url string, client transport.Doer, opts transport.ClientOptions) Runne
 	})
 }
 
-// Script returns a Runner that answers the n-th run with the n-th list of
-// events (and the last list again after that), recording every input it was
-// given in *inputs when inputs is not nil: for tests and examples.
+// Script returns a Runner that answers the n-th run it is given with the
+// n-th list of events (and with no events once they are used up), recording
+// every input in *inputs when inputs is not nil: for tests and examples.
 func Script(inputs *[]*event.RunAgentInput, runs ...[]event.Event) Runner {
 	n := 0
 	return RunnerFunc(func(ctx context.Context, in *event.RunAgentInput) (Stream, error) {
@@ -45,8 +45,8 @@ func Script(inputs *[]*event.RunAgentInput, runs ...[]event.Event) Runner {
 			*inputs = append(*inputs, in)
 		}
 		var evs []event.Event
-		if len(runs) > 0 {
-			evs = runs[min(n, len(runs)-1)]
+		if n < len(runs) {
+			evs = runs[n]
 		}
 		n++
 		return sliceStream(evs), nil
