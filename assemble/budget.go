@@ -15,11 +15,12 @@ import (
 // and three budgets grow with that sum:
 //
 //   - work: the work of all JSON Patches together (path segments, object
-//     members scanned, array elements shifted, nodes copied or compared) and
-//     of the events that walk or reorder the message list (TOOL_CALL_RESULT,
+//     members scanned, array elements shifted, nodes copied or compared), of
+//     the events that walk or reorder the message list (TOOL_CALL_RESULT,
 //     MESSAGES_SNAPSHOT, an ACTIVITY_SNAPSHOT replacing a message, a
-//     tool-call REASONING_ENCRYPTED_VALUE) may not exceed WorkBudget units
-//     per byte applied plus WorkFloor;
+//     tool-call REASONING_ENCRYPTED_VALUE) and of metadata merges (8 units
+//     per byte merged) may not exceed WorkBudget units per byte applied plus
+//     WorkFloor;
 //   - copies: copy operations may create CopyBudget nodes per byte applied
 //     plus CopyFloor;
 //   - memory: the messages and state the conversation builds may allocate

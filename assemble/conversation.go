@@ -328,6 +328,11 @@ func (c *Conversation) step(idx int, ev, x event.Event) error {
 		if err := jsonx.CheckValue(md, jsonx.TreeOptions{MaxDepth: maxValueDepth}); err != nil {
 			return &ApplyError{Index: idx, Type: ev.Type(), Err: fmt.Errorf("metadata: %w", err)}
 		}
+		// Merges are charged as they happen; one past the budget stops the
+		// events with metadata that follow.
+		if c.work > c.workCap() {
+			return &ApplyError{Index: idx, Type: ev.Type(), Err: fmt.Errorf("%w (merging metadata)", ErrWorkBudget)}
+		}
 	}
 	if c.checker != nil {
 		if err := c.checker.check(x); err != nil {
@@ -442,7 +447,7 @@ func (c *Conversation) apply(ev event.Event) error {
 			target = &msg{m: event.Message{ID: e.MessageID, Role: role, Name: e.Name, SubagentRunID: e.SubagentRunID}, hasText: true}
 			c.push(target)
 		}
-		target.m.Metadata = merge(target.m.Metadata, md)
+		target.m.Metadata = c.merge(target.m.Metadata, md)
 	case *event.TextMessageContent:
 		c.appendText(e.MessageID, e.Delta, md)
 	case *event.TextMessageEnd:
@@ -461,7 +466,7 @@ func (c *Conversation) apply(ev event.Event) error {
 			target = &msg{m: event.Message{ID: e.MessageID, Role: event.RoleReasoning, SubagentRunID: e.SubagentRunID}, hasText: true}
 			c.push(target)
 		}
-		target.m.Metadata = merge(target.m.Metadata, md)
+		target.m.Metadata = c.merge(target.m.Metadata, md)
 	case *event.ReasoningMessageContent:
 		c.appendText(e.MessageID, e.Delta, md)
 	case *event.ReasoningMessageEnd:
@@ -475,14 +480,14 @@ func (c *Conversation) apply(ev event.Event) error {
 			return nil
 		}
 		tc.args = append(tc.args, e.Delta...)
-		tc.tc.Metadata = merge(tc.tc.Metadata, md)
+		tc.tc.Metadata = c.merge(tc.tc.Metadata, md)
 	case *event.ToolCallEnd:
 		_, tc := c.findCall(e.ToolCallID)
 		if tc == nil {
 			c.stats.Ignored++
 			return nil
 		}
-		tc.tc.Metadata = merge(tc.tc.Metadata, md)
+		tc.tc.Metadata = c.merge(tc.tc.Metadata, md)
 	case *event.ToolCallResult:
 		return c.toolCallResult(e)
 	case *event.StateSnapshot:
@@ -553,7 +558,7 @@ func (c *Conversation) apply(ev event.Event) error {
 	case *event.RunFinished:
 		if r := c.run(); r != nil {
 			r.Status, r.Outcome, r.Result, r.Usage = RunFinished, e.Outcome, e.Result, e.Usage
-			r.Metadata = merge(r.Metadata, md)
+			r.Metadata = c.merge(r.Metadata, md)
 		}
 	case *event.RunError:
 		if r := c.run(); r != nil {
@@ -561,7 +566,7 @@ func (c *Conversation) apply(ev event.Event) error {
 			if e.Usage != nil {
 				r.Usage = e.Usage
 			}
-			r.Metadata = merge(r.Metadata, md)
+			r.Metadata = c.merge(r.Metadata, md)
 		} else {
 			c.runs = append(c.runs, Run{Status: RunErrored, Error: e.Message, ErrorCode: e.Code, Usage: e.Usage, Metadata: md})
 		}
@@ -593,10 +598,19 @@ func eqPtr(a, b *string) bool {
 
 // merge folds event metadata into a target's (see MergeMetadata); an
 // event without metadata leaves the target's untouched without copying.
-func merge(existing, incoming event.Object) event.Object {
+// mergeWork is the work units charged per byte of metadata merged: a merge
+// reads both objects, indexes their keys and writes the result, several
+// times the work of the units a patch is charged.
+const mergeWork = 8
+
+func (c *Conversation) merge(existing, incoming event.Object) event.Object {
 	if incoming == nil {
 		return existing
 	}
+	// Merging rewrites the target's metadata: charged to the work budget
+	// (checked before each event with metadata, see step), so a stream of
+	// small events piling keys onto one message stays linear.
+	c.work += mergeWork * int64(len(existing)+len(incoming))
 	return MergeMetadata(existing, incoming)
 }
 
@@ -615,7 +629,7 @@ func (c *Conversation) appendText(id, delta string, md event.Object) {
 		}
 	}
 	m.text = append(m.text, delta...)
-	m.m.Metadata = merge(m.m.Metadata, md)
+	m.m.Metadata = c.merge(m.m.Metadata, md)
 }
 
 func (c *Conversation) endText(id string, md event.Object) {
@@ -624,14 +638,14 @@ func (c *Conversation) endText(id string, md event.Object) {
 		c.stats.Ignored++
 		return
 	}
-	m.m.Metadata = merge(m.m.Metadata, md)
+	m.m.Metadata = c.merge(m.m.Metadata, md)
 }
 
 func (c *Conversation) toolCallStart(e *event.ToolCallStart) error {
 	if _, tc := c.findCall(e.ToolCallID); tc != nil {
 		// A start for a call that exists (a replay) updates it in place.
 		tc.tc.Function.Name = e.ToolCallName
-		tc.tc.Metadata = merge(tc.tc.Metadata, e.Metadata)
+		tc.tc.Metadata = c.merge(tc.tc.Metadata, e.Metadata)
 		return nil
 	}
 	// At most a new parent message and the call.
@@ -665,7 +679,7 @@ func (c *Conversation) toolCallStart(e *event.ToolCallStart) error {
 		parent.calls = []*call{}
 	}
 	tc := &call{tc: event.ToolCall{ID: e.ToolCallID, Type: "function", Function: event.FunctionCall{Name: e.ToolCallName}}}
-	tc.tc.Metadata = merge(nil, e.Metadata)
+	tc.tc.Metadata = c.merge(nil, e.Metadata)
 	c.addCall(parent, tc)
 	return nil
 }
@@ -681,7 +695,7 @@ func (c *Conversation) toolCallResult(e *event.ToolCallResult) error {
 		role = *e.Role
 	}
 	m := &msg{m: event.Message{ID: e.MessageID, Role: role, ToolCallID: strPtr(e.ToolCallID), Content: e.Content, Parts: e.Parts, SubagentRunID: e.SubagentRunID}}
-	m.m.Metadata = merge(nil, e.Metadata)
+	m.m.Metadata = c.merge(nil, e.Metadata)
 	if err := c.allocate(messageMemory(&m.m)); err != nil {
 		return err
 	}
@@ -869,7 +883,7 @@ func (c *Conversation) activitySnapshot(e *event.ActivitySnapshot) error {
 		c.stats.Ignored++
 		return nil
 	}
-	target.m.Metadata = merge(target.m.Metadata, e.Metadata)
+	target.m.Metadata = c.merge(target.m.Metadata, e.Metadata)
 	return nil
 }
 
@@ -880,7 +894,7 @@ func (c *Conversation) activityDelta(e *event.ActivityDelta) error {
 		return nil
 	}
 	// Metadata does not depend on the patch: it is merged first.
-	m.m.Metadata = merge(m.m.Metadata, e.Metadata)
+	m.m.Metadata = c.merge(m.m.Metadata, e.Metadata)
 	doc := m.act
 	if doc == nil {
 		base := m.m.ActivityContent
