@@ -129,3 +129,30 @@ func TestCheckValueAgreesWithParseTree(t *testing.T) {
 		}
 	}
 }
+
+// FuzzParseTree: what ParseTree accepts, CheckValue accepts, and the tree
+// written back reads back to the same text (a fixed point after one write);
+// what it refuses, CheckValue refuses with the same error.
+func FuzzParseTree(f *testing.F) {
+	for _, s := range []string{`{"a":[1,2,{"b":null}],"c":"\u0008"}`, `[1e400]`, `{"a":1,"a":2}`, "\xEF\xBB\xBF{}", `"\ud83d\ude00"`, `-0.0e+0`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		v, err := ParseTree([]byte(s), TreeOptions{})
+		cerr := CheckValue([]byte(s), TreeOptions{})
+		if (err == nil) != (cerr == nil) || (err != nil && err.Error() != cerr.Error()) {
+			t.Fatalf("ParseTree %v, CheckValue %v", err, cerr)
+		}
+		if err != nil {
+			return
+		}
+		once := v.AppendJSON(nil)
+		w, err := ParseTree(once, TreeOptions{})
+		if err != nil {
+			t.Fatalf("written back as %q, which does not read: %v", once, err)
+		}
+		if twice := w.AppendJSON(nil); string(twice) != string(once) {
+			t.Fatalf("%q -> %q -> %q", s, once, twice)
+		}
+	})
+}
