@@ -785,11 +785,11 @@ func (c *Conversation) messagesSnapshot(e *event.MessagesSnapshot) error {
 	if err := c.allocate(mem); err != nil {
 		return err
 	}
-	snap := make(map[string]*event.Message, len(e.Messages))
+	snap := make(map[string]int, len(e.Messages)) // id → the last snapshot message with it
 	hasActivity, hasReasoning := false, false
 	for i := range e.Messages {
 		m := &e.Messages[i]
-		snap[m.ID] = m // the last message with an id wins
+		snap[m.ID] = i // the last message with an id wins
 		hasActivity = hasActivity || m.Role == event.RoleActivity
 		hasReasoning = hasReasoning || m.Role == event.RoleReasoning
 	}
@@ -813,21 +813,21 @@ func (c *Conversation) messagesSnapshot(e *event.MessagesSnapshot) error {
 		}
 		return false
 	}
-	var out []*msg
-	present := map[string]bool{}
+	out := make([]*msg, 0, len(e.Messages))
+	matched := make([]bool, len(e.Messages)) // by the index snap holds
 	for _, m := range c.msgs {
-		if s, ok := snap[m.m.ID]; ok {
-			out = append(out, newMsg(s))
-			present[m.m.ID] = true
+		if i, ok := snap[m.m.ID]; ok {
+			out = append(out, newMsg(&e.Messages[i]))
+			matched[i] = true
 		} else if keepClientOnly(m) {
 			out = append(out, m)
-			present[m.m.ID] = true
 		}
 	}
-	// Snapshot messages not already in the list are appended, every one
-	// of them (the client checks against the list before the appends).
+	// Snapshot messages whose id was not already in the list are appended,
+	// every one of them (the client checks against the list before the
+	// appends; a message kept above has an id the snapshot does not name).
 	for i := range e.Messages {
-		if !present[e.Messages[i].ID] {
+		if !matched[snap[e.Messages[i].ID]] {
 			out = append(out, newMsg(&e.Messages[i]))
 		}
 	}

@@ -86,14 +86,29 @@ func MarshalMessages(msgs []event.Message) ([]byte, error) {
 	return arr, nil
 }
 
+// marshalBatch is how many messages MarshalJSON materialises and writes at a
+// time, so writing a long conversation does not hold a second copy of it.
+const marshalBatch = 256
+
 // MarshalJSON writes the conversation as {"messages":[…],"state":…}.
 func (c *Conversation) MarshalJSON() ([]byte, error) {
-	msgs, err := MarshalMessages(c.Messages())
-	if err != nil {
-		return nil, err
+	out := append(make([]byte, 0, 64), `{"messages":[`...)
+	batch := make([]event.Message, 0, marshalBatch)
+	for i := 0; i < len(c.msgs); i += marshalBatch {
+		batch = batch[:0]
+		for _, m := range c.msgs[i:min(i+marshalBatch, len(c.msgs))] {
+			batch = append(batch, m.message())
+		}
+		arr, err := MarshalMessages(batch)
+		if err != nil {
+			return nil, err
+		}
+		if i > 0 {
+			out = append(out, ',')
+		}
+		out = append(out, arr[1:len(arr)-1]...) // without the brackets
 	}
-	out := append([]byte(`{"messages":`), msgs...)
-	out = append(out, `,"state":`...)
+	out = append(out, `],"state":`...)
 	out = append(out, c.State()...)
 	return append(out, '}'), nil
 }
