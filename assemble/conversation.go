@@ -539,6 +539,9 @@ func (c *Conversation) apply(ev event.Event) error {
 		c.stats.Ignored++
 	case *event.RunStarted:
 		if e.Input != nil {
+			if err := checkMessages(e.Input.Messages); err != nil {
+				return fmt.Errorf("input: %w", err)
+			}
 			var mem int64
 			for i := range e.Input.Messages {
 				mem += messageMemory(&e.Input.Messages[i])
@@ -685,6 +688,9 @@ func (c *Conversation) toolCallStart(e *event.ToolCallStart) error {
 }
 
 func (c *Conversation) toolCallResult(e *event.ToolCallResult) error {
+	if err := checkParts(e.Parts); err != nil {
+		return err
+	}
 	// It walks the list for the owner, shifts what follows it, and the
 	// indexes are rebuilt.
 	if err := c.spendWork(3 * len(c.msgs)); err != nil {
@@ -773,6 +779,9 @@ func authoritativeActivityTypes(md event.Object) (types []string, all, declared 
 }
 
 func (c *Conversation) messagesSnapshot(e *event.MessagesSnapshot) error {
+	if err := checkMessages(e.Messages); err != nil {
+		return err
+	}
 	// It walks the list and the snapshot, builds the snapshot's messages and
 	// two maps, and the indexes are rebuilt.
 	if err := c.spendWork(3 * (len(c.msgs) + len(e.Messages))); err != nil {
@@ -924,4 +933,43 @@ func (c *Conversation) activityDelta(e *event.ActivityDelta) error {
 	m.act = doc
 	m.m.ActivityType = strPtr(e.ActivityType)
 	return nil
+}
+
+// checkMessages reads the JSON values messages carry (metadata, activity
+// content, tool calls' and content parts' metadata) as the encoder reads
+// them: each key once, every number one a double holds.
+func checkMessages(msgs []event.Message) error {
+	for i := range msgs {
+		m := &msgs[i]
+		for _, v := range [][]byte{m.Metadata, m.ActivityContent} {
+			if err := checkValue(v); err != nil {
+				return jsonx.WithIndex(jsonx.WithKey(err, "messages"), i)
+			}
+		}
+		for j := range m.ToolCalls {
+			if err := checkValue(m.ToolCalls[j].Metadata); err != nil {
+				return jsonx.WithIndex(jsonx.WithKey(err, "messages"), i)
+			}
+		}
+		if err := checkParts(m.Parts); err != nil {
+			return jsonx.WithIndex(jsonx.WithKey(err, "messages"), i)
+		}
+	}
+	return nil
+}
+
+func checkParts(parts []event.ContentPart) error {
+	for j := range parts {
+		if err := checkValue(parts[j].Metadata); err != nil {
+			return jsonx.WithIndex(jsonx.WithKey(err, "content"), j)
+		}
+	}
+	return nil
+}
+
+func checkValue(v []byte) error {
+	if v == nil {
+		return nil
+	}
+	return jsonx.CheckValue(v, jsonx.TreeOptions{MaxDepth: maxValueDepth})
 }

@@ -78,6 +78,18 @@
 // stays chunks), and with Options.MaxEventSize it splits a joined text into
 // several content events so that every event fits the output's frame limit.
 //
+// # JSON values
+//
+// The JSON values a Conversation reads — the state, patch values, activity
+// content, and the metadata of events, messages, tool calls and content
+// parts — are read as agwire's encoder reads them (internal/jsonx's value
+// tree): no byte order mark, no key twice in an object (ErrDuplicateKey),
+// no number a double does not hold exactly (ErrInexactNumber), so
+// assembling accepts
+// exactly the values `agwire encode` accepts; an event carrying another is
+// an *ApplyError naming it. Strings are written back as JSON.stringify
+// writes them; numbers keep their spelling.
+//
 // # JSON Patch
 //
 // The patch code is this package's own (patch.go, on the value tree of
@@ -102,11 +114,11 @@
 // budgets grow with them (Options.WorkBudget, CopyBudget, MemoryBudget; a
 // negative value removes one):
 //
-//   - the work of all patches together, and of the events that walk or
-//     reorder the message list, is at most DefaultWorkBudget = 64 units per
-//     byte plus WorkFloor (2^24): a stream of front inserts into a big array
-//     stops with ErrWorkBudget instead of growing with the square of its
-//     size;
+//   - the work of all patches together, of the events that walk or reorder
+//     the message list and of metadata merges is at most DefaultWorkBudget =
+//     64 units per byte plus WorkFloor (2^24): a stream of front inserts into
+//     a big array stops with ErrWorkBudget instead of growing with the
+//     square of its size;
 //   - copy operations, the one way to make values no event carried, create
 //     at most DefaultCopyBudget = 1 node per byte plus CopyFloor (2^16)
 //     nodes, ErrCopyBudget beyond (Options.MaxCopiedNodes can cap them

@@ -8,7 +8,6 @@ import (
 	"github.com/agwire/agwire/assemble"
 	"github.com/agwire/agwire/codec"
 	"github.com/agwire/agwire/event"
-	"github.com/agwire/agwire/internal/jsonx"
 )
 
 // The values assemble holds (state, patch values, activity content) are
@@ -22,11 +21,11 @@ func TestValuesAcceptedExactlyAsEncodeAccepts(t *testing.T) {
 		want  error // nil: accepted
 	}{
 		{`{"a":1,"b":[1.5,"x",null,true]}`, nil},
-		{`{"a":1,"a":2}`, jsonx.ErrDuplicateKey},
-		{dupes, jsonx.ErrDuplicateKey},
-		{`{"n":12345678901234567890}`, jsonx.ErrInexactNumber},
-		{`{"n":1e400}`, jsonx.ErrInexactNumber},
-		{`{"n":9007199254740993}`, jsonx.ErrInexactNumber},
+		{`{"a":1,"a":2}`, assemble.ErrDuplicateKey},
+		{dupes, assemble.ErrDuplicateKey},
+		{`{"n":12345678901234567890}`, assemble.ErrInexactNumber},
+		{`{"n":1e400}`, assemble.ErrInexactNumber},
+		{`{"n":9007199254740993}`, assemble.ErrInexactNumber},
 		{`{"n":1.0}`, nil},
 	} {
 		for _, line := range []string{
@@ -35,6 +34,10 @@ func TestValuesAcceptedExactlyAsEncodeAccepts(t *testing.T) {
 			`{"type":"ACTIVITY_SNAPSHOT","messageId":"a","activityType":"x","content":` + c.value + `}`,
 			`{"type":"CUSTOM","name":"c","value":1,"metadata":` + c.value + `}`,
 			`{"type":"TEXT_MESSAGE_CHUNK","messageId":"m","delta":"d","metadata":` + c.value + `}`,
+			`{"type":"MESSAGES_SNAPSHOT","messages":[{"id":"u","role":"user","content":"x","metadata":` + c.value + `}]}`,
+			`{"type":"MESSAGES_SNAPSHOT","messages":[{"id":"a","role":"assistant","toolCalls":[{"id":"c","type":"function","function":{"name":"f","arguments":"{}"},"metadata":` + c.value + `}]}]}`,
+			`{"type":"TOOL_CALL_RESULT","messageId":"t","toolCallId":"c","content":[{"type":"text","text":"x","metadata":` + c.value + `}]}`,
+			`{"type":"RUN_STARTED","threadId":"t","runId":"r","input":{"threadId":"t","runId":"r","messages":[{"id":"u","role":"user","content":"x","metadata":` + c.value + `}]}}`,
 		} {
 			_, encErr := codec.Codec{}.AppendFromJSON(nil, []byte(line))
 			ev, err := event.Parse([]byte(line))

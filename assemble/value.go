@@ -14,6 +14,17 @@ import (
 // as JSON.stringify writes them).
 type node = jsonx.Value
 
+// Errors of a JSON value read as agwire's encoder reads it, wrapped in the
+// *ApplyError of the event that carried it; test with errors.Is.
+var (
+	// ErrDuplicateKey: an object names a key twice (it is
+	// event.ErrDuplicateKey).
+	ErrDuplicateKey = event.ErrDuplicateKey
+	// ErrInexactNumber: a number no double holds exactly, which the
+	// encoder and a JavaScript peer would change.
+	ErrInexactNumber = jsonx.ErrInexactNumber
+)
+
 // maxValueDepth bounds the nesting of values this package parses (the event
 // parser already refuses deeper input; this guards direct callers).
 const maxValueDepth = 512
