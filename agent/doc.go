@@ -34,8 +34,9 @@
 // # Runners
 //
 // A Runner is anything that runs an input and yields its events: HTTP adapts
-// transport.Run (binary with SSE fallback), RunnerFunc adapts a function, and
-// a test can script one (Script).
+// transport.Run (binary with SSE fallback), Adapt any function returning a
+// stream (a transport client's Run method), RunnerFunc a function returning
+// a Stream, and a test can script one (Script).
 //
 // # Middleware
 //

@@ -27,10 +27,23 @@ func (f RunnerFunc) Run(ctx context.Context, in *event.RunAgentInput) (Stream, e
 	return f(ctx, in)
 }
 
+// Adapt makes a Runner of a function that runs an input and returns a
+// stream of a concrete type — a transport client's Run method, say:
+// agent.Adapt(client.Run).
+func Adapt[S Stream](run func(context.Context, *event.RunAgentInput) (S, error)) Runner {
+	return RunnerFunc(func(ctx context.Context, in *event.RunAgentInput) (Stream, error) {
+		s, err := run(ctx, in)
+		if err != nil {
+			return nil, err
+		}
+		return s, nil
+	})
+}
+
 // HTTP returns a Runner that POSTs each input to url with transport.Run
 // (client nil means http.DefaultClient).
 func HTTP(url string, client transport.Doer, opts transport.ClientOptions) Runner {
-	return RunnerFunc(func(ctx context.Context, in *event.RunAgentInput) (Stream, error) {
+	return Adapt(func(ctx context.Context, in *event.RunAgentInput) (*transport.EventReader, error) {
 		return transport.Run(ctx, client, url, in, opts)
 	})
 }

@@ -235,3 +235,17 @@ func TestHTTPRunner(t *testing.T) {
 		t.Errorf("sent %+v, got %+v", got, res.NewMessages)
 	}
 }
+
+// Adapt takes any function returning a concrete stream; a failure to start
+// is the run's error, and nothing is applied.
+func TestAdapt(t *testing.T) {
+	boom := errors.New("no route")
+	r := agent.Adapt(func(context.Context, *event.RunAgentInput) (*transport.EventReader, error) { return nil, boom })
+	th := agent.New(r, agent.Options{})
+	if _, err := th.Run(context.Background(), agent.RunParams{}); !errors.Is(err, boom) {
+		t.Errorf("got %v", err)
+	}
+	if len(th.Messages()) != 0 {
+		t.Error("messages after a run that did not start")
+	}
+}
