@@ -106,10 +106,7 @@ func (c *Conversation) limits() *limits {
 		lim.work = DefaultMaxPatchWork
 	}
 	if left := c.workCap() - c.work; left < int64(lim.work) {
-		lim.work, lim.workErr = int(max(left, 0)), ErrWorkBudget
-		if lim.work == 0 {
-			lim.work = -1 // spent: the first unit fails
-		}
+		lim.work, lim.workErr = int(max(left, 0)), ErrWorkBudget // 0: the first unit fails
 	}
 	lim.copies = int(min(c.copyCap()-c.copies, math.MaxInt32))
 	lim.mem = c.memCap() - c.held

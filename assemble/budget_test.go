@@ -188,3 +188,22 @@ func TestBudgetUnbounded(t *testing.T) {
 		}
 	}
 }
+
+// Once the work budget is spent, later patches fail at their first unit of
+// work: applying on after the error (as --keep-going does) stays bounded.
+func TestWorkBudgetStaysSpent(t *testing.T) {
+	evs := attack(t, "front", 1<<20)
+	conv, _ := New(Options{})
+	failed := 0
+	for _, ev := range evs {
+		if err := conv.Apply(ev); errors.Is(err, ErrWorkBudget) {
+			failed++
+		}
+	}
+	if failed < 2 {
+		t.Fatalf("%d events refused: the attack does not exhaust the budget", failed)
+	}
+	if limit := conv.workCap(); conv.work > limit+int64(failed)*64 {
+		t.Errorf("%d units of work done after the budget of %d was spent, over %d refused events", conv.work-limit, limit, failed)
+	}
+}

@@ -127,7 +127,7 @@ type patcher struct {
 // value bounds the work by DefaultMaxPatchWork and nothing else.
 type limits struct {
 	bounded bool  // copies and mem below are bounds
-	work    int   // this patch's work budget; 0 means DefaultMaxPatchWork
+	work    int   // this patch's work budget; 0 means DefaultMaxPatchWork unless bounded
 	workErr error // the error when it runs out; ErrPatchTooCostly when nil
 	copies  int   // nodes copy operations may create
 	mem     int64 // bytes the values the patch brings may occupy
@@ -148,7 +148,7 @@ func applyPatch(doc **node, ops []event.PatchOp, lim *limits) error {
 // the patch is undone and check's error returned.
 func applyPatchTo(doc **node, ops []event.PatchOp, lim *limits, check func(*node) error) error {
 	budget := lim.work
-	if budget <= 0 {
+	if budget <= 0 && !lim.bounded {
 		budget = DefaultMaxPatchWork
 	}
 	p := patcher{root: *doc, w: work{left: budget, err: lim.workErr}, copies: work{left: 1<<62 - 1, err: ErrCopyBudget}}
