@@ -86,6 +86,9 @@ func Compact(events []event.Event, opts Options) ([]event.Event, CompactReport, 
 	// output again gives as many events.
 	out := decide(items, false, false)
 	for _, strict := range []bool{true, false} {
+		if !anyChunked(items) {
+			break // the long forms alone: compacting again gives as many events
+		}
 		again, err := compactOnce(out, opts)
 		if err != nil {
 			return nil, rep, err
@@ -95,7 +98,7 @@ func Compact(events []event.Event, opts Options) ([]event.Event, CompactReport, 
 		}
 		out = decide(items, strict, !strict)
 	}
-	if longer(out, events) && fits(events, opts.MaxEventSize) {
+	if (len(out) > len(events) || longerStream(items)) && fits(events, opts.MaxEventSize) {
 		// Rare (about 1 generated run in 100): a stream that came as chunks
 		// must be written in full because the event that closed it moved
 		// into the stream it belonged to. The input is never longer than
@@ -210,7 +213,7 @@ func analyse(events []event.Event, opts Options) (*compactor, *Conversation, err
 	var expanded []event.Event
 	var l lanes
 	creates := map[int]bool{} // positions in expanded of ACTIVITY_SNAPSHOTs that create their message
-	given := map[int]bool{}   // positions in expanded of the events that stand for an input event
+	var given []bool          // by position in expanded: the event stands for an input event
 	for i, ev := range events {
 		if a, ok := ev.(*event.ActivitySnapshot); ok && live.find(a.MessageID) == nil {
 			creates[len(expanded)] = true // activity events are never expanded
@@ -219,7 +222,7 @@ func analyse(events []event.Event, opts Options) (*compactor, *Conversation, err
 			return nil, nil, fmt.Errorf("assemble: compact: %w", err)
 		}
 		if !known(ev) {
-			expanded = append(expanded, ev)
+			expanded, given = append(expanded, ev), append(given, false)
 			continue
 		}
 		x, err := l.expand(ev)
@@ -233,7 +236,9 @@ func analyse(events []event.Event, opts Options) (*compactor, *Conversation, err
 			for own = 0; own < len(x)-1 && isEnd(x[own]); own++ {
 			}
 		}
-		given[len(expanded)+own] = true
+		for j := range x {
+			given = append(given, j == own)
+		}
 		expanded = append(expanded, x...)
 	}
 
@@ -814,43 +819,43 @@ func fits(events []event.Event, limit int) bool {
 	return true
 }
 
-// longer reports whether out is longer than in, or longer for one stream.
-func longer(out, in []event.Event) bool {
-	if len(out) > len(in) {
-		return true
+// longerStream reports whether the items as decide wrote them give a
+// stream more events than the input gave it.
+func longerStream(items []item) bool {
+	type count struct{ in, out int }
+	n := map[groupKey]*count{}
+	for _, it := range items {
+		if it.g == nil || it.g.kind == gActivity {
+			continue
+		}
+		key := groupKey{it.g.kind, it.g.streamID()}
+		c := n[key]
+		if c == nil {
+			c = &count{}
+			n[key] = c
+		}
+		c.in += it.g.inputs
+		switch {
+		case it.dropped:
+		case it.chunked:
+			c.out += len(it.chunks)
+		default:
+			c.out += len(it.long)
+		}
 	}
-	n := streamEvents(in)
-	for k, c := range streamEvents(out) {
-		if c > n[k] {
+	for _, c := range n {
+		if c.out > c.in {
 			return true
 		}
 	}
 	return false
 }
 
-// streamEvents counts each stream's events (start, content, end, chunks
-// naming it) by kind and id.
-func streamEvents(evs []event.Event) map[groupKey]int {
-	n := map[groupKey]int{}
-	for _, ev := range evs {
-		if key, _, ok := streamOf(ev); ok {
-			n[key]++
-			continue
-		}
-		switch e := ev.(type) {
-		case *event.TextMessageChunk:
-			if e.MessageID != nil {
-				n[groupKey{gText, *e.MessageID}]++
-			}
-		case *event.ToolCallChunk:
-			if e.ToolCallID != nil {
-				n[groupKey{gTool, *e.ToolCallID}]++
-			}
-		case *event.ReasoningMessageChunk:
-			if e.MessageID != nil {
-				n[groupKey{gReasoning, *e.MessageID}]++
-			}
+func anyChunked(items []item) bool {
+	for _, it := range items {
+		if it.chunked {
+			return true
 		}
 	}
-	return n
+	return false
 }
