@@ -58,6 +58,8 @@ func runCompact(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	flags := addStreamFlags(c)
 	var to streamFormat
 	c.fs.Var(&to, "to", "`sse|jsonl|binary`: the output's format; the input's when omitted")
+	maxOut := sizeFlag(0)
+	c.fs.Var(&maxOut, "max-output-frame-size", "write no event larger than `BYTES` as a binary frame (a longer joined text\nbecomes several content events); --max-frame-size when omitted")
 	if code, ok := c.parse(args); !ok {
 		return code
 	}
@@ -86,7 +88,10 @@ func runCompact(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			return exitFail
 		}
 	}
-	compacted, rep, err := assemble.Compact(evs, assemble.Options{Check: !*flags.noCheck})
+	if maxOut == 0 {
+		maxOut = flags.maxFrame
+	}
+	compacted, rep, err := assemble.Compact(evs, assemble.Options{Check: !*flags.noCheck, MaxEventSize: int(maxOut)})
 	if err != nil {
 		c.failf("%v", err)
 		return exitFail
@@ -99,7 +104,7 @@ func runCompact(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	case formatSSE:
 		dst = &jsonSink{w: written, sse: true}
 	case formatBinary:
-		dst = &binarySink{w: framing.NewWriter(written, framing.WriterOptions{})}
+		dst = &binarySink{w: framing.NewWriter(written, framing.WriterOptions{MaxFrameSize: int(maxOut)})}
 	}
 	for _, ev := range compacted {
 		if err := dst.write(ev); err != nil {
