@@ -586,11 +586,20 @@ func (c *Conversation) apply(ev event.Event) error {
 				}
 			}
 		}
+	case *event.Raw, *event.Custom, *event.ReasoningStart, *event.ReasoningEnd,
+		*event.SubagentStarted, *event.SubagentFinished, *event.SubagentError:
+		// They change no message; their metadata stays on the event.
+	default:
+		// A type the registry knows that this switch does not: loud, so a
+		// new event type cannot be dropped without anyone deciding it
+		// (TestEveryRegisteredTypeIsApplied).
+		return fmt.Errorf("%w: %s", errUnhandled, ev.Type())
 	}
-	// RAW, CUSTOM, REASONING_START/END and SUBAGENT_* change no message;
-	// their metadata stays on the event.
 	return nil
 }
+
+// errUnhandled: an event type the conversation has no case for.
+var errUnhandled = errors.New("assemble: no case for this event type")
 
 func eqPtr(a, b *string) bool {
 	if a == nil || b == nil {
