@@ -151,6 +151,7 @@ func runAssemble(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return exitFail
 	}
 	out.Write(append(b, '\n'))
+	out.complete = true
 	if err := out.close(); err != nil {
 		c.failf("writing output: %v", err)
 		return exitFail

@@ -107,6 +107,7 @@ func runCompact(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			return exitFail
 		}
 	}
+	out.complete = true
 	if err := out.close(); err != nil {
 		c.failf("writing output: %v", err)
 		return exitFail

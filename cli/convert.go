@@ -157,11 +157,7 @@ func runConvert(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		})}
 	}
 	status := c.convert(src, dst, from, out, br, rec)
-	if err := out.close(); err != nil && status != exitFail {
-		c.failf("writing output: %v", err)
-		return exitFail
-	}
-	return status
+	return c.finish(out, status)
 }
 
 // isSet reports whether the flag was given on the command line.

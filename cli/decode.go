@@ -48,11 +48,7 @@ func runDecode(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		MaxFrameSize: int(maxFrame),
 	})
 	status := c.decode(r, out, rec)
-	if err := out.close(); err != nil && status != exitFail {
-		c.failf("writing output: %v", err)
-		return exitFail
-	}
-	return status
+	return c.finish(out, status)
 }
 
 // decode writes the events of r as JSON lines.

@@ -124,9 +124,5 @@ func runFollow(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		out.Flush()
 	}
 	out.complete = status == exitOK
-	if err := out.close(); err != nil && status == exitOK {
-		c.failf("writing output: %v", err)
-		return exitFail
-	}
-	return status
+	return c.finish(out, status)
 }
