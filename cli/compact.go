@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bufio"
 	"fmt"
 	"io"
 
@@ -68,7 +67,7 @@ func runCompact(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	defer out.close()
 	counted := &countingReader{r: in}
-	src, from, err := flags.openSource(bufio.NewReaderSize(counted, 64<<10))
+	src, from, err := flags.openSource(counted)
 	if err != nil {
 		c.failf("%v", err)
 		return exitFail

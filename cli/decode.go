@@ -138,7 +138,7 @@ func streamHint(err error, rec *recorder) string {
 	if !errors.As(err, &fe) || fe.Frame != 0 || framing.Skippable(err) {
 		return ""
 	}
-	return formatHint(rec.start, "binary")
+	return formatHint(rec.first(), "binary")
 }
 
 // decodeStopped flushes what was written and says how much it was.

@@ -156,6 +156,14 @@ type recorder struct {
 
 const recordLen = 64
 
+// first returns the first bytes read; nothing for a nil recorder.
+func (r *recorder) first() []byte {
+	if r == nil {
+		return nil
+	}
+	return r.start
+}
+
 func (r *recorder) Read(p []byte) (int, error) {
 	n, err := r.r.Read(p)
 	if len(r.start) < recordLen {

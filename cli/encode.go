@@ -107,7 +107,7 @@ func (c *cli) encodeError(err error, text []byte, line int64, rec *recorder) str
 	}
 	msg := describe(err, "line")
 	if line == 1 {
-		if hint := formatHint(rec.start, "JSON"); hint != "" {
+		if hint := formatHint(rec.first(), "JSON"); hint != "" {
 			return msg + "; " + hint
 		}
 	}
