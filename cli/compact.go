@@ -87,7 +87,7 @@ func runCompact(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	compacted, rep, err := assemble.Compact(evs, assemble.Options{Check: !*flags.noCheck})
 	if err != nil {
-		c.failf("%v", err)
+		c.failf("%s", atEvent(err, at))
 		return exitFail
 	}
 	written := &countingWriter{w: out}

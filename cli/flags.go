@@ -19,6 +19,7 @@ type cli struct {
 	name     string // subcommand name, as in "agwire encode"
 	synopsis string // what the command does, for --help
 	example  string // an example, for --help
+	operands string // the arguments after the flags, for --help: "URL RUN_ID"
 	fs       *flag.FlagSet
 
 	stdin          io.Reader
@@ -122,7 +123,11 @@ func (c *cli) usageErrorf(format string, args ...any) int {
 // usage prints the command's help: synopsis, flags (with the GNU-style
 // double dash for long names; either spelling is accepted) and example.
 func (c *cli) usage(w io.Writer) {
-	fmt.Fprintf(w, "Usage: agwire %s [flags]\n\n%s\n\nFlags:\n", c.name, c.synopsis)
+	operands := ""
+	if c.operands != "" {
+		operands = " " + c.operands
+	}
+	fmt.Fprintf(w, "Usage: agwire %s [flags]%s\n\n%s\n\nFlags:\n", c.name, operands, c.synopsis)
 	c.fs.VisitAll(func(f *flag.Flag) {
 		dash := "--"
 		if len(f.Name) == 1 {

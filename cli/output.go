@@ -60,7 +60,7 @@ func (c *cli) open() (io.Reader, *output, error) {
 	var in io.Reader = c.stdin
 	var inFile *os.File
 	if c.in != "-" && c.in != "" {
-		f, err := os.Open(c.in)
+		f, err := openInputFile(c.in)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -75,6 +75,34 @@ func (c *cli) open() (io.Reader, *output, error) {
 	}
 	o.Writer = bufio.NewWriterSize(o.w, 64<<10)
 	return &idleFlusher{r: in, out: o.Writer}, o, nil
+}
+
+// errDirectory refuses an input (-i) that is a directory.
+var errDirectory = errors.New("is a directory, not a file")
+
+// openInputFile opens the input file name, refusing a directory with
+// errDirectory.
+func openInputFile(name string) (*os.File, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	if fi, err := f.Stat(); err == nil && fi.IsDir() {
+		f.Close()
+		return nil, fmt.Errorf("-i %s %w", name, errDirectory)
+	}
+	return f, nil
+}
+
+// readInputFile reads the whole input file name, refusing a directory with
+// errDirectory.
+func readInputFile(name string) ([]byte, error) {
+	f, err := openInputFile(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(f)
 }
 
 // idleFlusher flushes the output before each read of the input. A command
