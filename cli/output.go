@@ -230,7 +230,9 @@ func (c *cli) finish(out *output, status int) int {
 }
 
 // temps are the temporary output files open in this process, removed by
-// SIGINT or SIGTERM. While there is one, the signals are caught; the
+// SIGINT or SIGTERM (those of them the process does not ignore: a signal
+// ignored from the start, as SIGINT is for a background job, stays
+// ignored). While there is one, the signals are caught; the
 // handler removes the files, stops catching and sends the signal again, so
 // that it ends the process as it would have (or reaches whoever else
 // catches it).
@@ -249,8 +251,17 @@ func (t *tempFiles) track(name string) {
 	}
 	t.open[name] = false
 	if t.signals == nil {
+		var sigs []os.Signal
+		for _, sig := range []os.Signal{os.Interrupt, syscall.SIGTERM} {
+			if !signal.Ignored(sig) { // a background job ignores SIGINT: leave it so
+				sigs = append(sigs, sig)
+			}
+		}
+		if len(sigs) == 0 {
+			return
+		}
 		t.signals = make(chan os.Signal, 1)
-		signal.Notify(t.signals, os.Interrupt, syscall.SIGTERM)
+		signal.Notify(t.signals, sigs...)
 		go t.watch(t.signals)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -21,6 +22,9 @@ import (
 // agwireProcess), to send it a real signal.
 func TestMain(m *testing.M) {
 	if os.Getenv("AGWIRE_TEST_AS_COMMAND") == "1" {
+		if os.Getenv("AGWIRE_TEST_IGNORE_SIGINT") == "1" {
+			signal.Ignore(os.Interrupt) // as a shell starts a background job
+		}
 		os.Exit(Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 	}
 	os.Exit(m.Run())
@@ -197,5 +201,40 @@ func TestInterruptedOutputFile(t *testing.T) {
 		if left := leftovers(t, dir); len(left) > 0 {
 			t.Errorf("%v: the interrupted run left %v", sig, left)
 		}
+	}
+}
+
+// TestIgnoredInterrupt: a command started with SIGINT ignored (a background
+// job) keeps ignoring it: the run goes on and its -o file is written.
+func TestIgnoredInterrupt(t *testing.T) {
+	dir := t.TempDir()
+	name := filepath.Join(dir, "events.bin")
+	cmd := agwireProcess(t, "encode", "-o", name)
+	cmd.Env = append(cmd.Env, "AGWIRE_TEST_IGNORE_SIGINT=1")
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	lines := events(string(demoRun))
+	stdin.Write([]byte(lines[0] + "\n"))
+	deadline := time.Now().Add(20 * time.Second)
+	for len(leftovers(t, dir)) == 0 && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	cmd.Process.Signal(syscall.SIGINT)
+	time.Sleep(100 * time.Millisecond) // time for a handler, if there were one, to act
+	stdin.Write([]byte(strings.Join(lines[1:], "\n") + "\n"))
+	stdin.Close()
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("the command ended with %v; stderr %s", err, stderr.String())
+	}
+	got, err := os.ReadFile(name)
+	if want := encode(t, string(demoRun)); err != nil || !bytes.Equal(got, want) {
+		t.Errorf("-o holds %d bytes (%v), want the %d of the whole run", len(got), err, len(want))
 	}
 }
