@@ -3,6 +3,7 @@
 package codec
 
 import (
+	"strconv"
 	"unsafe"
 
 	"google.golang.org/protobuf/encoding/protowire"
@@ -8238,4 +8239,1228 @@ func decReasoningEncryptedValue(d *decoder, b []byte, p *event.ReasoningEncrypte
 	}
 	d.depth--
 	return true
+}
+
+// appendJSONGenerated writes the JSON form of an event the generated
+// decoders produced; ok is false for any other value.
+func appendJSONGenerated(b []byte, ev event.Event) (out []byte, ok bool) {
+	switch p := ev.(type) {
+	case *event.TextMessageStart:
+		b = append(b, `{"type":"TEXT_MESSAGE_START"`...)
+		b = jsonTextMessageStart(b, p, true)
+		b = jsonBase(b, &p.Base, true)
+		return append(b, '}'), true
+	case *event.TextMessageContent:
+		b = append(b, `{"type":"TEXT_MESSAGE_CONTENT"`...)
+		b = jsonTextMessageContent(b, p, true)
+		b = jsonBase(b, &p.Base, true)
+		return append(b, '}'), true
+	case *event.TextMessageEnd:
+		b = append(b, `{"type":"TEXT_MESSAGE_END"`...)
+		b = jsonTextMessageEnd(b, p, true)
+		b = jsonBase(b, &p.Base, true)
+		return append(b, '}'), true
+	case *event.ToolCallStart:
+		b = append(b, `{"type":"TOOL_CALL_START"`...)
+		b = jsonToolCallStart(b, p, true)
+		b = jsonBase(b, &p.Base, true)
+		return append(b, '}'), true
+	case *event.ToolCallArgs:
+		b = append(b, `{"type":"TOOL_CALL_ARGS"`...)
+		b = jsonToolCallArgs(b, p, true)
+		b = jsonBase(b, &p.Base, true)
+		return append(b, '}'), true
+	case *event.ToolCallEnd:
+		b = append(b, `{"type":"TOOL_CALL_END"`...)
+		b = jsonToolCallEnd(b, p, true)
+		b = jsonBase(b, &p.Base, true)
+		return append(b, '}'), true
+	case *event.StateSnapshot:
+		b = append(b, `{"type":"STATE_SNAPSHOT"`...)
+		b = jsonStateSnapshot(b, p, true)
+		b = jsonBase(b, &p.Base, true)
+		return append(b, '}'), true
+	case *event.StateDelta:
+		b = append(b, `{"type":"STATE_DELTA"`...)
+		b = jsonStateDelta(b, p, true)
+		b = jsonBase(b, &p.Base, true)
+		return append(b, '}'), true
+	case *event.MessagesSnapshot:
+		b = append(b, `{"type":"MESSAGES_SNAPSHOT"`...)
+		b = jsonMessagesSnapshot(b, p, true)
+		b = jsonBase(b, &p.Base, true)
+		return append(b, '}'), true
+	case *event.Raw:
+		b = append(b, `{"type":"RAW"`...)
+		b = jsonRaw(b, p, true)
+		b = jsonBase(b, &p.Base, true)
+		return append(b, '}'), true
+	case *event.Custom:
+		b = append(b, `{"type":"CUSTOM"`...)
+		b = jsonCustom(b, p, true)
+		b = jsonBase(b, &p.Base, true)
+		return append(b, '}'), true
+	case *event.RunStarted:
+		b = append(b, `{"type":"RUN_STARTED"`...)
+		b = jsonRunStarted(b, p, true)
+		b = jsonBase(b, &p.Base, true)
+		return append(b, '}'), true
+	case *event.RunFinished:
+		b = append(b, `{"type":"RUN_FINISHED"`...)
+		b = jsonRunFinished(b, p, true)
+		b = jsonBase(b, &p.Base, true)
+		return append(b, '}'), true
+	case *event.RunError:
+		b = append(b, `{"type":"RUN_ERROR"`...)
+		b = jsonRunError(b, p, true)
+		b = jsonBase(b, &p.Base, true)
+		return append(b, '}'), true
+	case *event.StepStarted:
+		b = append(b, `{"type":"STEP_STARTED"`...)
+		b = jsonStepStarted(b, p, true)
+		b = jsonBase(b, &p.Base, true)
+		return append(b, '}'), true
+	case *event.StepFinished:
+		b = append(b, `{"type":"STEP_FINISHED"`...)
+		b = jsonStepFinished(b, p, true)
+		b = jsonBase(b, &p.Base, true)
+		return append(b, '}'), true
+	case *event.TextMessageChunk:
+		b = append(b, `{"type":"TEXT_MESSAGE_CHUNK"`...)
+		b = jsonTextMessageChunk(b, p, true)
+		b = jsonBase(b, &p.Base, true)
+		return append(b, '}'), true
+	case *event.ToolCallChunk:
+		b = append(b, `{"type":"TOOL_CALL_CHUNK"`...)
+		b = jsonToolCallChunk(b, p, true)
+		b = jsonBase(b, &p.Base, true)
+		return append(b, '}'), true
+	case *event.SubagentStarted:
+		b = append(b, `{"type":"SUBAGENT_STARTED"`...)
+		b = jsonSubagentStarted(b, p, true)
+		b = jsonBase(b, &p.Base, true)
+		return append(b, '}'), true
+	case *event.SubagentFinished:
+		b = append(b, `{"type":"SUBAGENT_FINISHED"`...)
+		b = jsonSubagentFinished(b, p, true)
+		b = jsonBase(b, &p.Base, true)
+		return append(b, '}'), true
+	case *event.SubagentError:
+		b = append(b, `{"type":"SUBAGENT_ERROR"`...)
+		b = jsonSubagentError(b, p, true)
+		b = jsonBase(b, &p.Base, true)
+		return append(b, '}'), true
+	case *event.ToolCallResult:
+		b = append(b, `{"type":"TOOL_CALL_RESULT"`...)
+		b = jsonToolCallResult(b, p, true)
+		b = jsonBase(b, &p.Base, true)
+		return append(b, '}'), true
+	case *event.ActivitySnapshot:
+		b = append(b, `{"type":"ACTIVITY_SNAPSHOT"`...)
+		b = jsonActivitySnapshot(b, p, true)
+		b = jsonBase(b, &p.Base, true)
+		return append(b, '}'), true
+	case *event.ActivityDelta:
+		b = append(b, `{"type":"ACTIVITY_DELTA"`...)
+		b = jsonActivityDelta(b, p, true)
+		b = jsonBase(b, &p.Base, true)
+		return append(b, '}'), true
+	case *event.ReasoningStart:
+		b = append(b, `{"type":"REASONING_START"`...)
+		b = jsonReasoningStart(b, p, true)
+		b = jsonBase(b, &p.Base, true)
+		return append(b, '}'), true
+	case *event.ReasoningMessageStart:
+		b = append(b, `{"type":"REASONING_MESSAGE_START"`...)
+		b = jsonReasoningMessageStart(b, p, true)
+		b = jsonBase(b, &p.Base, true)
+		return append(b, '}'), true
+	case *event.ReasoningMessageContent:
+		b = append(b, `{"type":"REASONING_MESSAGE_CONTENT"`...)
+		b = jsonReasoningMessageContent(b, p, true)
+		b = jsonBase(b, &p.Base, true)
+		return append(b, '}'), true
+	case *event.ReasoningMessageEnd:
+		b = append(b, `{"type":"REASONING_MESSAGE_END"`...)
+		b = jsonReasoningMessageEnd(b, p, true)
+		b = jsonBase(b, &p.Base, true)
+		return append(b, '}'), true
+	case *event.ReasoningMessageChunk:
+		b = append(b, `{"type":"REASONING_MESSAGE_CHUNK"`...)
+		b = jsonReasoningMessageChunk(b, p, true)
+		b = jsonBase(b, &p.Base, true)
+		return append(b, '}'), true
+	case *event.ReasoningEnd:
+		b = append(b, `{"type":"REASONING_END"`...)
+		b = jsonReasoningEnd(b, p, true)
+		b = jsonBase(b, &p.Base, true)
+		return append(b, '}'), true
+	case *event.ReasoningEncryptedValue:
+		b = append(b, `{"type":"REASONING_ENCRYPTED_VALUE"`...)
+		b = jsonReasoningEncryptedValue(b, p, true)
+		b = jsonBase(b, &p.Base, true)
+		return append(b, '}'), true
+	}
+	return b, false
+}
+
+func jsonTextMessageStart(b []byte, p *event.TextMessageStart, comma bool) []byte {
+	_ = comma
+	b = jsonKey(b, comma, `"messageId":`)
+	comma = true
+	b = jsonx.AppendValidString(b, p.MessageID)
+	if v := p.Role; v != nil {
+		b = jsonKey(b, comma, `"role":`)
+		comma = true
+		b = jsonx.AppendValidString(b, *v)
+	}
+	if v := p.Name; v != nil {
+		b = jsonKey(b, comma, `"name":`)
+		comma = true
+		b = jsonx.AppendValidString(b, *v)
+	}
+	if v := p.SubagentRunID; v != nil {
+		b = jsonKey(b, comma, `"subagentRunId":`)
+		comma = true
+		b = jsonx.AppendValidString(b, *v)
+	}
+	return b
+}
+
+func jsonBase(b []byte, p *event.Base, comma bool) []byte {
+	_ = comma
+	if v := p.Timestamp; v != nil {
+		b = jsonKey(b, comma, `"timestamp":`)
+		comma = true
+		b = strconv.AppendInt(b, *v, 10)
+	}
+	if v := p.RawEvent; v != nil && !jsonx.IsNull(v) {
+		b = jsonKey(b, comma, `"rawEvent":`)
+		comma = true
+		b = append(b, v...) // the decoder's own text: one line
+	}
+	if v := p.Metadata; v != nil {
+		b = jsonKey(b, comma, `"metadata":`)
+		comma = true
+		b = append(b, v...)
+	}
+	return b
+}
+
+func jsonTextMessageContent(b []byte, p *event.TextMessageContent, comma bool) []byte {
+	_ = comma
+	b = jsonKey(b, comma, `"messageId":`)
+	comma = true
+	b = jsonx.AppendValidString(b, p.MessageID)
+	b = jsonKey(b, comma, `"delta":`)
+	comma = true
+	b = jsonx.AppendValidString(b, p.Delta)
+	if v := p.SubagentRunID; v != nil {
+		b = jsonKey(b, comma, `"subagentRunId":`)
+		comma = true
+		b = jsonx.AppendValidString(b, *v)
+	}
+	return b
+}
+
+func jsonTextMessageEnd(b []byte, p *event.TextMessageEnd, comma bool) []byte {
+	_ = comma
+	b = jsonKey(b, comma, `"messageId":`)
+	comma = true
+	b = jsonx.AppendValidString(b, p.MessageID)
+	if v := p.SubagentRunID; v != nil {
+		b = jsonKey(b, comma, `"subagentRunId":`)
+		comma = true
+		b = jsonx.AppendValidString(b, *v)
+	}
+	return b
+}
+
+func jsonToolCallStart(b []byte, p *event.ToolCallStart, comma bool) []byte {
+	_ = comma
+	b = jsonKey(b, comma, `"toolCallId":`)
+	comma = true
+	b = jsonx.AppendValidString(b, p.ToolCallID)
+	b = jsonKey(b, comma, `"toolCallName":`)
+	comma = true
+	b = jsonx.AppendValidString(b, p.ToolCallName)
+	if v := p.ParentMessageID; v != nil {
+		b = jsonKey(b, comma, `"parentMessageId":`)
+		comma = true
+		b = jsonx.AppendValidString(b, *v)
+	}
+	if v := p.SubagentRunID; v != nil {
+		b = jsonKey(b, comma, `"subagentRunId":`)
+		comma = true
+		b = jsonx.AppendValidString(b, *v)
+	}
+	return b
+}
+
+func jsonToolCallArgs(b []byte, p *event.ToolCallArgs, comma bool) []byte {
+	_ = comma
+	b = jsonKey(b, comma, `"toolCallId":`)
+	comma = true
+	b = jsonx.AppendValidString(b, p.ToolCallID)
+	b = jsonKey(b, comma, `"delta":`)
+	comma = true
+	b = jsonx.AppendValidString(b, p.Delta)
+	if v := p.SubagentRunID; v != nil {
+		b = jsonKey(b, comma, `"subagentRunId":`)
+		comma = true
+		b = jsonx.AppendValidString(b, *v)
+	}
+	return b
+}
+
+func jsonToolCallEnd(b []byte, p *event.ToolCallEnd, comma bool) []byte {
+	_ = comma
+	b = jsonKey(b, comma, `"toolCallId":`)
+	comma = true
+	b = jsonx.AppendValidString(b, p.ToolCallID)
+	if v := p.SubagentRunID; v != nil {
+		b = jsonKey(b, comma, `"subagentRunId":`)
+		comma = true
+		b = jsonx.AppendValidString(b, *v)
+	}
+	return b
+}
+
+func jsonStateSnapshot(b []byte, p *event.StateSnapshot, comma bool) []byte {
+	_ = comma
+	if v := p.Snapshot; v != nil {
+		b = jsonKey(b, comma, `"snapshot":`)
+		comma = true
+		b = append(b, v...) // the decoder's own text: one line
+	}
+	if v := p.SubagentRunID; v != nil {
+		b = jsonKey(b, comma, `"subagentRunId":`)
+		comma = true
+		b = jsonx.AppendValidString(b, *v)
+	}
+	return b
+}
+
+func jsonStateDelta(b []byte, p *event.StateDelta, comma bool) []byte {
+	_ = comma
+	if true {
+		b = jsonKey(b, comma, `"delta":`)
+		comma = true
+		b = append(b, '[')
+		for i := range p.Delta {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(jsonPatchOp(append(b, '{'), &p.Delta[i], false), '}')
+		}
+		b = append(b, ']')
+	}
+	if v := p.SubagentRunID; v != nil {
+		b = jsonKey(b, comma, `"subagentRunId":`)
+		comma = true
+		b = jsonx.AppendValidString(b, *v)
+	}
+	return b
+}
+
+func jsonPatchOp(b []byte, p *event.PatchOp, comma bool) []byte {
+	_ = comma
+	b = jsonKey(b, comma, `"op":`)
+	comma = true
+	b = jsonx.AppendValidString(b, p.Op)
+	b = jsonKey(b, comma, `"path":`)
+	comma = true
+	b = jsonx.AppendValidString(b, p.Path)
+	if v := p.From; v != nil {
+		b = jsonKey(b, comma, `"from":`)
+		comma = true
+		b = jsonx.AppendValidString(b, *v)
+	}
+	if v := p.Value; v != nil {
+		b = jsonKey(b, comma, `"value":`)
+		comma = true
+		b = append(b, v...) // the decoder's own text: one line
+	}
+	return b
+}
+
+func jsonMessagesSnapshot(b []byte, p *event.MessagesSnapshot, comma bool) []byte {
+	_ = comma
+	if true {
+		b = jsonKey(b, comma, `"messages":`)
+		comma = true
+		b = append(b, '[')
+		for i := range p.Messages {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(jsonMessage(append(b, '{'), &p.Messages[i], false), '}')
+		}
+		b = append(b, ']')
+	}
+	return b
+}
+
+func jsonMessage(b []byte, p *event.Message, comma bool) []byte {
+	_ = comma
+	b = jsonKey(b, comma, `"id":`)
+	comma = true
+	b = jsonx.AppendValidString(b, p.ID)
+	b = jsonKey(b, comma, `"role":`)
+	comma = true
+	b = jsonx.AppendValidString(b, p.Role)
+	if v := p.Content; v != nil {
+		b = jsonKey(b, comma, `"content":`)
+		comma = true
+		b = jsonx.AppendValidString(b, *v)
+	}
+	if v := p.Name; v != nil {
+		b = jsonKey(b, comma, `"name":`)
+		comma = true
+		b = jsonx.AppendValidString(b, *v)
+	}
+	if len(p.ToolCalls) > 0 {
+		b = jsonKey(b, comma, `"toolCalls":`)
+		comma = true
+		b = append(b, '[')
+		for i := range p.ToolCalls {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(jsonToolCall(append(b, '{'), &p.ToolCalls[i], false), '}')
+		}
+		b = append(b, ']')
+	}
+	if v := p.ToolCallID; v != nil {
+		b = jsonKey(b, comma, `"toolCallId":`)
+		comma = true
+		b = jsonx.AppendValidString(b, *v)
+	}
+	if v := p.Error; v != nil {
+		b = jsonKey(b, comma, `"error":`)
+		comma = true
+		b = jsonx.AppendValidString(b, *v)
+	}
+	if p.Parts != nil {
+		b = jsonKey(b, comma, `"content":`)
+		comma = true
+		b = append(b, '[')
+		for i := range p.Parts {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = jsonPart(b, &p.Parts[i])
+		}
+		b = append(b, ']')
+	}
+	if v := p.Metadata; v != nil {
+		b = jsonKey(b, comma, `"metadata":`)
+		comma = true
+		b = append(b, v...)
+	}
+	if v := p.SubagentRunID; v != nil {
+		b = jsonKey(b, comma, `"subagentRunId":`)
+		comma = true
+		b = jsonx.AppendValidString(b, *v)
+	}
+	if v := p.EncryptedValue; v != nil {
+		b = jsonKey(b, comma, `"encryptedValue":`)
+		comma = true
+		b = jsonx.AppendValidString(b, *v)
+	}
+	if v := p.ActivityType; v != nil {
+		b = jsonKey(b, comma, `"activityType":`)
+		comma = true
+		b = jsonx.AppendValidString(b, *v)
+	}
+	if v := p.ActivityContent; v != nil {
+		b = jsonKey(b, comma, `"content":`)
+		comma = true
+		b = append(b, v...)
+	}
+	return b
+}
+
+func jsonToolCall(b []byte, p *event.ToolCall, comma bool) []byte {
+	_ = comma
+	b = jsonKey(b, comma, `"id":`)
+	comma = true
+	b = jsonx.AppendValidString(b, p.ID)
+	b = jsonKey(b, comma, `"type":`)
+	comma = true
+	b = jsonx.AppendValidString(b, p.Type)
+	b = jsonKey(b, comma, `"function":`)
+	comma = true
+	b = append(jsonFunctionCall(append(b, '{'), &p.Function, false), '}')
+	if v := p.Metadata; v != nil {
+		b = jsonKey(b, comma, `"metadata":`)
+		comma = true
+		b = append(b, v...)
+	}
+	if v := p.EncryptedValue; v != nil {
+		b = jsonKey(b, comma, `"encryptedValue":`)
+		comma = true
+		b = jsonx.AppendValidString(b, *v)
+	}
+	return b
+}
+
+func jsonFunctionCall(b []byte, p *event.FunctionCall, comma bool) []byte {
+	_ = comma
+	b = jsonKey(b, comma, `"name":`)
+	comma = true
+	b = jsonx.AppendValidString(b, p.Name)
+	b = jsonKey(b, comma, `"arguments":`)
+	comma = true
+	b = jsonx.AppendValidString(b, p.Arguments)
+	return b
+}
+
+func jsonRaw(b []byte, p *event.Raw, comma bool) []byte {
+	_ = comma
+	if v := p.Event; v != nil {
+		b = jsonKey(b, comma, `"event":`)
+		comma = true
+		b = append(b, v...) // the decoder's own text: one line
+	}
+	if v := p.Source; v != nil {
+		b = jsonKey(b, comma, `"source":`)
+		comma = true
+		b = jsonx.AppendValidString(b, *v)
+	}
+	if v := p.SubagentRunID; v != nil {
+		b = jsonKey(b, comma, `"subagentRunId":`)
+		comma = true
+		b = jsonx.AppendValidString(b, *v)
+	}
+	return b
+}
+
+func jsonCustom(b []byte, p *event.Custom, comma bool) []byte {
+	_ = comma
+	b = jsonKey(b, comma, `"name":`)
+	comma = true
+	b = jsonx.AppendValidString(b, p.Name)
+	if v := p.Value; v != nil {
+		b = jsonKey(b, comma, `"value":`)
+		comma = true
+		b = append(b, v...) // the decoder's own text: one line
+	}
+	if v := p.SubagentRunID; v != nil {
+		b = jsonKey(b, comma, `"subagentRunId":`)
+		comma = true
+		b = jsonx.AppendValidString(b, *v)
+	}
+	return b
+}
+
+func jsonRunStarted(b []byte, p *event.RunStarted, comma bool) []byte {
+	_ = comma
+	b = jsonKey(b, comma, `"threadId":`)
+	comma = true
+	b = jsonx.AppendValidString(b, p.ThreadID)
+	b = jsonKey(b, comma, `"runId":`)
+	comma = true
+	b = jsonx.AppendValidString(b, p.RunID)
+	if v := p.ParentRunID; v != nil {
+		b = jsonKey(b, comma, `"parentRunId":`)
+		comma = true
+		b = jsonx.AppendValidString(b, *v)
+	}
+	if v := p.Input; v != nil {
+		b = jsonKey(b, comma, `"input":`)
+		comma = true
+		b = append(jsonRunAgentInput(append(b, '{'), v, false), '}')
+	}
+	if v := p.ProtocolVersion; v != nil {
+		b = jsonKey(b, comma, `"protocolVersion":`)
+		comma = true
+		b = jsonx.AppendValidString(b, *v)
+	}
+	return b
+}
+
+func jsonRunAgentInput(b []byte, p *event.RunAgentInput, comma bool) []byte {
+	_ = comma
+	b = jsonKey(b, comma, `"threadId":`)
+	comma = true
+	b = jsonx.AppendValidString(b, p.ThreadID)
+	b = jsonKey(b, comma, `"runId":`)
+	comma = true
+	b = jsonx.AppendValidString(b, p.RunID)
+	if v := p.ParentRunID; v != nil {
+		b = jsonKey(b, comma, `"parentRunId":`)
+		comma = true
+		b = jsonx.AppendValidString(b, *v)
+	}
+	if v := p.State; v != nil && !jsonx.IsNull(v) {
+		b = jsonKey(b, comma, `"state":`)
+		comma = true
+		b = append(b, v...) // the decoder's own text: one line
+	}
+	if true {
+		b = jsonKey(b, comma, `"messages":`)
+		comma = true
+		b = append(b, '[')
+		for i := range p.Messages {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(jsonMessage(append(b, '{'), &p.Messages[i], false), '}')
+		}
+		b = append(b, ']')
+	}
+	if true {
+		b = jsonKey(b, comma, `"tools":`)
+		comma = true
+		b = append(b, '[')
+		for i := range p.Tools {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(jsonTool(append(b, '{'), &p.Tools[i], false), '}')
+		}
+		b = append(b, ']')
+	}
+	if true {
+		b = jsonKey(b, comma, `"context":`)
+		comma = true
+		b = append(b, '[')
+		for i := range p.Context {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(jsonContext(append(b, '{'), &p.Context[i], false), '}')
+		}
+		b = append(b, ']')
+	}
+	if v := p.ForwardedProps; v != nil && !jsonx.IsNull(v) {
+		b = jsonKey(b, comma, `"forwardedProps":`)
+		comma = true
+		b = append(b, v...) // the decoder's own text: one line
+	}
+	if true {
+		b = jsonKey(b, comma, `"resume":`)
+		comma = true
+		b = append(b, '[')
+		for i := range p.Resume {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(jsonResumeEntry(append(b, '{'), &p.Resume[i], false), '}')
+		}
+		b = append(b, ']')
+	}
+	if v := p.ProtocolVersion; v != nil {
+		b = jsonKey(b, comma, `"protocolVersion":`)
+		comma = true
+		b = jsonx.AppendValidString(b, *v)
+	}
+	return b
+}
+
+func jsonTool(b []byte, p *event.Tool, comma bool) []byte {
+	_ = comma
+	b = jsonKey(b, comma, `"name":`)
+	comma = true
+	b = jsonx.AppendValidString(b, p.Name)
+	b = jsonKey(b, comma, `"description":`)
+	comma = true
+	b = jsonx.AppendValidString(b, p.Description)
+	if v := p.Parameters; v != nil && !jsonx.IsNull(v) {
+		b = jsonKey(b, comma, `"parameters":`)
+		comma = true
+		b = append(b, v...) // the decoder's own text: one line
+	}
+	if v := p.Metadata; v != nil {
+		b = jsonKey(b, comma, `"metadata":`)
+		comma = true
+		b = append(b, v...)
+	}
+	return b
+}
+
+func jsonContext(b []byte, p *event.Context, comma bool) []byte {
+	_ = comma
+	b = jsonKey(b, comma, `"description":`)
+	comma = true
+	b = jsonx.AppendValidString(b, p.Description)
+	b = jsonKey(b, comma, `"value":`)
+	comma = true
+	b = jsonx.AppendValidString(b, p.Value)
+	return b
+}
+
+func jsonResumeEntry(b []byte, p *event.ResumeEntry, comma bool) []byte {
+	_ = comma
+	b = jsonKey(b, comma, `"interruptId":`)
+	comma = true
+	b = jsonx.AppendValidString(b, p.InterruptID)
+	b = jsonKey(b, comma, `"status":`)
+	comma = true
+	b = jsonx.AppendValidString(b, p.Status)
+	if v := p.Payload; v != nil && !jsonx.IsNull(v) {
+		b = jsonKey(b, comma, `"payload":`)
+		comma = true
+		b = append(b, v...) // the decoder's own text: one line
+	}
+	if v := p.Metadata; v != nil {
+		b = jsonKey(b, comma, `"metadata":`)
+		comma = true
+		b = append(b, v...)
+	}
+	return b
+}
+
+func jsonRunFinished(b []byte, p *event.RunFinished, comma bool) []byte {
+	_ = comma
+	b = jsonKey(b, comma, `"threadId":`)
+	comma = true
+	b = jsonx.AppendValidString(b, p.ThreadID)
+	b = jsonKey(b, comma, `"runId":`)
+	comma = true
+	b = jsonx.AppendValidString(b, p.RunID)
+	if v := p.Result; v != nil && !jsonx.IsNull(v) {
+		b = jsonKey(b, comma, `"result":`)
+		comma = true
+		b = append(b, v...) // the decoder's own text: one line
+	}
+	if v := p.Outcome; v != nil {
+		b = jsonKey(b, comma, `"outcome":`)
+		comma = true
+		b = append(jsonRunOutcome(append(b, '{'), v, false), '}')
+	}
+	if len(p.Usage) > 0 {
+		b = jsonKey(b, comma, `"usage":`)
+		comma = true
+		b = append(b, '[')
+		for i := range p.Usage {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(jsonUsage(append(b, '{'), &p.Usage[i], false), '}')
+		}
+		b = append(b, ']')
+	}
+	return b
+}
+
+func jsonRunOutcome(b []byte, p *event.RunOutcome, comma bool) []byte {
+	_ = comma
+	b = jsonKey(b, comma, `"type":`)
+	comma = true
+	b = jsonx.AppendValidString(b, p.Type)
+	if len(p.Interrupts) > 0 || p.Type == "interrupt" {
+		b = jsonKey(b, comma, `"interrupts":`)
+		comma = true
+		b = append(b, '[')
+		for i := range p.Interrupts {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(jsonInterrupt(append(b, '{'), &p.Interrupts[i], false), '}')
+		}
+		b = append(b, ']')
+	}
+	if len(p.PendingToolCallIDs) > 0 {
+		b = jsonKey(b, comma, `"pendingToolCallIds":`)
+		comma = true
+		b = append(b, '[')
+		for i := range p.PendingToolCallIDs {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = jsonx.AppendValidString(b, p.PendingToolCallIDs[i])
+		}
+		b = append(b, ']')
+	}
+	return b
+}
+
+func jsonInterrupt(b []byte, p *event.Interrupt, comma bool) []byte {
+	_ = comma
+	b = jsonKey(b, comma, `"id":`)
+	comma = true
+	b = jsonx.AppendValidString(b, p.ID)
+	b = jsonKey(b, comma, `"reason":`)
+	comma = true
+	b = jsonx.AppendValidString(b, p.Reason)
+	if v := p.Message; v != nil {
+		b = jsonKey(b, comma, `"message":`)
+		comma = true
+		b = jsonx.AppendValidString(b, *v)
+	}
+	if v := p.ToolCallID; v != nil {
+		b = jsonKey(b, comma, `"toolCallId":`)
+		comma = true
+		b = jsonx.AppendValidString(b, *v)
+	}
+	if v := p.ResponseSchema; v != nil && !jsonx.IsNull(v) {
+		b = jsonKey(b, comma, `"responseSchema":`)
+		comma = true
+		b = append(b, v...) // the decoder's own text: one line
+	}
+	if v := p.ExpiresAt; v != nil {
+		b = jsonKey(b, comma, `"expiresAt":`)
+		comma = true
+		b = jsonx.AppendValidString(b, *v)
+	}
+	if v := p.Metadata; v != nil && !jsonx.IsNull(v) {
+		b = jsonKey(b, comma, `"metadata":`)
+		comma = true
+		b = append(b, v...) // the decoder's own text: one line
+	}
+	if v := p.SubagentRunID; v != nil {
+		b = jsonKey(b, comma, `"subagentRunId":`)
+		comma = true
+		b = jsonx.AppendValidString(b, *v)
+	}
+	return b
+}
+
+func jsonUsage(b []byte, p *event.Usage, comma bool) []byte {
+	_ = comma
+	if v := p.Provider; v != nil {
+		b = jsonKey(b, comma, `"provider":`)
+		comma = true
+		b = jsonx.AppendValidString(b, *v)
+	}
+	if v := p.Model; v != nil {
+		b = jsonKey(b, comma, `"model":`)
+		comma = true
+		b = jsonx.AppendValidString(b, *v)
+	}
+	if v := p.InputTokens; v != nil {
+		b = jsonKey(b, comma, `"inputTokens":`)
+		comma = true
+		b = strconv.AppendInt(b, *v, 10)
+	}
+	if v := p.OutputTokens; v != nil {
+		b = jsonKey(b, comma, `"outputTokens":`)
+		comma = true
+		b = strconv.AppendInt(b, *v, 10)
+	}
+	if v := p.TotalTokens; v != nil {
+		b = jsonKey(b, comma, `"totalTokens":`)
+		comma = true
+		b = strconv.AppendInt(b, *v, 10)
+	}
+	if v := p.ReasoningTokens; v != nil {
+		b = jsonKey(b, comma, `"reasoningTokens":`)
+		comma = true
+		b = strconv.AppendInt(b, *v, 10)
+	}
+	if v := p.CachedInputTokens; v != nil {
+		b = jsonKey(b, comma, `"cachedInputTokens":`)
+		comma = true
+		b = strconv.AppendInt(b, *v, 10)
+	}
+	if v := p.CacheWriteInputTokens; v != nil {
+		b = jsonKey(b, comma, `"cacheWriteInputTokens":`)
+		comma = true
+		b = strconv.AppendInt(b, *v, 10)
+	}
+	return b
+}
+
+func jsonRunError(b []byte, p *event.RunError, comma bool) []byte {
+	_ = comma
+	if v := p.Code; v != nil {
+		b = jsonKey(b, comma, `"code":`)
+		comma = true
+		b = jsonx.AppendValidString(b, *v)
+	}
+	b = jsonKey(b, comma, `"message":`)
+	comma = true
+	b = jsonx.AppendValidString(b, p.Message)
+	if len(p.Usage) > 0 {
+		b = jsonKey(b, comma, `"usage":`)
+		comma = true
+		b = append(b, '[')
+		for i := range p.Usage {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(jsonUsage(append(b, '{'), &p.Usage[i], false), '}')
+		}
+		b = append(b, ']')
+	}
+	return b
+}
+
+func jsonStepStarted(b []byte, p *event.StepStarted, comma bool) []byte {
+	_ = comma
+	b = jsonKey(b, comma, `"stepName":`)
+	comma = true
+	b = jsonx.AppendValidString(b, p.StepName)
+	if v := p.SubagentRunID; v != nil {
+		b = jsonKey(b, comma, `"subagentRunId":`)
+		comma = true
+		b = jsonx.AppendValidString(b, *v)
+	}
+	return b
+}
+
+func jsonStepFinished(b []byte, p *event.StepFinished, comma bool) []byte {
+	_ = comma
+	b = jsonKey(b, comma, `"stepName":`)
+	comma = true
+	b = jsonx.AppendValidString(b, p.StepName)
+	if v := p.SubagentRunID; v != nil {
+		b = jsonKey(b, comma, `"subagentRunId":`)
+		comma = true
+		b = jsonx.AppendValidString(b, *v)
+	}
+	return b
+}
+
+func jsonTextMessageChunk(b []byte, p *event.TextMessageChunk, comma bool) []byte {
+	_ = comma
+	if v := p.MessageID; v != nil {
+		b = jsonKey(b, comma, `"messageId":`)
+		comma = true
+		b = jsonx.AppendValidString(b, *v)
+	}
+	if v := p.Role; v != nil {
+		b = jsonKey(b, comma, `"role":`)
+		comma = true
+		b = jsonx.AppendValidString(b, *v)
+	}
+	if v := p.Delta; v != nil {
+		b = jsonKey(b, comma, `"delta":`)
+		comma = true
+		b = jsonx.AppendValidString(b, *v)
+	}
+	if v := p.Name; v != nil {
+		b = jsonKey(b, comma, `"name":`)
+		comma = true
+		b = jsonx.AppendValidString(b, *v)
+	}
+	if v := p.SubagentRunID; v != nil {
+		b = jsonKey(b, comma, `"subagentRunId":`)
+		comma = true
+		b = jsonx.AppendValidString(b, *v)
+	}
+	return b
+}
+
+func jsonToolCallChunk(b []byte, p *event.ToolCallChunk, comma bool) []byte {
+	_ = comma
+	if v := p.ToolCallID; v != nil {
+		b = jsonKey(b, comma, `"toolCallId":`)
+		comma = true
+		b = jsonx.AppendValidString(b, *v)
+	}
+	if v := p.ToolCallName; v != nil {
+		b = jsonKey(b, comma, `"toolCallName":`)
+		comma = true
+		b = jsonx.AppendValidString(b, *v)
+	}
+	if v := p.ParentMessageID; v != nil {
+		b = jsonKey(b, comma, `"parentMessageId":`)
+		comma = true
+		b = jsonx.AppendValidString(b, *v)
+	}
+	if v := p.Delta; v != nil {
+		b = jsonKey(b, comma, `"delta":`)
+		comma = true
+		b = jsonx.AppendValidString(b, *v)
+	}
+	if v := p.SubagentRunID; v != nil {
+		b = jsonKey(b, comma, `"subagentRunId":`)
+		comma = true
+		b = jsonx.AppendValidString(b, *v)
+	}
+	return b
+}
+
+func jsonSubagentStarted(b []byte, p *event.SubagentStarted, comma bool) []byte {
+	_ = comma
+	b = jsonKey(b, comma, `"subagentRunId":`)
+	comma = true
+	b = jsonx.AppendValidString(b, p.SubagentRunID)
+	b = jsonKey(b, comma, `"name":`)
+	comma = true
+	b = jsonx.AppendValidString(b, p.Name)
+	if v := p.Description; v != nil {
+		b = jsonKey(b, comma, `"description":`)
+		comma = true
+		b = jsonx.AppendValidString(b, *v)
+	}
+	if v := p.ParentSubagentRunID; v != nil {
+		b = jsonKey(b, comma, `"parentSubagentRunId":`)
+		comma = true
+		b = jsonx.AppendValidString(b, *v)
+	}
+	if v := p.ParentToolCallID; v != nil {
+		b = jsonKey(b, comma, `"parentToolCallId":`)
+		comma = true
+		b = jsonx.AppendValidString(b, *v)
+	}
+	if v := p.ParentMessageID; v != nil {
+		b = jsonKey(b, comma, `"parentMessageId":`)
+		comma = true
+		b = jsonx.AppendValidString(b, *v)
+	}
+	return b
+}
+
+func jsonSubagentFinished(b []byte, p *event.SubagentFinished, comma bool) []byte {
+	_ = comma
+	b = jsonKey(b, comma, `"subagentRunId":`)
+	comma = true
+	b = jsonx.AppendValidString(b, p.SubagentRunID)
+	if v := p.Result; v != nil && !jsonx.IsNull(v) {
+		b = jsonKey(b, comma, `"result":`)
+		comma = true
+		b = append(b, v...) // the decoder's own text: one line
+	}
+	if v := p.Outcome; v != nil {
+		b = jsonKey(b, comma, `"outcome":`)
+		comma = true
+		b = append(jsonSubagentOutcome(append(b, '{'), v, false), '}')
+	}
+	return b
+}
+
+func jsonSubagentOutcome(b []byte, p *event.SubagentOutcome, comma bool) []byte {
+	_ = comma
+	b = jsonKey(b, comma, `"type":`)
+	comma = true
+	b = jsonx.AppendValidString(b, p.Type)
+	if len(p.InterruptIDs) > 0 {
+		b = jsonKey(b, comma, `"interruptIds":`)
+		comma = true
+		b = append(b, '[')
+		for i := range p.InterruptIDs {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = jsonx.AppendValidString(b, p.InterruptIDs[i])
+		}
+		b = append(b, ']')
+	}
+	return b
+}
+
+func jsonSubagentError(b []byte, p *event.SubagentError, comma bool) []byte {
+	_ = comma
+	b = jsonKey(b, comma, `"subagentRunId":`)
+	comma = true
+	b = jsonx.AppendValidString(b, p.SubagentRunID)
+	b = jsonKey(b, comma, `"message":`)
+	comma = true
+	b = jsonx.AppendValidString(b, p.Message)
+	if v := p.Code; v != nil {
+		b = jsonKey(b, comma, `"code":`)
+		comma = true
+		b = jsonx.AppendValidString(b, *v)
+	}
+	return b
+}
+
+func jsonToolCallResult(b []byte, p *event.ToolCallResult, comma bool) []byte {
+	_ = comma
+	if v := p.SubagentRunID; v != nil {
+		b = jsonKey(b, comma, `"subagentRunId":`)
+		comma = true
+		b = jsonx.AppendValidString(b, *v)
+	}
+	b = jsonKey(b, comma, `"messageId":`)
+	comma = true
+	b = jsonx.AppendValidString(b, p.MessageID)
+	b = jsonKey(b, comma, `"toolCallId":`)
+	comma = true
+	b = jsonx.AppendValidString(b, p.ToolCallID)
+	if v := p.Content; v != nil {
+		b = jsonKey(b, comma, `"content":`)
+		comma = true
+		b = jsonx.AppendValidString(b, *v)
+	}
+	if v := p.Role; v != nil {
+		b = jsonKey(b, comma, `"role":`)
+		comma = true
+		b = jsonx.AppendValidString(b, *v)
+	}
+	if p.Parts != nil {
+		b = jsonKey(b, comma, `"content":`)
+		comma = true
+		b = append(b, '[')
+		for i := range p.Parts {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = jsonPart(b, &p.Parts[i])
+		}
+		b = append(b, ']')
+	}
+	return b
+}
+
+func jsonActivitySnapshot(b []byte, p *event.ActivitySnapshot, comma bool) []byte {
+	_ = comma
+	if v := p.SubagentRunID; v != nil {
+		b = jsonKey(b, comma, `"subagentRunId":`)
+		comma = true
+		b = jsonx.AppendValidString(b, *v)
+	}
+	b = jsonKey(b, comma, `"messageId":`)
+	comma = true
+	b = jsonx.AppendValidString(b, p.MessageID)
+	b = jsonKey(b, comma, `"activityType":`)
+	comma = true
+	b = jsonx.AppendValidString(b, p.ActivityType)
+	if v := p.Content; v != nil {
+		b = jsonKey(b, comma, `"content":`)
+		comma = true
+		b = append(b, v...)
+	} else {
+		b = jsonKey(b, comma, `"content":`)
+		comma = true
+		b = append(b, "{}"...) // a required object is never left out
+	}
+	if v := p.Replace; v != nil {
+		b = jsonKey(b, comma, `"replace":`)
+		comma = true
+		b = strconv.AppendBool(b, *v)
+	}
+	return b
+}
+
+func jsonActivityDelta(b []byte, p *event.ActivityDelta, comma bool) []byte {
+	_ = comma
+	if v := p.SubagentRunID; v != nil {
+		b = jsonKey(b, comma, `"subagentRunId":`)
+		comma = true
+		b = jsonx.AppendValidString(b, *v)
+	}
+	b = jsonKey(b, comma, `"messageId":`)
+	comma = true
+	b = jsonx.AppendValidString(b, p.MessageID)
+	b = jsonKey(b, comma, `"activityType":`)
+	comma = true
+	b = jsonx.AppendValidString(b, p.ActivityType)
+	if true {
+		b = jsonKey(b, comma, `"patch":`)
+		comma = true
+		b = append(b, '[')
+		for i := range p.Patch {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(jsonPatchOp(append(b, '{'), &p.Patch[i], false), '}')
+		}
+		b = append(b, ']')
+	}
+	return b
+}
+
+func jsonReasoningStart(b []byte, p *event.ReasoningStart, comma bool) []byte {
+	_ = comma
+	if v := p.SubagentRunID; v != nil {
+		b = jsonKey(b, comma, `"subagentRunId":`)
+		comma = true
+		b = jsonx.AppendValidString(b, *v)
+	}
+	b = jsonKey(b, comma, `"messageId":`)
+	comma = true
+	b = jsonx.AppendValidString(b, p.MessageID)
+	return b
+}
+
+func jsonReasoningMessageStart(b []byte, p *event.ReasoningMessageStart, comma bool) []byte {
+	_ = comma
+	if v := p.SubagentRunID; v != nil {
+		b = jsonKey(b, comma, `"subagentRunId":`)
+		comma = true
+		b = jsonx.AppendValidString(b, *v)
+	}
+	b = jsonKey(b, comma, `"messageId":`)
+	comma = true
+	b = jsonx.AppendValidString(b, p.MessageID)
+	b = jsonKey(b, comma, `"role":`)
+	comma = true
+	b = jsonx.AppendValidString(b, p.Role)
+	return b
+}
+
+func jsonReasoningMessageContent(b []byte, p *event.ReasoningMessageContent, comma bool) []byte {
+	_ = comma
+	if v := p.SubagentRunID; v != nil {
+		b = jsonKey(b, comma, `"subagentRunId":`)
+		comma = true
+		b = jsonx.AppendValidString(b, *v)
+	}
+	b = jsonKey(b, comma, `"messageId":`)
+	comma = true
+	b = jsonx.AppendValidString(b, p.MessageID)
+	b = jsonKey(b, comma, `"delta":`)
+	comma = true
+	b = jsonx.AppendValidString(b, p.Delta)
+	return b
+}
+
+func jsonReasoningMessageEnd(b []byte, p *event.ReasoningMessageEnd, comma bool) []byte {
+	_ = comma
+	if v := p.SubagentRunID; v != nil {
+		b = jsonKey(b, comma, `"subagentRunId":`)
+		comma = true
+		b = jsonx.AppendValidString(b, *v)
+	}
+	b = jsonKey(b, comma, `"messageId":`)
+	comma = true
+	b = jsonx.AppendValidString(b, p.MessageID)
+	return b
+}
+
+func jsonReasoningMessageChunk(b []byte, p *event.ReasoningMessageChunk, comma bool) []byte {
+	_ = comma
+	if v := p.SubagentRunID; v != nil {
+		b = jsonKey(b, comma, `"subagentRunId":`)
+		comma = true
+		b = jsonx.AppendValidString(b, *v)
+	}
+	if v := p.MessageID; v != nil {
+		b = jsonKey(b, comma, `"messageId":`)
+		comma = true
+		b = jsonx.AppendValidString(b, *v)
+	}
+	if v := p.Delta; v != nil {
+		b = jsonKey(b, comma, `"delta":`)
+		comma = true
+		b = jsonx.AppendValidString(b, *v)
+	}
+	return b
+}
+
+func jsonReasoningEnd(b []byte, p *event.ReasoningEnd, comma bool) []byte {
+	_ = comma
+	if v := p.SubagentRunID; v != nil {
+		b = jsonKey(b, comma, `"subagentRunId":`)
+		comma = true
+		b = jsonx.AppendValidString(b, *v)
+	}
+	b = jsonKey(b, comma, `"messageId":`)
+	comma = true
+	b = jsonx.AppendValidString(b, p.MessageID)
+	return b
+}
+
+func jsonReasoningEncryptedValue(b []byte, p *event.ReasoningEncryptedValue, comma bool) []byte {
+	_ = comma
+	if v := p.SubagentRunID; v != nil {
+		b = jsonKey(b, comma, `"subagentRunId":`)
+		comma = true
+		b = jsonx.AppendValidString(b, *v)
+	}
+	b = jsonKey(b, comma, `"subtype":`)
+	comma = true
+	b = jsonx.AppendValidString(b, p.Subtype)
+	b = jsonKey(b, comma, `"entityId":`)
+	comma = true
+	b = jsonx.AppendValidString(b, p.EntityID)
+	b = jsonKey(b, comma, `"encryptedValue":`)
+	comma = true
+	b = jsonx.AppendValidString(b, p.EncryptedValue)
+	return b
 }

@@ -68,3 +68,7 @@ func DecodeGenerated(c Codec, b []byte) (ev Event, ok bool) {
 	d.data = append([]byte(nil), b...)
 	return decodeGenerated(d)
 }
+
+// AppendJSONGenerated writes a decoded event's JSON with the generated
+// writers.
+func AppendJSONGenerated(b []byte, ev Event) ([]byte, bool) { return appendJSONGenerated(b, ev) }

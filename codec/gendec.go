@@ -5,6 +5,8 @@ import (
 	"unsafe"
 
 	"google.golang.org/protobuf/encoding/protowire"
+
+	"github.com/agwire/agwire/event"
 )
 
 // Support for the generated decoders (coders_gen.go). They read only the
@@ -48,4 +50,23 @@ func (d *decoder) fastStr(b []byte) (string, bool) {
 		return "", false
 	}
 	return unsafe.String(&b[0], len(b)), true
+}
+
+// jsonKey writes a JSON key (with its colon), after a comma if one is due.
+func jsonKey(b []byte, comma bool, key string) []byte {
+	if comma {
+		b = append(b, ',')
+	}
+	return append(b, key...)
+}
+
+// jsonPart writes a decoded content part with package event's own
+// writer, where the JSON form of parts is stated.
+func jsonPart(b []byte, cp *event.ContentPart) []byte {
+	out, err := cp.MarshalJSON()
+	if err != nil {
+		// A decoded part passed its rule already; its JSON cannot fail.
+		panic("codec: a decoded content part does not marshal: " + err.Error())
+	}
+	return append(b, out...)
 }

@@ -231,6 +231,12 @@ func sameDecode(t testing.TB, c codec.Codec, b []byte) (fast bool) {
 		}
 	} else if !reflect.DeepEqual(got, want) {
 		t.Fatalf("events differ\nUnmarshal %#v\nreference %#v\nframe %x", got, want, b)
+	} else {
+		gj, ok := codec.AppendJSONGenerated(nil, got)
+		rj, err := event.AppendJSON(nil, want)
+		if !ok || err != nil || !bytes.Equal(gj, rj) {
+			t.Fatalf("JSON differs\ngenerated %s\nreference %s (%v)", gj, rj, err)
+		}
 	}
 	fastEv, fast := codec.DecodeGenerated(c, b)
 	if fast && (rerr != nil || !reflect.DeepEqual(fastEv, want)) {
@@ -292,4 +298,51 @@ func FuzzGeneratedDecode(f *testing.F) {
 	f.Fuzz(func(t *testing.T, b []byte, pick uint8) {
 		sameDecode(t, decodeCodecs[int(pick)%len(decodeCodecs)], b)
 	})
+}
+
+// TestGeneratedJSONMatchesReference: for every decoded golden frame and
+// filled typed event, the generated JSON writers write the bytes the
+// reference writer (event.AppendJSON) writes.
+func TestGeneratedJSONMatchesReference(t *testing.T) {
+	var frames [][]byte
+	for _, g := range loadGolden(t) {
+		wire, _ := hex.DecodeString(g.Hex)
+		frames = append(frames, wire)
+	}
+	for seed := range 3000 {
+		ev := fillEvent(newFiller([]byte{byte(seed), byte(seed >> 8), byte(seed * 7), byte(seed * 13)}, seed))
+		if wire, err := codec.Append(nil, ev); err == nil {
+			frames = append(frames, wire)
+		}
+	}
+	// Each condition of the layout at least once.
+	for _, in := range []string{
+		`{"type":"RUN_FINISHED","threadId":"t","runId":"r","outcome":{"type":"interrupt","interrupts":[]}}`,
+		`{"type":"RUN_FINISHED","threadId":"t","runId":"r","outcome":{"type":"success","pendingToolCallIds":[]},"usage":[]}`,
+		`{"type":"RUN_FINISHED","threadId":"t","runId":"r","result":null,"rawEvent":null}`,
+		`{"type":"ACTIVITY_SNAPSHOT","messageId":"m","activityType":"a","content":{}}`,
+		`{"type":"MESSAGES_SNAPSHOT","messages":[{"id":"1","role":"user","content":[]},{"id":"2","role":"activity","activityType":"x","content":{}},{"id":"3","role":"developer","content":""},{"id":"4","role":"assistant","toolCalls":[]}]}`,
+		`{"type":"SUBAGENT_FINISHED","subagentRunId":"s","outcome":{"type":"suspended","interruptIds":[]}}`,
+		`{"type":"TOOL_CALL_RESULT","messageId":"m","toolCallId":"c","content":[{"type":"image","source":{"type":"data","value":"","mimeType":""}}]}`,
+	} {
+		wire, err := codec.AppendFromJSON(nil, []byte(in))
+		if err != nil {
+			t.Fatalf("%s: %v", in, err)
+		}
+		frames = append(frames, wire)
+	}
+	for _, wire := range frames {
+		ev, err := codec.Unmarshal(wire)
+		if err != nil {
+			continue
+		}
+		want, err := event.AppendJSON([]byte("x"), ev)
+		if err != nil {
+			t.Fatalf("the reference writer refuses a decoded event: %v", err)
+		}
+		got, ok := codec.AppendJSONGenerated([]byte("x"), ev)
+		if !ok || !bytes.Equal(got, want) {
+			t.Fatalf("JSON differs (ok %v)\ngenerated %s\nreference %s", ok, got, want)
+		}
+	}
 }
