@@ -149,10 +149,12 @@ func (o *output) create(name string, in io.Reader) error {
 	case !errors.Is(err, fs.ErrNotExist):
 		return err
 	}
-	temps.Lock() // a signal between creating and tracking must not miss it
+	temps.Lock()
 	defer temps.Unlock()
+	temps.catch() // before the file exists: a signal must not find it uncaught
 	f, err := os.CreateTemp(filepath.Dir(target), "."+filepath.Base(target)+".agwire-*")
 	if err != nil {
+		temps.release()
 		return err
 	}
 	temps.track(f.Name())
@@ -244,12 +246,16 @@ type tempFiles struct {
 	signals chan os.Signal
 }
 
-// track adds name; the caller holds the lock.
+// track adds name, after catch; the caller holds the lock.
 func (t *tempFiles) track(name string) {
 	if t.open == nil {
 		t.open = make(map[string]bool)
 	}
 	t.open[name] = false
+}
+
+// catch starts catching the signals, if not yet; the caller holds the lock.
+func (t *tempFiles) catch() {
 	if t.signals == nil {
 		var sigs []os.Signal
 		for _, sig := range []os.Signal{os.Interrupt, syscall.SIGTERM} {
@@ -271,12 +277,18 @@ func (t *tempFiles) track(name string) {
 func (t *tempFiles) untrack(name string) (removed bool) {
 	removed = t.open[name]
 	delete(t.open, name)
+	t.release()
+	return removed
+}
+
+// release stops catching the signals when no file is open; the caller holds
+// the lock.
+func (t *tempFiles) release() {
 	if len(t.open) == 0 && t.signals != nil {
 		signal.Stop(t.signals)
 		close(t.signals)
 		t.signals = nil
 	}
-	return removed
 }
 
 // watch removes the open files when a signal comes on ch.
