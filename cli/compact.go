@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bufio"
 	"fmt"
 	"io"
 
@@ -70,7 +69,7 @@ func runCompact(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	defer out.close()
 	counted := &countingReader{r: in}
-	src, from, err := flags.openSource(bufio.NewReaderSize(counted, 64<<10))
+	src, from, err := flags.openSource(counted)
 	if err != nil {
 		c.failf("%v", err)
 		return exitFail
@@ -93,7 +92,7 @@ func runCompact(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	compacted, rep, err := assemble.Compact(evs, assemble.Options{Check: !*flags.noCheck, MaxEventSize: int(maxOut)})
 	if err != nil {
-		c.failf("%v", err)
+		c.failf("%s", atEvent(err, at))
 		return exitFail
 	}
 	written := &countingWriter{w: out}
@@ -112,6 +111,7 @@ func runCompact(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			return exitFail
 		}
 	}
+	out.complete = true
 	if err := out.close(); err != nil {
 		c.failf("writing output: %v", err)
 		return exitFail
