@@ -42,16 +42,12 @@ func runDecode(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		c.failf("%v", err)
 		return exitFail
 	}
-	rec := &recorder{r: in}
+	rec := &recorder{r: pipelineInput(in)}
 	status := c.decode(rec, out, framing.ReaderOptions{
 		Codec:        codec.Codec{NonFiniteAsNull: *nonFinite},
 		MaxFrameSize: int(maxFrame),
 	}, rec)
-	if err := out.close(); err != nil && status != exitFail {
-		c.failf("writing output: %v", err)
-		return exitFail
-	}
-	return status
+	return c.finish(out, status)
 }
 
 // decode writes the events of the frames of in as JSON lines, on every

@@ -43,13 +43,9 @@ func runEncode(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return exitFail
 	}
 	cd := codec.Codec{Profile: codec.Profile(profile), LossyNumbers: *lossy, DropUnknownFields: *drop}
-	rec := &recorder{r: in}
+	rec := &recorder{r: pipelineInput(in)}
 	status := c.encode(rec, out, framing.WriterOptions{Codec: cd, MaxFrameSize: int(maxFrame)}, rec)
-	if err := out.close(); err != nil && status != exitFail {
-		c.failf("writing output: %v", err)
-		return exitFail
-	}
-	return status
+	return c.finish(out, status)
 }
 
 // encode converts the lines of in, on every core.
