@@ -183,7 +183,10 @@ func TestMemoryBounded(t *testing.T) {
 		// Each batch holds about batch bytes of input (one more record at
 		// most) and their output, which JSON of the binary at most triples.
 		bound := int64(depth * 5 * (batch + longest))
-		if peakBuf[1] > bound || peakBuf[1] > peakBuf[0]+peakBuf[0]/4 || peakBuf[0] == 0 {
+		// How many of the Depth batches get made depends on how the
+		// goroutines ran (a busy machine lets the reader run ahead), hence
+		// a factor of 2 between the runs, not an equality.
+		if peakBuf[0] > bound || peakBuf[1] > bound || peakBuf[1] > 2*peakBuf[0] || peakBuf[0] == 0 {
 			t.Errorf("encode %v: batch buffers held %d bytes for 1x, %d for 4x the input (bound %d)", encode, peakBuf[0], peakBuf[1], bound)
 		}
 		// The input is 6 and 24 MB (a quarter under the race detector): a
