@@ -3670,9 +3670,6 @@ func decBase(d *decoder, b []byte, p *event.Base, enum int32) bool {
 	if declared != enum {
 		return false
 	}
-	if d.finish(planBase, unsafe.Pointer(p)) != nil {
-		return false
-	}
 	d.depth--
 	return true
 }
@@ -3761,9 +3758,6 @@ func decTextMessageContent(d *decoder, b []byte, p *event.TextMessageContent, en
 		return false
 	}
 	d.depth++
-	if d.finish(planTextMessageContent, unsafe.Pointer(p)) != nil {
-		return false
-	}
 	d.depth--
 	return true
 }
@@ -3837,9 +3831,6 @@ func decTextMessageEnd(d *decoder, b []byte, p *event.TextMessageEnd, enum int32
 		return false
 	}
 	d.depth++
-	if d.finish(planTextMessageEnd, unsafe.Pointer(p)) != nil {
-		return false
-	}
 	d.depth--
 	return true
 }
@@ -3943,9 +3934,6 @@ func decToolCallStart(d *decoder, b []byte, p *event.ToolCallStart, enum int32) 
 		return false
 	}
 	d.depth++
-	if d.finish(planToolCallStart, unsafe.Pointer(p)) != nil {
-		return false
-	}
 	d.depth--
 	return true
 }
@@ -4034,9 +4022,6 @@ func decToolCallArgs(d *decoder, b []byte, p *event.ToolCallArgs, enum int32) bo
 		return false
 	}
 	d.depth++
-	if d.finish(planToolCallArgs, unsafe.Pointer(p)) != nil {
-		return false
-	}
 	d.depth--
 	return true
 }
@@ -4110,9 +4095,6 @@ func decToolCallEnd(d *decoder, b []byte, p *event.ToolCallEnd, enum int32) bool
 		return false
 	}
 	d.depth++
-	if d.finish(planToolCallEnd, unsafe.Pointer(p)) != nil {
-		return false
-	}
 	d.depth--
 	return true
 }
@@ -4186,9 +4168,6 @@ func decStateSnapshot(d *decoder, b []byte, p *event.StateSnapshot, enum int32) 
 		return false
 	}
 	d.depth++
-	if d.finish(planStateSnapshot, unsafe.Pointer(p)) != nil {
-		return false
-	}
 	d.depth--
 	return true
 }
@@ -4283,9 +4262,6 @@ func decStateDelta(d *decoder, b []byte, p *event.StateDelta, enum int32) bool {
 		return false
 	}
 	d.depth++
-	if d.finish(planStateDelta, unsafe.Pointer(p)) != nil {
-		return false
-	}
 	d.depth--
 	return true
 }
@@ -4451,9 +4427,6 @@ func decMessagesSnapshot(d *decoder, b []byte, p *event.MessagesSnapshot, enum i
 		return false
 	}
 	d.depth++
-	if d.finish(planMessagesSnapshot, unsafe.Pointer(p)) != nil {
-		return false
-	}
 	d.depth--
 	return true
 }
@@ -4859,9 +4832,6 @@ func decFunctionCall(d *decoder, b []byte, p *event.FunctionCall) bool {
 			return false // a field the reference skips, or a group
 		}
 	}
-	if d.finish(planFunctionCall, unsafe.Pointer(p)) != nil {
-		return false
-	}
 	d.depth--
 	return true
 }
@@ -4950,9 +4920,6 @@ func decRaw(d *decoder, b []byte, p *event.Raw, enum int32) bool {
 		return false
 	}
 	d.depth++
-	if d.finish(planRaw, unsafe.Pointer(p)) != nil {
-		return false
-	}
 	d.depth--
 	return true
 }
@@ -5041,9 +5008,6 @@ func decCustom(d *decoder, b []byte, p *event.Custom, enum int32) bool {
 		return false
 	}
 	d.depth++
-	if d.finish(planCustom, unsafe.Pointer(p)) != nil {
-		return false
-	}
 	d.depth--
 	return true
 }
@@ -5165,9 +5129,6 @@ func decRunStarted(d *decoder, b []byte, p *event.RunStarted, enum int32) bool {
 		return false
 	}
 	d.depth++
-	if d.finish(planRunStarted, unsafe.Pointer(p)) != nil {
-		return false
-	}
 	d.depth--
 	return true
 }
@@ -5401,9 +5362,6 @@ func decRunAgentInput(d *decoder, b []byte, p *event.RunAgentInput) bool {
 			}
 		}
 	}
-	if d.finish(planRunAgentInput, unsafe.Pointer(p)) != nil {
-		return false
-	}
 	d.depth--
 	return true
 }
@@ -5490,9 +5448,6 @@ func decTool(d *decoder, b []byte, p *event.Tool) bool {
 			return false // a field the reference skips, or a group
 		}
 	}
-	if d.finish(planTool, unsafe.Pointer(p)) != nil {
-		return false
-	}
 	d.depth--
 	return true
 }
@@ -5545,9 +5500,6 @@ func decContext(d *decoder, b []byte, p *event.Context) bool {
 		default:
 			return false // a field the reference skips, or a group
 		}
-	}
-	if d.finish(planContext, unsafe.Pointer(p)) != nil {
-		return false
 	}
 	d.depth--
 	return true
@@ -6121,9 +6073,6 @@ func decInterrupt(d *decoder, b []byte, p *event.Interrupt) bool {
 			return false // a field the reference skips, or a group
 		}
 	}
-	if d.finish(planInterrupt, unsafe.Pointer(p)) != nil {
-		return false
-	}
 	d.depth--
 	return true
 }
@@ -6261,9 +6210,6 @@ func decUsage(d *decoder, b []byte, p *event.Usage) bool {
 			return false // a field the reference skips, or a group
 		}
 	}
-	if d.finish(planUsage, unsafe.Pointer(p)) != nil {
-		return false
-	}
 	d.depth--
 	return true
 }
@@ -6373,9 +6319,6 @@ func decRunError(d *decoder, b []byte, p *event.RunError, enum int32) bool {
 		return false
 	}
 	d.depth++
-	if d.finish(planRunError, unsafe.Pointer(p)) != nil {
-		return false
-	}
 	d.depth--
 	return true
 }
@@ -6449,9 +6392,6 @@ func decStepStarted(d *decoder, b []byte, p *event.StepStarted, enum int32) bool
 		return false
 	}
 	d.depth++
-	if d.finish(planStepStarted, unsafe.Pointer(p)) != nil {
-		return false
-	}
 	d.depth--
 	return true
 }
@@ -6525,9 +6465,6 @@ func decStepFinished(d *decoder, b []byte, p *event.StepFinished, enum int32) bo
 		return false
 	}
 	d.depth++
-	if d.finish(planStepFinished, unsafe.Pointer(p)) != nil {
-		return false
-	}
 	d.depth--
 	return true
 }
@@ -6767,9 +6704,6 @@ func decToolCallChunk(d *decoder, b []byte, p *event.ToolCallChunk, enum int32) 
 		return false
 	}
 	d.depth++
-	if d.finish(planToolCallChunk, unsafe.Pointer(p)) != nil {
-		return false
-	}
 	d.depth--
 	return true
 }
@@ -6903,9 +6837,6 @@ func decSubagentStarted(d *decoder, b []byte, p *event.SubagentStarted, enum int
 		return false
 	}
 	d.depth++
-	if d.finish(planSubagentStarted, unsafe.Pointer(p)) != nil {
-		return false
-	}
 	d.depth--
 	return true
 }
@@ -7223,9 +7154,6 @@ func decSubagentError(d *decoder, b []byte, p *event.SubagentError, enum int32) 
 		return false
 	}
 	d.depth++
-	if d.finish(planSubagentError, unsafe.Pointer(p)) != nil {
-		return false
-	}
 	d.depth--
 	return true
 }
@@ -7627,9 +7555,6 @@ func decActivityDelta(d *decoder, b []byte, p *event.ActivityDelta, enum int32) 
 		return false
 	}
 	d.depth++
-	if d.finish(planActivityDelta, unsafe.Pointer(p)) != nil {
-		return false
-	}
 	d.depth--
 	return true
 }
@@ -7703,9 +7628,6 @@ func decReasoningStart(d *decoder, b []byte, p *event.ReasoningStart, enum int32
 		return false
 	}
 	d.depth++
-	if d.finish(planReasoningStart, unsafe.Pointer(p)) != nil {
-		return false
-	}
 	d.depth--
 	return true
 }
@@ -7885,9 +7807,6 @@ func decReasoningMessageContent(d *decoder, b []byte, p *event.ReasoningMessageC
 		return false
 	}
 	d.depth++
-	if d.finish(planReasoningMessageContent, unsafe.Pointer(p)) != nil {
-		return false
-	}
 	d.depth--
 	return true
 }
@@ -7961,9 +7880,6 @@ func decReasoningMessageEnd(d *decoder, b []byte, p *event.ReasoningMessageEnd, 
 		return false
 	}
 	d.depth++
-	if d.finish(planReasoningMessageEnd, unsafe.Pointer(p)) != nil {
-		return false
-	}
 	d.depth--
 	return true
 }
@@ -8052,9 +7968,6 @@ func decReasoningMessageChunk(d *decoder, b []byte, p *event.ReasoningMessageChu
 		return false
 	}
 	d.depth++
-	if d.finish(planReasoningMessageChunk, unsafe.Pointer(p)) != nil {
-		return false
-	}
 	d.depth--
 	return true
 }
@@ -8128,9 +8041,6 @@ func decReasoningEnd(d *decoder, b []byte, p *event.ReasoningEnd, enum int32) bo
 		return false
 	}
 	d.depth++
-	if d.finish(planReasoningEnd, unsafe.Pointer(p)) != nil {
-		return false
-	}
 	d.depth--
 	return true
 }

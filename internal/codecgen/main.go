@@ -543,7 +543,9 @@ func (g *gen) decoder(p *schema.Plan) {
 	if isBase {
 		g.p("\tif declared != enum {\n\t\treturn false\n\t}\n")
 	}
-	g.p("\tif d.finish(%s, unsafe.Pointer(p)) != nil {\n\t\treturn false\n\t}\n", planVar(p))
+	if needsFinish(p) {
+		g.p("\tif d.finish(%s, unsafe.Pointer(p)) != nil {\n\t\treturn false\n\t}\n", planVar(p))
+	}
 	g.p("\td.depth--\n\treturn true\n}\n\n")
 }
 
@@ -662,4 +664,23 @@ func (g *gen) jsonWriter(p *schema.Plan) {
 		}
 	}
 	g.p("\treturn b\n}\n\n")
+}
+
+// needsFinish reports whether the reference decoder's finish has anything
+// to do for p (decode.go): a required object or a restricted string to
+// settle, values to restore, a rule, a flat container's rule.
+func needsFinish(p *schema.Plan) bool {
+	if p.FromWire != nil || p.Check != nil {
+		return true
+	}
+	for i := range p.Wire {
+		f := &p.Wire[i]
+		switch {
+		case f.Via != nil && f.Via.Elem.Check != nil:
+			return true
+		case f.Via == nil && (f.Names != nil || f.Kind == schema.Object && f.Req):
+			return true
+		}
+	}
+	return false
 }
