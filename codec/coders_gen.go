@@ -4,12 +4,12 @@ package codec
 
 import (
 	"strconv"
-	"unsafe"
 
 	"google.golang.org/protobuf/encoding/protowire"
 
 	"github.com/agwire/agwire/event"
 	"github.com/agwire/agwire/internal/jsonx"
+	"github.com/agwire/agwire/internal/schema"
 )
 
 // tablesFingerprint describes the tables this file was generated from;
@@ -915,7 +915,7 @@ func encodeRunFinished(g *genc, dst []byte, p *event.RunFinished) ([]byte, error
 		}
 	}
 	if o := p.Outcome; o != nil {
-		if err := rule(planRunOutcome, unsafe.Pointer(o)); err != nil {
+		if err := rule(planRunOutcome, schema.PointerTo(o)); err != nil {
 			return dst, jsonx.WithKey(err, "outcome")
 		}
 		v := o.Type
@@ -947,7 +947,7 @@ func encodeRunFinished(g *genc, dst []byte, p *event.RunFinished) ([]byte, error
 		}
 	}
 	if o := p.Outcome; o != nil {
-		if err := rule(planRunOutcome, unsafe.Pointer(o)); err != nil {
+		if err := rule(planRunOutcome, schema.PointerTo(o)); err != nil {
 			return dst, jsonx.WithKey(err, "outcome")
 		}
 		for i, s := range o.PendingToolCallIDs {
@@ -1411,7 +1411,7 @@ func encodeSubagentFinished(g *genc, dst []byte, p *event.SubagentFinished) ([]b
 		}
 	}
 	if o := p.Outcome; o != nil {
-		if err := rule(planSubagentOutcome, unsafe.Pointer(o)); err != nil {
+		if err := rule(planSubagentOutcome, schema.PointerTo(o)); err != nil {
 			return dst, jsonx.WithKey(err, "outcome")
 		}
 		v := o.Type
@@ -1517,7 +1517,7 @@ func encodeToolCallResult(g *genc, dst []byte, p *event.ToolCallResult) ([]byte,
 		return dst, err
 	}
 	n := 1 + protowire.SizeBytes(bn)
-	if err := rule(planToolCallResult, unsafe.Pointer(p)); err != nil {
+	if err := rule(planToolCallResult, schema.PointerTo(p)); err != nil {
 		return dst, err
 	}
 	{
@@ -2237,7 +2237,7 @@ func writePatchOp(g *genc, b []byte, p *event.PatchOp) []byte {
 
 func sizeMessage(g *genc, p *event.Message) (int, error) {
 	n := 0
-	if err := rule(planMessage, unsafe.Pointer(p)); err != nil {
+	if err := rule(planMessage, schema.PointerTo(p)); err != nil {
 		return 0, err
 	}
 	{
@@ -2870,7 +2870,7 @@ func writeResumeEntry(g *genc, b []byte, p *event.ResumeEntry) []byte {
 
 func sizeRunOutcome(g *genc, p *event.RunOutcome) (int, error) {
 	n := 0
-	if err := rule(planRunOutcome, unsafe.Pointer(p)); err != nil {
+	if err := rule(planRunOutcome, schema.PointerTo(p)); err != nil {
 		return 0, err
 	}
 	{
@@ -3154,7 +3154,7 @@ func writeUsage(g *genc, b []byte, p *event.Usage) []byte {
 
 func sizeSubagentOutcome(g *genc, p *event.SubagentOutcome) (int, error) {
 	n := 0
-	if err := rule(planSubagentOutcome, unsafe.Pointer(p)); err != nil {
+	if err := rule(planSubagentOutcome, schema.PointerTo(p)); err != nil {
 		return 0, err
 	}
 	{
@@ -3582,7 +3582,7 @@ func decTextMessageStart(d *decoder, b []byte, p *event.TextMessageStart, enum i
 		return false
 	}
 	d.depth++
-	if d.finish(planTextMessageStart, unsafe.Pointer(p)) != nil {
+	if d.finish(planTextMessageStart, schema.PointerTo(p)) != nil {
 		return false
 	}
 	d.depth--
@@ -3670,7 +3670,7 @@ func decBase(d *decoder, b []byte, p *event.Base, enum int32) bool {
 	if declared != enum {
 		return false
 	}
-	if d.finish(planBase, unsafe.Pointer(p)) != nil {
+	if d.finish(planBase, schema.PointerTo(p)) != nil {
 		return false
 	}
 	d.depth--
@@ -3761,7 +3761,7 @@ func decTextMessageContent(d *decoder, b []byte, p *event.TextMessageContent, en
 		return false
 	}
 	d.depth++
-	if d.finish(planTextMessageContent, unsafe.Pointer(p)) != nil {
+	if d.finish(planTextMessageContent, schema.PointerTo(p)) != nil {
 		return false
 	}
 	d.depth--
@@ -3837,7 +3837,7 @@ func decTextMessageEnd(d *decoder, b []byte, p *event.TextMessageEnd, enum int32
 		return false
 	}
 	d.depth++
-	if d.finish(planTextMessageEnd, unsafe.Pointer(p)) != nil {
+	if d.finish(planTextMessageEnd, schema.PointerTo(p)) != nil {
 		return false
 	}
 	d.depth--
@@ -3943,7 +3943,7 @@ func decToolCallStart(d *decoder, b []byte, p *event.ToolCallStart, enum int32) 
 		return false
 	}
 	d.depth++
-	if d.finish(planToolCallStart, unsafe.Pointer(p)) != nil {
+	if d.finish(planToolCallStart, schema.PointerTo(p)) != nil {
 		return false
 	}
 	d.depth--
@@ -4034,7 +4034,7 @@ func decToolCallArgs(d *decoder, b []byte, p *event.ToolCallArgs, enum int32) bo
 		return false
 	}
 	d.depth++
-	if d.finish(planToolCallArgs, unsafe.Pointer(p)) != nil {
+	if d.finish(planToolCallArgs, schema.PointerTo(p)) != nil {
 		return false
 	}
 	d.depth--
@@ -4110,7 +4110,7 @@ func decToolCallEnd(d *decoder, b []byte, p *event.ToolCallEnd, enum int32) bool
 		return false
 	}
 	d.depth++
-	if d.finish(planToolCallEnd, unsafe.Pointer(p)) != nil {
+	if d.finish(planToolCallEnd, schema.PointerTo(p)) != nil {
 		return false
 	}
 	d.depth--
@@ -4186,7 +4186,7 @@ func decStateSnapshot(d *decoder, b []byte, p *event.StateSnapshot, enum int32) 
 		return false
 	}
 	d.depth++
-	if d.finish(planStateSnapshot, unsafe.Pointer(p)) != nil {
+	if d.finish(planStateSnapshot, schema.PointerTo(p)) != nil {
 		return false
 	}
 	d.depth--
@@ -4283,7 +4283,7 @@ func decStateDelta(d *decoder, b []byte, p *event.StateDelta, enum int32) bool {
 		return false
 	}
 	d.depth++
-	if d.finish(planStateDelta, unsafe.Pointer(p)) != nil {
+	if d.finish(planStateDelta, schema.PointerTo(p)) != nil {
 		return false
 	}
 	d.depth--
@@ -4369,7 +4369,7 @@ func decPatchOp(d *decoder, b []byte, p *event.PatchOp) bool {
 			return false // a field the reference skips, or a group
 		}
 	}
-	if d.finish(planPatchOp, unsafe.Pointer(p)) != nil {
+	if d.finish(planPatchOp, schema.PointerTo(p)) != nil {
 		return false
 	}
 	d.depth--
@@ -4451,7 +4451,7 @@ func decMessagesSnapshot(d *decoder, b []byte, p *event.MessagesSnapshot, enum i
 		return false
 	}
 	d.depth++
-	if d.finish(planMessagesSnapshot, unsafe.Pointer(p)) != nil {
+	if d.finish(planMessagesSnapshot, schema.PointerTo(p)) != nil {
 		return false
 	}
 	d.depth--
@@ -4704,7 +4704,7 @@ func decMessage(d *decoder, b []byte, p *event.Message) bool {
 			}
 		}
 	}
-	if d.finish(planMessage, unsafe.Pointer(p)) != nil {
+	if d.finish(planMessage, schema.PointerTo(p)) != nil {
 		return false
 	}
 	d.depth--
@@ -4803,7 +4803,7 @@ func decToolCall(d *decoder, b []byte, p *event.ToolCall) bool {
 			return false // a field the reference skips, or a group
 		}
 	}
-	if d.finish(planToolCall, unsafe.Pointer(p)) != nil {
+	if d.finish(planToolCall, schema.PointerTo(p)) != nil {
 		return false
 	}
 	d.depth--
@@ -4859,7 +4859,7 @@ func decFunctionCall(d *decoder, b []byte, p *event.FunctionCall) bool {
 			return false // a field the reference skips, or a group
 		}
 	}
-	if d.finish(planFunctionCall, unsafe.Pointer(p)) != nil {
+	if d.finish(planFunctionCall, schema.PointerTo(p)) != nil {
 		return false
 	}
 	d.depth--
@@ -4950,7 +4950,7 @@ func decRaw(d *decoder, b []byte, p *event.Raw, enum int32) bool {
 		return false
 	}
 	d.depth++
-	if d.finish(planRaw, unsafe.Pointer(p)) != nil {
+	if d.finish(planRaw, schema.PointerTo(p)) != nil {
 		return false
 	}
 	d.depth--
@@ -5041,7 +5041,7 @@ func decCustom(d *decoder, b []byte, p *event.Custom, enum int32) bool {
 		return false
 	}
 	d.depth++
-	if d.finish(planCustom, unsafe.Pointer(p)) != nil {
+	if d.finish(planCustom, schema.PointerTo(p)) != nil {
 		return false
 	}
 	d.depth--
@@ -5165,7 +5165,7 @@ func decRunStarted(d *decoder, b []byte, p *event.RunStarted, enum int32) bool {
 		return false
 	}
 	d.depth++
-	if d.finish(planRunStarted, unsafe.Pointer(p)) != nil {
+	if d.finish(planRunStarted, schema.PointerTo(p)) != nil {
 		return false
 	}
 	d.depth--
@@ -5401,7 +5401,7 @@ func decRunAgentInput(d *decoder, b []byte, p *event.RunAgentInput) bool {
 			}
 		}
 	}
-	if d.finish(planRunAgentInput, unsafe.Pointer(p)) != nil {
+	if d.finish(planRunAgentInput, schema.PointerTo(p)) != nil {
 		return false
 	}
 	d.depth--
@@ -5490,7 +5490,7 @@ func decTool(d *decoder, b []byte, p *event.Tool) bool {
 			return false // a field the reference skips, or a group
 		}
 	}
-	if d.finish(planTool, unsafe.Pointer(p)) != nil {
+	if d.finish(planTool, schema.PointerTo(p)) != nil {
 		return false
 	}
 	d.depth--
@@ -5546,7 +5546,7 @@ func decContext(d *decoder, b []byte, p *event.Context) bool {
 			return false // a field the reference skips, or a group
 		}
 	}
-	if d.finish(planContext, unsafe.Pointer(p)) != nil {
+	if d.finish(planContext, schema.PointerTo(p)) != nil {
 		return false
 	}
 	d.depth--
@@ -5635,7 +5635,7 @@ func decResumeEntry(d *decoder, b []byte, p *event.ResumeEntry) bool {
 			return false // a field the reference skips, or a group
 		}
 	}
-	if d.finish(planResumeEntry, unsafe.Pointer(p)) != nil {
+	if d.finish(planResumeEntry, schema.PointerTo(p)) != nil {
 		return false
 	}
 	d.depth--
@@ -5864,7 +5864,7 @@ func decRunFinished(d *decoder, b []byte, p *event.RunFinished, enum int32) bool
 		return false
 	}
 	d.depth++
-	if d.finish(planRunFinished, unsafe.Pointer(p)) != nil {
+	if d.finish(planRunFinished, schema.PointerTo(p)) != nil {
 		return false
 	}
 	d.depth--
@@ -5969,7 +5969,7 @@ func decRunOutcome(d *decoder, b []byte, p *event.RunOutcome) bool {
 			}
 		}
 	}
-	if d.finish(planRunOutcome, unsafe.Pointer(p)) != nil {
+	if d.finish(planRunOutcome, schema.PointerTo(p)) != nil {
 		return false
 	}
 	d.depth--
@@ -6121,7 +6121,7 @@ func decInterrupt(d *decoder, b []byte, p *event.Interrupt) bool {
 			return false // a field the reference skips, or a group
 		}
 	}
-	if d.finish(planInterrupt, unsafe.Pointer(p)) != nil {
+	if d.finish(planInterrupt, schema.PointerTo(p)) != nil {
 		return false
 	}
 	d.depth--
@@ -6261,7 +6261,7 @@ func decUsage(d *decoder, b []byte, p *event.Usage) bool {
 			return false // a field the reference skips, or a group
 		}
 	}
-	if d.finish(planUsage, unsafe.Pointer(p)) != nil {
+	if d.finish(planUsage, schema.PointerTo(p)) != nil {
 		return false
 	}
 	d.depth--
@@ -6373,7 +6373,7 @@ func decRunError(d *decoder, b []byte, p *event.RunError, enum int32) bool {
 		return false
 	}
 	d.depth++
-	if d.finish(planRunError, unsafe.Pointer(p)) != nil {
+	if d.finish(planRunError, schema.PointerTo(p)) != nil {
 		return false
 	}
 	d.depth--
@@ -6449,7 +6449,7 @@ func decStepStarted(d *decoder, b []byte, p *event.StepStarted, enum int32) bool
 		return false
 	}
 	d.depth++
-	if d.finish(planStepStarted, unsafe.Pointer(p)) != nil {
+	if d.finish(planStepStarted, schema.PointerTo(p)) != nil {
 		return false
 	}
 	d.depth--
@@ -6525,7 +6525,7 @@ func decStepFinished(d *decoder, b []byte, p *event.StepFinished, enum int32) bo
 		return false
 	}
 	d.depth++
-	if d.finish(planStepFinished, unsafe.Pointer(p)) != nil {
+	if d.finish(planStepFinished, schema.PointerTo(p)) != nil {
 		return false
 	}
 	d.depth--
@@ -6646,7 +6646,7 @@ func decTextMessageChunk(d *decoder, b []byte, p *event.TextMessageChunk, enum i
 		return false
 	}
 	d.depth++
-	if d.finish(planTextMessageChunk, unsafe.Pointer(p)) != nil {
+	if d.finish(planTextMessageChunk, schema.PointerTo(p)) != nil {
 		return false
 	}
 	d.depth--
@@ -6767,7 +6767,7 @@ func decToolCallChunk(d *decoder, b []byte, p *event.ToolCallChunk, enum int32) 
 		return false
 	}
 	d.depth++
-	if d.finish(planToolCallChunk, unsafe.Pointer(p)) != nil {
+	if d.finish(planToolCallChunk, schema.PointerTo(p)) != nil {
 		return false
 	}
 	d.depth--
@@ -6903,7 +6903,7 @@ func decSubagentStarted(d *decoder, b []byte, p *event.SubagentStarted, enum int
 		return false
 	}
 	d.depth++
-	if d.finish(planSubagentStarted, unsafe.Pointer(p)) != nil {
+	if d.finish(planSubagentStarted, schema.PointerTo(p)) != nil {
 		return false
 	}
 	d.depth--
@@ -7053,7 +7053,7 @@ func decSubagentFinished(d *decoder, b []byte, p *event.SubagentFinished, enum i
 		return false
 	}
 	d.depth++
-	if d.finish(planSubagentFinished, unsafe.Pointer(p)) != nil {
+	if d.finish(planSubagentFinished, schema.PointerTo(p)) != nil {
 		return false
 	}
 	d.depth--
@@ -7132,7 +7132,7 @@ func decSubagentOutcome(d *decoder, b []byte, p *event.SubagentOutcome) bool {
 			}
 		}
 	}
-	if d.finish(planSubagentOutcome, unsafe.Pointer(p)) != nil {
+	if d.finish(planSubagentOutcome, schema.PointerTo(p)) != nil {
 		return false
 	}
 	d.depth--
@@ -7223,7 +7223,7 @@ func decSubagentError(d *decoder, b []byte, p *event.SubagentError, enum int32) 
 		return false
 	}
 	d.depth++
-	if d.finish(planSubagentError, unsafe.Pointer(p)) != nil {
+	if d.finish(planSubagentError, schema.PointerTo(p)) != nil {
 		return false
 	}
 	d.depth--
@@ -7380,7 +7380,7 @@ func decToolCallResult(d *decoder, b []byte, p *event.ToolCallResult, enum int32
 		return false
 	}
 	d.depth++
-	if d.finish(planToolCallResult, unsafe.Pointer(p)) != nil {
+	if d.finish(planToolCallResult, schema.PointerTo(p)) != nil {
 		return false
 	}
 	d.depth--
@@ -7500,7 +7500,7 @@ func decActivitySnapshot(d *decoder, b []byte, p *event.ActivitySnapshot, enum i
 		return false
 	}
 	d.depth++
-	if d.finish(planActivitySnapshot, unsafe.Pointer(p)) != nil {
+	if d.finish(planActivitySnapshot, schema.PointerTo(p)) != nil {
 		return false
 	}
 	d.depth--
@@ -7627,7 +7627,7 @@ func decActivityDelta(d *decoder, b []byte, p *event.ActivityDelta, enum int32) 
 		return false
 	}
 	d.depth++
-	if d.finish(planActivityDelta, unsafe.Pointer(p)) != nil {
+	if d.finish(planActivityDelta, schema.PointerTo(p)) != nil {
 		return false
 	}
 	d.depth--
@@ -7703,7 +7703,7 @@ func decReasoningStart(d *decoder, b []byte, p *event.ReasoningStart, enum int32
 		return false
 	}
 	d.depth++
-	if d.finish(planReasoningStart, unsafe.Pointer(p)) != nil {
+	if d.finish(planReasoningStart, schema.PointerTo(p)) != nil {
 		return false
 	}
 	d.depth--
@@ -7794,7 +7794,7 @@ func decReasoningMessageStart(d *decoder, b []byte, p *event.ReasoningMessageSta
 		return false
 	}
 	d.depth++
-	if d.finish(planReasoningMessageStart, unsafe.Pointer(p)) != nil {
+	if d.finish(planReasoningMessageStart, schema.PointerTo(p)) != nil {
 		return false
 	}
 	d.depth--
@@ -7885,7 +7885,7 @@ func decReasoningMessageContent(d *decoder, b []byte, p *event.ReasoningMessageC
 		return false
 	}
 	d.depth++
-	if d.finish(planReasoningMessageContent, unsafe.Pointer(p)) != nil {
+	if d.finish(planReasoningMessageContent, schema.PointerTo(p)) != nil {
 		return false
 	}
 	d.depth--
@@ -7961,7 +7961,7 @@ func decReasoningMessageEnd(d *decoder, b []byte, p *event.ReasoningMessageEnd, 
 		return false
 	}
 	d.depth++
-	if d.finish(planReasoningMessageEnd, unsafe.Pointer(p)) != nil {
+	if d.finish(planReasoningMessageEnd, schema.PointerTo(p)) != nil {
 		return false
 	}
 	d.depth--
@@ -8052,7 +8052,7 @@ func decReasoningMessageChunk(d *decoder, b []byte, p *event.ReasoningMessageChu
 		return false
 	}
 	d.depth++
-	if d.finish(planReasoningMessageChunk, unsafe.Pointer(p)) != nil {
+	if d.finish(planReasoningMessageChunk, schema.PointerTo(p)) != nil {
 		return false
 	}
 	d.depth--
@@ -8128,7 +8128,7 @@ func decReasoningEnd(d *decoder, b []byte, p *event.ReasoningEnd, enum int32) bo
 		return false
 	}
 	d.depth++
-	if d.finish(planReasoningEnd, unsafe.Pointer(p)) != nil {
+	if d.finish(planReasoningEnd, schema.PointerTo(p)) != nil {
 		return false
 	}
 	d.depth--
@@ -8234,7 +8234,7 @@ func decReasoningEncryptedValue(d *decoder, b []byte, p *event.ReasoningEncrypte
 		return false
 	}
 	d.depth++
-	if d.finish(planReasoningEncryptedValue, unsafe.Pointer(p)) != nil {
+	if d.finish(planReasoningEncryptedValue, schema.PointerTo(p)) != nil {
 		return false
 	}
 	d.depth--
