@@ -9464,3 +9464,5140 @@ func jsonReasoningEncryptedValue(b []byte, p *event.ReasoningEncryptedValue, com
 	b = jsonx.AppendValidString(b, p.EncryptedValue)
 	return b
 }
+
+// parseJSONGenerated reads a JSON event with the generated parsers;
+// ok is false when the text is not in their canonical shape or is
+// wrong, and the reference reader must read it.
+func parseJSONGenerated(s *jsonx.Scanner) (ev event.Event, ok bool) {
+	if s.ObjectStart() != nil {
+		return nil, false
+	}
+	if key, more, err := s.ObjectNext(true); err != nil || !more || key != "type" || s.Peek() != jsonx.String {
+		return nil, false
+	}
+	t, err := s.String()
+	if err != nil {
+		return nil, false
+	}
+	switch t {
+	case "TEXT_MESSAGE_START":
+		p := new(event.TextMessageStart)
+		if !parseTextMessageStart(s, p, false) {
+			return nil, false
+		}
+		ev = p
+	case "TEXT_MESSAGE_CONTENT":
+		p := new(event.TextMessageContent)
+		if !parseTextMessageContent(s, p, false) {
+			return nil, false
+		}
+		ev = p
+	case "TEXT_MESSAGE_END":
+		p := new(event.TextMessageEnd)
+		if !parseTextMessageEnd(s, p, false) {
+			return nil, false
+		}
+		ev = p
+	case "TOOL_CALL_START":
+		p := new(event.ToolCallStart)
+		if !parseToolCallStart(s, p, false) {
+			return nil, false
+		}
+		ev = p
+	case "TOOL_CALL_ARGS":
+		p := new(event.ToolCallArgs)
+		if !parseToolCallArgs(s, p, false) {
+			return nil, false
+		}
+		ev = p
+	case "TOOL_CALL_END":
+		p := new(event.ToolCallEnd)
+		if !parseToolCallEnd(s, p, false) {
+			return nil, false
+		}
+		ev = p
+	case "STATE_SNAPSHOT":
+		p := new(event.StateSnapshot)
+		if !parseStateSnapshot(s, p, false) {
+			return nil, false
+		}
+		ev = p
+	case "STATE_DELTA":
+		p := new(event.StateDelta)
+		if !parseStateDelta(s, p, false) {
+			return nil, false
+		}
+		ev = p
+	case "MESSAGES_SNAPSHOT":
+		p := new(event.MessagesSnapshot)
+		if !parseMessagesSnapshot(s, p, false) {
+			return nil, false
+		}
+		ev = p
+	case "RAW":
+		p := new(event.Raw)
+		if !parseRaw(s, p, false) {
+			return nil, false
+		}
+		ev = p
+	case "CUSTOM":
+		p := new(event.Custom)
+		if !parseCustom(s, p, false) {
+			return nil, false
+		}
+		ev = p
+	case "RUN_STARTED":
+		p := new(event.RunStarted)
+		if !parseRunStarted(s, p, false) {
+			return nil, false
+		}
+		ev = p
+	case "RUN_FINISHED":
+		p := new(event.RunFinished)
+		if !parseRunFinished(s, p, false) {
+			return nil, false
+		}
+		ev = p
+	case "RUN_ERROR":
+		p := new(event.RunError)
+		if !parseRunError(s, p, false) {
+			return nil, false
+		}
+		ev = p
+	case "STEP_STARTED":
+		p := new(event.StepStarted)
+		if !parseStepStarted(s, p, false) {
+			return nil, false
+		}
+		ev = p
+	case "STEP_FINISHED":
+		p := new(event.StepFinished)
+		if !parseStepFinished(s, p, false) {
+			return nil, false
+		}
+		ev = p
+	case "TEXT_MESSAGE_CHUNK":
+		p := new(event.TextMessageChunk)
+		if !parseTextMessageChunk(s, p, false) {
+			return nil, false
+		}
+		ev = p
+	case "TOOL_CALL_CHUNK":
+		p := new(event.ToolCallChunk)
+		if !parseToolCallChunk(s, p, false) {
+			return nil, false
+		}
+		ev = p
+	case "SUBAGENT_STARTED":
+		p := new(event.SubagentStarted)
+		if !parseSubagentStarted(s, p, false) {
+			return nil, false
+		}
+		ev = p
+	case "SUBAGENT_FINISHED":
+		p := new(event.SubagentFinished)
+		if !parseSubagentFinished(s, p, false) {
+			return nil, false
+		}
+		ev = p
+	case "SUBAGENT_ERROR":
+		p := new(event.SubagentError)
+		if !parseSubagentError(s, p, false) {
+			return nil, false
+		}
+		ev = p
+	case "TOOL_CALL_RESULT":
+		p := new(event.ToolCallResult)
+		if !parseToolCallResult(s, p, false) {
+			return nil, false
+		}
+		ev = p
+	case "ACTIVITY_SNAPSHOT":
+		p := new(event.ActivitySnapshot)
+		if !parseActivitySnapshot(s, p, false) {
+			return nil, false
+		}
+		ev = p
+	case "ACTIVITY_DELTA":
+		p := new(event.ActivityDelta)
+		if !parseActivityDelta(s, p, false) {
+			return nil, false
+		}
+		ev = p
+	case "REASONING_START":
+		p := new(event.ReasoningStart)
+		if !parseReasoningStart(s, p, false) {
+			return nil, false
+		}
+		ev = p
+	case "REASONING_MESSAGE_START":
+		p := new(event.ReasoningMessageStart)
+		if !parseReasoningMessageStart(s, p, false) {
+			return nil, false
+		}
+		ev = p
+	case "REASONING_MESSAGE_CONTENT":
+		p := new(event.ReasoningMessageContent)
+		if !parseReasoningMessageContent(s, p, false) {
+			return nil, false
+		}
+		ev = p
+	case "REASONING_MESSAGE_END":
+		p := new(event.ReasoningMessageEnd)
+		if !parseReasoningMessageEnd(s, p, false) {
+			return nil, false
+		}
+		ev = p
+	case "REASONING_MESSAGE_CHUNK":
+		p := new(event.ReasoningMessageChunk)
+		if !parseReasoningMessageChunk(s, p, false) {
+			return nil, false
+		}
+		ev = p
+	case "REASONING_END":
+		p := new(event.ReasoningEnd)
+		if !parseReasoningEnd(s, p, false) {
+			return nil, false
+		}
+		ev = p
+	case "REASONING_ENCRYPTED_VALUE":
+		p := new(event.ReasoningEncryptedValue)
+		if !parseReasoningEncryptedValue(s, p, false) {
+			return nil, false
+		}
+		ev = p
+	default:
+		return nil, false
+	}
+	return ev, s.End() == nil
+}
+
+func parseTextMessageStart(s *jsonx.Scanner, p *event.TextMessageStart, open bool) bool {
+	first := false
+	if open {
+		if s.ObjectStart() != nil {
+			return false
+		}
+		first = true
+	}
+	var seen uint64
+	for ; ; first = false {
+		key, more, err := s.ObjectNext(first)
+		if err != nil {
+			return false
+		}
+		if !more {
+			break
+		}
+		switch key {
+		case "messageId":
+			if seen&(1<<0) != 0 {
+				return false
+			}
+			seen |= 1 << 0
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.MessageID = v
+		case "role":
+			if seen&(1<<1) != 0 {
+				return false
+			}
+			seen |= 1 << 1
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil || !planTextMessageStart.Fields[1].Allows(v) {
+				return false
+			}
+			p.Role = &v
+		case "name":
+			if seen&(1<<2) != 0 {
+				return false
+			}
+			seen |= 1 << 2
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.Name = &v
+		case "subagentRunId":
+			if seen&(1<<3) != 0 {
+				return false
+			}
+			seen |= 1 << 3
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.SubagentRunID = &v
+		case "timestamp":
+			if seen&(1<<61) != 0 {
+				return false
+			}
+			seen |= 1 << 61
+			if s.Peek() != jsonx.Number {
+				return false
+			}
+			text, err := s.Number()
+			if err != nil {
+				return false
+			}
+			v, ok := jsonx.ParseInt64(text)
+			if !ok {
+				return false
+			}
+			(&p.Base).Timestamp = &v
+		case "rawEvent":
+			if seen&(1<<60) != 0 {
+				return false
+			}
+			seen |= 1 << 60
+			if s.Peek() == jsonx.Null {
+				if s.Null() != nil {
+					return false
+				}
+				break
+			}
+			raw, err := s.Raw()
+			if err != nil {
+				return false
+			}
+			(&p.Base).RawEvent = raw
+		case "metadata":
+			if seen&(1<<59) != 0 {
+				return false
+			}
+			seen |= 1 << 59
+			if s.Peek() != jsonx.Object {
+				return false
+			}
+			raw, err := s.Raw()
+			if err != nil {
+				return false
+			}
+			(&p.Base).Metadata = raw
+		default:
+			return false // an unknown member, or "type" again
+		}
+	}
+	if seen&0x1 != 0x1 {
+		return false
+	}
+	return true
+}
+
+func parseTextMessageContent(s *jsonx.Scanner, p *event.TextMessageContent, open bool) bool {
+	first := false
+	if open {
+		if s.ObjectStart() != nil {
+			return false
+		}
+		first = true
+	}
+	var seen uint64
+	for ; ; first = false {
+		key, more, err := s.ObjectNext(first)
+		if err != nil {
+			return false
+		}
+		if !more {
+			break
+		}
+		switch key {
+		case "messageId":
+			if seen&(1<<0) != 0 {
+				return false
+			}
+			seen |= 1 << 0
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.MessageID = v
+		case "delta":
+			if seen&(1<<1) != 0 {
+				return false
+			}
+			seen |= 1 << 1
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.Delta = v
+		case "subagentRunId":
+			if seen&(1<<2) != 0 {
+				return false
+			}
+			seen |= 1 << 2
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.SubagentRunID = &v
+		case "timestamp":
+			if seen&(1<<61) != 0 {
+				return false
+			}
+			seen |= 1 << 61
+			if s.Peek() != jsonx.Number {
+				return false
+			}
+			text, err := s.Number()
+			if err != nil {
+				return false
+			}
+			v, ok := jsonx.ParseInt64(text)
+			if !ok {
+				return false
+			}
+			(&p.Base).Timestamp = &v
+		case "rawEvent":
+			if seen&(1<<60) != 0 {
+				return false
+			}
+			seen |= 1 << 60
+			if s.Peek() == jsonx.Null {
+				if s.Null() != nil {
+					return false
+				}
+				break
+			}
+			raw, err := s.Raw()
+			if err != nil {
+				return false
+			}
+			(&p.Base).RawEvent = raw
+		case "metadata":
+			if seen&(1<<59) != 0 {
+				return false
+			}
+			seen |= 1 << 59
+			if s.Peek() != jsonx.Object {
+				return false
+			}
+			raw, err := s.Raw()
+			if err != nil {
+				return false
+			}
+			(&p.Base).Metadata = raw
+		default:
+			return false // an unknown member, or "type" again
+		}
+	}
+	if seen&0x3 != 0x3 {
+		return false
+	}
+	return true
+}
+
+func parseTextMessageEnd(s *jsonx.Scanner, p *event.TextMessageEnd, open bool) bool {
+	first := false
+	if open {
+		if s.ObjectStart() != nil {
+			return false
+		}
+		first = true
+	}
+	var seen uint64
+	for ; ; first = false {
+		key, more, err := s.ObjectNext(first)
+		if err != nil {
+			return false
+		}
+		if !more {
+			break
+		}
+		switch key {
+		case "messageId":
+			if seen&(1<<0) != 0 {
+				return false
+			}
+			seen |= 1 << 0
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.MessageID = v
+		case "subagentRunId":
+			if seen&(1<<1) != 0 {
+				return false
+			}
+			seen |= 1 << 1
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.SubagentRunID = &v
+		case "timestamp":
+			if seen&(1<<61) != 0 {
+				return false
+			}
+			seen |= 1 << 61
+			if s.Peek() != jsonx.Number {
+				return false
+			}
+			text, err := s.Number()
+			if err != nil {
+				return false
+			}
+			v, ok := jsonx.ParseInt64(text)
+			if !ok {
+				return false
+			}
+			(&p.Base).Timestamp = &v
+		case "rawEvent":
+			if seen&(1<<60) != 0 {
+				return false
+			}
+			seen |= 1 << 60
+			if s.Peek() == jsonx.Null {
+				if s.Null() != nil {
+					return false
+				}
+				break
+			}
+			raw, err := s.Raw()
+			if err != nil {
+				return false
+			}
+			(&p.Base).RawEvent = raw
+		case "metadata":
+			if seen&(1<<59) != 0 {
+				return false
+			}
+			seen |= 1 << 59
+			if s.Peek() != jsonx.Object {
+				return false
+			}
+			raw, err := s.Raw()
+			if err != nil {
+				return false
+			}
+			(&p.Base).Metadata = raw
+		default:
+			return false // an unknown member, or "type" again
+		}
+	}
+	if seen&0x1 != 0x1 {
+		return false
+	}
+	return true
+}
+
+func parseToolCallStart(s *jsonx.Scanner, p *event.ToolCallStart, open bool) bool {
+	first := false
+	if open {
+		if s.ObjectStart() != nil {
+			return false
+		}
+		first = true
+	}
+	var seen uint64
+	for ; ; first = false {
+		key, more, err := s.ObjectNext(first)
+		if err != nil {
+			return false
+		}
+		if !more {
+			break
+		}
+		switch key {
+		case "toolCallId":
+			if seen&(1<<0) != 0 {
+				return false
+			}
+			seen |= 1 << 0
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.ToolCallID = v
+		case "toolCallName":
+			if seen&(1<<1) != 0 {
+				return false
+			}
+			seen |= 1 << 1
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.ToolCallName = v
+		case "parentMessageId":
+			if seen&(1<<2) != 0 {
+				return false
+			}
+			seen |= 1 << 2
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.ParentMessageID = &v
+		case "subagentRunId":
+			if seen&(1<<3) != 0 {
+				return false
+			}
+			seen |= 1 << 3
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.SubagentRunID = &v
+		case "timestamp":
+			if seen&(1<<61) != 0 {
+				return false
+			}
+			seen |= 1 << 61
+			if s.Peek() != jsonx.Number {
+				return false
+			}
+			text, err := s.Number()
+			if err != nil {
+				return false
+			}
+			v, ok := jsonx.ParseInt64(text)
+			if !ok {
+				return false
+			}
+			(&p.Base).Timestamp = &v
+		case "rawEvent":
+			if seen&(1<<60) != 0 {
+				return false
+			}
+			seen |= 1 << 60
+			if s.Peek() == jsonx.Null {
+				if s.Null() != nil {
+					return false
+				}
+				break
+			}
+			raw, err := s.Raw()
+			if err != nil {
+				return false
+			}
+			(&p.Base).RawEvent = raw
+		case "metadata":
+			if seen&(1<<59) != 0 {
+				return false
+			}
+			seen |= 1 << 59
+			if s.Peek() != jsonx.Object {
+				return false
+			}
+			raw, err := s.Raw()
+			if err != nil {
+				return false
+			}
+			(&p.Base).Metadata = raw
+		default:
+			return false // an unknown member, or "type" again
+		}
+	}
+	if seen&0x3 != 0x3 {
+		return false
+	}
+	return true
+}
+
+func parseToolCallArgs(s *jsonx.Scanner, p *event.ToolCallArgs, open bool) bool {
+	first := false
+	if open {
+		if s.ObjectStart() != nil {
+			return false
+		}
+		first = true
+	}
+	var seen uint64
+	for ; ; first = false {
+		key, more, err := s.ObjectNext(first)
+		if err != nil {
+			return false
+		}
+		if !more {
+			break
+		}
+		switch key {
+		case "toolCallId":
+			if seen&(1<<0) != 0 {
+				return false
+			}
+			seen |= 1 << 0
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.ToolCallID = v
+		case "delta":
+			if seen&(1<<1) != 0 {
+				return false
+			}
+			seen |= 1 << 1
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.Delta = v
+		case "subagentRunId":
+			if seen&(1<<2) != 0 {
+				return false
+			}
+			seen |= 1 << 2
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.SubagentRunID = &v
+		case "timestamp":
+			if seen&(1<<61) != 0 {
+				return false
+			}
+			seen |= 1 << 61
+			if s.Peek() != jsonx.Number {
+				return false
+			}
+			text, err := s.Number()
+			if err != nil {
+				return false
+			}
+			v, ok := jsonx.ParseInt64(text)
+			if !ok {
+				return false
+			}
+			(&p.Base).Timestamp = &v
+		case "rawEvent":
+			if seen&(1<<60) != 0 {
+				return false
+			}
+			seen |= 1 << 60
+			if s.Peek() == jsonx.Null {
+				if s.Null() != nil {
+					return false
+				}
+				break
+			}
+			raw, err := s.Raw()
+			if err != nil {
+				return false
+			}
+			(&p.Base).RawEvent = raw
+		case "metadata":
+			if seen&(1<<59) != 0 {
+				return false
+			}
+			seen |= 1 << 59
+			if s.Peek() != jsonx.Object {
+				return false
+			}
+			raw, err := s.Raw()
+			if err != nil {
+				return false
+			}
+			(&p.Base).Metadata = raw
+		default:
+			return false // an unknown member, or "type" again
+		}
+	}
+	if seen&0x3 != 0x3 {
+		return false
+	}
+	return true
+}
+
+func parseToolCallEnd(s *jsonx.Scanner, p *event.ToolCallEnd, open bool) bool {
+	first := false
+	if open {
+		if s.ObjectStart() != nil {
+			return false
+		}
+		first = true
+	}
+	var seen uint64
+	for ; ; first = false {
+		key, more, err := s.ObjectNext(first)
+		if err != nil {
+			return false
+		}
+		if !more {
+			break
+		}
+		switch key {
+		case "toolCallId":
+			if seen&(1<<0) != 0 {
+				return false
+			}
+			seen |= 1 << 0
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.ToolCallID = v
+		case "subagentRunId":
+			if seen&(1<<1) != 0 {
+				return false
+			}
+			seen |= 1 << 1
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.SubagentRunID = &v
+		case "timestamp":
+			if seen&(1<<61) != 0 {
+				return false
+			}
+			seen |= 1 << 61
+			if s.Peek() != jsonx.Number {
+				return false
+			}
+			text, err := s.Number()
+			if err != nil {
+				return false
+			}
+			v, ok := jsonx.ParseInt64(text)
+			if !ok {
+				return false
+			}
+			(&p.Base).Timestamp = &v
+		case "rawEvent":
+			if seen&(1<<60) != 0 {
+				return false
+			}
+			seen |= 1 << 60
+			if s.Peek() == jsonx.Null {
+				if s.Null() != nil {
+					return false
+				}
+				break
+			}
+			raw, err := s.Raw()
+			if err != nil {
+				return false
+			}
+			(&p.Base).RawEvent = raw
+		case "metadata":
+			if seen&(1<<59) != 0 {
+				return false
+			}
+			seen |= 1 << 59
+			if s.Peek() != jsonx.Object {
+				return false
+			}
+			raw, err := s.Raw()
+			if err != nil {
+				return false
+			}
+			(&p.Base).Metadata = raw
+		default:
+			return false // an unknown member, or "type" again
+		}
+	}
+	if seen&0x1 != 0x1 {
+		return false
+	}
+	return true
+}
+
+func parseStateSnapshot(s *jsonx.Scanner, p *event.StateSnapshot, open bool) bool {
+	first := false
+	if open {
+		if s.ObjectStart() != nil {
+			return false
+		}
+		first = true
+	}
+	var seen uint64
+	for ; ; first = false {
+		key, more, err := s.ObjectNext(first)
+		if err != nil {
+			return false
+		}
+		if !more {
+			break
+		}
+		switch key {
+		case "snapshot":
+			if seen&(1<<0) != 0 {
+				return false
+			}
+			seen |= 1 << 0
+			raw, err := s.Raw()
+			if err != nil {
+				return false
+			}
+			p.Snapshot = raw
+		case "subagentRunId":
+			if seen&(1<<1) != 0 {
+				return false
+			}
+			seen |= 1 << 1
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.SubagentRunID = &v
+		case "timestamp":
+			if seen&(1<<61) != 0 {
+				return false
+			}
+			seen |= 1 << 61
+			if s.Peek() != jsonx.Number {
+				return false
+			}
+			text, err := s.Number()
+			if err != nil {
+				return false
+			}
+			v, ok := jsonx.ParseInt64(text)
+			if !ok {
+				return false
+			}
+			(&p.Base).Timestamp = &v
+		case "rawEvent":
+			if seen&(1<<60) != 0 {
+				return false
+			}
+			seen |= 1 << 60
+			if s.Peek() == jsonx.Null {
+				if s.Null() != nil {
+					return false
+				}
+				break
+			}
+			raw, err := s.Raw()
+			if err != nil {
+				return false
+			}
+			(&p.Base).RawEvent = raw
+		case "metadata":
+			if seen&(1<<59) != 0 {
+				return false
+			}
+			seen |= 1 << 59
+			if s.Peek() != jsonx.Object {
+				return false
+			}
+			raw, err := s.Raw()
+			if err != nil {
+				return false
+			}
+			(&p.Base).Metadata = raw
+		default:
+			return false // an unknown member, or "type" again
+		}
+	}
+	return true
+}
+
+func parseStateDelta(s *jsonx.Scanner, p *event.StateDelta, open bool) bool {
+	first := false
+	if open {
+		if s.ObjectStart() != nil {
+			return false
+		}
+		first = true
+	}
+	var seen uint64
+	for ; ; first = false {
+		key, more, err := s.ObjectNext(first)
+		if err != nil {
+			return false
+		}
+		if !more {
+			break
+		}
+		switch key {
+		case "delta":
+			if seen&(1<<0) != 0 {
+				return false
+			}
+			seen |= 1 << 0
+			if s.ArrayStart() != nil {
+				return false
+			}
+			v := []event.PatchOp{}
+			for first := true; ; first = false {
+				more, err := s.ArrayNext(first)
+				if err != nil {
+					return false
+				}
+				if !more {
+					break
+				}
+				v = append(v, event.PatchOp{})
+				if s.Peek() != jsonx.Object || !parsePatchOp(s, &v[len(v)-1], true) {
+					return false
+				}
+			}
+			p.Delta = v
+		case "subagentRunId":
+			if seen&(1<<1) != 0 {
+				return false
+			}
+			seen |= 1 << 1
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.SubagentRunID = &v
+		case "timestamp":
+			if seen&(1<<61) != 0 {
+				return false
+			}
+			seen |= 1 << 61
+			if s.Peek() != jsonx.Number {
+				return false
+			}
+			text, err := s.Number()
+			if err != nil {
+				return false
+			}
+			v, ok := jsonx.ParseInt64(text)
+			if !ok {
+				return false
+			}
+			(&p.Base).Timestamp = &v
+		case "rawEvent":
+			if seen&(1<<60) != 0 {
+				return false
+			}
+			seen |= 1 << 60
+			if s.Peek() == jsonx.Null {
+				if s.Null() != nil {
+					return false
+				}
+				break
+			}
+			raw, err := s.Raw()
+			if err != nil {
+				return false
+			}
+			(&p.Base).RawEvent = raw
+		case "metadata":
+			if seen&(1<<59) != 0 {
+				return false
+			}
+			seen |= 1 << 59
+			if s.Peek() != jsonx.Object {
+				return false
+			}
+			raw, err := s.Raw()
+			if err != nil {
+				return false
+			}
+			(&p.Base).Metadata = raw
+		default:
+			return false // an unknown member, or "type" again
+		}
+	}
+	if seen&0x1 != 0x1 {
+		return false
+	}
+	return true
+}
+
+func parsePatchOp(s *jsonx.Scanner, p *event.PatchOp, open bool) bool {
+	first := false
+	if open {
+		if s.ObjectStart() != nil {
+			return false
+		}
+		first = true
+	}
+	var seen uint64
+	for ; ; first = false {
+		key, more, err := s.ObjectNext(first)
+		if err != nil {
+			return false
+		}
+		if !more {
+			break
+		}
+		switch key {
+		case "op":
+			if seen&(1<<0) != 0 {
+				return false
+			}
+			seen |= 1 << 0
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil || !planPatchOp.Fields[0].Allows(v) {
+				return false
+			}
+			p.Op = v
+		case "path":
+			if seen&(1<<1) != 0 {
+				return false
+			}
+			seen |= 1 << 1
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.Path = v
+		case "from":
+			if seen&(1<<2) != 0 {
+				return false
+			}
+			seen |= 1 << 2
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.From = &v
+		case "value":
+			if seen&(1<<3) != 0 {
+				return false
+			}
+			seen |= 1 << 3
+			raw, err := s.Raw()
+			if err != nil {
+				return false
+			}
+			p.Value = raw
+		default:
+			return false // an unknown member, or "type" again
+		}
+	}
+	if seen&0x3 != 0x3 {
+		return false
+	}
+	return true
+}
+
+func parseMessagesSnapshot(s *jsonx.Scanner, p *event.MessagesSnapshot, open bool) bool {
+	first := false
+	if open {
+		if s.ObjectStart() != nil {
+			return false
+		}
+		first = true
+	}
+	var seen uint64
+	for ; ; first = false {
+		key, more, err := s.ObjectNext(first)
+		if err != nil {
+			return false
+		}
+		if !more {
+			break
+		}
+		switch key {
+		case "messages":
+			if seen&(1<<0) != 0 {
+				return false
+			}
+			seen |= 1 << 0
+			if s.ArrayStart() != nil {
+				return false
+			}
+			v := []event.Message{}
+			for first := true; ; first = false {
+				more, err := s.ArrayNext(first)
+				if err != nil {
+					return false
+				}
+				if !more {
+					break
+				}
+				v = append(v, event.Message{})
+				if s.Peek() != jsonx.Object || !parseMessage(s, &v[len(v)-1], true) {
+					return false
+				}
+			}
+			p.Messages = v
+		case "timestamp":
+			if seen&(1<<61) != 0 {
+				return false
+			}
+			seen |= 1 << 61
+			if s.Peek() != jsonx.Number {
+				return false
+			}
+			text, err := s.Number()
+			if err != nil {
+				return false
+			}
+			v, ok := jsonx.ParseInt64(text)
+			if !ok {
+				return false
+			}
+			(&p.Base).Timestamp = &v
+		case "rawEvent":
+			if seen&(1<<60) != 0 {
+				return false
+			}
+			seen |= 1 << 60
+			if s.Peek() == jsonx.Null {
+				if s.Null() != nil {
+					return false
+				}
+				break
+			}
+			raw, err := s.Raw()
+			if err != nil {
+				return false
+			}
+			(&p.Base).RawEvent = raw
+		case "metadata":
+			if seen&(1<<59) != 0 {
+				return false
+			}
+			seen |= 1 << 59
+			if s.Peek() != jsonx.Object {
+				return false
+			}
+			raw, err := s.Raw()
+			if err != nil {
+				return false
+			}
+			(&p.Base).Metadata = raw
+		default:
+			return false // an unknown member, or "type" again
+		}
+	}
+	if seen&0x1 != 0x1 {
+		return false
+	}
+	return true
+}
+
+func parseMessage(s *jsonx.Scanner, p *event.Message, open bool) bool {
+	first := false
+	if open {
+		if s.ObjectStart() != nil {
+			return false
+		}
+		first = true
+	}
+	var seen uint64
+	for ; ; first = false {
+		key, more, err := s.ObjectNext(first)
+		if err != nil {
+			return false
+		}
+		if !more {
+			break
+		}
+		switch key {
+		case "id":
+			if seen&(1<<0) != 0 {
+				return false
+			}
+			seen |= 1 << 0
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.ID = v
+		case "role":
+			if seen&(1<<1) != 0 {
+				return false
+			}
+			seen |= 1 << 1
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil || !planMessage.Fields[1].Allows(v) {
+				return false
+			}
+			p.Role = v
+		case "content":
+			if seen&(1<<2) != 0 {
+				return false
+			}
+			seen |= 1 << 2
+			switch s.Peek() {
+			case jsonx.String:
+				if s.Peek() != jsonx.String {
+					return false
+				}
+				v, err := s.String()
+				if err != nil {
+					return false
+				}
+				p.Content = &v
+			case jsonx.Array:
+				return false // content parts: the reference reader's
+			case jsonx.Object:
+				if s.Peek() != jsonx.Object {
+					return false
+				}
+				raw, err := s.Raw()
+				if err != nil {
+					return false
+				}
+				p.ActivityContent = raw
+			default:
+				return false
+			}
+		case "name":
+			if seen&(1<<3) != 0 {
+				return false
+			}
+			seen |= 1 << 3
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.Name = &v
+		case "toolCalls":
+			if seen&(1<<4) != 0 {
+				return false
+			}
+			seen |= 1 << 4
+			if s.ArrayStart() != nil {
+				return false
+			}
+			v := []event.ToolCall{}
+			for first := true; ; first = false {
+				more, err := s.ArrayNext(first)
+				if err != nil {
+					return false
+				}
+				if !more {
+					break
+				}
+				v = append(v, event.ToolCall{})
+				if s.Peek() != jsonx.Object || !parseToolCall(s, &v[len(v)-1], true) {
+					return false
+				}
+			}
+			p.ToolCalls = v
+		case "toolCallId":
+			if seen&(1<<5) != 0 {
+				return false
+			}
+			seen |= 1 << 5
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.ToolCallID = &v
+		case "error":
+			if seen&(1<<6) != 0 {
+				return false
+			}
+			seen |= 1 << 6
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.Error = &v
+		case "metadata":
+			if seen&(1<<8) != 0 {
+				return false
+			}
+			seen |= 1 << 8
+			if s.Peek() != jsonx.Object {
+				return false
+			}
+			raw, err := s.Raw()
+			if err != nil {
+				return false
+			}
+			p.Metadata = raw
+		case "subagentRunId":
+			if seen&(1<<9) != 0 {
+				return false
+			}
+			seen |= 1 << 9
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.SubagentRunID = &v
+		case "encryptedValue":
+			if seen&(1<<10) != 0 {
+				return false
+			}
+			seen |= 1 << 10
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.EncryptedValue = &v
+		case "activityType":
+			if seen&(1<<11) != 0 {
+				return false
+			}
+			seen |= 1 << 11
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.ActivityType = &v
+		default:
+			return false // an unknown member, or "type" again
+		}
+	}
+	if seen&0x3 != 0x3 {
+		return false
+	}
+	return rule(planMessage, schema.PointerTo(p)) == nil
+}
+
+func parseToolCall(s *jsonx.Scanner, p *event.ToolCall, open bool) bool {
+	first := false
+	if open {
+		if s.ObjectStart() != nil {
+			return false
+		}
+		first = true
+	}
+	var seen uint64
+	for ; ; first = false {
+		key, more, err := s.ObjectNext(first)
+		if err != nil {
+			return false
+		}
+		if !more {
+			break
+		}
+		switch key {
+		case "id":
+			if seen&(1<<0) != 0 {
+				return false
+			}
+			seen |= 1 << 0
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.ID = v
+		case "type":
+			if seen&(1<<1) != 0 {
+				return false
+			}
+			seen |= 1 << 1
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil || !planToolCall.Fields[1].Allows(v) {
+				return false
+			}
+			p.Type = v
+		case "function":
+			if seen&(1<<2) != 0 {
+				return false
+			}
+			seen |= 1 << 2
+			if s.Peek() != jsonx.Object || !parseFunctionCall(s, &p.Function, true) {
+				return false
+			}
+		case "metadata":
+			if seen&(1<<3) != 0 {
+				return false
+			}
+			seen |= 1 << 3
+			if s.Peek() != jsonx.Object {
+				return false
+			}
+			raw, err := s.Raw()
+			if err != nil {
+				return false
+			}
+			p.Metadata = raw
+		case "encryptedValue":
+			if seen&(1<<4) != 0 {
+				return false
+			}
+			seen |= 1 << 4
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.EncryptedValue = &v
+		default:
+			return false // an unknown member, or "type" again
+		}
+	}
+	if seen&0x7 != 0x7 {
+		return false
+	}
+	return true
+}
+
+func parseFunctionCall(s *jsonx.Scanner, p *event.FunctionCall, open bool) bool {
+	first := false
+	if open {
+		if s.ObjectStart() != nil {
+			return false
+		}
+		first = true
+	}
+	var seen uint64
+	for ; ; first = false {
+		key, more, err := s.ObjectNext(first)
+		if err != nil {
+			return false
+		}
+		if !more {
+			break
+		}
+		switch key {
+		case "name":
+			if seen&(1<<0) != 0 {
+				return false
+			}
+			seen |= 1 << 0
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.Name = v
+		case "arguments":
+			if seen&(1<<1) != 0 {
+				return false
+			}
+			seen |= 1 << 1
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.Arguments = v
+		default:
+			return false // an unknown member, or "type" again
+		}
+	}
+	if seen&0x3 != 0x3 {
+		return false
+	}
+	return true
+}
+
+func parseRaw(s *jsonx.Scanner, p *event.Raw, open bool) bool {
+	first := false
+	if open {
+		if s.ObjectStart() != nil {
+			return false
+		}
+		first = true
+	}
+	var seen uint64
+	for ; ; first = false {
+		key, more, err := s.ObjectNext(first)
+		if err != nil {
+			return false
+		}
+		if !more {
+			break
+		}
+		switch key {
+		case "event":
+			if seen&(1<<0) != 0 {
+				return false
+			}
+			seen |= 1 << 0
+			raw, err := s.Raw()
+			if err != nil {
+				return false
+			}
+			p.Event = raw
+		case "source":
+			if seen&(1<<1) != 0 {
+				return false
+			}
+			seen |= 1 << 1
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.Source = &v
+		case "subagentRunId":
+			if seen&(1<<2) != 0 {
+				return false
+			}
+			seen |= 1 << 2
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.SubagentRunID = &v
+		case "timestamp":
+			if seen&(1<<61) != 0 {
+				return false
+			}
+			seen |= 1 << 61
+			if s.Peek() != jsonx.Number {
+				return false
+			}
+			text, err := s.Number()
+			if err != nil {
+				return false
+			}
+			v, ok := jsonx.ParseInt64(text)
+			if !ok {
+				return false
+			}
+			(&p.Base).Timestamp = &v
+		case "rawEvent":
+			if seen&(1<<60) != 0 {
+				return false
+			}
+			seen |= 1 << 60
+			if s.Peek() == jsonx.Null {
+				if s.Null() != nil {
+					return false
+				}
+				break
+			}
+			raw, err := s.Raw()
+			if err != nil {
+				return false
+			}
+			(&p.Base).RawEvent = raw
+		case "metadata":
+			if seen&(1<<59) != 0 {
+				return false
+			}
+			seen |= 1 << 59
+			if s.Peek() != jsonx.Object {
+				return false
+			}
+			raw, err := s.Raw()
+			if err != nil {
+				return false
+			}
+			(&p.Base).Metadata = raw
+		default:
+			return false // an unknown member, or "type" again
+		}
+	}
+	return true
+}
+
+func parseCustom(s *jsonx.Scanner, p *event.Custom, open bool) bool {
+	first := false
+	if open {
+		if s.ObjectStart() != nil {
+			return false
+		}
+		first = true
+	}
+	var seen uint64
+	for ; ; first = false {
+		key, more, err := s.ObjectNext(first)
+		if err != nil {
+			return false
+		}
+		if !more {
+			break
+		}
+		switch key {
+		case "name":
+			if seen&(1<<0) != 0 {
+				return false
+			}
+			seen |= 1 << 0
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.Name = v
+		case "value":
+			if seen&(1<<1) != 0 {
+				return false
+			}
+			seen |= 1 << 1
+			raw, err := s.Raw()
+			if err != nil {
+				return false
+			}
+			p.Value = raw
+		case "subagentRunId":
+			if seen&(1<<2) != 0 {
+				return false
+			}
+			seen |= 1 << 2
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.SubagentRunID = &v
+		case "timestamp":
+			if seen&(1<<61) != 0 {
+				return false
+			}
+			seen |= 1 << 61
+			if s.Peek() != jsonx.Number {
+				return false
+			}
+			text, err := s.Number()
+			if err != nil {
+				return false
+			}
+			v, ok := jsonx.ParseInt64(text)
+			if !ok {
+				return false
+			}
+			(&p.Base).Timestamp = &v
+		case "rawEvent":
+			if seen&(1<<60) != 0 {
+				return false
+			}
+			seen |= 1 << 60
+			if s.Peek() == jsonx.Null {
+				if s.Null() != nil {
+					return false
+				}
+				break
+			}
+			raw, err := s.Raw()
+			if err != nil {
+				return false
+			}
+			(&p.Base).RawEvent = raw
+		case "metadata":
+			if seen&(1<<59) != 0 {
+				return false
+			}
+			seen |= 1 << 59
+			if s.Peek() != jsonx.Object {
+				return false
+			}
+			raw, err := s.Raw()
+			if err != nil {
+				return false
+			}
+			(&p.Base).Metadata = raw
+		default:
+			return false // an unknown member, or "type" again
+		}
+	}
+	if seen&0x1 != 0x1 {
+		return false
+	}
+	return true
+}
+
+func parseRunStarted(s *jsonx.Scanner, p *event.RunStarted, open bool) bool {
+	first := false
+	if open {
+		if s.ObjectStart() != nil {
+			return false
+		}
+		first = true
+	}
+	var seen uint64
+	for ; ; first = false {
+		key, more, err := s.ObjectNext(first)
+		if err != nil {
+			return false
+		}
+		if !more {
+			break
+		}
+		switch key {
+		case "threadId":
+			if seen&(1<<0) != 0 {
+				return false
+			}
+			seen |= 1 << 0
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.ThreadID = v
+		case "runId":
+			if seen&(1<<1) != 0 {
+				return false
+			}
+			seen |= 1 << 1
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.RunID = v
+		case "parentRunId":
+			if seen&(1<<2) != 0 {
+				return false
+			}
+			seen |= 1 << 2
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.ParentRunID = &v
+		case "input":
+			if seen&(1<<3) != 0 {
+				return false
+			}
+			seen |= 1 << 3
+			if s.Peek() != jsonx.Object {
+				return false
+			}
+			x := new(event.RunAgentInput)
+			if !parseRunAgentInput(s, x, true) {
+				return false
+			}
+			p.Input = x
+		case "protocolVersion":
+			if seen&(1<<4) != 0 {
+				return false
+			}
+			seen |= 1 << 4
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.ProtocolVersion = &v
+		case "timestamp":
+			if seen&(1<<61) != 0 {
+				return false
+			}
+			seen |= 1 << 61
+			if s.Peek() != jsonx.Number {
+				return false
+			}
+			text, err := s.Number()
+			if err != nil {
+				return false
+			}
+			v, ok := jsonx.ParseInt64(text)
+			if !ok {
+				return false
+			}
+			(&p.Base).Timestamp = &v
+		case "rawEvent":
+			if seen&(1<<60) != 0 {
+				return false
+			}
+			seen |= 1 << 60
+			if s.Peek() == jsonx.Null {
+				if s.Null() != nil {
+					return false
+				}
+				break
+			}
+			raw, err := s.Raw()
+			if err != nil {
+				return false
+			}
+			(&p.Base).RawEvent = raw
+		case "metadata":
+			if seen&(1<<59) != 0 {
+				return false
+			}
+			seen |= 1 << 59
+			if s.Peek() != jsonx.Object {
+				return false
+			}
+			raw, err := s.Raw()
+			if err != nil {
+				return false
+			}
+			(&p.Base).Metadata = raw
+		default:
+			return false // an unknown member, or "type" again
+		}
+	}
+	if seen&0x3 != 0x3 {
+		return false
+	}
+	return true
+}
+
+func parseRunAgentInput(s *jsonx.Scanner, p *event.RunAgentInput, open bool) bool {
+	first := false
+	if open {
+		if s.ObjectStart() != nil {
+			return false
+		}
+		first = true
+	}
+	var seen uint64
+	for ; ; first = false {
+		key, more, err := s.ObjectNext(first)
+		if err != nil {
+			return false
+		}
+		if !more {
+			break
+		}
+		switch key {
+		case "threadId":
+			if seen&(1<<0) != 0 {
+				return false
+			}
+			seen |= 1 << 0
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.ThreadID = v
+		case "runId":
+			if seen&(1<<1) != 0 {
+				return false
+			}
+			seen |= 1 << 1
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.RunID = v
+		case "parentRunId":
+			if seen&(1<<2) != 0 {
+				return false
+			}
+			seen |= 1 << 2
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.ParentRunID = &v
+		case "state":
+			if seen&(1<<3) != 0 {
+				return false
+			}
+			seen |= 1 << 3
+			if s.Peek() == jsonx.Null {
+				if s.Null() != nil {
+					return false
+				}
+				break
+			}
+			raw, err := s.Raw()
+			if err != nil {
+				return false
+			}
+			p.State = raw
+		case "messages":
+			if seen&(1<<4) != 0 {
+				return false
+			}
+			seen |= 1 << 4
+			if s.ArrayStart() != nil {
+				return false
+			}
+			v := []event.Message{}
+			for first := true; ; first = false {
+				more, err := s.ArrayNext(first)
+				if err != nil {
+					return false
+				}
+				if !more {
+					break
+				}
+				v = append(v, event.Message{})
+				if s.Peek() != jsonx.Object || !parseMessage(s, &v[len(v)-1], true) {
+					return false
+				}
+			}
+			p.Messages = v
+		case "tools":
+			if seen&(1<<5) != 0 {
+				return false
+			}
+			seen |= 1 << 5
+			if s.ArrayStart() != nil {
+				return false
+			}
+			v := []event.Tool{}
+			for first := true; ; first = false {
+				more, err := s.ArrayNext(first)
+				if err != nil {
+					return false
+				}
+				if !more {
+					break
+				}
+				v = append(v, event.Tool{})
+				if s.Peek() != jsonx.Object || !parseTool(s, &v[len(v)-1], true) {
+					return false
+				}
+			}
+			p.Tools = v
+		case "context":
+			if seen&(1<<6) != 0 {
+				return false
+			}
+			seen |= 1 << 6
+			if s.ArrayStart() != nil {
+				return false
+			}
+			v := []event.Context{}
+			for first := true; ; first = false {
+				more, err := s.ArrayNext(first)
+				if err != nil {
+					return false
+				}
+				if !more {
+					break
+				}
+				v = append(v, event.Context{})
+				if s.Peek() != jsonx.Object || !parseContext(s, &v[len(v)-1], true) {
+					return false
+				}
+			}
+			p.Context = v
+		case "forwardedProps":
+			if seen&(1<<7) != 0 {
+				return false
+			}
+			seen |= 1 << 7
+			if s.Peek() == jsonx.Null {
+				if s.Null() != nil {
+					return false
+				}
+				break
+			}
+			raw, err := s.Raw()
+			if err != nil {
+				return false
+			}
+			p.ForwardedProps = raw
+		case "resume":
+			if seen&(1<<8) != 0 {
+				return false
+			}
+			seen |= 1 << 8
+			if s.ArrayStart() != nil {
+				return false
+			}
+			v := []event.ResumeEntry{}
+			for first := true; ; first = false {
+				more, err := s.ArrayNext(first)
+				if err != nil {
+					return false
+				}
+				if !more {
+					break
+				}
+				v = append(v, event.ResumeEntry{})
+				if s.Peek() != jsonx.Object || !parseResumeEntry(s, &v[len(v)-1], true) {
+					return false
+				}
+			}
+			p.Resume = v
+		case "protocolVersion":
+			if seen&(1<<9) != 0 {
+				return false
+			}
+			seen |= 1 << 9
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.ProtocolVersion = &v
+		default:
+			return false // an unknown member, or "type" again
+		}
+	}
+	if seen&0x13 != 0x13 {
+		return false
+	}
+	return true
+}
+
+func parseTool(s *jsonx.Scanner, p *event.Tool, open bool) bool {
+	first := false
+	if open {
+		if s.ObjectStart() != nil {
+			return false
+		}
+		first = true
+	}
+	var seen uint64
+	for ; ; first = false {
+		key, more, err := s.ObjectNext(first)
+		if err != nil {
+			return false
+		}
+		if !more {
+			break
+		}
+		switch key {
+		case "name":
+			if seen&(1<<0) != 0 {
+				return false
+			}
+			seen |= 1 << 0
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.Name = v
+		case "description":
+			if seen&(1<<1) != 0 {
+				return false
+			}
+			seen |= 1 << 1
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.Description = v
+		case "parameters":
+			if seen&(1<<2) != 0 {
+				return false
+			}
+			seen |= 1 << 2
+			if s.Peek() == jsonx.Null {
+				if s.Null() != nil {
+					return false
+				}
+				break
+			}
+			raw, err := s.Raw()
+			if err != nil {
+				return false
+			}
+			p.Parameters = raw
+		case "metadata":
+			if seen&(1<<3) != 0 {
+				return false
+			}
+			seen |= 1 << 3
+			if s.Peek() != jsonx.Object {
+				return false
+			}
+			raw, err := s.Raw()
+			if err != nil {
+				return false
+			}
+			p.Metadata = raw
+		default:
+			return false // an unknown member, or "type" again
+		}
+	}
+	if seen&0x3 != 0x3 {
+		return false
+	}
+	return true
+}
+
+func parseContext(s *jsonx.Scanner, p *event.Context, open bool) bool {
+	first := false
+	if open {
+		if s.ObjectStart() != nil {
+			return false
+		}
+		first = true
+	}
+	var seen uint64
+	for ; ; first = false {
+		key, more, err := s.ObjectNext(first)
+		if err != nil {
+			return false
+		}
+		if !more {
+			break
+		}
+		switch key {
+		case "description":
+			if seen&(1<<0) != 0 {
+				return false
+			}
+			seen |= 1 << 0
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.Description = v
+		case "value":
+			if seen&(1<<1) != 0 {
+				return false
+			}
+			seen |= 1 << 1
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.Value = v
+		default:
+			return false // an unknown member, or "type" again
+		}
+	}
+	if seen&0x3 != 0x3 {
+		return false
+	}
+	return true
+}
+
+func parseResumeEntry(s *jsonx.Scanner, p *event.ResumeEntry, open bool) bool {
+	first := false
+	if open {
+		if s.ObjectStart() != nil {
+			return false
+		}
+		first = true
+	}
+	var seen uint64
+	for ; ; first = false {
+		key, more, err := s.ObjectNext(first)
+		if err != nil {
+			return false
+		}
+		if !more {
+			break
+		}
+		switch key {
+		case "interruptId":
+			if seen&(1<<0) != 0 {
+				return false
+			}
+			seen |= 1 << 0
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.InterruptID = v
+		case "status":
+			if seen&(1<<1) != 0 {
+				return false
+			}
+			seen |= 1 << 1
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil || !planResumeEntry.Fields[1].Allows(v) {
+				return false
+			}
+			p.Status = v
+		case "payload":
+			if seen&(1<<2) != 0 {
+				return false
+			}
+			seen |= 1 << 2
+			if s.Peek() == jsonx.Null {
+				if s.Null() != nil {
+					return false
+				}
+				break
+			}
+			raw, err := s.Raw()
+			if err != nil {
+				return false
+			}
+			p.Payload = raw
+		case "metadata":
+			if seen&(1<<3) != 0 {
+				return false
+			}
+			seen |= 1 << 3
+			if s.Peek() != jsonx.Object {
+				return false
+			}
+			raw, err := s.Raw()
+			if err != nil {
+				return false
+			}
+			p.Metadata = raw
+		default:
+			return false // an unknown member, or "type" again
+		}
+	}
+	if seen&0x3 != 0x3 {
+		return false
+	}
+	return true
+}
+
+func parseRunFinished(s *jsonx.Scanner, p *event.RunFinished, open bool) bool {
+	first := false
+	if open {
+		if s.ObjectStart() != nil {
+			return false
+		}
+		first = true
+	}
+	var seen uint64
+	for ; ; first = false {
+		key, more, err := s.ObjectNext(first)
+		if err != nil {
+			return false
+		}
+		if !more {
+			break
+		}
+		switch key {
+		case "threadId":
+			if seen&(1<<0) != 0 {
+				return false
+			}
+			seen |= 1 << 0
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.ThreadID = v
+		case "runId":
+			if seen&(1<<1) != 0 {
+				return false
+			}
+			seen |= 1 << 1
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.RunID = v
+		case "result":
+			if seen&(1<<2) != 0 {
+				return false
+			}
+			seen |= 1 << 2
+			if s.Peek() == jsonx.Null {
+				if s.Null() != nil {
+					return false
+				}
+				break
+			}
+			raw, err := s.Raw()
+			if err != nil {
+				return false
+			}
+			p.Result = raw
+		case "outcome":
+			if seen&(1<<3) != 0 {
+				return false
+			}
+			seen |= 1 << 3
+			if s.Peek() != jsonx.Object {
+				return false
+			}
+			x := new(event.RunOutcome)
+			if !parseRunOutcome(s, x, true) {
+				return false
+			}
+			p.Outcome = x
+		case "usage":
+			if seen&(1<<4) != 0 {
+				return false
+			}
+			seen |= 1 << 4
+			if s.ArrayStart() != nil {
+				return false
+			}
+			v := []event.Usage{}
+			for first := true; ; first = false {
+				more, err := s.ArrayNext(first)
+				if err != nil {
+					return false
+				}
+				if !more {
+					break
+				}
+				v = append(v, event.Usage{})
+				if s.Peek() != jsonx.Object || !parseUsage(s, &v[len(v)-1], true) {
+					return false
+				}
+			}
+			p.Usage = v
+		case "timestamp":
+			if seen&(1<<61) != 0 {
+				return false
+			}
+			seen |= 1 << 61
+			if s.Peek() != jsonx.Number {
+				return false
+			}
+			text, err := s.Number()
+			if err != nil {
+				return false
+			}
+			v, ok := jsonx.ParseInt64(text)
+			if !ok {
+				return false
+			}
+			(&p.Base).Timestamp = &v
+		case "rawEvent":
+			if seen&(1<<60) != 0 {
+				return false
+			}
+			seen |= 1 << 60
+			if s.Peek() == jsonx.Null {
+				if s.Null() != nil {
+					return false
+				}
+				break
+			}
+			raw, err := s.Raw()
+			if err != nil {
+				return false
+			}
+			(&p.Base).RawEvent = raw
+		case "metadata":
+			if seen&(1<<59) != 0 {
+				return false
+			}
+			seen |= 1 << 59
+			if s.Peek() != jsonx.Object {
+				return false
+			}
+			raw, err := s.Raw()
+			if err != nil {
+				return false
+			}
+			(&p.Base).Metadata = raw
+		default:
+			return false // an unknown member, or "type" again
+		}
+	}
+	if seen&0x3 != 0x3 {
+		return false
+	}
+	return true
+}
+
+func parseRunOutcome(s *jsonx.Scanner, p *event.RunOutcome, open bool) bool {
+	first := false
+	if open {
+		if s.ObjectStart() != nil {
+			return false
+		}
+		first = true
+	}
+	var seen uint64
+	for ; ; first = false {
+		key, more, err := s.ObjectNext(first)
+		if err != nil {
+			return false
+		}
+		if !more {
+			break
+		}
+		switch key {
+		case "type":
+			if seen&(1<<0) != 0 {
+				return false
+			}
+			seen |= 1 << 0
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.Type = v
+		case "interrupts":
+			if seen&(1<<1) != 0 {
+				return false
+			}
+			seen |= 1 << 1
+			if s.ArrayStart() != nil {
+				return false
+			}
+			v := []event.Interrupt{}
+			for first := true; ; first = false {
+				more, err := s.ArrayNext(first)
+				if err != nil {
+					return false
+				}
+				if !more {
+					break
+				}
+				v = append(v, event.Interrupt{})
+				if s.Peek() != jsonx.Object || !parseInterrupt(s, &v[len(v)-1], true) {
+					return false
+				}
+			}
+			p.Interrupts = v
+		case "pendingToolCallIds":
+			if seen&(1<<2) != 0 {
+				return false
+			}
+			seen |= 1 << 2
+			if s.ArrayStart() != nil {
+				return false
+			}
+			v := []string{}
+			for first := true; ; first = false {
+				more, err := s.ArrayNext(first)
+				if err != nil || more && s.Peek() != jsonx.String {
+					return false
+				}
+				if !more {
+					break
+				}
+				e, err := s.String()
+				if err != nil {
+					return false
+				}
+				v = append(v, e)
+			}
+			p.PendingToolCallIDs = v
+		default:
+			return false // an unknown member, or "type" again
+		}
+	}
+	if seen&0x1 != 0x1 {
+		return false
+	}
+	return rule(planRunOutcome, schema.PointerTo(p)) == nil
+}
+
+func parseInterrupt(s *jsonx.Scanner, p *event.Interrupt, open bool) bool {
+	first := false
+	if open {
+		if s.ObjectStart() != nil {
+			return false
+		}
+		first = true
+	}
+	var seen uint64
+	for ; ; first = false {
+		key, more, err := s.ObjectNext(first)
+		if err != nil {
+			return false
+		}
+		if !more {
+			break
+		}
+		switch key {
+		case "id":
+			if seen&(1<<0) != 0 {
+				return false
+			}
+			seen |= 1 << 0
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.ID = v
+		case "reason":
+			if seen&(1<<1) != 0 {
+				return false
+			}
+			seen |= 1 << 1
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.Reason = v
+		case "message":
+			if seen&(1<<2) != 0 {
+				return false
+			}
+			seen |= 1 << 2
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.Message = &v
+		case "toolCallId":
+			if seen&(1<<3) != 0 {
+				return false
+			}
+			seen |= 1 << 3
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.ToolCallID = &v
+		case "responseSchema":
+			if seen&(1<<4) != 0 {
+				return false
+			}
+			seen |= 1 << 4
+			if s.Peek() == jsonx.Null {
+				if s.Null() != nil {
+					return false
+				}
+				break
+			}
+			raw, err := s.Raw()
+			if err != nil {
+				return false
+			}
+			p.ResponseSchema = raw
+		case "expiresAt":
+			if seen&(1<<5) != 0 {
+				return false
+			}
+			seen |= 1 << 5
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.ExpiresAt = &v
+		case "metadata":
+			if seen&(1<<6) != 0 {
+				return false
+			}
+			seen |= 1 << 6
+			if s.Peek() == jsonx.Null {
+				if s.Null() != nil {
+					return false
+				}
+				break
+			}
+			raw, err := s.Raw()
+			if err != nil {
+				return false
+			}
+			p.Metadata = raw
+		case "subagentRunId":
+			if seen&(1<<7) != 0 {
+				return false
+			}
+			seen |= 1 << 7
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.SubagentRunID = &v
+		default:
+			return false // an unknown member, or "type" again
+		}
+	}
+	if seen&0x3 != 0x3 {
+		return false
+	}
+	return true
+}
+
+func parseUsage(s *jsonx.Scanner, p *event.Usage, open bool) bool {
+	first := false
+	if open {
+		if s.ObjectStart() != nil {
+			return false
+		}
+		first = true
+	}
+	var seen uint64
+	for ; ; first = false {
+		key, more, err := s.ObjectNext(first)
+		if err != nil {
+			return false
+		}
+		if !more {
+			break
+		}
+		switch key {
+		case "provider":
+			if seen&(1<<0) != 0 {
+				return false
+			}
+			seen |= 1 << 0
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.Provider = &v
+		case "model":
+			if seen&(1<<1) != 0 {
+				return false
+			}
+			seen |= 1 << 1
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.Model = &v
+		case "inputTokens":
+			if seen&(1<<2) != 0 {
+				return false
+			}
+			seen |= 1 << 2
+			if s.Peek() != jsonx.Number {
+				return false
+			}
+			text, err := s.Number()
+			if err != nil {
+				return false
+			}
+			v, ok := jsonx.ParseInt64(text)
+			if !ok {
+				return false
+			}
+			p.InputTokens = &v
+		case "outputTokens":
+			if seen&(1<<3) != 0 {
+				return false
+			}
+			seen |= 1 << 3
+			if s.Peek() != jsonx.Number {
+				return false
+			}
+			text, err := s.Number()
+			if err != nil {
+				return false
+			}
+			v, ok := jsonx.ParseInt64(text)
+			if !ok {
+				return false
+			}
+			p.OutputTokens = &v
+		case "totalTokens":
+			if seen&(1<<4) != 0 {
+				return false
+			}
+			seen |= 1 << 4
+			if s.Peek() != jsonx.Number {
+				return false
+			}
+			text, err := s.Number()
+			if err != nil {
+				return false
+			}
+			v, ok := jsonx.ParseInt64(text)
+			if !ok {
+				return false
+			}
+			p.TotalTokens = &v
+		case "reasoningTokens":
+			if seen&(1<<5) != 0 {
+				return false
+			}
+			seen |= 1 << 5
+			if s.Peek() != jsonx.Number {
+				return false
+			}
+			text, err := s.Number()
+			if err != nil {
+				return false
+			}
+			v, ok := jsonx.ParseInt64(text)
+			if !ok {
+				return false
+			}
+			p.ReasoningTokens = &v
+		case "cachedInputTokens":
+			if seen&(1<<6) != 0 {
+				return false
+			}
+			seen |= 1 << 6
+			if s.Peek() != jsonx.Number {
+				return false
+			}
+			text, err := s.Number()
+			if err != nil {
+				return false
+			}
+			v, ok := jsonx.ParseInt64(text)
+			if !ok {
+				return false
+			}
+			p.CachedInputTokens = &v
+		case "cacheWriteInputTokens":
+			if seen&(1<<7) != 0 {
+				return false
+			}
+			seen |= 1 << 7
+			if s.Peek() != jsonx.Number {
+				return false
+			}
+			text, err := s.Number()
+			if err != nil {
+				return false
+			}
+			v, ok := jsonx.ParseInt64(text)
+			if !ok {
+				return false
+			}
+			p.CacheWriteInputTokens = &v
+		default:
+			return false // an unknown member, or "type" again
+		}
+	}
+	return true
+}
+
+func parseRunError(s *jsonx.Scanner, p *event.RunError, open bool) bool {
+	first := false
+	if open {
+		if s.ObjectStart() != nil {
+			return false
+		}
+		first = true
+	}
+	var seen uint64
+	for ; ; first = false {
+		key, more, err := s.ObjectNext(first)
+		if err != nil {
+			return false
+		}
+		if !more {
+			break
+		}
+		switch key {
+		case "code":
+			if seen&(1<<0) != 0 {
+				return false
+			}
+			seen |= 1 << 0
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.Code = &v
+		case "message":
+			if seen&(1<<1) != 0 {
+				return false
+			}
+			seen |= 1 << 1
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.Message = v
+		case "usage":
+			if seen&(1<<2) != 0 {
+				return false
+			}
+			seen |= 1 << 2
+			if s.ArrayStart() != nil {
+				return false
+			}
+			v := []event.Usage{}
+			for first := true; ; first = false {
+				more, err := s.ArrayNext(first)
+				if err != nil {
+					return false
+				}
+				if !more {
+					break
+				}
+				v = append(v, event.Usage{})
+				if s.Peek() != jsonx.Object || !parseUsage(s, &v[len(v)-1], true) {
+					return false
+				}
+			}
+			p.Usage = v
+		case "timestamp":
+			if seen&(1<<61) != 0 {
+				return false
+			}
+			seen |= 1 << 61
+			if s.Peek() != jsonx.Number {
+				return false
+			}
+			text, err := s.Number()
+			if err != nil {
+				return false
+			}
+			v, ok := jsonx.ParseInt64(text)
+			if !ok {
+				return false
+			}
+			(&p.Base).Timestamp = &v
+		case "rawEvent":
+			if seen&(1<<60) != 0 {
+				return false
+			}
+			seen |= 1 << 60
+			if s.Peek() == jsonx.Null {
+				if s.Null() != nil {
+					return false
+				}
+				break
+			}
+			raw, err := s.Raw()
+			if err != nil {
+				return false
+			}
+			(&p.Base).RawEvent = raw
+		case "metadata":
+			if seen&(1<<59) != 0 {
+				return false
+			}
+			seen |= 1 << 59
+			if s.Peek() != jsonx.Object {
+				return false
+			}
+			raw, err := s.Raw()
+			if err != nil {
+				return false
+			}
+			(&p.Base).Metadata = raw
+		default:
+			return false // an unknown member, or "type" again
+		}
+	}
+	if seen&0x2 != 0x2 {
+		return false
+	}
+	return true
+}
+
+func parseStepStarted(s *jsonx.Scanner, p *event.StepStarted, open bool) bool {
+	first := false
+	if open {
+		if s.ObjectStart() != nil {
+			return false
+		}
+		first = true
+	}
+	var seen uint64
+	for ; ; first = false {
+		key, more, err := s.ObjectNext(first)
+		if err != nil {
+			return false
+		}
+		if !more {
+			break
+		}
+		switch key {
+		case "stepName":
+			if seen&(1<<0) != 0 {
+				return false
+			}
+			seen |= 1 << 0
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.StepName = v
+		case "subagentRunId":
+			if seen&(1<<1) != 0 {
+				return false
+			}
+			seen |= 1 << 1
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.SubagentRunID = &v
+		case "timestamp":
+			if seen&(1<<61) != 0 {
+				return false
+			}
+			seen |= 1 << 61
+			if s.Peek() != jsonx.Number {
+				return false
+			}
+			text, err := s.Number()
+			if err != nil {
+				return false
+			}
+			v, ok := jsonx.ParseInt64(text)
+			if !ok {
+				return false
+			}
+			(&p.Base).Timestamp = &v
+		case "rawEvent":
+			if seen&(1<<60) != 0 {
+				return false
+			}
+			seen |= 1 << 60
+			if s.Peek() == jsonx.Null {
+				if s.Null() != nil {
+					return false
+				}
+				break
+			}
+			raw, err := s.Raw()
+			if err != nil {
+				return false
+			}
+			(&p.Base).RawEvent = raw
+		case "metadata":
+			if seen&(1<<59) != 0 {
+				return false
+			}
+			seen |= 1 << 59
+			if s.Peek() != jsonx.Object {
+				return false
+			}
+			raw, err := s.Raw()
+			if err != nil {
+				return false
+			}
+			(&p.Base).Metadata = raw
+		default:
+			return false // an unknown member, or "type" again
+		}
+	}
+	if seen&0x1 != 0x1 {
+		return false
+	}
+	return true
+}
+
+func parseStepFinished(s *jsonx.Scanner, p *event.StepFinished, open bool) bool {
+	first := false
+	if open {
+		if s.ObjectStart() != nil {
+			return false
+		}
+		first = true
+	}
+	var seen uint64
+	for ; ; first = false {
+		key, more, err := s.ObjectNext(first)
+		if err != nil {
+			return false
+		}
+		if !more {
+			break
+		}
+		switch key {
+		case "stepName":
+			if seen&(1<<0) != 0 {
+				return false
+			}
+			seen |= 1 << 0
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.StepName = v
+		case "subagentRunId":
+			if seen&(1<<1) != 0 {
+				return false
+			}
+			seen |= 1 << 1
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.SubagentRunID = &v
+		case "timestamp":
+			if seen&(1<<61) != 0 {
+				return false
+			}
+			seen |= 1 << 61
+			if s.Peek() != jsonx.Number {
+				return false
+			}
+			text, err := s.Number()
+			if err != nil {
+				return false
+			}
+			v, ok := jsonx.ParseInt64(text)
+			if !ok {
+				return false
+			}
+			(&p.Base).Timestamp = &v
+		case "rawEvent":
+			if seen&(1<<60) != 0 {
+				return false
+			}
+			seen |= 1 << 60
+			if s.Peek() == jsonx.Null {
+				if s.Null() != nil {
+					return false
+				}
+				break
+			}
+			raw, err := s.Raw()
+			if err != nil {
+				return false
+			}
+			(&p.Base).RawEvent = raw
+		case "metadata":
+			if seen&(1<<59) != 0 {
+				return false
+			}
+			seen |= 1 << 59
+			if s.Peek() != jsonx.Object {
+				return false
+			}
+			raw, err := s.Raw()
+			if err != nil {
+				return false
+			}
+			(&p.Base).Metadata = raw
+		default:
+			return false // an unknown member, or "type" again
+		}
+	}
+	if seen&0x1 != 0x1 {
+		return false
+	}
+	return true
+}
+
+func parseTextMessageChunk(s *jsonx.Scanner, p *event.TextMessageChunk, open bool) bool {
+	first := false
+	if open {
+		if s.ObjectStart() != nil {
+			return false
+		}
+		first = true
+	}
+	var seen uint64
+	for ; ; first = false {
+		key, more, err := s.ObjectNext(first)
+		if err != nil {
+			return false
+		}
+		if !more {
+			break
+		}
+		switch key {
+		case "messageId":
+			if seen&(1<<0) != 0 {
+				return false
+			}
+			seen |= 1 << 0
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.MessageID = &v
+		case "role":
+			if seen&(1<<1) != 0 {
+				return false
+			}
+			seen |= 1 << 1
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil || !planTextMessageChunk.Fields[1].Allows(v) {
+				return false
+			}
+			p.Role = &v
+		case "delta":
+			if seen&(1<<2) != 0 {
+				return false
+			}
+			seen |= 1 << 2
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.Delta = &v
+		case "name":
+			if seen&(1<<3) != 0 {
+				return false
+			}
+			seen |= 1 << 3
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.Name = &v
+		case "subagentRunId":
+			if seen&(1<<4) != 0 {
+				return false
+			}
+			seen |= 1 << 4
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.SubagentRunID = &v
+		case "timestamp":
+			if seen&(1<<61) != 0 {
+				return false
+			}
+			seen |= 1 << 61
+			if s.Peek() != jsonx.Number {
+				return false
+			}
+			text, err := s.Number()
+			if err != nil {
+				return false
+			}
+			v, ok := jsonx.ParseInt64(text)
+			if !ok {
+				return false
+			}
+			(&p.Base).Timestamp = &v
+		case "rawEvent":
+			if seen&(1<<60) != 0 {
+				return false
+			}
+			seen |= 1 << 60
+			if s.Peek() == jsonx.Null {
+				if s.Null() != nil {
+					return false
+				}
+				break
+			}
+			raw, err := s.Raw()
+			if err != nil {
+				return false
+			}
+			(&p.Base).RawEvent = raw
+		case "metadata":
+			if seen&(1<<59) != 0 {
+				return false
+			}
+			seen |= 1 << 59
+			if s.Peek() != jsonx.Object {
+				return false
+			}
+			raw, err := s.Raw()
+			if err != nil {
+				return false
+			}
+			(&p.Base).Metadata = raw
+		default:
+			return false // an unknown member, or "type" again
+		}
+	}
+	return true
+}
+
+func parseToolCallChunk(s *jsonx.Scanner, p *event.ToolCallChunk, open bool) bool {
+	first := false
+	if open {
+		if s.ObjectStart() != nil {
+			return false
+		}
+		first = true
+	}
+	var seen uint64
+	for ; ; first = false {
+		key, more, err := s.ObjectNext(first)
+		if err != nil {
+			return false
+		}
+		if !more {
+			break
+		}
+		switch key {
+		case "toolCallId":
+			if seen&(1<<0) != 0 {
+				return false
+			}
+			seen |= 1 << 0
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.ToolCallID = &v
+		case "toolCallName":
+			if seen&(1<<1) != 0 {
+				return false
+			}
+			seen |= 1 << 1
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.ToolCallName = &v
+		case "parentMessageId":
+			if seen&(1<<2) != 0 {
+				return false
+			}
+			seen |= 1 << 2
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.ParentMessageID = &v
+		case "delta":
+			if seen&(1<<3) != 0 {
+				return false
+			}
+			seen |= 1 << 3
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.Delta = &v
+		case "subagentRunId":
+			if seen&(1<<4) != 0 {
+				return false
+			}
+			seen |= 1 << 4
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.SubagentRunID = &v
+		case "timestamp":
+			if seen&(1<<61) != 0 {
+				return false
+			}
+			seen |= 1 << 61
+			if s.Peek() != jsonx.Number {
+				return false
+			}
+			text, err := s.Number()
+			if err != nil {
+				return false
+			}
+			v, ok := jsonx.ParseInt64(text)
+			if !ok {
+				return false
+			}
+			(&p.Base).Timestamp = &v
+		case "rawEvent":
+			if seen&(1<<60) != 0 {
+				return false
+			}
+			seen |= 1 << 60
+			if s.Peek() == jsonx.Null {
+				if s.Null() != nil {
+					return false
+				}
+				break
+			}
+			raw, err := s.Raw()
+			if err != nil {
+				return false
+			}
+			(&p.Base).RawEvent = raw
+		case "metadata":
+			if seen&(1<<59) != 0 {
+				return false
+			}
+			seen |= 1 << 59
+			if s.Peek() != jsonx.Object {
+				return false
+			}
+			raw, err := s.Raw()
+			if err != nil {
+				return false
+			}
+			(&p.Base).Metadata = raw
+		default:
+			return false // an unknown member, or "type" again
+		}
+	}
+	return true
+}
+
+func parseSubagentStarted(s *jsonx.Scanner, p *event.SubagentStarted, open bool) bool {
+	first := false
+	if open {
+		if s.ObjectStart() != nil {
+			return false
+		}
+		first = true
+	}
+	var seen uint64
+	for ; ; first = false {
+		key, more, err := s.ObjectNext(first)
+		if err != nil {
+			return false
+		}
+		if !more {
+			break
+		}
+		switch key {
+		case "subagentRunId":
+			if seen&(1<<0) != 0 {
+				return false
+			}
+			seen |= 1 << 0
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.SubagentRunID = v
+		case "name":
+			if seen&(1<<1) != 0 {
+				return false
+			}
+			seen |= 1 << 1
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.Name = v
+		case "description":
+			if seen&(1<<2) != 0 {
+				return false
+			}
+			seen |= 1 << 2
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.Description = &v
+		case "parentSubagentRunId":
+			if seen&(1<<3) != 0 {
+				return false
+			}
+			seen |= 1 << 3
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.ParentSubagentRunID = &v
+		case "parentToolCallId":
+			if seen&(1<<4) != 0 {
+				return false
+			}
+			seen |= 1 << 4
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.ParentToolCallID = &v
+		case "parentMessageId":
+			if seen&(1<<5) != 0 {
+				return false
+			}
+			seen |= 1 << 5
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.ParentMessageID = &v
+		case "timestamp":
+			if seen&(1<<61) != 0 {
+				return false
+			}
+			seen |= 1 << 61
+			if s.Peek() != jsonx.Number {
+				return false
+			}
+			text, err := s.Number()
+			if err != nil {
+				return false
+			}
+			v, ok := jsonx.ParseInt64(text)
+			if !ok {
+				return false
+			}
+			(&p.Base).Timestamp = &v
+		case "rawEvent":
+			if seen&(1<<60) != 0 {
+				return false
+			}
+			seen |= 1 << 60
+			if s.Peek() == jsonx.Null {
+				if s.Null() != nil {
+					return false
+				}
+				break
+			}
+			raw, err := s.Raw()
+			if err != nil {
+				return false
+			}
+			(&p.Base).RawEvent = raw
+		case "metadata":
+			if seen&(1<<59) != 0 {
+				return false
+			}
+			seen |= 1 << 59
+			if s.Peek() != jsonx.Object {
+				return false
+			}
+			raw, err := s.Raw()
+			if err != nil {
+				return false
+			}
+			(&p.Base).Metadata = raw
+		default:
+			return false // an unknown member, or "type" again
+		}
+	}
+	if seen&0x3 != 0x3 {
+		return false
+	}
+	return true
+}
+
+func parseSubagentFinished(s *jsonx.Scanner, p *event.SubagentFinished, open bool) bool {
+	first := false
+	if open {
+		if s.ObjectStart() != nil {
+			return false
+		}
+		first = true
+	}
+	var seen uint64
+	for ; ; first = false {
+		key, more, err := s.ObjectNext(first)
+		if err != nil {
+			return false
+		}
+		if !more {
+			break
+		}
+		switch key {
+		case "subagentRunId":
+			if seen&(1<<0) != 0 {
+				return false
+			}
+			seen |= 1 << 0
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.SubagentRunID = v
+		case "result":
+			if seen&(1<<1) != 0 {
+				return false
+			}
+			seen |= 1 << 1
+			if s.Peek() == jsonx.Null {
+				if s.Null() != nil {
+					return false
+				}
+				break
+			}
+			raw, err := s.Raw()
+			if err != nil {
+				return false
+			}
+			p.Result = raw
+		case "outcome":
+			if seen&(1<<2) != 0 {
+				return false
+			}
+			seen |= 1 << 2
+			if s.Peek() != jsonx.Object {
+				return false
+			}
+			x := new(event.SubagentOutcome)
+			if !parseSubagentOutcome(s, x, true) {
+				return false
+			}
+			p.Outcome = x
+		case "timestamp":
+			if seen&(1<<61) != 0 {
+				return false
+			}
+			seen |= 1 << 61
+			if s.Peek() != jsonx.Number {
+				return false
+			}
+			text, err := s.Number()
+			if err != nil {
+				return false
+			}
+			v, ok := jsonx.ParseInt64(text)
+			if !ok {
+				return false
+			}
+			(&p.Base).Timestamp = &v
+		case "rawEvent":
+			if seen&(1<<60) != 0 {
+				return false
+			}
+			seen |= 1 << 60
+			if s.Peek() == jsonx.Null {
+				if s.Null() != nil {
+					return false
+				}
+				break
+			}
+			raw, err := s.Raw()
+			if err != nil {
+				return false
+			}
+			(&p.Base).RawEvent = raw
+		case "metadata":
+			if seen&(1<<59) != 0 {
+				return false
+			}
+			seen |= 1 << 59
+			if s.Peek() != jsonx.Object {
+				return false
+			}
+			raw, err := s.Raw()
+			if err != nil {
+				return false
+			}
+			(&p.Base).Metadata = raw
+		default:
+			return false // an unknown member, or "type" again
+		}
+	}
+	if seen&0x1 != 0x1 {
+		return false
+	}
+	return true
+}
+
+func parseSubagentOutcome(s *jsonx.Scanner, p *event.SubagentOutcome, open bool) bool {
+	first := false
+	if open {
+		if s.ObjectStart() != nil {
+			return false
+		}
+		first = true
+	}
+	var seen uint64
+	for ; ; first = false {
+		key, more, err := s.ObjectNext(first)
+		if err != nil {
+			return false
+		}
+		if !more {
+			break
+		}
+		switch key {
+		case "type":
+			if seen&(1<<0) != 0 {
+				return false
+			}
+			seen |= 1 << 0
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.Type = v
+		case "interruptIds":
+			if seen&(1<<1) != 0 {
+				return false
+			}
+			seen |= 1 << 1
+			if s.ArrayStart() != nil {
+				return false
+			}
+			v := []string{}
+			for first := true; ; first = false {
+				more, err := s.ArrayNext(first)
+				if err != nil || more && s.Peek() != jsonx.String {
+					return false
+				}
+				if !more {
+					break
+				}
+				e, err := s.String()
+				if err != nil {
+					return false
+				}
+				v = append(v, e)
+			}
+			p.InterruptIDs = v
+		default:
+			return false // an unknown member, or "type" again
+		}
+	}
+	if seen&0x1 != 0x1 {
+		return false
+	}
+	return rule(planSubagentOutcome, schema.PointerTo(p)) == nil
+}
+
+func parseSubagentError(s *jsonx.Scanner, p *event.SubagentError, open bool) bool {
+	first := false
+	if open {
+		if s.ObjectStart() != nil {
+			return false
+		}
+		first = true
+	}
+	var seen uint64
+	for ; ; first = false {
+		key, more, err := s.ObjectNext(first)
+		if err != nil {
+			return false
+		}
+		if !more {
+			break
+		}
+		switch key {
+		case "subagentRunId":
+			if seen&(1<<0) != 0 {
+				return false
+			}
+			seen |= 1 << 0
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.SubagentRunID = v
+		case "message":
+			if seen&(1<<1) != 0 {
+				return false
+			}
+			seen |= 1 << 1
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.Message = v
+		case "code":
+			if seen&(1<<2) != 0 {
+				return false
+			}
+			seen |= 1 << 2
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.Code = &v
+		case "timestamp":
+			if seen&(1<<61) != 0 {
+				return false
+			}
+			seen |= 1 << 61
+			if s.Peek() != jsonx.Number {
+				return false
+			}
+			text, err := s.Number()
+			if err != nil {
+				return false
+			}
+			v, ok := jsonx.ParseInt64(text)
+			if !ok {
+				return false
+			}
+			(&p.Base).Timestamp = &v
+		case "rawEvent":
+			if seen&(1<<60) != 0 {
+				return false
+			}
+			seen |= 1 << 60
+			if s.Peek() == jsonx.Null {
+				if s.Null() != nil {
+					return false
+				}
+				break
+			}
+			raw, err := s.Raw()
+			if err != nil {
+				return false
+			}
+			(&p.Base).RawEvent = raw
+		case "metadata":
+			if seen&(1<<59) != 0 {
+				return false
+			}
+			seen |= 1 << 59
+			if s.Peek() != jsonx.Object {
+				return false
+			}
+			raw, err := s.Raw()
+			if err != nil {
+				return false
+			}
+			(&p.Base).Metadata = raw
+		default:
+			return false // an unknown member, or "type" again
+		}
+	}
+	if seen&0x3 != 0x3 {
+		return false
+	}
+	return true
+}
+
+func parseToolCallResult(s *jsonx.Scanner, p *event.ToolCallResult, open bool) bool {
+	first := false
+	if open {
+		if s.ObjectStart() != nil {
+			return false
+		}
+		first = true
+	}
+	var seen uint64
+	for ; ; first = false {
+		key, more, err := s.ObjectNext(first)
+		if err != nil {
+			return false
+		}
+		if !more {
+			break
+		}
+		switch key {
+		case "subagentRunId":
+			if seen&(1<<0) != 0 {
+				return false
+			}
+			seen |= 1 << 0
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.SubagentRunID = &v
+		case "messageId":
+			if seen&(1<<1) != 0 {
+				return false
+			}
+			seen |= 1 << 1
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.MessageID = v
+		case "toolCallId":
+			if seen&(1<<2) != 0 {
+				return false
+			}
+			seen |= 1 << 2
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.ToolCallID = v
+		case "content":
+			if seen&(1<<3) != 0 {
+				return false
+			}
+			seen |= 1 << 3
+			switch s.Peek() {
+			case jsonx.String:
+				if s.Peek() != jsonx.String {
+					return false
+				}
+				v, err := s.String()
+				if err != nil {
+					return false
+				}
+				p.Content = &v
+			case jsonx.Array:
+				return false // content parts: the reference reader's
+			default:
+				return false
+			}
+		case "role":
+			if seen&(1<<4) != 0 {
+				return false
+			}
+			seen |= 1 << 4
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil || !planToolCallResult.Fields[4].Allows(v) {
+				return false
+			}
+			p.Role = &v
+		case "timestamp":
+			if seen&(1<<61) != 0 {
+				return false
+			}
+			seen |= 1 << 61
+			if s.Peek() != jsonx.Number {
+				return false
+			}
+			text, err := s.Number()
+			if err != nil {
+				return false
+			}
+			v, ok := jsonx.ParseInt64(text)
+			if !ok {
+				return false
+			}
+			(&p.Base).Timestamp = &v
+		case "rawEvent":
+			if seen&(1<<60) != 0 {
+				return false
+			}
+			seen |= 1 << 60
+			if s.Peek() == jsonx.Null {
+				if s.Null() != nil {
+					return false
+				}
+				break
+			}
+			raw, err := s.Raw()
+			if err != nil {
+				return false
+			}
+			(&p.Base).RawEvent = raw
+		case "metadata":
+			if seen&(1<<59) != 0 {
+				return false
+			}
+			seen |= 1 << 59
+			if s.Peek() != jsonx.Object {
+				return false
+			}
+			raw, err := s.Raw()
+			if err != nil {
+				return false
+			}
+			(&p.Base).Metadata = raw
+		default:
+			return false // an unknown member, or "type" again
+		}
+	}
+	if seen&0x6 != 0x6 {
+		return false
+	}
+	return rule(planToolCallResult, schema.PointerTo(p)) == nil
+}
+
+func parseActivitySnapshot(s *jsonx.Scanner, p *event.ActivitySnapshot, open bool) bool {
+	first := false
+	if open {
+		if s.ObjectStart() != nil {
+			return false
+		}
+		first = true
+	}
+	var seen uint64
+	for ; ; first = false {
+		key, more, err := s.ObjectNext(first)
+		if err != nil {
+			return false
+		}
+		if !more {
+			break
+		}
+		switch key {
+		case "subagentRunId":
+			if seen&(1<<0) != 0 {
+				return false
+			}
+			seen |= 1 << 0
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.SubagentRunID = &v
+		case "messageId":
+			if seen&(1<<1) != 0 {
+				return false
+			}
+			seen |= 1 << 1
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.MessageID = v
+		case "activityType":
+			if seen&(1<<2) != 0 {
+				return false
+			}
+			seen |= 1 << 2
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.ActivityType = v
+		case "content":
+			if seen&(1<<3) != 0 {
+				return false
+			}
+			seen |= 1 << 3
+			if s.Peek() != jsonx.Object {
+				return false
+			}
+			raw, err := s.Raw()
+			if err != nil {
+				return false
+			}
+			p.Content = raw
+		case "replace":
+			if seen&(1<<4) != 0 {
+				return false
+			}
+			seen |= 1 << 4
+			if k := s.Peek(); k != jsonx.True && k != jsonx.False {
+				return false
+			}
+			v, err := s.Bool()
+			if err != nil {
+				return false
+			}
+			p.Replace = &v
+		case "timestamp":
+			if seen&(1<<61) != 0 {
+				return false
+			}
+			seen |= 1 << 61
+			if s.Peek() != jsonx.Number {
+				return false
+			}
+			text, err := s.Number()
+			if err != nil {
+				return false
+			}
+			v, ok := jsonx.ParseInt64(text)
+			if !ok {
+				return false
+			}
+			(&p.Base).Timestamp = &v
+		case "rawEvent":
+			if seen&(1<<60) != 0 {
+				return false
+			}
+			seen |= 1 << 60
+			if s.Peek() == jsonx.Null {
+				if s.Null() != nil {
+					return false
+				}
+				break
+			}
+			raw, err := s.Raw()
+			if err != nil {
+				return false
+			}
+			(&p.Base).RawEvent = raw
+		case "metadata":
+			if seen&(1<<59) != 0 {
+				return false
+			}
+			seen |= 1 << 59
+			if s.Peek() != jsonx.Object {
+				return false
+			}
+			raw, err := s.Raw()
+			if err != nil {
+				return false
+			}
+			(&p.Base).Metadata = raw
+		default:
+			return false // an unknown member, or "type" again
+		}
+	}
+	if seen&0xe != 0xe {
+		return false
+	}
+	return true
+}
+
+func parseActivityDelta(s *jsonx.Scanner, p *event.ActivityDelta, open bool) bool {
+	first := false
+	if open {
+		if s.ObjectStart() != nil {
+			return false
+		}
+		first = true
+	}
+	var seen uint64
+	for ; ; first = false {
+		key, more, err := s.ObjectNext(first)
+		if err != nil {
+			return false
+		}
+		if !more {
+			break
+		}
+		switch key {
+		case "subagentRunId":
+			if seen&(1<<0) != 0 {
+				return false
+			}
+			seen |= 1 << 0
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.SubagentRunID = &v
+		case "messageId":
+			if seen&(1<<1) != 0 {
+				return false
+			}
+			seen |= 1 << 1
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.MessageID = v
+		case "activityType":
+			if seen&(1<<2) != 0 {
+				return false
+			}
+			seen |= 1 << 2
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.ActivityType = v
+		case "patch":
+			if seen&(1<<3) != 0 {
+				return false
+			}
+			seen |= 1 << 3
+			if s.ArrayStart() != nil {
+				return false
+			}
+			v := []event.PatchOp{}
+			for first := true; ; first = false {
+				more, err := s.ArrayNext(first)
+				if err != nil {
+					return false
+				}
+				if !more {
+					break
+				}
+				v = append(v, event.PatchOp{})
+				if s.Peek() != jsonx.Object || !parsePatchOp(s, &v[len(v)-1], true) {
+					return false
+				}
+			}
+			p.Patch = v
+		case "timestamp":
+			if seen&(1<<61) != 0 {
+				return false
+			}
+			seen |= 1 << 61
+			if s.Peek() != jsonx.Number {
+				return false
+			}
+			text, err := s.Number()
+			if err != nil {
+				return false
+			}
+			v, ok := jsonx.ParseInt64(text)
+			if !ok {
+				return false
+			}
+			(&p.Base).Timestamp = &v
+		case "rawEvent":
+			if seen&(1<<60) != 0 {
+				return false
+			}
+			seen |= 1 << 60
+			if s.Peek() == jsonx.Null {
+				if s.Null() != nil {
+					return false
+				}
+				break
+			}
+			raw, err := s.Raw()
+			if err != nil {
+				return false
+			}
+			(&p.Base).RawEvent = raw
+		case "metadata":
+			if seen&(1<<59) != 0 {
+				return false
+			}
+			seen |= 1 << 59
+			if s.Peek() != jsonx.Object {
+				return false
+			}
+			raw, err := s.Raw()
+			if err != nil {
+				return false
+			}
+			(&p.Base).Metadata = raw
+		default:
+			return false // an unknown member, or "type" again
+		}
+	}
+	if seen&0xe != 0xe {
+		return false
+	}
+	return true
+}
+
+func parseReasoningStart(s *jsonx.Scanner, p *event.ReasoningStart, open bool) bool {
+	first := false
+	if open {
+		if s.ObjectStart() != nil {
+			return false
+		}
+		first = true
+	}
+	var seen uint64
+	for ; ; first = false {
+		key, more, err := s.ObjectNext(first)
+		if err != nil {
+			return false
+		}
+		if !more {
+			break
+		}
+		switch key {
+		case "subagentRunId":
+			if seen&(1<<0) != 0 {
+				return false
+			}
+			seen |= 1 << 0
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.SubagentRunID = &v
+		case "messageId":
+			if seen&(1<<1) != 0 {
+				return false
+			}
+			seen |= 1 << 1
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.MessageID = v
+		case "timestamp":
+			if seen&(1<<61) != 0 {
+				return false
+			}
+			seen |= 1 << 61
+			if s.Peek() != jsonx.Number {
+				return false
+			}
+			text, err := s.Number()
+			if err != nil {
+				return false
+			}
+			v, ok := jsonx.ParseInt64(text)
+			if !ok {
+				return false
+			}
+			(&p.Base).Timestamp = &v
+		case "rawEvent":
+			if seen&(1<<60) != 0 {
+				return false
+			}
+			seen |= 1 << 60
+			if s.Peek() == jsonx.Null {
+				if s.Null() != nil {
+					return false
+				}
+				break
+			}
+			raw, err := s.Raw()
+			if err != nil {
+				return false
+			}
+			(&p.Base).RawEvent = raw
+		case "metadata":
+			if seen&(1<<59) != 0 {
+				return false
+			}
+			seen |= 1 << 59
+			if s.Peek() != jsonx.Object {
+				return false
+			}
+			raw, err := s.Raw()
+			if err != nil {
+				return false
+			}
+			(&p.Base).Metadata = raw
+		default:
+			return false // an unknown member, or "type" again
+		}
+	}
+	if seen&0x2 != 0x2 {
+		return false
+	}
+	return true
+}
+
+func parseReasoningMessageStart(s *jsonx.Scanner, p *event.ReasoningMessageStart, open bool) bool {
+	first := false
+	if open {
+		if s.ObjectStart() != nil {
+			return false
+		}
+		first = true
+	}
+	var seen uint64
+	for ; ; first = false {
+		key, more, err := s.ObjectNext(first)
+		if err != nil {
+			return false
+		}
+		if !more {
+			break
+		}
+		switch key {
+		case "subagentRunId":
+			if seen&(1<<0) != 0 {
+				return false
+			}
+			seen |= 1 << 0
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.SubagentRunID = &v
+		case "messageId":
+			if seen&(1<<1) != 0 {
+				return false
+			}
+			seen |= 1 << 1
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.MessageID = v
+		case "role":
+			if seen&(1<<2) != 0 {
+				return false
+			}
+			seen |= 1 << 2
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil || !planReasoningMessageStart.Fields[2].Allows(v) {
+				return false
+			}
+			p.Role = v
+		case "timestamp":
+			if seen&(1<<61) != 0 {
+				return false
+			}
+			seen |= 1 << 61
+			if s.Peek() != jsonx.Number {
+				return false
+			}
+			text, err := s.Number()
+			if err != nil {
+				return false
+			}
+			v, ok := jsonx.ParseInt64(text)
+			if !ok {
+				return false
+			}
+			(&p.Base).Timestamp = &v
+		case "rawEvent":
+			if seen&(1<<60) != 0 {
+				return false
+			}
+			seen |= 1 << 60
+			if s.Peek() == jsonx.Null {
+				if s.Null() != nil {
+					return false
+				}
+				break
+			}
+			raw, err := s.Raw()
+			if err != nil {
+				return false
+			}
+			(&p.Base).RawEvent = raw
+		case "metadata":
+			if seen&(1<<59) != 0 {
+				return false
+			}
+			seen |= 1 << 59
+			if s.Peek() != jsonx.Object {
+				return false
+			}
+			raw, err := s.Raw()
+			if err != nil {
+				return false
+			}
+			(&p.Base).Metadata = raw
+		default:
+			return false // an unknown member, or "type" again
+		}
+	}
+	if seen&0x6 != 0x6 {
+		return false
+	}
+	return true
+}
+
+func parseReasoningMessageContent(s *jsonx.Scanner, p *event.ReasoningMessageContent, open bool) bool {
+	first := false
+	if open {
+		if s.ObjectStart() != nil {
+			return false
+		}
+		first = true
+	}
+	var seen uint64
+	for ; ; first = false {
+		key, more, err := s.ObjectNext(first)
+		if err != nil {
+			return false
+		}
+		if !more {
+			break
+		}
+		switch key {
+		case "subagentRunId":
+			if seen&(1<<0) != 0 {
+				return false
+			}
+			seen |= 1 << 0
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.SubagentRunID = &v
+		case "messageId":
+			if seen&(1<<1) != 0 {
+				return false
+			}
+			seen |= 1 << 1
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.MessageID = v
+		case "delta":
+			if seen&(1<<2) != 0 {
+				return false
+			}
+			seen |= 1 << 2
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.Delta = v
+		case "timestamp":
+			if seen&(1<<61) != 0 {
+				return false
+			}
+			seen |= 1 << 61
+			if s.Peek() != jsonx.Number {
+				return false
+			}
+			text, err := s.Number()
+			if err != nil {
+				return false
+			}
+			v, ok := jsonx.ParseInt64(text)
+			if !ok {
+				return false
+			}
+			(&p.Base).Timestamp = &v
+		case "rawEvent":
+			if seen&(1<<60) != 0 {
+				return false
+			}
+			seen |= 1 << 60
+			if s.Peek() == jsonx.Null {
+				if s.Null() != nil {
+					return false
+				}
+				break
+			}
+			raw, err := s.Raw()
+			if err != nil {
+				return false
+			}
+			(&p.Base).RawEvent = raw
+		case "metadata":
+			if seen&(1<<59) != 0 {
+				return false
+			}
+			seen |= 1 << 59
+			if s.Peek() != jsonx.Object {
+				return false
+			}
+			raw, err := s.Raw()
+			if err != nil {
+				return false
+			}
+			(&p.Base).Metadata = raw
+		default:
+			return false // an unknown member, or "type" again
+		}
+	}
+	if seen&0x6 != 0x6 {
+		return false
+	}
+	return true
+}
+
+func parseReasoningMessageEnd(s *jsonx.Scanner, p *event.ReasoningMessageEnd, open bool) bool {
+	first := false
+	if open {
+		if s.ObjectStart() != nil {
+			return false
+		}
+		first = true
+	}
+	var seen uint64
+	for ; ; first = false {
+		key, more, err := s.ObjectNext(first)
+		if err != nil {
+			return false
+		}
+		if !more {
+			break
+		}
+		switch key {
+		case "subagentRunId":
+			if seen&(1<<0) != 0 {
+				return false
+			}
+			seen |= 1 << 0
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.SubagentRunID = &v
+		case "messageId":
+			if seen&(1<<1) != 0 {
+				return false
+			}
+			seen |= 1 << 1
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.MessageID = v
+		case "timestamp":
+			if seen&(1<<61) != 0 {
+				return false
+			}
+			seen |= 1 << 61
+			if s.Peek() != jsonx.Number {
+				return false
+			}
+			text, err := s.Number()
+			if err != nil {
+				return false
+			}
+			v, ok := jsonx.ParseInt64(text)
+			if !ok {
+				return false
+			}
+			(&p.Base).Timestamp = &v
+		case "rawEvent":
+			if seen&(1<<60) != 0 {
+				return false
+			}
+			seen |= 1 << 60
+			if s.Peek() == jsonx.Null {
+				if s.Null() != nil {
+					return false
+				}
+				break
+			}
+			raw, err := s.Raw()
+			if err != nil {
+				return false
+			}
+			(&p.Base).RawEvent = raw
+		case "metadata":
+			if seen&(1<<59) != 0 {
+				return false
+			}
+			seen |= 1 << 59
+			if s.Peek() != jsonx.Object {
+				return false
+			}
+			raw, err := s.Raw()
+			if err != nil {
+				return false
+			}
+			(&p.Base).Metadata = raw
+		default:
+			return false // an unknown member, or "type" again
+		}
+	}
+	if seen&0x2 != 0x2 {
+		return false
+	}
+	return true
+}
+
+func parseReasoningMessageChunk(s *jsonx.Scanner, p *event.ReasoningMessageChunk, open bool) bool {
+	first := false
+	if open {
+		if s.ObjectStart() != nil {
+			return false
+		}
+		first = true
+	}
+	var seen uint64
+	for ; ; first = false {
+		key, more, err := s.ObjectNext(first)
+		if err != nil {
+			return false
+		}
+		if !more {
+			break
+		}
+		switch key {
+		case "subagentRunId":
+			if seen&(1<<0) != 0 {
+				return false
+			}
+			seen |= 1 << 0
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.SubagentRunID = &v
+		case "messageId":
+			if seen&(1<<1) != 0 {
+				return false
+			}
+			seen |= 1 << 1
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.MessageID = &v
+		case "delta":
+			if seen&(1<<2) != 0 {
+				return false
+			}
+			seen |= 1 << 2
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.Delta = &v
+		case "timestamp":
+			if seen&(1<<61) != 0 {
+				return false
+			}
+			seen |= 1 << 61
+			if s.Peek() != jsonx.Number {
+				return false
+			}
+			text, err := s.Number()
+			if err != nil {
+				return false
+			}
+			v, ok := jsonx.ParseInt64(text)
+			if !ok {
+				return false
+			}
+			(&p.Base).Timestamp = &v
+		case "rawEvent":
+			if seen&(1<<60) != 0 {
+				return false
+			}
+			seen |= 1 << 60
+			if s.Peek() == jsonx.Null {
+				if s.Null() != nil {
+					return false
+				}
+				break
+			}
+			raw, err := s.Raw()
+			if err != nil {
+				return false
+			}
+			(&p.Base).RawEvent = raw
+		case "metadata":
+			if seen&(1<<59) != 0 {
+				return false
+			}
+			seen |= 1 << 59
+			if s.Peek() != jsonx.Object {
+				return false
+			}
+			raw, err := s.Raw()
+			if err != nil {
+				return false
+			}
+			(&p.Base).Metadata = raw
+		default:
+			return false // an unknown member, or "type" again
+		}
+	}
+	return true
+}
+
+func parseReasoningEnd(s *jsonx.Scanner, p *event.ReasoningEnd, open bool) bool {
+	first := false
+	if open {
+		if s.ObjectStart() != nil {
+			return false
+		}
+		first = true
+	}
+	var seen uint64
+	for ; ; first = false {
+		key, more, err := s.ObjectNext(first)
+		if err != nil {
+			return false
+		}
+		if !more {
+			break
+		}
+		switch key {
+		case "subagentRunId":
+			if seen&(1<<0) != 0 {
+				return false
+			}
+			seen |= 1 << 0
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.SubagentRunID = &v
+		case "messageId":
+			if seen&(1<<1) != 0 {
+				return false
+			}
+			seen |= 1 << 1
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.MessageID = v
+		case "timestamp":
+			if seen&(1<<61) != 0 {
+				return false
+			}
+			seen |= 1 << 61
+			if s.Peek() != jsonx.Number {
+				return false
+			}
+			text, err := s.Number()
+			if err != nil {
+				return false
+			}
+			v, ok := jsonx.ParseInt64(text)
+			if !ok {
+				return false
+			}
+			(&p.Base).Timestamp = &v
+		case "rawEvent":
+			if seen&(1<<60) != 0 {
+				return false
+			}
+			seen |= 1 << 60
+			if s.Peek() == jsonx.Null {
+				if s.Null() != nil {
+					return false
+				}
+				break
+			}
+			raw, err := s.Raw()
+			if err != nil {
+				return false
+			}
+			(&p.Base).RawEvent = raw
+		case "metadata":
+			if seen&(1<<59) != 0 {
+				return false
+			}
+			seen |= 1 << 59
+			if s.Peek() != jsonx.Object {
+				return false
+			}
+			raw, err := s.Raw()
+			if err != nil {
+				return false
+			}
+			(&p.Base).Metadata = raw
+		default:
+			return false // an unknown member, or "type" again
+		}
+	}
+	if seen&0x2 != 0x2 {
+		return false
+	}
+	return true
+}
+
+func parseReasoningEncryptedValue(s *jsonx.Scanner, p *event.ReasoningEncryptedValue, open bool) bool {
+	first := false
+	if open {
+		if s.ObjectStart() != nil {
+			return false
+		}
+		first = true
+	}
+	var seen uint64
+	for ; ; first = false {
+		key, more, err := s.ObjectNext(first)
+		if err != nil {
+			return false
+		}
+		if !more {
+			break
+		}
+		switch key {
+		case "subagentRunId":
+			if seen&(1<<0) != 0 {
+				return false
+			}
+			seen |= 1 << 0
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.SubagentRunID = &v
+		case "subtype":
+			if seen&(1<<1) != 0 {
+				return false
+			}
+			seen |= 1 << 1
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil || !planReasoningEncryptedValue.Fields[1].Allows(v) {
+				return false
+			}
+			p.Subtype = v
+		case "entityId":
+			if seen&(1<<2) != 0 {
+				return false
+			}
+			seen |= 1 << 2
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.EntityID = v
+		case "encryptedValue":
+			if seen&(1<<3) != 0 {
+				return false
+			}
+			seen |= 1 << 3
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.EncryptedValue = v
+		case "timestamp":
+			if seen&(1<<61) != 0 {
+				return false
+			}
+			seen |= 1 << 61
+			if s.Peek() != jsonx.Number {
+				return false
+			}
+			text, err := s.Number()
+			if err != nil {
+				return false
+			}
+			v, ok := jsonx.ParseInt64(text)
+			if !ok {
+				return false
+			}
+			(&p.Base).Timestamp = &v
+		case "rawEvent":
+			if seen&(1<<60) != 0 {
+				return false
+			}
+			seen |= 1 << 60
+			if s.Peek() == jsonx.Null {
+				if s.Null() != nil {
+					return false
+				}
+				break
+			}
+			raw, err := s.Raw()
+			if err != nil {
+				return false
+			}
+			(&p.Base).RawEvent = raw
+		case "metadata":
+			if seen&(1<<59) != 0 {
+				return false
+			}
+			seen |= 1 << 59
+			if s.Peek() != jsonx.Object {
+				return false
+			}
+			raw, err := s.Raw()
+			if err != nil {
+				return false
+			}
+			(&p.Base).Metadata = raw
+		default:
+			return false // an unknown member, or "type" again
+		}
+	}
+	if seen&0xe != 0xe {
+		return false
+	}
+	return true
+}

@@ -92,6 +92,7 @@ func generate() ([]byte, error) {
 	}
 	g.decoders(events)
 	g.jsonWriters(events)
+	g.parsers(events)
 	src, err := format.Source(g.buf.Bytes())
 	if err != nil {
 		return g.buf.Bytes(), fmt.Errorf("codecgen: formatting the output: %w", err)
