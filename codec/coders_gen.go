@@ -4,12 +4,12 @@ package codec
 
 import (
 	"strconv"
-	"unsafe"
 
 	"google.golang.org/protobuf/encoding/protowire"
 
 	"github.com/agwire/agwire/event"
 	"github.com/agwire/agwire/internal/jsonx"
+	"github.com/agwire/agwire/internal/schema"
 )
 
 // tablesFingerprint describes the tables this file was generated from;
@@ -915,7 +915,7 @@ func encodeRunFinished(g *genc, dst []byte, p *event.RunFinished) ([]byte, error
 		}
 	}
 	if o := p.Outcome; o != nil {
-		if err := rule(planRunOutcome, unsafe.Pointer(o)); err != nil {
+		if err := rule(planRunOutcome, schema.PointerTo(o)); err != nil {
 			return dst, jsonx.WithKey(err, "outcome")
 		}
 		v := o.Type
@@ -947,7 +947,7 @@ func encodeRunFinished(g *genc, dst []byte, p *event.RunFinished) ([]byte, error
 		}
 	}
 	if o := p.Outcome; o != nil {
-		if err := rule(planRunOutcome, unsafe.Pointer(o)); err != nil {
+		if err := rule(planRunOutcome, schema.PointerTo(o)); err != nil {
 			return dst, jsonx.WithKey(err, "outcome")
 		}
 		for i, s := range o.PendingToolCallIDs {
@@ -1411,7 +1411,7 @@ func encodeSubagentFinished(g *genc, dst []byte, p *event.SubagentFinished) ([]b
 		}
 	}
 	if o := p.Outcome; o != nil {
-		if err := rule(planSubagentOutcome, unsafe.Pointer(o)); err != nil {
+		if err := rule(planSubagentOutcome, schema.PointerTo(o)); err != nil {
 			return dst, jsonx.WithKey(err, "outcome")
 		}
 		v := o.Type
@@ -1517,7 +1517,7 @@ func encodeToolCallResult(g *genc, dst []byte, p *event.ToolCallResult) ([]byte,
 		return dst, err
 	}
 	n := 1 + protowire.SizeBytes(bn)
-	if err := rule(planToolCallResult, unsafe.Pointer(p)); err != nil {
+	if err := rule(planToolCallResult, schema.PointerTo(p)); err != nil {
 		return dst, err
 	}
 	{
@@ -2237,7 +2237,7 @@ func writePatchOp(g *genc, b []byte, p *event.PatchOp) []byte {
 
 func sizeMessage(g *genc, p *event.Message) (int, error) {
 	n := 0
-	if err := rule(planMessage, unsafe.Pointer(p)); err != nil {
+	if err := rule(planMessage, schema.PointerTo(p)); err != nil {
 		return 0, err
 	}
 	{
@@ -2870,7 +2870,7 @@ func writeResumeEntry(g *genc, b []byte, p *event.ResumeEntry) []byte {
 
 func sizeRunOutcome(g *genc, p *event.RunOutcome) (int, error) {
 	n := 0
-	if err := rule(planRunOutcome, unsafe.Pointer(p)); err != nil {
+	if err := rule(planRunOutcome, schema.PointerTo(p)); err != nil {
 		return 0, err
 	}
 	{
@@ -3154,7 +3154,7 @@ func writeUsage(g *genc, b []byte, p *event.Usage) []byte {
 
 func sizeSubagentOutcome(g *genc, p *event.SubagentOutcome) (int, error) {
 	n := 0
-	if err := rule(planSubagentOutcome, unsafe.Pointer(p)); err != nil {
+	if err := rule(planSubagentOutcome, schema.PointerTo(p)); err != nil {
 		return 0, err
 	}
 	{
@@ -3582,7 +3582,7 @@ func decTextMessageStart(d *decoder, b []byte, p *event.TextMessageStart, enum i
 		return false
 	}
 	d.depth++
-	if d.finish(planTextMessageStart, unsafe.Pointer(p)) != nil {
+	if d.finish(planTextMessageStart, schema.PointerTo(p)) != nil {
 		return false
 	}
 	d.depth--
@@ -4345,7 +4345,7 @@ func decPatchOp(d *decoder, b []byte, p *event.PatchOp) bool {
 			return false // a field the reference skips, or a group
 		}
 	}
-	if d.finish(planPatchOp, unsafe.Pointer(p)) != nil {
+	if d.finish(planPatchOp, schema.PointerTo(p)) != nil {
 		return false
 	}
 	d.depth--
@@ -4677,7 +4677,7 @@ func decMessage(d *decoder, b []byte, p *event.Message) bool {
 			}
 		}
 	}
-	if d.finish(planMessage, unsafe.Pointer(p)) != nil {
+	if d.finish(planMessage, schema.PointerTo(p)) != nil {
 		return false
 	}
 	d.depth--
@@ -4776,7 +4776,7 @@ func decToolCall(d *decoder, b []byte, p *event.ToolCall) bool {
 			return false // a field the reference skips, or a group
 		}
 	}
-	if d.finish(planToolCall, unsafe.Pointer(p)) != nil {
+	if d.finish(planToolCall, schema.PointerTo(p)) != nil {
 		return false
 	}
 	d.depth--
@@ -5587,7 +5587,7 @@ func decResumeEntry(d *decoder, b []byte, p *event.ResumeEntry) bool {
 			return false // a field the reference skips, or a group
 		}
 	}
-	if d.finish(planResumeEntry, unsafe.Pointer(p)) != nil {
+	if d.finish(planResumeEntry, schema.PointerTo(p)) != nil {
 		return false
 	}
 	d.depth--
@@ -5816,7 +5816,7 @@ func decRunFinished(d *decoder, b []byte, p *event.RunFinished, enum int32) bool
 		return false
 	}
 	d.depth++
-	if d.finish(planRunFinished, unsafe.Pointer(p)) != nil {
+	if d.finish(planRunFinished, schema.PointerTo(p)) != nil {
 		return false
 	}
 	d.depth--
@@ -5921,7 +5921,7 @@ func decRunOutcome(d *decoder, b []byte, p *event.RunOutcome) bool {
 			}
 		}
 	}
-	if d.finish(planRunOutcome, unsafe.Pointer(p)) != nil {
+	if d.finish(planRunOutcome, schema.PointerTo(p)) != nil {
 		return false
 	}
 	d.depth--
@@ -6583,7 +6583,7 @@ func decTextMessageChunk(d *decoder, b []byte, p *event.TextMessageChunk, enum i
 		return false
 	}
 	d.depth++
-	if d.finish(planTextMessageChunk, unsafe.Pointer(p)) != nil {
+	if d.finish(planTextMessageChunk, schema.PointerTo(p)) != nil {
 		return false
 	}
 	d.depth--
@@ -6984,7 +6984,7 @@ func decSubagentFinished(d *decoder, b []byte, p *event.SubagentFinished, enum i
 		return false
 	}
 	d.depth++
-	if d.finish(planSubagentFinished, unsafe.Pointer(p)) != nil {
+	if d.finish(planSubagentFinished, schema.PointerTo(p)) != nil {
 		return false
 	}
 	d.depth--
@@ -7063,7 +7063,7 @@ func decSubagentOutcome(d *decoder, b []byte, p *event.SubagentOutcome) bool {
 			}
 		}
 	}
-	if d.finish(planSubagentOutcome, unsafe.Pointer(p)) != nil {
+	if d.finish(planSubagentOutcome, schema.PointerTo(p)) != nil {
 		return false
 	}
 	d.depth--
@@ -7308,7 +7308,7 @@ func decToolCallResult(d *decoder, b []byte, p *event.ToolCallResult, enum int32
 		return false
 	}
 	d.depth++
-	if d.finish(planToolCallResult, unsafe.Pointer(p)) != nil {
+	if d.finish(planToolCallResult, schema.PointerTo(p)) != nil {
 		return false
 	}
 	d.depth--
@@ -7428,7 +7428,7 @@ func decActivitySnapshot(d *decoder, b []byte, p *event.ActivitySnapshot, enum i
 		return false
 	}
 	d.depth++
-	if d.finish(planActivitySnapshot, unsafe.Pointer(p)) != nil {
+	if d.finish(planActivitySnapshot, schema.PointerTo(p)) != nil {
 		return false
 	}
 	d.depth--
@@ -7716,7 +7716,7 @@ func decReasoningMessageStart(d *decoder, b []byte, p *event.ReasoningMessageSta
 		return false
 	}
 	d.depth++
-	if d.finish(planReasoningMessageStart, unsafe.Pointer(p)) != nil {
+	if d.finish(planReasoningMessageStart, schema.PointerTo(p)) != nil {
 		return false
 	}
 	d.depth--
@@ -8144,7 +8144,7 @@ func decReasoningEncryptedValue(d *decoder, b []byte, p *event.ReasoningEncrypte
 		return false
 	}
 	d.depth++
-	if d.finish(planReasoningEncryptedValue, unsafe.Pointer(p)) != nil {
+	if d.finish(planReasoningEncryptedValue, schema.PointerTo(p)) != nil {
 		return false
 	}
 	d.depth--
@@ -10832,7 +10832,7 @@ func parseMessage(s *jsonx.Scanner, p *event.Message, open bool) bool {
 	if seen&0x3 != 0x3 {
 		return false
 	}
-	return rule(planMessage, unsafe.Pointer(p)) == nil
+	return rule(planMessage, schema.PointerTo(p)) == nil
 }
 
 func parseToolCall(s *jsonx.Scanner, p *event.ToolCall, open bool) bool {
@@ -11994,7 +11994,7 @@ func parseRunOutcome(s *jsonx.Scanner, p *event.RunOutcome, open bool) bool {
 	if seen&0x1 != 0x1 {
 		return false
 	}
-	return rule(planRunOutcome, unsafe.Pointer(p)) == nil
+	return rule(planRunOutcome, schema.PointerTo(p)) == nil
 }
 
 func parseInterrupt(s *jsonx.Scanner, p *event.Interrupt, open bool) bool {
@@ -13213,7 +13213,7 @@ func parseSubagentOutcome(s *jsonx.Scanner, p *event.SubagentOutcome, open bool)
 	if seen&0x1 != 0x1 {
 		return false
 	}
-	return rule(planSubagentOutcome, unsafe.Pointer(p)) == nil
+	return rule(planSubagentOutcome, schema.PointerTo(p)) == nil
 }
 
 func parseSubagentError(s *jsonx.Scanner, p *event.SubagentError, open bool) bool {
@@ -13472,7 +13472,7 @@ func parseToolCallResult(s *jsonx.Scanner, p *event.ToolCallResult, open bool) b
 	if seen&0x6 != 0x6 {
 		return false
 	}
-	return rule(planToolCallResult, unsafe.Pointer(p)) == nil
+	return rule(planToolCallResult, schema.PointerTo(p)) == nil
 }
 
 func parseActivitySnapshot(s *jsonx.Scanner, p *event.ActivitySnapshot, open bool) bool {
