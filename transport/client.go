@@ -194,7 +194,7 @@ func (r *EventReader) Next() (event.Event, error) {
 		r.n++
 		r.bad = 0
 		r.cursor.Seq++
-		if t := ev.Type(); t == event.TypeRunFinished || t == event.TypeRunError {
+		if endsRun(ev.Type()) {
 			r.ended = true
 		}
 		return ev, nil

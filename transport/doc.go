@@ -115,7 +115,10 @@
 // Events with no wire form (THINKING_*) cannot be logged: WriteEvent
 // refuses them with an *EventError on both carriers. SSE data is rendered
 // from the wire bytes, so it is the codec's JSON, not the text given to
-// WriteJSON.
+// WriteJSON. Since any response, of either carrier, may serve a logged
+// event, the size limit is checked on both of its forms when it is
+// logged: an event refused by a plain response of either carrier is
+// refused by the log, and nothing the log holds stops a response.
 //
 // NewFollowHandler serves the follower route: any number of clients GET a
 // run by id, from the start or from Last-Event-ID, and follow it live.
@@ -136,12 +139,16 @@
 // ErrRunGone (wrapping runlog.ErrUnknownRun or runlog.ErrEvicted) when the
 // server no longer holds the run or the events after the cursor.
 //
-// # Design: one seam for the carriers
+// # Design: one seam for the carriers, one writer for the paths
 //
 // SSE and the binary stream are two carriers behind one internal
 // encoder/decoder pair: everything else (negotiation, headers,
 // compression, deadlines, flushing, the size limit, the cap on bad events
 // in a row, the error types) is shared, so a new carrier is one file.
+// Every EventWriter — a plain response, a resumable run writing to its
+// log, a detached run — is one writer with one event counter, one rule of
+// which events end a run, one sticky error and one size check, in front
+// of either the response or the log.
 //
 // The run function receives an EventWriter interface rather than a
 // concrete type, so that an agent can be tested with a fake that collects

@@ -192,7 +192,7 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.serveResumable(w, r, in, mediaType)
 		return
 	}
-	s, err := newStream(w, r, mediaType, &h.stream)
+	s, err := newStream(w, r, mediaType, &h.stream, "HandlerOptions.MaxEventSize")
 	if err != nil {
 		if errors.Is(err, ErrStreamingUnsupported) || r.Context().Err() == nil {
 			http.Error(w, "500 internal server error: cannot stream events", http.StatusInternalServerError)
@@ -201,18 +201,26 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	runErr := h.fn(s.Context(), r, in, s)
-	if runErr != nil {
-		switch {
-		case s.wroteTerminal():
-			h.log(r, slog.LevelError, "agwire: run failed after it ended", runErr)
-		default:
-			if err := s.WriteEvent(&event.RunError{Message: runErr.Error()}); err != nil {
-				h.log(r, h.brokenLevel(r), "agwire: run failed; RUN_ERROR not delivered", runErr, slog.Any("writeError", err))
-			}
-		}
-	}
+	h.finishRun(r, s, runErr, h.brokenLevel(r))
 	if err := s.Close(); err != nil && runErr == nil {
 		h.log(r, h.brokenLevel(r), "agwire: event stream broken", err)
+	}
+}
+
+// finishRun is what becomes of the error of a run function, on every path:
+// a RUN_ERROR event carrying its text if the run has not ended yet, else a
+// report to ErrorLog. A RUN_ERROR that cannot be delivered is reported at
+// level broken.
+func (h *handler) finishRun(r *http.Request, w *runWriter, runErr error, broken slog.Level) {
+	if runErr == nil {
+		return
+	}
+	if w.ended() {
+		h.log(r, slog.LevelError, "agwire: run failed after it ended", runErr)
+		return
+	}
+	if err := w.WriteEvent(&event.RunError{Message: runErr.Error()}); err != nil {
+		h.log(r, broken, "agwire: run failed; RUN_ERROR not delivered", runErr, slog.Any("writeError", err))
 	}
 }
 

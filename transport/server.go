@@ -7,7 +7,6 @@ import (
 	"io"
 	"net/http"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/agwire/agwire/codec"
@@ -77,11 +76,8 @@ type ServerOptions struct {
 	MaxEventSize int
 }
 
-func (o *ServerOptions) maxEventSize() int {
-	if o.MaxEventSize > 0 {
-		return o.MaxEventSize
-	}
-	return DefaultMaxEventSize
+func (o *ServerOptions) parser() event.Parser {
+	return event.Parser{MaxDepth: o.Codec.MaxDepth, DropUnknownFields: o.Codec.DropUnknownFields}
 }
 
 // validate checks the options.
@@ -122,7 +118,7 @@ func NewEventWriter(w http.ResponseWriter, r *http.Request, opts ServerOptions) 
 		notAcceptable(w)
 		return nil, ErrNotAcceptable
 	}
-	return newStream(w, r, mt, &opts)
+	return newStream(w, r, mt, &opts, "ServerOptions.MaxEventSize")
 }
 
 // notAcceptable answers 406 with the two media types in the body.
@@ -149,33 +145,14 @@ func addVary(h http.Header, names ...string) {
 	}
 }
 
-// stream is the EventWriter of every carrier: they differ only in their
-// encoder, which turns an event into bytes.
-type stream struct {
-	mu        sync.Mutex
-	rc        *http.ResponseController
-	ctx       context.Context
-	cancel    context.CancelCauseFunc
-	mediaType string
-	timeout   time.Duration
-	parser    event.Parser
-
-	comp compressor // nil for identity
-	enc  encoder    // writes to the response, or to comp
-
-	n        int64 // events written
-	terminal bool  // a RUN_FINISHED or RUN_ERROR was written
-	err      error // sticky write error
-	closed   bool
-}
-
-// newStream starts the stream of a negotiated media type; opts are valid.
-func newStream(w http.ResponseWriter, r *http.Request, mediaType string, opts *ServerOptions) (*stream, error) {
+// newStream starts the response of a negotiated media type; opts are
+// valid, and option names the MaxEventSize option in errors.
+func newStream(w http.ResponseWriter, r *http.Request, mediaType string, opts *ServerOptions, option string) (*runWriter, error) {
 	car := carrierFor(mediaType)
 	rc := http.NewResponseController(w)
 	if opts.WriteTimeout > 0 {
 		if err := rc.SetWriteDeadline(time.Time{}); err != nil {
-			return nil, fmt.Errorf("transport: ServerOptions.WriteTimeout needs write deadlines: %w", err)
+			return nil, fmt.Errorf("transport: %s.WriteTimeout needs write deadlines: %w", optStruct(option), err)
 		}
 	}
 	coding := negotiateEncoding(r.Header.Values("Accept-Encoding"), opts.Compression)
@@ -201,185 +178,19 @@ func newStream(w http.ResponseWriter, r *http.Request, mediaType string, opts *S
 		return nil, fmt.Errorf("transport: sending the response header: %w", err)
 	}
 
-	s := &stream{
-		rc:        rc,
-		mediaType: mediaType,
-		timeout:   opts.WriteTimeout,
-		parser:    event.Parser{MaxDepth: opts.Codec.MaxDepth, DropUnknownFields: opts.Codec.DropUnknownFields},
-	}
-	s.ctx, s.cancel = context.WithCancelCause(r.Context())
-	var out io.Writer = w
+	out := &response{rc: rc, timeout: opts.WriteTimeout}
+	var dst io.Writer = w
 	if coding != "" {
-		s.comp = getCompressor(coding, w)
-		out = s.comp
+		out.comp = getCompressor(coding, w)
+		dst = out.comp
 	}
-	s.enc = car.newEncoder(out, *opts)
-	return s, nil
+	out.enc = car.newEncoder(dst, opts.Codec, newSizeLimit(opts.MaxEventSize, option))
+	return newRunWriter(r.Context(), mediaType, opts.parser(), out, "writing"), nil
 }
 
-func (s *stream) ContentType() string      { return s.mediaType }
-func (s *stream) Context() context.Context { return s.ctx }
-
-func (s *stream) WriteEvent(ev event.Event) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if err := s.usable(); err != nil {
-		return err
-	}
-	if ev == nil {
-		return s.refuse(errors.New("nil event"))
-	}
-	return s.write(ev.Type(), func() error { return s.enc.writeEvent(ev) })
-}
-
-func (s *stream) WriteJSON(jsonEvent []byte) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if err := s.usable(); err != nil {
-		return err
-	}
-	ev, err := s.parser.Parse(jsonEvent)
-	if err != nil {
-		return s.refuse(err)
-	}
-	return s.write(ev.Type(), func() error { return s.enc.writeJSON(ev, jsonEvent) })
-}
-
-// writeWire writes an event read from a run log, with its cursor text.
-func (s *stream) writeWire(wire []byte, id string) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if err := s.usable(); err != nil {
-		return err
-	}
-	return s.write("", func() error { return s.enc.writeWire(wire, id) })
-}
-
-// heartbeat writes the carrier's keep-alive, if it has one, and flushes.
-func (s *stream) heartbeat() error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if err := s.usable(); err != nil {
-		return err
-	}
-	if err := s.setDeadline(); err != nil {
-		return s.fail(err)
-	}
-	wrote, err := s.enc.heartbeat()
-	if err != nil {
-		return s.fail(err)
-	}
-	if !wrote {
-		return nil
-	}
-	if s.comp != nil {
-		if err := s.comp.Flush(); err != nil {
-			return s.fail(err)
-		}
-	}
-	if err := s.rc.Flush(); err != nil {
-		return s.fail(err)
-	}
-	return nil
-}
-
-// write runs the encoder's write of one event under the write deadline and
-// flushes it.
-func (s *stream) write(typ event.Type, encode func() error) error {
-	if err := s.setDeadline(); err != nil {
-		return s.fail(err)
-	}
-	if err := encode(); err != nil {
-		if r, ok := err.(*refusal); ok {
-			return s.refuse(r.err)
-		}
-		return s.fail(err)
-	}
-	return s.flush(typ)
-}
-
-// flush pushes the event written through the compressor and the response.
-func (s *stream) flush(typ event.Type) error {
-	if s.comp != nil {
-		if err := s.comp.Flush(); err != nil {
-			return s.fail(err)
-		}
-	}
-	if err := s.rc.Flush(); err != nil {
-		return s.fail(err)
-	}
-	s.n++
-	if typ == event.TypeRunFinished || typ == event.TypeRunError {
-		s.terminal = true
-	}
-	return nil
-}
-
-func (s *stream) setDeadline() error {
-	if s.timeout <= 0 {
-		return nil
-	}
-	return s.rc.SetWriteDeadline(time.Now().Add(s.timeout))
-}
-
-func (s *stream) usable() error {
-	if s.closed {
-		return ErrClosed
-	}
-	return s.err
-}
-
-// refuse reports an event that was not written; the stream goes on.
-func (s *stream) refuse(err error) error {
-	return &EventError{Index: s.n, Err: err}
-}
-
-// fail records a write error of the connection: sticky, and it cancels the
-// stream's context.
-func (s *stream) fail(err error) error {
-	s.err = fmt.Errorf("transport: writing event %d: %w", s.n, err)
-	s.cancel(s.err)
-	return s.err
-}
-
-// wroteTerminal reports whether a RUN_FINISHED or RUN_ERROR went out.
-func (s *stream) wroteTerminal() bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.terminal
-}
-
-func (s *stream) Close() error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.closed {
-		return s.err
-	}
-	s.closed = true
-	defer s.cancel(ErrClosed)
-	if s.err != nil {
-		return s.err // a broken compressor is not pooled again
-	}
-	if s.comp != nil {
-		err := s.setDeadline()
-		if err == nil {
-			err = s.comp.Close()
-		}
-		if err == nil {
-			err = s.rc.Flush()
-		}
-		if err != nil {
-			s.comp = nil
-			return s.fail(err)
-		}
-		putCompressor(s.comp)
-		s.comp = nil
-		s.enc.reset(io.Discard)
-	}
-	if s.timeout > 0 {
-		// Net/http does not reset a deadline it did not set: clear ours so
-		// that a kept-alive connection's next response does not inherit it.
-		_ = s.rc.SetWriteDeadline(time.Time{})
-	}
-	return nil
+// optStruct returns the struct of an option's name, "ServerOptions" of
+// "ServerOptions.MaxEventSize".
+func optStruct(option string) string {
+	s, _, _ := strings.Cut(option, ".")
+	return s
 }
