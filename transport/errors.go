@@ -33,7 +33,9 @@ var (
 	// ErrEventTooLarge: an event exceeds the size limit: on a reader
 	// (ClientOptions.MaxEventSize) it ends the stream, wrapping
 	// framing.ErrFrameTooLarge on the binary transport; on a writer
-	// (ServerOptions.MaxEventSize) the event is refused with an *EventError.
+	// (ServerOptions.MaxEventSize, by default the stock TypeScript client's
+	// limits) the event is refused with an *EventError whose text names the
+	// limit and the option that raises it.
 	ErrEventTooLarge = errors.New("transport: event too large")
 	// ErrTruncated: the stream ends inside an event (wrapping
 	// framing.ErrTruncated on the binary transport, io.ErrUnexpectedEOF on

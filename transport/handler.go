@@ -118,12 +118,10 @@ func NewHandler(fn RunFunc, opts HandlerOptions) (http.Handler, error) {
 		return nil, errors.New("transport: NewHandler: nil RunFunc")
 	}
 	so := ServerOptions{Codec: opts.Codec, Compression: opts.Compression, WriteTimeout: opts.WriteTimeout, MaxEventSize: opts.MaxEventSize}
-	if err := so.validate(); err != nil {
+	if err := so.validate("HandlerOptions"); err != nil {
 		return nil, err
 	}
 	switch {
-	case opts.MaxEventSize < 0:
-		return nil, fmt.Errorf("transport: HandlerOptions.MaxEventSize is negative (%d)", opts.MaxEventSize)
 	case opts.MaxBodyBytes < 0:
 		return nil, fmt.Errorf("transport: HandlerOptions.MaxBodyBytes is negative (%d)", opts.MaxBodyBytes)
 	case opts.MaxBodyBytes == 0:

@@ -251,11 +251,8 @@ func NewFollowHandler(log runlog.Log, opts FollowOptions) (http.Handler, error) 
 		return nil, errors.New("transport: NewFollowHandler: nil Log")
 	}
 	so := ServerOptions{Codec: opts.Codec, Compression: opts.Compression, WriteTimeout: opts.WriteTimeout, MaxEventSize: opts.MaxEventSize}
-	if err := so.validate(); err != nil {
+	if err := so.validate("FollowOptions"); err != nil {
 		return nil, err
-	}
-	if opts.MaxEventSize < 0 {
-		return nil, fmt.Errorf("transport: FollowOptions.MaxEventSize is negative (%d)", opts.MaxEventSize)
 	}
 	if opts.Heartbeat == 0 {
 		opts.Heartbeat = DefaultHeartbeat

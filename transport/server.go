@@ -68,11 +68,15 @@ type ServerOptions struct {
 	// whole run). A ResponseWriter that cannot set deadlines makes
 	// NewEventWriter fail when this is set.
 	WriteTimeout time.Duration
-	// MaxEventSize is the largest event written, in bytes (a binary frame's
-	// payload, an SSE event's JSON): a larger one is refused with an
-	// *EventError wrapping ErrEventTooLarge, on both transports, so that a
-	// client with the same limit reads everything the server writes. 0 (or
-	// less) means DefaultMaxEventSize, the client's default.
+	// MaxEventSize is the largest event written, in bytes: a binary
+	// frame's payload, an SSE event's JSON. A larger one is refused with an
+	// *EventError wrapping ErrEventTooLarge, and nothing is written. 0, the
+	// default, keeps to what the stock TypeScript client (@ag-ui/client
+	// 1.0.0) reads: a frame of at most framing.PeerMaxFrame bytes (10 MiB,
+	// the 4-byte prefix included), an SSE event block of at most
+	// PeerMaxSSEBuffer bytes before its last line feed (10 MiB). Readers
+	// accept more by default (DefaultMaxEventSize, 16 MiB). Negative is an
+	// error.
 	MaxEventSize int
 }
 
@@ -80,13 +84,17 @@ func (o *ServerOptions) parser() event.Parser {
 	return event.Parser{MaxDepth: o.Codec.MaxDepth, DropUnknownFields: o.Codec.DropUnknownFields}
 }
 
-// validate checks the options.
-func (o *ServerOptions) validate() error {
-	if err := checkCodings(o.Compression); err != nil {
+// validate checks the options, given in the struct named name
+// (ServerOptions, HandlerOptions, FollowOptions), which errors name.
+func (o *ServerOptions) validate(name string) error {
+	if err := checkCodings(name, o.Compression); err != nil {
 		return err
 	}
 	if o.WriteTimeout < 0 {
-		return fmt.Errorf("transport: ServerOptions.WriteTimeout is negative (%v)", o.WriteTimeout)
+		return fmt.Errorf("transport: %s.WriteTimeout is negative (%v)", name, o.WriteTimeout)
+	}
+	if o.MaxEventSize < 0 {
+		return fmt.Errorf("transport: %s.MaxEventSize is negative (%d)", name, o.MaxEventSize)
 	}
 	return nil
 }
@@ -110,7 +118,7 @@ func (o *ServerOptions) validate() error {
 // The caller must Close the EventWriter when the run is over (a Handler
 // does), which also returns a pooled compressor.
 func NewEventWriter(w http.ResponseWriter, r *http.Request, opts ServerOptions) (EventWriter, error) {
-	if err := opts.validate(); err != nil {
+	if err := opts.validate("ServerOptions"); err != nil {
 		return nil, err
 	}
 	mt, ok := Negotiate(r.Header.Values("Accept"))
