@@ -28,12 +28,15 @@
 //
 // # Negotiation
 //
-// The client's Accept header picks the transport (see Negotiate): the
-// highest q wins, then the more specific match, and on a full tie SSE, so a
-// client gets binary only when it prefers it. A client that accepts neither
-// gets 406 Not Acceptable. Run asks for binary with SSE as the fallback,
-// and reads whichever the server sends: the response's Content-Type
-// decides, not the request.
+// The client's Accept header picks the transport (see Negotiate) as
+// @ag-ui/encoder's EventEncoder and the draft AG-UI spec do: binary
+// whenever the header admits application/vnd.ag-ui.event+proto, by name or
+// by a wildcard, with q > 0; otherwise SSE, and SSE when there is no
+// header. HandlerOptions.WildcardSSE keeps SSE for clients that admit
+// binary only by a wildcard. A client that accepts neither gets 406 Not
+// Acceptable. Run asks for binary with SSE as the fallback, and reads
+// whichever the server sends: the response's Content-Type decides, not
+// the request.
 //
 // # Delivery
 //

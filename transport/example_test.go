@@ -96,9 +96,9 @@ func ExampleNegotiate() {
 	}
 	// Output:
 	// "" → "text/event-stream" true
-	// "*/*" → "text/event-stream" true
+	// "*/*" → "application/vnd.ag-ui.event+proto" true
 	// "application/vnd.ag-ui.event+proto" → "application/vnd.ag-ui.event+proto" true
-	// "application/vnd.ag-ui.event+proto, text/event-stream" → "text/event-stream" true
+	// "application/vnd.ag-ui.event+proto, text/event-stream" → "application/vnd.ag-ui.event+proto" true
 	// "application/vnd.ag-ui.event+proto, text/event-stream;q=0.5" → "application/vnd.ag-ui.event+proto" true
 	// "application/json" → "" false
 }

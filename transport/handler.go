@@ -37,6 +37,9 @@ type HandlerOptions struct {
 	// MaxEventSize is the largest event written (see
 	// ServerOptions.MaxEventSize).
 	MaxEventSize int
+	// WildcardSSE keeps SSE for clients that admit binary only by a
+	// wildcard (see ServerOptions.WildcardSSE).
+	WildcardSSE bool
 	// MaxBodyBytes is the largest RunAgentInput body accepted; a larger one
 	// is answered 413. 0 means DefaultMaxBodyBytes.
 	MaxBodyBytes int64
@@ -117,7 +120,7 @@ func NewHandler(fn RunFunc, opts HandlerOptions) (http.Handler, error) {
 	if fn == nil {
 		return nil, errors.New("transport: NewHandler: nil RunFunc")
 	}
-	so := ServerOptions{Codec: opts.Codec, Compression: opts.Compression, WriteTimeout: opts.WriteTimeout, MaxEventSize: opts.MaxEventSize}
+	so := ServerOptions{Codec: opts.Codec, Compression: opts.Compression, WriteTimeout: opts.WriteTimeout, MaxEventSize: opts.MaxEventSize, WildcardSSE: opts.WildcardSSE}
 	if err := so.validate("HandlerOptions"); err != nil {
 		return nil, err
 	}
@@ -161,7 +164,7 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "415 unsupported media type: the body must be a RunAgentInput as application/json, not "+strconv.Quote(ct), http.StatusUnsupportedMediaType)
 		return
 	}
-	mediaType, ok := Negotiate(r.Header.Values("Accept"))
+	mediaType, ok := negotiate(r.Header.Values("Accept"), h.opts.WildcardSSE)
 	if !ok {
 		notAcceptable(w)
 		return

@@ -221,10 +221,12 @@ type FollowOptions struct {
 	// Codec renders events on the binary transport (its MaxDepth and the
 	// like configure nothing else here).
 	Codec codec.Codec
-	// Compression, WriteTimeout and MaxEventSize are as for HandlerOptions.
+	// Compression, WriteTimeout, MaxEventSize and WildcardSSE are as for
+	// HandlerOptions.
 	Compression  []string
 	WriteTimeout time.Duration
 	MaxEventSize int
+	WildcardSSE  bool
 	// Heartbeat is as for HandlerOptions: 0 means DefaultHeartbeat.
 	Heartbeat time.Duration
 	// ErrorLog: nil means slog.Default().
@@ -250,7 +252,7 @@ func NewFollowHandler(log runlog.Log, opts FollowOptions) (http.Handler, error) 
 	if log == nil {
 		return nil, errors.New("transport: NewFollowHandler: nil Log")
 	}
-	so := ServerOptions{Codec: opts.Codec, Compression: opts.Compression, WriteTimeout: opts.WriteTimeout, MaxEventSize: opts.MaxEventSize}
+	so := ServerOptions{Codec: opts.Codec, Compression: opts.Compression, WriteTimeout: opts.WriteTimeout, MaxEventSize: opts.MaxEventSize, WildcardSSE: opts.WildcardSSE}
 	if err := so.validate("FollowOptions"); err != nil {
 		return nil, err
 	}
@@ -275,7 +277,7 @@ func (f *followHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "405 method not allowed: follow a run with GET", http.StatusMethodNotAllowed)
 		return
 	}
-	mediaType, ok := Negotiate(r.Header.Values("Accept"))
+	mediaType, ok := negotiate(r.Header.Values("Accept"), f.opts.WildcardSSE)
 	if !ok {
 		notAcceptable(w)
 		return

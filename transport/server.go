@@ -78,6 +78,12 @@ type ServerOptions struct {
 	// accept more by default (DefaultMaxEventSize, 16 MiB). Negative is an
 	// error.
 	MaxEventSize int
+	// WildcardSSE keeps SSE for a client that admits the binary stream
+	// only by a wildcard ("*/*", "application/*") and accepts SSE: binary
+	// goes only to clients that name its media type. By default a wildcard
+	// admits binary, as @ag-ui/encoder and the draft spec have it (see
+	// Negotiate).
+	WildcardSSE bool
 }
 
 func (o *ServerOptions) parser() event.Parser {
@@ -121,7 +127,7 @@ func NewEventWriter(w http.ResponseWriter, r *http.Request, opts ServerOptions) 
 	if err := opts.validate("ServerOptions"); err != nil {
 		return nil, err
 	}
-	mt, ok := Negotiate(r.Header.Values("Accept"))
+	mt, ok := negotiate(r.Header.Values("Accept"), opts.WildcardSSE)
 	if !ok {
 		notAcceptable(w)
 		return nil, ErrNotAcceptable
