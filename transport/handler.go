@@ -50,9 +50,21 @@ type HandlerOptions struct {
 	Log runlog.Log
 	// Detach lets a resumable run outlive its client: its context ends
 	// only when RunContext does or RunDeadline passes, not when the
-	// client goes. Without Detach a run ends when the client that started
-	// it goes. Only with Log.
+	// client goes. Without Detach a run waits ReconnectGrace for a client
+	// to come back. Only with Log.
 	Detach bool
+	// ReconnectGrace is how long a resumable run without Detach keeps
+	// running after its last client left: a client that resumes it within
+	// the grace (with its cursor in Last-Event-ID) gets the rest of the run
+	// exactly once, as if nothing had happened. Clients are the response
+	// that started the run, responses resuming it and followers
+	// (NewFollowHandler on the same Log, in this process). When the grace
+	// passes with no client connected, the run's context ends with cause
+	// ErrNoClient: the run ends with RUN_ERROR, and what it logged can
+	// still be read. 0 means DefaultReconnectGrace (30 s); negative, none:
+	// the run's context ends when the client that started it goes. Only
+	// with Log.
+	ReconnectGrace time.Duration
 	// RunContext is the parent of detached runs' contexts; cancel it when
 	// the server shuts down. Nil means context.Background().
 	RunContext context.Context
@@ -133,8 +145,11 @@ func NewHandler(fn RunFunc, opts HandlerOptions) (http.Handler, error) {
 	switch {
 	case opts.RunDeadline < 0:
 		return nil, fmt.Errorf("transport: HandlerOptions.RunDeadline is negative (%v)", opts.RunDeadline)
-	case opts.Log == nil && (opts.Detach || opts.RunDeadline > 0 || opts.RunContext != nil):
-		return nil, errors.New("transport: HandlerOptions.Detach, RunDeadline and RunContext need a Log")
+	case opts.Log == nil && (opts.Detach || opts.RunDeadline > 0 || opts.RunContext != nil || opts.ReconnectGrace > 0):
+		return nil, errors.New("transport: HandlerOptions.Detach, RunDeadline, RunContext and ReconnectGrace need a Log")
+	}
+	if opts.ReconnectGrace == 0 {
+		opts.ReconnectGrace = DefaultReconnectGrace
 	}
 	if opts.Heartbeat == 0 {
 		opts.Heartbeat = DefaultHeartbeat

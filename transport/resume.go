@@ -89,6 +89,7 @@ func (h *handler) serveResumable(w http.ResponseWriter, r *http.Request, in *eve
 			http.Error(w, fmt.Sprintf("%d %s: %v", code, strings.ToLower(http.StatusText(code)), err), code)
 			return
 		}
+		defer attachPresence(keyOf(log, h, run))()
 		serveLog(w, r, mediaType, &h.stream, "HandlerOptions.MaxEventSize", h.opts.Heartbeat, rd, from, h.logger())
 		return
 	}
@@ -111,7 +112,11 @@ func (h *handler) serveResumable(w http.ResponseWriter, r *http.Request, in *eve
 	var ctx context.Context
 	var cancel context.CancelFunc
 	req := r
-	if h.opts.Detach {
+	grace := h.opts.ReconnectGrace
+	var p *presence
+	key := keyOf(log, h, run)
+	switch {
+	case h.opts.Detach:
 		parent := h.opts.RunContext
 		if parent == nil {
 			parent = context.Background()
@@ -122,7 +127,20 @@ func (h *handler) serveResumable(w http.ResponseWriter, r *http.Request, in *eve
 			ctx, cancel = context.WithCancel(parent)
 		}
 		req = r.Clone(ctx)
-	} else {
+	case grace > 0:
+		// The run outlives its client by the grace: it has a context of its
+		// own, ended when no client has been connected for the grace (or
+		// when the server's RunContext ends).
+		parent := h.opts.RunContext
+		if parent == nil {
+			parent = context.WithoutCancel(r.Context())
+		}
+		var cancelCause context.CancelCauseFunc
+		ctx, cancelCause = context.WithCancelCause(parent)
+		cancel = func() { cancelCause(context.Canceled) }
+		p = startPresence(key, grace, cancelCause)
+		req = r.Clone(ctx)
+	default:
 		ctx, cancel = context.WithCancel(r.Context())
 	}
 	out := newLogOutlet(lw, run, h.opts.Codec, newSizeLimit(h.opts.MaxEventSize, "HandlerOptions.MaxEventSize"))
@@ -132,9 +150,16 @@ func (h *handler) serveResumable(w http.ResponseWriter, r *http.Request, in *eve
 	go func() {
 		defer close(done)
 		defer cancel()
+		if p != nil {
+			defer endPresence(key, p)
+		}
 		h.runLogged(req, in, ew, lw)
 	}()
 	serveLog(w, r, mediaType, &h.stream, "HandlerOptions.MaxEventSize", h.opts.Heartbeat, rd, from, h.logger())
+	if p != nil {
+		p.detach()
+		return
+	}
 	if !h.opts.Detach {
 		cancel()
 		<-done
@@ -302,5 +327,6 @@ func (f *followHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, fmt.Sprintf("%d %s: %v", code, strings.ToLower(http.StatusText(code)), err), code)
 		return
 	}
+	defer attachPresence(keyOf(f.log, f, run))()
 	serveLog(w, r, mediaType, &f.stream, "FollowOptions.MaxEventSize", f.opts.Heartbeat, rd, from, f.opts.ErrorLog)
 }

@@ -1,0 +1,163 @@
+package transport_test
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/agwire/agwire/event"
+	"github.com/agwire/agwire/runlog"
+	"github.com/agwire/agwire/transport"
+)
+
+// graceRun is a run of 27 events that writes its first k and then waits
+// for release (or for its context to end).
+func graceRun(k int, release <-chan struct{}) (transport.RunFunc, []event.Event) {
+	evs := []event.Event{&event.RunStarted{ThreadID: "thread-1", RunID: "run-1"}, &event.TextMessageStart{MessageID: "m", Role: event.Ptr("assistant")}}
+	for i := range 23 {
+		evs = append(evs, &event.TextMessageContent{MessageID: "m", Delta: fmt.Sprint("d", i)})
+	}
+	evs = append(evs, &event.TextMessageEnd{MessageID: "m"}, &event.RunFinished{ThreadID: "thread-1", RunID: "run-1"})
+	return func(ctx context.Context, _ *http.Request, in *event.RunAgentInput, w transport.EventWriter) error {
+		for i, ev := range evs {
+			if i == k {
+				select {
+				case <-release:
+				case <-ctx.Done():
+					return context.Cause(ctx)
+				}
+			}
+			if err := w.WriteEvent(ev); err != nil {
+				return err
+			}
+		}
+		return nil
+	}, evs
+}
+
+func describe(evs []event.Event) string {
+	var b strings.Builder
+	for _, ev := range evs {
+		b.WriteString(string(ev.Type()))
+		if c, ok := ev.(*event.TextMessageContent); ok {
+			b.WriteString(":" + c.Delta)
+		}
+		b.WriteByte(' ')
+	}
+	return b.String()
+}
+
+// TestReconnectGrace: a resumable run without Detach is cut after each k of
+// its 27 events, over loopback, on both carriers. A client that comes back
+// with its cursor within HandlerOptions.ReconnectGrace gets the rest of the
+// run exactly once, ending with RUN_FINISHED; one that comes back after the
+// grace gets the run's end, RUN_ERROR (ErrNoClient's text), and nothing
+// that was logged is lost.
+func TestReconnectGrace(t *testing.T) {
+	// Generous: on a loaded machine the 104 runs share few cores, and a
+	// timely client must not miss the grace. The cases sleep, so they run
+	// at once, not t.Parallel (which runs GOMAXPROCS at a time).
+	const grace = time.Second
+	var wg sync.WaitGroup
+	for _, carrier := range []string{"sse", "binary"} {
+		for _, late := range []bool{false, true} {
+			for k := 1; k < 27; k++ {
+				wg.Go(func() {
+					if err := graceCase(t, carrier, late, k, grace); err != nil {
+						t.Errorf("%s, cut after %d, back late %v: %v", carrier, k, late, err)
+					}
+				})
+			}
+		}
+	}
+	wg.Wait()
+}
+
+func graceCase(t *testing.T, carrier string, late bool, k int, grace time.Duration) error {
+	release := make(chan struct{})
+	fn, evs := graceRun(k, release)
+	s := newResumeServer(t, transport.HandlerOptions{ReconnectGrace: grace}, fn)
+	opts := transport.ClientOptions{PreferSSE: carrier == "sse"}
+	r, err := transport.Run(testCtx(t), freshClient(), s.URL, inputFor("run-1"), opts)
+	if err != nil {
+		return err
+	}
+	var got []event.Event
+	for len(got) < k {
+		ev, err := r.Next()
+		if err != nil {
+			return fmt.Errorf("after %d events: %w", len(got), err)
+		}
+		got = append(got, ev)
+	}
+	cursor, _ := r.Cursor()
+	r.Close() // the cut
+	delay := 20 * time.Millisecond
+	if late {
+		delay = grace + time.Second
+	}
+	time.Sleep(delay)
+	opts.Header = http.Header{transport.HeaderLastEventID: {cursor.String()}}
+	r, err = transport.Run(testCtx(t), freshClient(), s.URL, inputFor("run-1"), opts)
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	close(release)
+	for ev, err := range r.Events() {
+		if err != nil {
+			return fmt.Errorf("after %d events: %w", len(got), err)
+		}
+		got = append(got, ev)
+	}
+	want := describe(evs)
+	if late {
+		want = describe(evs[:k]) + "RUN_ERROR "
+	}
+	if describe(got) != want {
+		return fmt.Errorf("got  %s\nwant %s", describe(got), want)
+	}
+	if late {
+		if msg := got[k].(*event.RunError).Message; msg != transport.ErrNoClient.Error() {
+			return fmt.Errorf("RUN_ERROR %q", msg)
+		}
+	}
+	return nil
+}
+
+// TestReconnectGraceFollower: a follower counts as a client: while one
+// follows the run, the run goes on after its starter left, past the grace.
+func TestReconnectGraceFollower(t *testing.T) {
+	const grace = 50 * time.Millisecond
+	release := make(chan struct{})
+	fn, evs := graceRun(3, release)
+	s := newResumeServer(t, transport.HandlerOptions{ReconnectGrace: grace}, fn)
+	r, err := transport.Run(testCtx(t), freshClient(), s.URL, inputFor("run-1"), transport.ClientOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Next(); err != nil {
+		t.Fatal(err)
+	}
+	f, err := transport.Follow(testCtx(t), freshClient(), s.URL+"/runs/run-1", runlog.Cursor{}, transport.ClientOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	for range 3 {
+		if _, err := f.Next(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r.Close()
+	time.Sleep(4 * grace)
+	close(release)
+	rest := readAll(t, f)
+	if describe(rest) != describe(evs[3:]) {
+		t.Fatalf("the follower read %s\nwant %s", describe(rest), describe(evs[3:]))
+	}
+}
