@@ -1,68 +1,60 @@
 package codec
 
-import "github.com/agwire/agwire/event"
+import (
+	"fmt"
 
-// arms lists the event type carried by each arm of the Event envelope's
-// oneof; the index is the field number. This numbering differs from the
-// EventType enum's (see enumValue).
-var arms = [...]event.Type{
-	1:  event.TypeTextMessageStart,
-	2:  event.TypeTextMessageContent,
-	3:  event.TypeTextMessageEnd,
-	4:  event.TypeToolCallStart,
-	5:  event.TypeToolCallArgs,
-	6:  event.TypeToolCallEnd,
-	7:  event.TypeStateSnapshot,
-	8:  event.TypeStateDelta,
-	9:  event.TypeMessagesSnapshot,
-	10: event.TypeRaw,
-	11: event.TypeCustom,
-	12: event.TypeRunStarted,
-	13: event.TypeRunFinished,
-	14: event.TypeRunError,
-	15: event.TypeStepStarted,
-	16: event.TypeStepFinished,
-	17: event.TypeTextMessageChunk,
-	18: event.TypeToolCallChunk,
-	19: event.TypeSubagentStarted,
-	20: event.TypeSubagentFinished,
-	21: event.TypeSubagentError,
-	22: event.TypeToolCallResult,
-	23: event.TypeActivitySnapshot,
-	24: event.TypeActivityDelta,
-	25: event.TypeReasoningStart,
-	26: event.TypeReasoningMessageStart,
-	27: event.TypeReasoningMessageContent,
-	28: event.TypeReasoningMessageEnd,
-	29: event.TypeReasoningMessageChunk,
-	30: event.TypeReasoningEnd,
-	31: event.TypeReasoningEncryptedValue,
-}
+	"github.com/agwire/agwire/event"
+)
 
 // maxArm is the highest envelope field number of AG-UI 1.0; preV1MaxArm the
-// highest a pre-1.0 peer knows (arms 1..18).
+// highest a pre-1.0 peer knows. Both are checked against the event
+// registry when the package initialises.
 const (
 	maxArm      = 31
 	preV1MaxArm = 18
 )
 
+// arms lists the event type carried by each arm of the Event envelope's
+// oneof; the index is the field number. It is derived from the event
+// registry (event.Registry).
+var arms [maxArm + 1]event.Type
+
+// typeInfos holds the registry's wire facts by type name.
+var typeInfos map[event.Type]typeInfo
+
 type typeInfo struct {
-	arm  int32 // envelope field number
-	enum int32 // EventType enum value
+	arm   int32 // envelope field number
+	enum  int32 // EventType enum value
+	preV1 bool  // pre-1.0 peers know it
 }
 
-var typeInfos = func() map[event.Type]typeInfo {
-	m := make(map[event.Type]typeInfo, maxArm)
-	for arm := int32(1); arm <= maxArm; arm++ {
-		m[arms[arm]] = typeInfo{arm: arm}
+func init() { arms, typeInfos = indexArms(event.Registry()) }
+
+// indexArms builds arms and typeInfos from the registry and panics, naming
+// the type, when an entry does not fit the envelope: an arm beyond maxArm,
+// an arm left unfilled, a pre-1.0 flag that disagrees with preV1MaxArm.
+func indexArms(reg []event.Info) (arms [maxArm + 1]event.Type, typeInfos map[event.Type]typeInfo) {
+	typeInfos = map[event.Type]typeInfo{}
+	for _, in := range reg {
+		if !in.Wire() {
+			continue
+		}
+		if in.Arm > maxArm {
+			panic(fmt.Sprintf("codec: event type %s has envelope arm %d, beyond maxArm %d", in.Type, in.Arm, maxArm))
+		}
+		if in.PreV1 != (in.Arm <= preV1MaxArm) {
+			panic(fmt.Sprintf("codec: event type %s: arm %d and pre-1.0 flag %v disagree with preV1MaxArm %d", in.Type, in.Arm, in.PreV1, preV1MaxArm))
+		}
+		arms[in.Arm] = in.Type
+		typeInfos[in.Type] = typeInfo{arm: in.Arm, enum: in.Enum, preV1: in.PreV1}
 	}
-	for i, t := range event.Types() {
-		ti := m[t]
-		ti.enum = int32(i)
-		m[t] = ti
+	for arm := 1; arm <= maxArm; arm++ {
+		if arms[arm] == "" {
+			panic(fmt.Sprintf("codec: envelope arm %d has no registered event type", arm))
+		}
 	}
-	return m
-}()
+	return arms, typeInfos
+}
 
 // Arm returns the Event envelope field number that carries events of type t,
 // and false for a type with no protobuf form.
@@ -78,10 +70,7 @@ func (p Profile) Supports(t event.Type) bool {
 		return false
 	}
 	if p == PreV1 {
-		return ti.arm <= preV1MaxArm
+		return ti.preV1
 	}
 	return true
 }
-
-// patchOps names the JsonPatchOperationType enum values.
-var patchOps = [...]string{"add", "remove", "replace", "move", "copy", "test"}

@@ -316,7 +316,7 @@ func TestNoSharedCapacity(t *testing.T) {
 	in := `{"type":"RUN_STARTED","threadId":"t1","runId":"r1","parentRunId":"p1","rawEvent":{"x":1},"metadata":{"m":2},` +
 		`"input":{"threadId":"t2","runId":"r2","state":{"s":3},"messages":[{"id":"m1","role":"user","content":[{"type":"text","text":"hi","metadata":{"pm":4}}],"metadata":{"mm":5}},` +
 		`{"id":"m2","role":"activity","activityType":"a","content":{"c":6}}],"tools":[{"name":"n","description":"d","parameters":{"p":7},"metadata":{"tm":8}}],` +
-		`"forwardedProps":{"f":9},"resume":[{"interruptId":"i","status":"s","payload":{"pl":10},"metadata":{"rm":11}}]},"protocolVersion":"1.0"}`
+		`"forwardedProps":{"f":9},"resume":[{"interruptId":"i","status":"resolved","payload":{"pl":10},"metadata":{"rm":11}}]},"protocolVersion":"1.0"}`
 	parsed, err := event.Parse([]byte(in))
 	if err != nil {
 		t.Fatal(err)

@@ -131,3 +131,26 @@ func BenchmarkGenerated(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkEncodeReference is BenchmarkEncode through the reference
+// encoder that walks the tables at run time, for comparing the generated
+// coders with it in one run.
+func BenchmarkEncodeReference(b *testing.B) {
+	for _, bc := range benchEvents {
+		ev, err := event.Parse([]byte(bc.json))
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(bc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			var buf []byte
+			for b.Loop() {
+				buf, err = codec.AppendReference(codec.Codec{}, buf[:0], ev)
+				if err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.SetBytes(int64(len(buf)))
+		})
+	}
+}

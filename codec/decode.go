@@ -514,12 +514,19 @@ func (d *decoder) finish(plan *schema.Plan, ptr unsafe.Pointer) error {
 		if fd.Names == nil || fd.Via != nil {
 			continue
 		}
-		s := (*string)(fd.Ptr(ptr))
+		var s *string
+		if fd.Kind == schema.OptString {
+			if s = *(**string)(fd.Ptr(ptr)); s == nil {
+				continue
+			}
+		} else {
+			s = (*string)(fd.Ptr(ptr))
+		}
 		if fd.Kind == schema.Enum && *s == "" {
 			*s = fd.Names[0]
 		}
-		if fd.NameIndex(*s) < 0 {
-			return withField(d.malformed(nil, "%s", unknownName(fd, *s)), fd)
+		if !fd.Allows(*s) {
+			return withField(d.malformed(nil, "%s", fd.Unknown(*s)), fd)
 		}
 	}
 	if plan.FromWire != nil {

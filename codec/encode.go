@@ -6,7 +6,6 @@ import (
 	"math"
 	"reflect"
 	"strconv"
-	"strings"
 	"sync"
 	"unicode/utf8"
 	"unsafe"
@@ -22,7 +21,31 @@ import (
 // Append appends the protobuf encoding of ev (one Event message, no length
 // prefix) to dst. On error the returned slice has dst's length and nothing
 // of ev was kept.
+//
+// Every event type has a coder generated from its table (coders_gen.go);
+// what has none — a nil event, a THINKING_* event, a type defined outside
+// package event, a type the profile does not carry — goes to the reference
+// encoder, which reports it.
 func (c Codec) Append(dst []byte, ev event.Event) ([]byte, error) {
+	if ev == nil || (c.Profile != V1 && !c.Profile.Supports(ev.Type())) {
+		return c.appendReference(dst, ev)
+	}
+	g := newGenc(&c)
+	b, err, ok := appendGenerated(&g, dst, ev)
+	g.release()
+	switch {
+	case !ok:
+		return c.appendReference(dst, ev)
+	case err != nil:
+		return dst, toError("encode", ev.Type(), err)
+	}
+	return b, nil
+}
+
+// appendReference is the reference encoder: it walks the field tables at
+// run time. The generated coders must agree with it byte for byte and
+// error for error (FuzzGeneratedEncode, fuzz/).
+func (c Codec) appendReference(dst []byte, ev event.Event) ([]byte, error) {
 	plan, ptr, err := link.PlanOf(ev)
 	if err != nil {
 		return dst, toError("encode", "", err)
@@ -107,6 +130,12 @@ type encoder struct {
 	// slots and tables index the keys of each open level (keyset.go).
 	slots  []uint32
 	tables []keyTable
+	// The generated encoders' size pass results (genenc.go): nested
+	// message sizes in visit order, and the protobuf bodies of dynamic
+	// values in dyn, each ending at the next offset of spans.
+	sizes []int
+	spans []int
+	dyn   []byte
 }
 
 // beginLen starts a length-delimited field: it writes the tag and a
@@ -183,8 +212,8 @@ func (e *encoder) field(b []byte, f *schema.Field, base unsafe.Pointer) ([]byte,
 	switch f.Kind {
 	case schema.String:
 		v := *(*string)(p)
-		if f.Names != nil && f.NameIndex(v) < 0 {
-			return b, invalidf("%s", unknownName(f, v))
+		if !f.Allows(v) {
+			return b, invalidf("%s", f.Unknown(v))
 		}
 		if v == "" {
 			return b, nil
@@ -194,7 +223,7 @@ func (e *encoder) field(b []byte, f *schema.Field, base unsafe.Pointer) ([]byte,
 		v := *(*string)(p)
 		n := f.NameIndex(v)
 		if n < 0 {
-			return b, invalidf("%s", unknownName(f, v))
+			return b, invalidf("%s", f.Unknown(v))
 		}
 		if n == 0 {
 			return b, nil // proto3 does not write an enum's zero value
@@ -203,6 +232,9 @@ func (e *encoder) field(b []byte, f *schema.Field, base unsafe.Pointer) ([]byte,
 		return protowire.AppendVarint(b, uint64(n)), nil
 	case schema.OptString:
 		if v := *(**string)(p); v != nil {
+			if !f.Allows(*v) {
+				return b, invalidf("%s", f.Unknown(*v))
+			}
 			return appendString(b, num, *v)
 		}
 	case schema.OptBool:
@@ -259,7 +291,7 @@ func (e *encoder) field(b []byte, f *schema.Field, base unsafe.Pointer) ([]byte,
 			var err error
 			b, start = beginLen(b, num)
 			if f.Kind == schema.Parts {
-				b, err = e.contentPart(b, f.Elem, (*event.ContentPart)(ep))
+				b, err = e.contentPart(b, (*event.ContentPart)(ep))
 			} else {
 				b, err = e.fields(b, f.Elem, ep)
 			}
@@ -272,131 +304,62 @@ func (e *encoder) field(b []byte, f *schema.Field, base unsafe.Pointer) ([]byte,
 	return b, nil
 }
 
-// unknownName describes a string outside a field's allowed names, cut short
-// when long.
-func unknownName(f *schema.Field, v string) string {
-	what := "value"
-	if f.Kind == schema.Enum {
-		what = "operation"
+// contentPart writes a content part field's payload with the shared
+// two-pass part coder (genenc.go), so that the mapping of parts is stated
+// once.
+func (e *encoder) contentPart(b []byte, cp *event.ContentPart) ([]byte, error) {
+	s0, p0, d0 := len(e.sizes), len(e.spans), len(e.dyn)
+	g := genc{lossy: e.lossy, unsafeInts: e.unsafeInts, maxDepth: e.s.MaxDepth, e: e, sizeAt: s0, spanAt: p0, dynAt: d0}
+	_, err := sizePart(&g, cp)
+	if err == nil {
+		b = writePart(&g, b, cp)
 	}
-	return fmt.Sprintf("unknown %s %s %s (known: %s)", f.Name, what, jsonx.Quote(v), strings.Join(f.Names, ", "))
-}
-
-// InputContent arms and InputContentSource arms.
-var partArms = map[string]protowire.Number{
-	event.PartText: 1, event.PartImage: 2, event.PartAudio: 3, event.PartVideo: 4, event.PartDocument: 5,
-}
-
-var sourceArms = map[string]protowire.Number{event.SourceData: 1, event.SourceURL: 2, event.SourceFile: 3}
-
-func (e *encoder) contentPart(b []byte, plan *schema.Plan, cp *event.ContentPart) ([]byte, error) {
-	if err := plan.Check(unsafe.Pointer(cp)); err != nil {
-		return b, err
-	}
-	// The rule (checkPart, which checks the source too) holds from here: a
-	// known type, text only on a text part, a valid source on a media part.
-	arm := partArms[cp.Type]
-	var err error
-	b, start := beginLen(b, arm)
-	if arm == 1 {
-		if cp.Text != "" {
-			if b, err = appendString(b, 1, cp.Text); err != nil {
-				return b, jsonx.WithKey(err, "text")
-			}
-		}
-		if cp.ID != nil {
-			if b, err = appendString(b, 2, *cp.ID); err != nil {
-				return b, jsonx.WithKey(err, "id")
-			}
-		}
-		if cp.Metadata != nil && !jsonx.IsNull(cp.Metadata) {
-			if b, err = e.valueField(b, 3, cp.Metadata); err != nil {
-				return b, jsonx.WithKey(err, "metadata")
-			}
-		}
-		return endLen(b, start), nil
-	}
-	if b, err = appendSource(b, cp.Source); err != nil {
-		return b, jsonx.WithKey(err, "source")
-	}
-	if cp.Metadata != nil && !jsonx.IsNull(cp.Metadata) {
-		if b, err = e.valueField(b, 2, cp.Metadata); err != nil {
-			return b, jsonx.WithKey(err, "metadata")
-		}
-	}
-	if cp.ID != nil {
-		if b, err = appendString(b, 3, *cp.ID); err != nil {
-			return b, jsonx.WithKey(err, "id")
-		}
-	}
-	return endLen(b, start), nil
-}
-
-// appendSource writes a source the part's rule has checked.
-func appendSource(b []byte, s *event.Source) ([]byte, error) {
-	arm := sourceArms[s.Type]
-	var err error
-	b, src := beginLen(b, 1)
-	b, start := beginLen(b, arm)
-	if s.Value != "" {
-		if b, err = appendString(b, 1, s.Value); err != nil {
-			return b, err
-		}
-	}
-	switch arm {
-	case 1: // data: mime_type is a plain string
-		if *s.MimeType != "" {
-			b, err = appendString(b, 2, *s.MimeType)
-		}
-	case 2: // url
-		if s.MimeType != nil {
-			b, err = appendString(b, 2, *s.MimeType)
-		}
-	case 3: // file
-		if s.Provider != nil {
-			if b, err = appendString(b, 2, *s.Provider); err != nil {
-				return b, err
-			}
-		}
-		if s.MimeType != nil {
-			b, err = appendString(b, 3, *s.MimeType)
-		}
-	}
-	if err != nil {
-		return b, err
-	}
-	return endLen(endLen(b, start), src), nil
+	e.sizes, e.spans, e.dyn = e.sizes[:s0], e.spans[:p0], e.dyn[:d0]
+	return b, err
 }
 
 // valueField writes JSON text as a google.protobuf.Value field.
 func (e *encoder) valueField(b []byte, num protowire.Number, v []byte) ([]byte, error) {
-	e.s.Reset(v)
 	b, start := beginLen(b, num)
-	b, err := e.value(b)
-	if err == nil {
-		err = e.s.End()
-	}
+	b, err := e.valueBody(b, v)
 	if err != nil {
-		return b, markInvalidJSON(err)
+		return b, err
 	}
 	return endLen(b, start), nil
 }
 
+// valueBody appends the google.protobuf.Value body of the JSON text v.
+func (e *encoder) valueBody(b, v []byte) ([]byte, error) {
+	e.s.Reset(v)
+	b, err := e.value(b)
+	if err == nil {
+		err = e.s.End()
+	}
+	return b, markInvalidJSON(err)
+}
+
 // structField writes JSON object text as a google.protobuf.Struct field.
 func (e *encoder) structField(b []byte, num protowire.Number, v []byte) ([]byte, error) {
+	b, start := beginLen(b, num)
+	b, err := e.structBodyOf(b, v)
+	if err != nil {
+		return b, err
+	}
+	return endLen(b, start), nil
+}
+
+// structBodyOf appends the google.protobuf.Struct body of the JSON object
+// text v.
+func (e *encoder) structBodyOf(b, v []byte) ([]byte, error) {
 	e.s.Reset(v)
 	if k := e.s.Peek(); k != jsonx.Object {
 		return b, invalidf("must be a JSON object, found %s", k)
 	}
-	b, start := beginLen(b, num)
 	b, err := e.structBody(b)
 	if err == nil {
 		err = e.s.End()
 	}
-	if err != nil {
-		return b, markInvalidJSON(err)
-	}
-	return endLen(b, start), nil
+	return b, markInvalidJSON(err)
 }
 
 // markInvalidJSON makes JSON syntax errors in a dynamic value ErrInvalid too.

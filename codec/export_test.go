@@ -1,5 +1,7 @@
 package codec
 
+import "github.com/agwire/agwire/event"
+
 // DecodeWork decodes b with c and returns the number of protobuf fields the
 // decoder read: the measure of decoding work the growth tests compare,
 // free of a shared machine's timing noise.
@@ -16,3 +18,12 @@ func DecodeWork(c Codec, b []byte) (int, error) {
 	_, err := d.envelope()
 	return d.reads, err
 }
+
+// AppendReference encodes with the reference encoder, which walks the
+// field tables at run time: what the generated coders are held to.
+func AppendReference(c Codec, dst []byte, ev Event) ([]byte, error) {
+	return c.appendReference(dst, ev)
+}
+
+// Event is event.Event, for the signature above.
+type Event = event.Event

@@ -24,6 +24,7 @@ type goldenFrame struct {
 	PeerWarns bool            `json:"peerWarns"`
 }
 
+// loadGolden returns the golden frames.
 func loadGolden(t testing.TB) []goldenFrame {
 	t.Helper()
 	f, err := os.Open("testdata/golden-peer-1.0.0.jsonl")

@@ -618,8 +618,6 @@ func TestDecodeNormalisations(t *testing.T) {
 			`{"type":"TOOL_CALL_RESULT","messageId":"m","toolCallId":"t","content":[{"type":"image","source":{"type":"data","value":"AA==","mimeType":""}}]}`},
 		{"empty outcome string means no outcome", wEvent(hArmRunFinished, hEnumRunFinished, wStr(2, "t"), wStr(3, "r"), wStr(5, "")),
 			`{"type":"RUN_FINISHED","threadId":"t","runId":"r"}`},
-		{"an unknown outcome is kept", wEvent(hArmRunFinished, hEnumRunFinished, wStr(2, "t"), wStr(3, "r"), wStr(5, "paused")),
-			`{"type":"RUN_FINISHED","threadId":"t","runId":"r","outcome":{"type":"paused"}}`},
 		{"interrupt outcome without interrupts lists none", wEvent(hArmRunFinished, hEnumRunFinished, wStr(2, "t"), wStr(3, "r"), wStr(5, "interrupt")),
 			`{"type":"RUN_FINISHED","threadId":"t","runId":"r","outcome":{"type":"interrupt","interrupts":[]}}`},
 	} {

@@ -319,9 +319,9 @@ func TestMetadataGoValues(t *testing.T) {
 		for _, ev := range []event.Event{
 			&event.Custom{Name: "c", Base: event.Base{Metadata: tc.md}},
 			&event.MessagesSnapshot{Messages: []event.Message{{ID: "1", Role: "system", Content: ptrS("s"), Metadata: tc.md}}},
-			&event.MessagesSnapshot{Messages: []event.Message{{ID: "1", Role: "assistant", ToolCalls: []event.ToolCall{{ID: "t", Metadata: tc.md}}}}},
+			&event.MessagesSnapshot{Messages: []event.Message{{ID: "1", Role: "assistant", ToolCalls: []event.ToolCall{{ID: "t", Type: "function", Metadata: tc.md}}}}},
 			&event.RunStarted{Input: &event.RunAgentInput{Tools: []event.Tool{{Name: "n", Metadata: tc.md}}}},
-			&event.RunStarted{Input: &event.RunAgentInput{Resume: []event.ResumeEntry{{InterruptID: "i", Metadata: tc.md}}}},
+			&event.RunStarted{Input: &event.RunAgentInput{Resume: []event.ResumeEntry{{InterruptID: "i", Status: "resolved", Metadata: tc.md}}}},
 		} {
 			out, err := codec.Append([]byte("keep"), ev)
 			if string(out) != "keep" {

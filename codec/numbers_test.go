@@ -77,7 +77,7 @@ func TestLossyNumbersRefused(t *testing.T) {
 		{"MESSAGES_SNAPSHOT", `{"type":"MESSAGES_SNAPSHOT","messages":[{"id":"1","role":"user","content":"x"},{"id":"2","role":"assistant","toolCalls":[{"id":"t","type":"function","function":{"name":"f","arguments":""},"metadata":{"n":@N@}}]}]}`, "messages[1].toolCalls[0].metadata.n"},
 		{"TOOL_CALL_RESULT", `{"type":"TOOL_CALL_RESULT","messageId":"m","toolCallId":"t","content":[{"type":"text","text":"x","metadata":{"n":@N@}}]}`, "content[0].metadata.n"},
 		{"RUN_STARTED", `{"type":"RUN_STARTED","threadId":"t","runId":"r","input":{"threadId":"t","runId":"r","messages":[],"tools":[{"name":"n","description":"d","parameters":{"maximum":@N@}}]}}`, "input.tools[0].parameters.maximum"},
-		{"RUN_STARTED", `{"type":"RUN_STARTED","threadId":"t","runId":"r","input":{"threadId":"t","runId":"r","messages":[],"resume":[{"interruptId":"i","status":"s","payload":@N@}]}}`, "input.resume[0].payload"},
+		{"RUN_STARTED", `{"type":"RUN_STARTED","threadId":"t","runId":"r","input":{"threadId":"t","runId":"r","messages":[],"resume":[{"interruptId":"i","status":"resolved","payload":@N@}]}}`, "input.resume[0].payload"},
 		{"RUN_FINISHED", `{"type":"RUN_FINISHED","threadId":"t","runId":"r","outcome":{"type":"interrupt","interrupts":[{"id":"i","reason":"r","responseSchema":{"max":@N@}}]}}`, "outcome.interrupts[0].responseSchema.max"},
 		{"ACTIVITY_SNAPSHOT", `{"type":"ACTIVITY_SNAPSHOT","messageId":"m","activityType":"a","content":{"pct":@N@}}`, "content.pct"},
 	}

@@ -316,7 +316,7 @@ func TestRoundTripTypedEveryType(t *testing.T) {
 		&event.SubagentStarted{Base: base, SubagentRunID: "s", Name: "n", Description: ptrS("d"), ParentSubagentRunID: ptrS("ps"), ParentToolCallID: ptrS("pt"), ParentMessageID: ptrS("pm")},
 		&event.SubagentFinished{Base: base, SubagentRunID: "s", Result: event.RawValue(`{}`), Outcome: &event.SubagentOutcome{Type: "suspended", InterruptIDs: []string{"i"}}},
 		&event.SubagentError{Base: base, SubagentRunID: "s", Message: "m", Code: ptrS("c")},
-		&event.TextMessageChunk{Base: base, MessageID: ptrS("m"), Role: ptrS("r"), Delta: ptrS(""), Name: ptrS("n"), SubagentRunID: ptrS("s")},
+		&event.TextMessageChunk{Base: base, MessageID: ptrS("m"), Role: ptrS("user"), Delta: ptrS(""), Name: ptrS("n"), SubagentRunID: ptrS("s")},
 		&event.ToolCallChunk{Base: base, ToolCallID: ptrS("t"), ToolCallName: ptrS("f"), ParentMessageID: ptrS("p"), Delta: ptrS("d"), SubagentRunID: ptrS("s")},
 		&event.ToolCallResult{Base: base, SubagentRunID: ptrS("s"), MessageID: "m", ToolCallID: "t", Content: ptrS("c"), Role: ptrS("tool")},
 		&event.ToolCallResult{MessageID: "m", ToolCallID: "t", Parts: []event.ContentPart{{Type: "text", Text: "x"}}},
@@ -374,6 +374,10 @@ func hValidZero(t event.Type) event.Event {
 		e.Parts = []event.ContentPart{}
 	case *event.ActivitySnapshot:
 		e.Content = event.Object("{}") // required: written, and read back, as {}
+	case *event.ReasoningMessageStart:
+		e.Role = event.RoleReasoning // the one role allowed
+	case *event.ReasoningEncryptedValue:
+		e.Subtype = "message" // "" is not a subtype
 	}
 	return ev
 }
@@ -395,7 +399,8 @@ func TestRoundTripZeroValues(t *testing.T) {
 		}
 		payload := hEnvelope(t, s.typ, wire)
 		// Only base_event is written (its own payload empty or just the type).
-		if n := len(wParse(t, payload)); n != 1 && s.typ != event.TypeToolCallResult && s.typ != event.TypeActivitySnapshot {
+		if n := len(wParse(t, payload)); n != 1 && s.typ != event.TypeToolCallResult && s.typ != event.TypeActivitySnapshot &&
+			s.typ != event.TypeReasoningMessageStart && s.typ != event.TypeReasoningEncryptedValue {
 			t.Errorf("%s: zero value writes %d fields: %x", s.typ, n, payload)
 		}
 		back, err := codec.Unmarshal(wire)

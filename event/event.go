@@ -1,7 +1,5 @@
 package event
 
-import "reflect"
-
 // Type is an event type name as it appears in the JSON "type" field, such as
 // "TEXT_MESSAGE_CONTENT".
 type Type string
@@ -50,56 +48,6 @@ const (
 	TypeThinkingTextMessageEnd     Type = "THINKING_TEXT_MESSAGE_END"
 )
 
-// allTypes lists the 31 types in the order of the protobuf EventType enum
-// (whose value is the index here).
-var allTypes = [...]Type{
-	TypeTextMessageStart, TypeTextMessageContent, TypeTextMessageEnd,
-	TypeToolCallStart, TypeToolCallArgs, TypeToolCallEnd,
-	TypeStateSnapshot, TypeStateDelta, TypeMessagesSnapshot,
-	TypeRaw, TypeCustom,
-	TypeRunStarted, TypeRunFinished, TypeRunError,
-	TypeStepStarted, TypeStepFinished,
-	TypeSubagentStarted, TypeSubagentFinished, TypeSubagentError,
-	TypeTextMessageChunk, TypeToolCallChunk, TypeToolCallResult,
-	TypeActivitySnapshot, TypeActivityDelta,
-	TypeReasoningStart, TypeReasoningMessageStart, TypeReasoningMessageContent,
-	TypeReasoningMessageEnd, TypeReasoningMessageChunk, TypeReasoningEnd,
-	TypeReasoningEncryptedValue,
-}
-
-// goTypes maps each type name to the Go type of its events (the pointer
-// type New returns), for telling this package's events from look-alikes.
-var goTypes = func() map[Type]reflect.Type {
-	m := map[Type]reflect.Type{}
-	for _, t := range append(allTypes[:], TypeThinkingStart, TypeThinkingEnd, TypeThinkingTextMessageStart, TypeThinkingTextMessageContent, TypeThinkingTextMessageEnd) {
-		m[t] = reflect.TypeOf(New(t))
-	}
-	return m
-}()
-
-// Types returns the 31 AG-UI 1.0 event types, in protobuf EventType order.
-func Types() []Type { return append([]Type(nil), allTypes[:]...) }
-
-// IsThinking reports whether t is one of the pre-1.0 THINKING_* types.
-func (t Type) IsThinking() bool {
-	switch t {
-	case TypeThinkingStart, TypeThinkingEnd, TypeThinkingTextMessageStart,
-		TypeThinkingTextMessageContent, TypeThinkingTextMessageEnd:
-		return true
-	}
-	return false
-}
-
-// Known reports whether t is one of the 31 event types of AG-UI 1.0.
-func (t Type) Known() bool {
-	for _, k := range allTypes {
-		if t == k {
-			return true
-		}
-	}
-	return false
-}
-
 // Event is any AG-UI event. The concrete types are the pointer types of this
 // package (*TextMessageContent, *RunStarted, ...), plus *Thinking for the
 // pre-1.0 THINKING_* events.
@@ -108,79 +56,6 @@ type Event interface {
 	Type() Type
 	// BaseEvent returns the fields every event carries.
 	BaseEvent() *Base
-}
-
-// New returns a new zero event of type t, or nil for a type this package
-// does not know.
-func New(t Type) Event {
-	switch t {
-	case TypeTextMessageStart:
-		return new(TextMessageStart)
-	case TypeTextMessageContent:
-		return new(TextMessageContent)
-	case TypeTextMessageEnd:
-		return new(TextMessageEnd)
-	case TypeToolCallStart:
-		return new(ToolCallStart)
-	case TypeToolCallArgs:
-		return new(ToolCallArgs)
-	case TypeToolCallEnd:
-		return new(ToolCallEnd)
-	case TypeStateSnapshot:
-		return new(StateSnapshot)
-	case TypeStateDelta:
-		return new(StateDelta)
-	case TypeMessagesSnapshot:
-		return new(MessagesSnapshot)
-	case TypeRaw:
-		return new(Raw)
-	case TypeCustom:
-		return new(Custom)
-	case TypeRunStarted:
-		return new(RunStarted)
-	case TypeRunFinished:
-		return new(RunFinished)
-	case TypeRunError:
-		return new(RunError)
-	case TypeStepStarted:
-		return new(StepStarted)
-	case TypeStepFinished:
-		return new(StepFinished)
-	case TypeSubagentStarted:
-		return new(SubagentStarted)
-	case TypeSubagentFinished:
-		return new(SubagentFinished)
-	case TypeSubagentError:
-		return new(SubagentError)
-	case TypeTextMessageChunk:
-		return new(TextMessageChunk)
-	case TypeToolCallChunk:
-		return new(ToolCallChunk)
-	case TypeToolCallResult:
-		return new(ToolCallResult)
-	case TypeActivitySnapshot:
-		return new(ActivitySnapshot)
-	case TypeActivityDelta:
-		return new(ActivityDelta)
-	case TypeReasoningStart:
-		return new(ReasoningStart)
-	case TypeReasoningMessageStart:
-		return new(ReasoningMessageStart)
-	case TypeReasoningMessageContent:
-		return new(ReasoningMessageContent)
-	case TypeReasoningMessageEnd:
-		return new(ReasoningMessageEnd)
-	case TypeReasoningMessageChunk:
-		return new(ReasoningMessageChunk)
-	case TypeReasoningEnd:
-		return new(ReasoningEnd)
-	case TypeReasoningEncryptedValue:
-		return new(ReasoningEncryptedValue)
-	case TypeThinkingStart, TypeThinkingEnd, TypeThinkingTextMessageStart,
-		TypeThinkingTextMessageContent, TypeThinkingTextMessageEnd:
-		return &Thinking{Kind: t}
-	}
-	return nil
 }
 
 func (*TextMessageStart) Type() Type        { return TypeTextMessageStart }

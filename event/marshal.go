@@ -197,8 +197,8 @@ func (w *writer) field(f *schema.Field, base unsafe.Pointer) error {
 		if !w.trusted && !utf8.ValidString(v) {
 			return errInvalidUTF8()
 		}
-		if f.Names != nil && f.NameIndex(v) < 0 {
-			return &jsonx.Error{Offset: -1, Err: fmt.Errorf("%w: %s", ErrInvalidField, unknownName(f, v))}
+		if !f.Allows(v) {
+			return &jsonx.Error{Offset: -1, Err: fmt.Errorf("%w: %s", ErrInvalidField, f.Unknown(v))}
 		}
 		w.key(f.Name)
 		w.b = jsonx.AppendValidString(w.b, v) // validated above or by the decoder
@@ -206,6 +206,9 @@ func (w *writer) field(f *schema.Field, base unsafe.Pointer) error {
 		if v := *(**string)(p); v != nil {
 			if !w.trusted && !utf8.ValidString(*v) {
 				return errInvalidUTF8()
+			}
+			if !f.Allows(*v) {
+				return &jsonx.Error{Offset: -1, Err: fmt.Errorf("%w: %s", ErrInvalidField, f.Unknown(*v))}
 			}
 			w.key(f.Name)
 			w.b = jsonx.AppendValidString(w.b, *v) // validated above or by the decoder

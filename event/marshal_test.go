@@ -32,7 +32,7 @@ func TestMarshalPreservesText(t *testing.T) {
 		`{"type":"RUN_FINISHED","threadId":"t","runId":"r","outcome":{"type":"success","pendingToolCallIds":["a"]}}`,
 		`{"type":"SUBAGENT_FINISHED","subagentRunId":"s","result":[],"outcome":{"type":"suspended","interruptIds":["i"]}}`,
 		`{"type":"MESSAGES_SNAPSHOT","messages":[{"id":"1","role":"user","content":[{"type":"text","id":"p","text":"t","metadata":{"b":2,"a":1}},{"type":"image","source":{"type":"data","value":"AA==","mimeType":"image/png"},"metadata":1.10}]},{"id":"2","role":"activity","activityType":"a","content":{"b":1.0,"a":2}},{"id":"3","role":"assistant","toolCalls":[{"id":"t","type":"function","function":{"name":"f","arguments":"{\"a\": 1}"},"metadata":{"x":0.5e1}}],"metadata":{"k":"v"}}]}`,
-		`{"type":"RUN_STARTED","threadId":"t","runId":"r","input":{"threadId":"t","runId":"r","state":{"s":1.0},"messages":[],"tools":[{"name":"n","description":"d","parameters":{"p":1e0},"metadata":{"m":null}}],"context":[],"forwardedProps":{"f":[]},"resume":[{"interruptId":"i","status":"s","payload":0.10,"metadata":{"z":1,"a":2}}]}}`,
+		`{"type":"RUN_STARTED","threadId":"t","runId":"r","input":{"threadId":"t","runId":"r","state":{"s":1.0},"messages":[],"tools":[{"name":"n","description":"d","parameters":{"p":1e0},"metadata":{"m":null}}],"context":[],"forwardedProps":{"f":[]},"resume":[{"interruptId":"i","status":"resolved","payload":0.10,"metadata":{"z":1,"a":2}}]}}`,
 		`{"type":"THINKING_TEXT_MESSAGE_CONTENT", "delta" : "x" ,"whatever":[1.50]}`,
 	} {
 		ev, err := event.Parse([]byte(in))

@@ -105,18 +105,17 @@ func (p Parser) ParseRunAgentInput(data []byte) (*RunAgentInput, error) {
 	return in, nil
 }
 
-// plans holds the field tables of every type reachable from an event.
-var plans = schema.Prepare(tableRules,
-	new(TextMessageStart), new(TextMessageContent), new(TextMessageEnd), new(TextMessageChunk),
-	new(ToolCallStart), new(ToolCallArgs), new(ToolCallEnd), new(ToolCallChunk), new(ToolCallResult),
-	new(StateSnapshot), new(StateDelta), new(MessagesSnapshot), new(ActivitySnapshot), new(ActivityDelta),
-	new(Raw), new(Custom), new(RunStarted), new(RunFinished), new(RunError),
-	new(StepStarted), new(StepFinished),
-	new(ReasoningStart), new(ReasoningMessageStart), new(ReasoningMessageContent), new(ReasoningMessageEnd),
-	new(ReasoningMessageChunk), new(ReasoningEnd), new(ReasoningEncryptedValue),
-	new(SubagentStarted), new(SubagentFinished), new(SubagentError),
-	new(RunAgentInput), new(Thinking), new(Interrupt), new(ContentPart), new(Source),
-)
+// plans holds the field tables of every type reachable from an event: the
+// registered event types and the request body.
+var plans = schema.Prepare(tableRules, planSamples()...)
+
+func planSamples() []any {
+	var out []any
+	for _, in := range registry {
+		out = append(out, in.New())
+	}
+	return append(out, new(RunAgentInput), new(Interrupt), new(ContentPart), new(Source))
+}
 
 type reader struct {
 	Parser
@@ -341,8 +340,8 @@ func (r *reader) field(f *schema.Field, base unsafe.Pointer) error {
 		}
 		at := r.s.Offset()
 		v, err := r.s.String()
-		if err == nil && f.Names != nil && f.NameIndex(v) < 0 {
-			return &jsonx.Error{Offset: at, Err: fmt.Errorf("%w: %s", ErrInvalidField, unknownName(f, v))}
+		if err == nil && !f.Allows(v) {
+			return &jsonx.Error{Offset: at, Err: fmt.Errorf("%w: %s", ErrInvalidField, f.Unknown(v))}
 		}
 		*(*string)(p) = v
 		return err
@@ -350,7 +349,11 @@ func (r *reader) field(f *schema.Field, base unsafe.Pointer) error {
 		if k != jsonx.String {
 			return r.invalidHere("%s must be a string, found %s", f.Name, k)
 		}
+		at := r.s.Offset()
 		v, err := r.s.String()
+		if err == nil && !f.Allows(v) {
+			return &jsonx.Error{Offset: at, Err: fmt.Errorf("%w: %s", ErrInvalidField, f.Unknown(v))}
+		}
 		*(**string)(p) = &v
 		return err
 	case schema.OptBool:
@@ -637,15 +640,6 @@ func (r *reader) source(src *Source) error {
 	return checkSource(src)
 }
 
-// unknownName describes a string outside a field's allowed names.
-func unknownName(f *schema.Field, v string) string {
-	what := "value"
-	if f.Kind == schema.Enum {
-		what = "operation"
-	}
-	return fmt.Sprintf("unknown %s %s %s (known: %s)", f.Name, what, jsonx.Quote(v), strings.Join(f.Names, ", "))
-}
-
 // thinking reads the base fields of a THINKING_* event (so that its metadata
 // is checked like any other) and validates the rest.
 func (r *reader) thinking(th *Thinking) error {
@@ -673,10 +667,8 @@ func (r *reader) thinking(th *Thinking) error {
 // canonical returns the package's constant equal to t, so that a parsed
 // type name does not keep (or share) the input's memory.
 func canonical(t Type) Type {
-	for _, k := range [...]Type{TypeThinkingStart, TypeThinkingEnd, TypeThinkingTextMessageStart, TypeThinkingTextMessageContent, TypeThinkingTextMessageEnd} {
-		if t == k {
-			return k
-		}
+	if in, ok := registered[t]; ok {
+		return in.Type
 	}
 	return Type(strings.Clone(string(t)))
 }

@@ -181,11 +181,6 @@ func TestParseFullValues(t *testing.T) {
 				Outcome: &event.RunOutcome{Type: "interrupt", Interrupts: []event.Interrupt{{ID: "i", Reason: "approval", Metadata: event.RawValue("[1]")}}}},
 		},
 		{
-			// An outcome type this build does not know is kept.
-			`{"type":"RUN_FINISHED","threadId":"th","runId":"r","outcome":{"type":"paused"}}`,
-			&event.RunFinished{ThreadID: "th", RunID: "r", Outcome: &event.RunOutcome{Type: "paused"}},
-		},
-		{
 			`{"type":"SUBAGENT_FINISHED","subagentRunId":"sr","outcome":{"type":"suspended","interruptIds":["i1"]},"result":"x"}`,
 			&event.SubagentFinished{SubagentRunID: "sr", Result: event.RawValue(`"x"`), Outcome: &event.SubagentOutcome{Type: "suspended", InterruptIDs: []string{"i1"}}},
 		},
@@ -396,7 +391,7 @@ func TestParseRefusals(t *testing.T) {
 		{"unknown field in subagent outcome", `{"type":"SUBAGENT_FINISHED","subagentRunId":"s","outcome":{"type":"success","x":1}}`, event.ErrUnknownField, "outcome.x"},
 		{"unknown field in usage", `{"type":"RUN_ERROR","message":"m","usage":[{"x":1}]}`, event.ErrUnknownField, "usage[0].x"},
 		{"unknown field in input", `{"type":"RUN_STARTED","threadId":"th","runId":"r","input":{"threadId":"th","runId":"r","messages":[],"x":1}}`, event.ErrUnknownField, "input.x"},
-		{"unknown field in resume", `{"type":"RUN_STARTED","threadId":"th","runId":"r","input":{"threadId":"th","runId":"r","messages":[],"resume":[{"interruptId":"i","status":"s","x":1}]}}`, event.ErrUnknownField, "input.resume[0].x"},
+		{"unknown field in resume", `{"type":"RUN_STARTED","threadId":"th","runId":"r","input":{"threadId":"th","runId":"r","messages":[],"resume":[{"interruptId":"i","status":"resolved","x":1}]}}`, event.ErrUnknownField, "input.resume[0].x"},
 		// Metadata.
 		{"null metadata", `{"type":"TEXT_MESSAGE_END","messageId":"m","metadata":null}`, event.ErrNullMetadata, "metadata"},
 		{"array metadata", `{"type":"TEXT_MESSAGE_END","messageId":"m","metadata":[]}`, event.ErrInvalidField, "metadata"},
@@ -531,7 +526,7 @@ func TestParseRunAgentInput(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("\n got %#v\nwant %#v", got, want)
 	}
-	if _, err := (event.Parser{}).ParseRunAgentInput([]byte(`{"threadId":"th","runId":"r","messages":[],"resume":[{"interruptId":"i","status":"s","metadata":null}]}`)); !errors.Is(err, event.ErrNullMetadata) {
+	if _, err := (event.Parser{}).ParseRunAgentInput([]byte(`{"threadId":"th","runId":"r","messages":[],"resume":[{"interruptId":"i","status":"resolved","metadata":null}]}`)); !errors.Is(err, event.ErrNullMetadata) {
 		t.Errorf("null resume metadata: %v", err)
 	}
 }

@@ -43,8 +43,17 @@ var sourceTypes = []string{SourceData, SourceURL, SourceFile}
 
 var tableRules = schema.Rules{
 	Enums: map[string][]string{"patchop": patchOpNames},
-	Sets:  map[string][]string{"role": roles},
-	Hand:  []reflect.Type{reflect.TypeFor[ContentPart](), reflect.TypeFor[Source]()},
+	// The string fields whose values @ag-ui/core 1.0's schema restricts.
+	Sets: map[string][]string{
+		"role":             roles,
+		"textrole":         {RoleDeveloper, RoleSystem, RoleAssistant, RoleUser},
+		"toolrole":         {RoleTool},
+		"reasoningrole":    {RoleReasoning},
+		"encryptedsubtype": {"tool-call", "message"},
+		"toolcalltype":     {"function"},
+		"resumestatus":     {"resolved", "cancelled"},
+	},
+	Hand: []reflect.Type{reflect.TypeFor[ContentPart](), reflect.TypeFor[Source]()},
 	Check: map[reflect.Type]func(unsafe.Pointer) error{
 		reflect.TypeFor[Message]():         func(p unsafe.Pointer) error { return checkMessage((*Message)(p)) },
 		reflect.TypeFor[ToolCallResult]():  func(p unsafe.Pointer) error { return checkToolCallResult((*ToolCallResult)(p)) },
@@ -161,6 +170,17 @@ func toolCallResultFromWire(r *ToolCallResult) {
 // checkRunOutcome: each outcome type carries its own list only. An outcome
 // type this build does not know keeps whatever lists it has, so it
 // survives a relay.
+// Outcome types by outcome, as @ag-ui/core 1.0's discriminated unions
+// list them.
+var (
+	runOutcomes      = []string{OutcomeSuccess, OutcomeInterrupt, OutcomeCancelled}
+	subagentOutcomes = []string{OutcomeSuccess, OutcomeSuspended}
+)
+
+func unknownOutcome(t string, known []string) error {
+	return ruleInvalid("type", "unknown outcome type %s (known: %s)", jsonx.Quote(t), strings.Join(known, ", "))
+}
+
 func checkRunOutcome(o *RunOutcome) error {
 	switch o.Type {
 	case "":
@@ -177,6 +197,8 @@ func checkRunOutcome(o *RunOutcome) error {
 		if len(o.Interrupts) > 0 || len(o.PendingToolCallIDs) > 0 {
 			return ruleInvalid("", "a cancelled outcome carries no interrupts or pendingToolCallIds")
 		}
+	default:
+		return unknownOutcome(o.Type, runOutcomes)
 	}
 	return nil
 }
@@ -195,6 +217,8 @@ func checkSubagentOutcome(o *SubagentOutcome) error {
 		return ruleInvalid("type", "an outcome needs a type")
 	case o.Type == OutcomeSuccess && len(o.InterruptIDs) > 0:
 		return ruleInvalid("interruptIds", "interruptIds belong to a suspended outcome, not a success")
+	case o.Type != OutcomeSuccess && o.Type != OutcomeSuspended:
+		return unknownOutcome(o.Type, subagentOutcomes)
 	}
 	return nil
 }

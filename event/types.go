@@ -48,7 +48,7 @@ func (b *Base) BaseEvent() *Base { return b }
 type TextMessageStart struct {
 	Base
 	MessageID     string  `agui:"messageId,2"`
-	Role          *string `agui:"role,3"`
+	Role          *string `agui:"role,3,in=textrole"`
 	Name          *string `agui:"name,4"`
 	SubagentRunID *string `agui:"subagentRunId,5"`
 }
@@ -73,7 +73,7 @@ type TextMessageEnd struct {
 type TextMessageChunk struct {
 	Base
 	MessageID     *string `agui:"messageId,2"`
-	Role          *string `agui:"role,3"`
+	Role          *string `agui:"role,3,in=textrole"`
 	Delta         *string `agui:"delta,4"`
 	Name          *string `agui:"name,5"`
 	SubagentRunID *string `agui:"subagentRunId,6"`
@@ -123,7 +123,7 @@ type ToolCallResult struct {
 	ToolCallID    string  `agui:"toolCallId,4"`
 	// Content is the result as a string.
 	Content *string `agui:"content,5"`
-	Role    *string `agui:"role,6"`
+	Role    *string `agui:"role,6,in=toolrole"`
 	// Parts is the result as content parts; non-nil (possibly empty) when the
 	// JSON content is an array.
 	Parts []ContentPart `agui:"content,7"`
@@ -207,7 +207,7 @@ type RunFinished struct {
 }
 
 // RunOutcome is RUN_FINISHED's outcome: {"type":"success"}, "interrupt" or
-// "cancelled". A type this build does not know is kept as it arrived.
+// "cancelled"; AG-UI 1.0 knows no other, and neither path accepts one.
 type RunOutcome struct {
 	Type string `agui:"type,5"`
 	// Interrupts lists what the run needs before it can go on (interrupt outcome).
@@ -259,7 +259,7 @@ type ReasoningMessageStart struct {
 	Base
 	SubagentRunID *string `agui:"subagentRunId,2"`
 	MessageID     string  `agui:"messageId,3"`
-	Role          string  `agui:"role,4"`
+	Role          string  `agui:"role,4,in=reasoningrole"`
 }
 
 // ReasoningMessageContent appends to a streamed reasoning message.
@@ -297,7 +297,7 @@ type ReasoningEnd struct {
 type ReasoningEncryptedValue struct {
 	Base
 	SubagentRunID  *string `agui:"subagentRunId,2"`
-	Subtype        string  `agui:"subtype,3"`
+	Subtype        string  `agui:"subtype,3,in=encryptedsubtype"`
 	EntityID       string  `agui:"entityId,4"`
 	EncryptedValue string  `agui:"encryptedValue,5"`
 }
@@ -388,7 +388,7 @@ const (
 // ToolCall is a call an assistant message made.
 type ToolCall struct {
 	ID             string       `agui:"id,1"`
-	Type           string       `agui:"type,2"`
+	Type           string       `agui:"type,2,in=toolcalltype"`
 	Function       FunctionCall `agui:"function,3"`
 	Metadata       Object       `agui:"metadata,4"`
 	EncryptedValue *string      `agui:"encryptedValue,5"`
@@ -466,7 +466,7 @@ type Context struct {
 // ResumeEntry answers one interrupt on the run that continues from it.
 type ResumeEntry struct {
 	InterruptID string   `agui:"interruptId,1"`
-	Status      string   `agui:"status,2"`
+	Status      string   `agui:"status,2,in=resumestatus"`
 	Payload     RawValue `agui:"payload,3,opt"`
 	Metadata    Object   `agui:"metadata,4"`
 }

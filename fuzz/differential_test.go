@@ -35,11 +35,15 @@ type facts struct {
 	badMessage    bool // a message whose role is unknown, or whose content carriers (or activity type) contradict it
 	badResult     bool // a tool result with both string content and parts
 	badOutcome    bool // outcome lists the outcome type does not carry
+	badSet        bool // a restricted string outside its set
 	unsafeInt     bool // an int64 field beyond ±(2^53-1)
 	depth         int  // deepest Value nesting
 }
 
 var knownRoles = []string{"developer", "system", "assistant", "user", "tool", "activity", "reasoning"}
+
+// textRoles are the roles a streamed text message may take.
+var textRoles = []string{"developer", "system", "assistant", "user"}
 
 func gatherFacts(m *aguipb.Event, data []byte) facts {
 	var f facts
@@ -146,14 +150,47 @@ func walkFacts(m protoreflect.Message, f *facts, depth int) {
 		if msg.Content != nil && len(msg.GetContentParts()) > 0 {
 			f.badResult = true
 		}
+		if msg.Role != nil && msg.GetRole() != "tool" {
+			f.badSet = true
+		}
+	case *aguipb.TextMessageStartEvent:
+		if msg.Role != nil && !slices.Contains(textRoles, msg.GetRole()) {
+			f.badSet = true
+		}
+	case *aguipb.TextMessageChunkEvent:
+		if msg.Role != nil && !slices.Contains(textRoles, msg.GetRole()) {
+			f.badSet = true
+		}
+	case *aguipb.ReasoningMessageStartEvent:
+		if msg.GetRole() != "reasoning" {
+			f.badSet = true
+		}
+	case *aguipb.ReasoningEncryptedValueEvent:
+		if s := msg.GetSubtype(); s != "tool-call" && s != "message" {
+			f.badSet = true
+		}
+	case *aguipb.ToolCall:
+		if msg.GetType() != "function" {
+			f.badSet = true
+		}
+	case *aguipb.ResumeEntry:
+		if s := msg.GetStatus(); s != "resolved" && s != "cancelled" {
+			f.badSet = true
+		}
 	case *aguipb.RunFinishedEvent:
 		o, ints, pend := msg.GetOutcome(), len(msg.GetInterrupts()) > 0, len(msg.GetPendingToolCallIds()) > 0
 		if ints && o != "interrupt" || pend && o != "success" {
 			f.badOutcome = true
 		}
+		if o != "" && o != "success" && o != "interrupt" && o != "cancelled" {
+			f.badSet = true
+		}
 	case *aguipb.SubagentFinishedEvent:
 		if len(msg.GetInterruptIds()) > 0 && msg.GetOutcome() != "suspended" {
 			f.badOutcome = true
+		}
+		if o := msg.GetOutcome(); o != "" && o != "success" && o != "suspended" {
+			f.badSet = true
 		}
 	}
 	m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
@@ -205,7 +242,10 @@ func walkFacts(m protoreflect.Message, f *facts, depth int) {
 //     with two arms (the runtime keeps the last, which
 //     the facts cannot see, hence the message check); a message whose role
 //     is unknown or whose carriers contradict it; a tool result with both
-//     kinds of content; outcome lists the outcome does not carry; a known
+//     kinds of content; outcome lists the outcome does not carry; a string
+//     outside the set @ag-ui/core 1.0's schema allows (text-message and
+//     tool-result roles, the reasoning role, the encrypted value's
+//     subtype, a tool call's type, a resume status, outcome types); a known
 //     field with the wrong wire type (the runtime keeps it as an unknown
 //     field).
 func documentedRefusal(err error, f facts) bool {
@@ -222,7 +262,7 @@ func documentedRefusal(err error, f facts) bool {
 		return f.unsafeInt
 	case errors.Is(err, codec.ErrMalformed):
 		return f.noArm || f.twoArms || f.noBase || f.typeMismatch || f.noKind || f.unknownEnum || f.emptyOneof ||
-			f.badMessage || f.badResult || f.badOutcome || f.wrongWireType ||
+			f.badMessage || f.badResult || f.badOutcome || f.badSet || f.wrongWireType ||
 			strings.Contains(err.Error(), "carries more than one arm")
 	}
 	return false

@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# Regenerates the Go protobuf types in gen/aguipb from the schema in proto/.
+# Regenerates the Go protobuf types in gen/aguipb from the schema in proto/,
+# then package codec's generated coders (codec/coders_gen.go) from package
+# event's field tables (go generate ./codec, which runs internal/codecgen).
 #
 # Needs nothing but Go and access to the module proxy:
 #   - buf is built from the separate tools module (tools/go.mod) by
@@ -37,3 +39,5 @@ fi
 mkdir -p gen/aguipb
 rm -f gen/aguipb/*.pb.go
 cp "$tmp"/gen/aguipb/*.pb.go gen/aguipb/
+
+go generate ./codec

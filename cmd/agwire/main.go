@@ -51,7 +51,7 @@ package main
 import (
 	"os"
 
-	"github.com/agwire/agwire/internal/cli"
+	"github.com/agwire/agwire/cli"
 )
 
 func main() {

@@ -13,12 +13,15 @@ package schema
 
 import (
 	"fmt"
+	"hash/fnv"
 	"reflect"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"unsafe"
+
+	"github.com/agwire/agwire/internal/jsonx"
 )
 
 // Kind says how a field is represented.
@@ -63,7 +66,7 @@ type Field struct {
 	// field by the value's kind, and at most one of them may be set.
 	Union bool
 	// Names are an Enum's JSON names, indexed by wire number; for a String
-	// with ",in=SET", the values it may take. Nil: any string.
+	// or OptString with ",in=SET", the values it may take. Nil: any string.
 	Names []string
 	// Flat marks an optional message whose fields the wire carries inline,
 	// in the parent message, at their own numbers (RUN_FINISHED's outcome).
@@ -97,6 +100,20 @@ func (f *Field) Ptr(base unsafe.Pointer) unsafe.Pointer { return unsafe.Add(base
 
 // NameIndex returns the index of s in f.Names, or -1.
 func (f *Field) NameIndex(s string) int { return slices.Index(f.Names, s) }
+
+// Allows reports whether the field may hold s: any string when the field
+// has no names, otherwise one of them.
+func (f *Field) Allows(s string) bool { return f.Names == nil || slices.Contains(f.Names, s) }
+
+// Unknown describes s, a string the field does not allow, for an error
+// message; long strings are cut short.
+func (f *Field) Unknown(s string) string {
+	what := "value"
+	if f.Kind == Enum {
+		what = "operation"
+	}
+	return fmt.Sprintf("unknown %s %s %s (known: %s)", f.Name, what, jsonx.Quote(s), strings.Join(f.Names, ", "))
+}
 
 // Plan is the field table of one struct type.
 type Plan struct {
@@ -134,6 +151,47 @@ func (p *Plan) FieldByNum(n int32) *Field {
 		return nil
 	}
 	return &p.Wire[p.ByNum[n]]
+}
+
+// Fingerprint describes the tables reachable from roots — types, field
+// names, numbers, kinds, options, allowed names, which rules are attached —
+// as a short hash. Code generated from the tables records it, so that a
+// build whose tables changed since can refuse the stale code.
+func Fingerprint(roots ...*Plan) string {
+	var descs []string
+	seen := map[*Plan]bool{}
+	var walk func(p *Plan)
+	walk = func(p *Plan) {
+		if p == nil || seen[p] {
+			return
+		}
+		seen[p] = true
+		var b strings.Builder
+		fmt.Fprintf(&b, "%s event=%v hand=%v check=%v fromwire=%v{", p.Type, p.Event, p.Hand, p.Check != nil, p.FromWire != nil)
+		for _, f := range p.Wire {
+			via := ""
+			if f.Via != nil {
+				via = f.Via.GoName
+			}
+			fmt.Fprintf(&b, "%s/%s/%d/%d/%v/%v/%q/%s/%s;", f.GoName, f.Name, f.Num, f.Kind, f.Opt, f.Req, f.Names, via, f.Type)
+		}
+		b.WriteString("}")
+		descs = append(descs, b.String())
+		walk(p.Base)
+		for i := range p.Wire {
+			walk(p.Wire[i].Elem)
+			if v := p.Wire[i].Via; v != nil {
+				walk(v.Elem)
+			}
+		}
+	}
+	for _, p := range roots {
+		walk(p)
+	}
+	slices.Sort(descs) // the same tables in any order give the same print
+	h := fnv.New64a()
+	h.Write([]byte(strings.Join(descs, "\n")))
+	return fmt.Sprintf("%016x", h.Sum64())
 }
 
 // Rules is what the event package attaches to its tables.
@@ -340,7 +398,7 @@ func (b *builder) field(t reflect.Type, sf reflect.StructField, tag string) Fiel
 		bad("an enum must be a string field")
 	case enum != "":
 		f.Kind = Enum
-	case f.Names != nil && f.Kind != String:
+	case f.Names != nil && f.Kind != String && f.Kind != OptString:
 		bad("a value set applies to string fields")
 	}
 	return f

@@ -19,14 +19,14 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
-	"github.com/agwire/agwire/internal/cli"
+	"github.com/agwire/agwire/cli"
 	"github.com/agwire/agwire/runlog"
 	"github.com/agwire/agwire/runlog/natslog"
 )
 
 func main() {
-	cli.OpenNATS = openNATS
-	os.Exit(cli.Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+	build := cli.Options{OpenNATS: openNATS}
+	os.Exit(build.Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 
 // openNATS connects to the NATS servers at url and returns the run log on

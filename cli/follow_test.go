@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"context"
+	"errors"
 	"net/http/httptest"
 	"strings"
 	"testing"
@@ -97,5 +98,24 @@ func TestServeResumableFlags(t *testing.T) {
 		if code != c.code || !strings.Contains(stderr.String(), c.says) {
 			t.Errorf("serve %v: exit %d, %q; want %d naming %q", c.args, code, stderr.String(), c.code, c.says)
 		}
+	}
+}
+
+// A build's Options reach serve: --nats calls its OpenNATS with the URL and
+// reports its error; the zero Options (the main module's build) has none.
+func TestOptionsOpenNATS(t *testing.T) {
+	var got string
+	o := Options{OpenNATS: func(_ context.Context, url string) (runlog.Log, error) {
+		got = url
+		return nil, errors.New("no server there")
+	}}
+	var stdout, stderr bytes.Buffer
+	code := o.Main([]string{"serve", "--addr", "127.0.0.1:0", "--resumable", "--nats", "nats://127.0.0.1:1"}, strings.NewReader(""), &stdout, &stderr)
+	if code != exitFail || got != "nats://127.0.0.1:1" || !strings.Contains(stderr.String(), "--nats nats://127.0.0.1:1: no server there") {
+		t.Fatalf("exit %d, OpenNATS(%q), %q", code, got, stderr.String())
+	}
+	stderr.Reset()
+	if code := Main([]string{"serve", "--addr", "127.0.0.1:0", "--resumable", "--nats", "nats://127.0.0.1:1"}, strings.NewReader(""), &stdout, &stderr); code != exitFail || !strings.Contains(stderr.String(), "no NATS support") {
+		t.Fatalf("Main: exit %d, %q", code, stderr.String())
 	}
 }

@@ -80,7 +80,7 @@ func TestAssembleCommandErrors(t *testing.T) {
 // Compact writes a shorter stream, in the input's format unless --to says,
 // that assembles to the same conversation, and reports the reduction.
 func TestCompactCommand(t *testing.T) {
-	run, err := os.ReadFile("../../assemble/testdata/realistic-run.jsonl")
+	run, err := os.ReadFile("../assemble/testdata/realistic-run.jsonl")
 	if err != nil {
 		t.Fatal(err)
 	}

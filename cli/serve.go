@@ -70,7 +70,7 @@ var serveShutdownTimeout = 5 * time.Second
 // client reads it in a RUN_ERROR event.
 var errShuttingDown = errors.New("the server is shutting down")
 
-func runServe(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+func runServe(o Options, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	c := newBareCLI("serve", serveSynopsis, serveExample, stdin, stdout, stderr)
 	addr := c.fs.String("addr", "127.0.0.1:8080", "listen on `HOST:PORT` (port 0 picks a free one)")
 	delay := c.fs.Duration("delay", 50*time.Millisecond, "wait `DURATION` between two events (0 sends the run at once)")
@@ -92,7 +92,7 @@ func runServe(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if *heartbeat <= 0 {
 		return c.usageErrorf("--heartbeat must be positive")
 	}
-	if *natsURL != "" && OpenNATS == nil {
+	if *natsURL != "" && o.OpenNATS == nil {
 		c.failf("--nats: this build of agwire has no NATS support (the main module has no NATS dependency); build the one that has: (cd runlog/natslog && go build -o agwire ./cmd/agwire)")
 		return exitFail
 	}
@@ -136,7 +136,7 @@ func runServe(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	switch {
 	case *natsURL != "":
-		l, err := OpenNATS(context.Background(), *natsURL)
+		l, err := o.OpenNATS(context.Background(), *natsURL)
 		if err != nil {
 			ln.Close()
 			c.failf("--nats %s: %v", *natsURL, err)

@@ -1,0 +1,3 @@
+package codec
+
+//go:generate go run ../internal/codecgen -o coders_gen.go
