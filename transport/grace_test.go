@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
@@ -159,5 +160,59 @@ func TestReconnectGraceFollower(t *testing.T) {
 	rest := readAll(t, f)
 	if describe(rest) != describe(evs[3:]) {
 		t.Fatalf("the follower read %s\nwant %s", describe(rest), describe(evs[3:]))
+	}
+}
+
+// TestResponseStats: a request carrying ResponseStats learns how many
+// events its response delivered: on a plain run, on a logged run's first
+// response and on a resumed one (served from the log, the run function not
+// called again), and on a follower.
+func TestResponseStats(t *testing.T) {
+	release := make(chan struct{})
+	fn, evs := graceRun(8, release)
+	s := newResumeServer(t, transport.HandlerOptions{}, fn)
+	var mu sync.Mutex
+	var got []int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var st transport.ResponseStats
+		s.Config.Handler.ServeHTTP(w, r.WithContext(transport.WithResponseStats(r.Context(), &st)))
+		mu.Lock()
+		got = append(got, st.Events)
+		mu.Unlock()
+	}))
+	defer srv.Close()
+	r, err := transport.Run(testCtx(t), freshClient(), srv.URL, inputFor("run-1"), transport.ClientOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 8 {
+		if _, err := r.Next(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cursor, _ := r.Cursor()
+	r.Close()
+	time.Sleep(50 * time.Millisecond)
+	close(release)
+	r, err = transport.Run(testCtx(t), freshClient(), srv.URL, inputFor("run-1"), transport.ClientOptions{
+		Header: http.Header{transport.HeaderLastEventID: {cursor.String()}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(readAll(t, r)); n != len(evs)-8 {
+		t.Fatalf("resumed: %d events", n)
+	}
+	r.Close()
+	f, err := transport.Follow(testCtx(t), freshClient(), srv.URL+"/runs/run-1", runlog.Cursor{}, transport.ClientOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	readAll(t, f)
+	f.Close()
+	time.Sleep(50 * time.Millisecond)
+	mu.Lock()
+	defer mu.Unlock()
+	if fmt.Sprint(got) != fmt.Sprint([]int64{8, int64(len(evs) - 8), int64(len(evs))}) {
+		t.Fatalf("responses delivered %v events", got)
 	}
 }

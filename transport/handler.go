@@ -221,6 +221,7 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if err := s.Close(); err != nil && runErr == nil {
 		h.log(r, h.brokenLevel(r), "agwire: event stream broken", err)
 	}
+	report(r, s)
 }
 
 // finishRun is what becomes of the error of a run function, on every path:

@@ -199,6 +199,7 @@ func serveLog(w http.ResponseWriter, r *http.Request, mediaType string, opts *Se
 		log.Error("agwire: cannot start the event stream", "error", err, "path", r.URL.Path)
 		return
 	}
+	defer report(r, s)
 	defer s.Close()
 	if mediaType != MediaTypeSSE {
 		hb = -1

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"strconv"
 	"sync"
 	"time"
@@ -371,4 +372,34 @@ func (r *response) end() error {
 		_ = r.rc.SetWriteDeadline(time.Time{})
 	}
 	return nil
+}
+
+// ResponseStats is what a handler of this package tells about one
+// response, for a request log: see WithResponseStats.
+type ResponseStats struct {
+	// Events is the number of events the response delivered: written and
+	// flushed to the client, whether the run function wrote them to it or
+	// they were served from a run log (a resumed or followed run).
+	Events int64
+}
+
+type statsKey struct{}
+
+// WithResponseStats returns a context carrying s: a request with it,
+// served by a handler of NewHandler or NewFollowHandler, has s filled in
+// when ServeHTTP returns. Middleware that logs requests uses it:
+//
+//	var st transport.ResponseStats
+//	h.ServeHTTP(w, r.WithContext(transport.WithResponseStats(r.Context(), &st)))
+//	log.Printf("%s %s: %d events", r.Method, r.URL.Path, st.Events)
+func WithResponseStats(ctx context.Context, s *ResponseStats) context.Context {
+	return context.WithValue(ctx, statsKey{}, s)
+}
+
+// report fills in the request's ResponseStats, if it has one, from the
+// response writer w.
+func report(r *http.Request, w *runWriter) {
+	if s, ok := r.Context().Value(statsKey{}).(*ResponseStats); ok {
+		s.Events = w.delivered()
+	}
 }
