@@ -2,6 +2,7 @@ package transport
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -75,6 +76,13 @@ type HandlerOptions struct {
 	// connection. 0 means DefaultHeartbeat (15 s); negative, none. A binary
 	// stream gets none: the format has no frame that is not an event.
 	Heartbeat time.Duration
+	// Capabilities is what the handler says the agent can do, served as
+	// JSON to a GET of its route (see NewHandler). The handler fills in the
+	// transport flags it decides — streaming and httpBinary true,
+	// resumable true exactly when Log is set — and NewHandler refuses
+	// Capabilities that set one of them otherwise. Nil serves those flags
+	// alone.
+	Capabilities *event.AgentCapabilities
 	// ErrorLog receives what cannot be told to the client: an error of the
 	// run function that came after its RUN_FINISHED or RUN_ERROR event, or
 	// one that could not be written because the stream was broken. Errors
@@ -105,8 +113,11 @@ type RunFunc func(ctx context.Context, req *http.Request, in *event.RunAgentInpu
 // null". The stream's media type is negotiated before the body is read
 // (406 Not Acceptable, see Negotiate).
 //
-// A CORS preflight (OPTIONS) gets 405 too: answer it in CORS middleware in
-// front of the Handler.
+// A GET (or HEAD) of the route is answered with the agent's capabilities,
+// an AG-UI AgentCapabilities object as application/json
+// (HandlerOptions.Capabilities; Client.Capabilities reads it). Any other
+// method but POST gets 405 Method Not Allowed. A CORS preflight (OPTIONS)
+// gets 405 too: answer it in CORS middleware in front of the Handler.
 //
 // Then the response header is sent (status 200, see NewEventWriter) and fn
 // runs. Since the status is sent before fn runs, checks that need an HTTP
@@ -154,7 +165,16 @@ func NewHandler(fn RunFunc, opts HandlerOptions) (http.Handler, error) {
 	if opts.Heartbeat == 0 {
 		opts.Heartbeat = DefaultHeartbeat
 	}
+	caps, err := capabilitiesOf(&opts)
+	if err != nil {
+		return nil, err
+	}
+	capsJSON, err := json.Marshal(caps)
+	if err != nil {
+		return nil, fmt.Errorf("transport: HandlerOptions.Capabilities: %w", err)
+	}
 	return &handler{
+		caps:   capsJSON,
 		opts:   opts,
 		stream: so,
 		fn:     fn,
@@ -163,6 +183,7 @@ func NewHandler(fn RunFunc, opts HandlerOptions) (http.Handler, error) {
 }
 
 type handler struct {
+	caps   []byte // the capabilities' JSON
 	opts   HandlerOptions
 	stream ServerOptions // checked once by NewHandler
 	fn     RunFunc
@@ -170,9 +191,14 @@ type handler struct {
 }
 
 func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if r.Method != http.MethodPost {
-		w.Header().Set("Allow", http.MethodPost)
-		http.Error(w, "405 method not allowed: start an AG-UI run with POST", http.StatusMethodNotAllowed)
+	switch r.Method {
+	case http.MethodPost:
+	case http.MethodGet, http.MethodHead:
+		serveCapabilities(w, r, h.caps)
+		return
+	default:
+		w.Header().Set("Allow", "GET, HEAD, POST")
+		http.Error(w, "405 method not allowed: start an AG-UI run with POST, read the agent's capabilities with GET", http.StatusMethodNotAllowed)
 		return
 	}
 	if ct := r.Header.Get("Content-Type"); !isJSON(ct) {
