@@ -31,7 +31,9 @@ thinking. The Accept header chooses Server-Sent Events or the AG-UI 1.0
 binary stream, and Accept-Encoding zstd or gzip compression; the request is
 checked as any transport handler checks it (400 for a body that is not a
 valid RunAgentInput, naming the field; 405, 406, 413, 415). GET / answers
-with a short help page.
+with a short help page, or, asked for application/json, with the agent's
+capabilities (AG-UI AgentCapabilities: binary, streaming, resumable with
+--resumable).
 
 Each request is logged on standard error: method, path, status, content type
 and coding, events written, duration. SIGINT (Ctrl-C) or SIGTERM stops the
@@ -323,6 +325,7 @@ func newServeHandler(opts serveOptions) (http.Handler, error) {
 		Compression:  opts.compression,
 		WriteTimeout: orDefault(opts.writeTimeout, 30*time.Second),
 		ErrorLog:     opts.errorLog,
+		Capabilities: demoCapabilities(),
 	}
 	if opts.runLog != nil {
 		ho.Log, ho.Detach, ho.Heartbeat = opts.runLog, opts.detach, opts.heartbeat
@@ -350,6 +353,26 @@ func newServeHandler(opts serveOptions) (http.Handler, error) {
 	}
 	s.run = run
 	return s, nil
+}
+
+// demoCapabilities is what the demo agent says it does (the handler adds
+// the transport flags): the built-in run streams text, reasoning, tool
+// calls and state snapshots and deltas.
+func demoCapabilities() *event.AgentCapabilities {
+	yes, name, desc := true, "agwire serve", "the built-in demo run of agwire: a weather assistant"
+	return &event.AgentCapabilities{
+		Identity:  &event.IdentityCapabilities{Name: &name, Description: &desc},
+		Tools:     &event.ToolsCapabilities{Supported: &yes},
+		State:     &event.StateCapabilities{Snapshots: &yes, Deltas: &yes},
+		Reasoning: &event.ReasoningCapabilities{Supported: &yes, Streaming: &yes},
+	}
+}
+
+// wantsJSON reports whether a GET asks for JSON (the capabilities) rather
+// than the help page: its Accept names application/json and not text/html.
+func wantsJSON(r *http.Request) bool {
+	a := strings.ToLower(strings.Join(r.Header.Values("Accept"), ","))
+	return strings.Contains(a, "application/json") && !strings.Contains(a, "text/html")
 }
 
 // runStats is what the request log says about a run. A resumable run may
@@ -384,6 +407,8 @@ func (s *demoServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.follow.ServeHTTP(rec, r)
 	case r.URL.Path != "/":
 		http.Error(rec, "404 not found: the demo AG-UI agent is at /", http.StatusNotFound)
+	case (r.Method == http.MethodGet || r.Method == http.MethodHead) && wantsJSON(r):
+		s.run.ServeHTTP(rec, r) // the capabilities
 	case r.Method == http.MethodGet || r.Method == http.MethodHead:
 		s.help(rec, r)
 	case r.Method == http.MethodPost:

@@ -490,3 +490,30 @@ func TestServeResumableGrace(t *testing.T) {
 		t.Errorf("log:\n%s", logs)
 	}
 }
+
+// TestServeCapabilities: agwire serve advertises its capabilities to a GET
+// asking for JSON, with the transport flags of its options.
+func TestServeCapabilities(t *testing.T) {
+	for _, resumable := range []bool{false, true} {
+		opts := serveOptions{}
+		if resumable {
+			mem := runlog.NewMemory(runlog.MemoryOptions{})
+			defer mem.Close()
+			opts = serveOptions{runLog: mem, grace: time.Second, heartbeat: time.Second, runs: context.Background()}
+		}
+		s := startServe(t, opts)
+		c, err := transport.NewClient(s.url, transport.ClientOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		caps, err := c.Capabilities(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if caps.Identity == nil || *caps.Identity.Name != "agwire serve" || !*caps.Transport.HTTPBinary || *caps.Transport.Resumable != resumable {
+			b, _ := json.Marshal(caps)
+			t.Errorf("resumable %v: %s", resumable, b)
+		}
+		s.stop()
+	}
+}
