@@ -248,7 +248,7 @@ func (r *EventReader) Next() (event.Event, error) {
 	r.n++
 	r.bad++
 	if r.maxBad >= 0 && r.bad > r.maxBad {
-		r.err = fmt.Errorf("%w: %d events in a row did not decode (the last, event %d: %v)", ErrTooManyErrors, r.bad, index, bad.err)
+		r.err = &textError{fmt.Sprintf("transport: too many undecodable events in a row: %d events in a row did not decode (the last, event %d: %v)", r.bad, index, bad.err), []error{ErrTooManyErrors}}
 		return nil, r.err
 	}
 	return nil, &EventError{Index: index, Err: bad.err, unknown: bad.unknown}

@@ -16,12 +16,20 @@
 //
 // and a client a loop:
 //
-//	r, err := transport.Run(ctx, nil, url, in, transport.ClientOptions{})
+//	c, err := transport.NewClient(url, transport.ClientOptions{}) // once
+//	...
+//	r, err := c.Run(ctx, in)
 //	...
 //	defer r.Close()
 //	for ev, err := range r.Events() { ... } // or ev, err := r.Next()
 //
-// NewHandler and Run are built from the lower-level pieces NewEventWriter,
+// A handler also answers a GET of its route with the agent's
+// capabilities (HandlerOptions.Capabilities, event.AgentCapabilities),
+// which Client.Capabilities reads; with ClientOptions.Prefer set to
+// PreferAuto a Client asks for the binary stream when they say the server
+// speaks it.
+//
+// NewHandler and Client are built from the lower-level pieces NewEventWriter,
 // NewEventReader, Negotiate and SSEReader, which serve other shapes of
 // endpoint (a GET that resumes a thread, a proxy that re-encodes). Which
 // http.Server timeouts a handler needs is said at NewHandler.
@@ -76,13 +84,18 @@
 //
 // Errors are typed: sentinels tested with errors.Is (ErrNotAcceptable,
 // ErrUnsupportedMediaType, ErrTruncated, ErrEventTooLarge, ...),
-// *StatusError for a non-2xx response, and *EventError for one event that
+// *StatusError for a non-2xx response (its text says the status once), and
+// *EventError for one event that
 // failed alone, after which reading or writing goes on (framing.Skippable
 // reports true for it and false for every error that ends the stream). The
 // same failure gives the same error on both transports: a cut stream is
 // ErrTruncated, an undecodable event an *EventError (with ErrUnknownEvent
 // for one from a later protocol version), whether it came as SSE or as
-// frames.
+// frames. A concept has one sentinel across the module: ErrTruncated is
+// framing.ErrTruncated, ErrTooManyErrors framing.ErrTooManyErrors,
+// ErrUnknownEvent codec.ErrUnknownEvent, so errors.Is works with either
+// name. An options error names the struct the caller wrote (HandlerOptions,
+// ServerOptions, FollowOptions: one type under three names).
 //
 // # Resumable runs
 //
@@ -108,9 +121,15 @@
 // starting a run the log holds (no Last-Event-ID), 409. Each names the
 // problem as text.
 //
-// Without Detach the run's context ends when its client goes, as without
-// a log: the run ends (RUN_ERROR), and what it had logged can still be
-// read. With Detach the run goes on, writing to the log; its context ends
+// What a cut loses: without Detach a run waits HandlerOptions.ReconnectGrace
+// (30 s by default) after its last client left; a client that comes back
+// with its cursor within the grace loses nothing — it gets the rest of the
+// run exactly once. Resuming clients and followers count as clients. Once
+// the grace passes with no client the run's context ends with cause
+// ErrNoClient: the run ends with RUN_ERROR, and what it had logged, that
+// RUN_ERROR too, can still be read. A negative ReconnectGrace ends the
+// run's context when the client that started it goes. With Detach the run
+// goes on, writing to the log; its context ends
 // only when RunContext is cancelled (do it on server shutdown) or
 // RunDeadline passes. A detached run function gets a clone of the request
 // whose context is the run's.
@@ -136,11 +155,14 @@
 //
 // Clients: with ClientOptions.Reconnect, a reader from Run or Follow whose
 // stream is cut before the run's end asks again with its cursor, backing
-// off between attempts, and its caller's iteration goes on with the next
-// event: none repeated, none missing. It gives up with ErrReconnectFailed
-// after ReconnectOptions.MaxAttempts failures in a row, and with
-// ErrRunGone (wrapping runlog.ErrUnknownRun or runlog.ErrEvicted) when the
-// server no longer holds the run or the events after the cursor.
+// off (with jitter) before every attempt, and its caller's iteration goes
+// on with the next event: none repeated, none missing. It gives up with
+// ErrReconnectFailed after ReconnectOptions.MaxAttempts failures in a row,
+// with ErrReconnectLimit after MaxReconnects reconnections of the run
+// (even if each delivered events), and with ErrRunGone (wrapping
+// runlog.ErrUnknownRun or runlog.ErrEvicted) when the server no longer
+// holds the run or the events after the cursor. ClientOptions.IdleTimeout
+// ends a response silent that long with ErrIdleTimeout, or resumes it.
 //
 // # Design: one seam for the carriers, one writer for the paths
 //

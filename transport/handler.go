@@ -22,24 +22,47 @@ import (
 // HandlerOptions.MaxBodyBytes is 0: 8 MiB.
 const DefaultMaxBodyBytes = 8 << 20
 
-// HandlerOptions configures NewHandler: the event stream's options, as
-// for NewEventWriter, and the request's.
+// HandlerOptions configures NewHandler: the event stream, the request,
+// resumable runs and the capabilities. It is the one options struct of the
+// package's servers: NewEventWriter (as ServerOptions) uses its stream
+// settings, NewFollowHandler (as FollowOptions) those and Heartbeat and
+// ErrorLog; each refuses options that set a field it does not use. The
+// zero value streams uncompressed events encoded with the strict default
+// codec.
 type HandlerOptions struct {
-	// Codec encodes events on the binary transport; its MaxDepth and
+	// Codec encodes events on the binary transport. Its MaxDepth and
 	// DropUnknownFields also configure the parser of the request body and
-	// of WriteJSON's input (see ServerOptions.Codec).
+	// of WriteJSON's input on both transports.
 	Codec codec.Codec
-	// Compression lists the content codings the server may use (see
-	// ServerOptions.Compression). Off by default.
+	// Compression lists the content codings the server may use, in its
+	// order of preference: EncodingZstd, EncodingGzip, or both. The client's
+	// Accept-Encoding decides among them (highest q first, then this
+	// order); a client that asks for neither gets the identity coding. Nil,
+	// the default, never compresses. See the package documentation for why.
 	Compression []string
-	// WriteTimeout bounds the writing of one event (see
-	// ServerOptions.WriteTimeout).
+	// WriteTimeout bounds the time to write and flush one event, as a write
+	// deadline on the connection renewed before each event. A client that
+	// stops reading then fails the write once the deadline passes, instead
+	// of holding the handler until it leaves. 0 means no deadline beyond
+	// http.Server.WriteTimeout (which bounds the whole response, and so the
+	// whole run). A ResponseWriter that cannot set deadlines makes
+	// NewEventWriter fail when this is set.
 	WriteTimeout time.Duration
-	// MaxEventSize is the largest event written (see
-	// ServerOptions.MaxEventSize).
+	// MaxEventSize is the largest event written, in bytes: a binary
+	// frame's payload, an SSE event's JSON. A larger one is refused with an
+	// *EventError wrapping ErrEventTooLarge, and nothing is written. 0, the
+	// default, keeps to what the stock TypeScript client (@ag-ui/client
+	// 1.0.0) reads: a frame of at most framing.PeerMaxFrame bytes (10 MiB,
+	// the 4-byte prefix included), an SSE event block of at most
+	// PeerMaxSSEBuffer bytes before its last line feed (10 MiB). Readers
+	// accept more by default (DefaultMaxEventSize, 16 MiB). Negative is an
+	// error.
 	MaxEventSize int
-	// WildcardSSE keeps SSE for clients that admit binary only by a
-	// wildcard (see ServerOptions.WildcardSSE).
+	// WildcardSSE keeps SSE for a client that admits the binary stream
+	// only by a wildcard ("*/*", "application/*") and accepts SSE: binary
+	// goes only to clients that name its media type. By default a wildcard
+	// admits binary, as @ag-ui/encoder and the draft spec have it (see
+	// Negotiate).
 	WildcardSSE bool
 	// MaxBodyBytes is the largest RunAgentInput body accepted; a larger one
 	// is answered 413. 0 means DefaultMaxBodyBytes.
@@ -143,8 +166,7 @@ func NewHandler(fn RunFunc, opts HandlerOptions) (http.Handler, error) {
 	if fn == nil {
 		return nil, errors.New("transport: NewHandler: nil RunFunc")
 	}
-	so := ServerOptions{Codec: opts.Codec, Compression: opts.Compression, WriteTimeout: opts.WriteTimeout, MaxEventSize: opts.MaxEventSize, WildcardSSE: opts.WildcardSSE}
-	if err := so.validate("HandlerOptions"); err != nil {
+	if err := opts.validate("HandlerOptions"); err != nil {
 		return nil, err
 	}
 	switch {
@@ -176,7 +198,6 @@ func NewHandler(fn RunFunc, opts HandlerOptions) (http.Handler, error) {
 	return &handler{
 		caps:   capsJSON,
 		opts:   opts,
-		stream: so,
 		fn:     fn,
 		parser: event.Parser{MaxDepth: opts.Codec.MaxDepth, DropUnknownFields: opts.Codec.DropUnknownFields},
 	}, nil
@@ -185,7 +206,6 @@ func NewHandler(fn RunFunc, opts HandlerOptions) (http.Handler, error) {
 type handler struct {
 	caps   []byte // the capabilities' JSON
 	opts   HandlerOptions
-	stream ServerOptions // checked once by NewHandler
 	fn     RunFunc
 	parser event.Parser
 }
@@ -234,7 +254,7 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.serveResumable(w, r, in, mediaType)
 		return
 	}
-	s, err := newStream(w, r, mediaType, &h.stream, "HandlerOptions.MaxEventSize")
+	s, err := newStream(w, r, mediaType, &h.opts, "HandlerOptions.MaxEventSize")
 	if err != nil {
 		if errors.Is(err, ErrStreamingUnsupported) || r.Context().Err() == nil {
 			http.Error(w, "500 internal server error: cannot stream events", http.StatusInternalServerError)

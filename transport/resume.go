@@ -10,7 +10,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/agwire/agwire/codec"
 	"github.com/agwire/agwire/event"
 	"github.com/agwire/agwire/runlog"
 )
@@ -90,7 +89,7 @@ func (h *handler) serveResumable(w http.ResponseWriter, r *http.Request, in *eve
 			return
 		}
 		defer attachPresence(keyOf(log, h, run))()
-		serveLog(w, r, mediaType, &h.stream, "HandlerOptions.MaxEventSize", h.opts.Heartbeat, rd, from, h.logger())
+		serveLog(w, r, mediaType, &h.opts, "HandlerOptions.MaxEventSize", h.opts.Heartbeat, rd, from, h.logger())
 		return
 	}
 	lw, err := log.Start(r.Context(), run)
@@ -155,7 +154,7 @@ func (h *handler) serveResumable(w http.ResponseWriter, r *http.Request, in *eve
 		}
 		h.runLogged(req, in, ew, lw)
 	}()
-	serveLog(w, r, mediaType, &h.stream, "HandlerOptions.MaxEventSize", h.opts.Heartbeat, rd, from, h.logger())
+	serveLog(w, r, mediaType, &h.opts, "HandlerOptions.MaxEventSize", h.opts.Heartbeat, rd, from, h.logger())
 	if p != nil {
 		p.detach()
 		return
@@ -187,7 +186,7 @@ func (h *handler) logger() *slog.Logger {
 
 // serveLog streams a run from a log reader to the client, each event with
 // its cursor, and a heartbeat after each silence of hb on SSE.
-func serveLog(w http.ResponseWriter, r *http.Request, mediaType string, opts *ServerOptions, option string, hb time.Duration, rd runlog.Reader, from runlog.Cursor, log *slog.Logger) {
+func serveLog(w http.ResponseWriter, r *http.Request, mediaType string, opts *HandlerOptions, option string, hb time.Duration, rd runlog.Reader, from runlog.Cursor, log *slog.Logger) {
 	defer rd.Close()
 	w.Header().Set(HeaderCursor, from.String())
 	w.Header().Set("Trailer", HeaderEnd)
@@ -242,22 +241,13 @@ func serveLog(w http.ResponseWriter, r *http.Request, mediaType string, opts *Se
 	}
 }
 
-// FollowOptions configures NewFollowHandler.
-type FollowOptions struct {
-	// Codec renders events on the binary transport (its MaxDepth and the
-	// like configure nothing else here).
-	Codec codec.Codec
-	// Compression, WriteTimeout, MaxEventSize and WildcardSSE are as for
-	// HandlerOptions.
-	Compression  []string
-	WriteTimeout time.Duration
-	MaxEventSize int
-	WildcardSSE  bool
-	// Heartbeat is as for HandlerOptions: 0 means DefaultHeartbeat.
-	Heartbeat time.Duration
-	// ErrorLog: nil means slog.Default().
-	ErrorLog *slog.Logger
-}
+// FollowOptions is HandlerOptions, for NewFollowHandler, which uses its
+// stream settings (Codec, Compression, WriteTimeout, MaxEventSize,
+// WildcardSSE), Heartbeat and ErrorLog, and refuses options that set any
+// other field.
+//
+// Deprecated: write HandlerOptions; the two names are one type.
+type FollowOptions = HandlerOptions
 
 // NewFollowHandler returns the follower route of a run log: a GET streams
 // one run, as SSE or binary by Accept like a run request, from the start
@@ -278,8 +268,10 @@ func NewFollowHandler(log runlog.Log, opts FollowOptions) (http.Handler, error) 
 	if log == nil {
 		return nil, errors.New("transport: NewFollowHandler: nil Log")
 	}
-	so := ServerOptions{Codec: opts.Codec, Compression: opts.Compression, WriteTimeout: opts.WriteTimeout, MaxEventSize: opts.MaxEventSize, WildcardSSE: opts.WildcardSSE}
-	if err := so.validate("FollowOptions"); err != nil {
+	if err := opts.validate("FollowOptions"); err != nil {
+		return nil, err
+	}
+	if err := opts.only("FollowOptions", "NewFollowHandler", append(streamFields, "Heartbeat", "ErrorLog")...); err != nil {
 		return nil, err
 	}
 	if opts.Heartbeat == 0 {
@@ -288,13 +280,12 @@ func NewFollowHandler(log runlog.Log, opts FollowOptions) (http.Handler, error) 
 	if opts.ErrorLog == nil {
 		opts.ErrorLog = slog.Default()
 	}
-	return &followHandler{log: log, opts: opts, stream: so}, nil
+	return &followHandler{log: log, opts: opts}, nil
 }
 
 type followHandler struct {
-	log    runlog.Log
-	opts   FollowOptions
-	stream ServerOptions
+	log  runlog.Log
+	opts HandlerOptions
 }
 
 func (f *followHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -329,5 +320,5 @@ func (f *followHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer attachPresence(keyOf(f.log, f, run))()
-	serveLog(w, r, mediaType, &f.stream, "FollowOptions.MaxEventSize", f.opts.Heartbeat, rd, from, f.opts.ErrorLog)
+	serveLog(w, r, mediaType, &f.opts, "FollowOptions.MaxEventSize", f.opts.Heartbeat, rd, from, f.opts.ErrorLog)
 }

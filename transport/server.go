@@ -6,10 +6,11 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"reflect"
+	"slices"
 	"strings"
 	"time"
 
-	"github.com/agwire/agwire/codec"
 	"github.com/agwire/agwire/event"
 )
 
@@ -47,52 +48,20 @@ type EventWriter interface {
 	Close() error
 }
 
-// ServerOptions configures the event stream of NewEventWriter. The zero
-// value streams uncompressed events encoded with the strict default codec.
-type ServerOptions struct {
-	// Codec encodes events on the binary transport. Its MaxDepth and
-	// DropUnknownFields also configure the parser that checks WriteJSON's
-	// input on both transports.
-	Codec codec.Codec
-	// Compression lists the content codings the server may use, in its
-	// order of preference: EncodingZstd, EncodingGzip, or both. The client's
-	// Accept-Encoding decides among them (highest q first, then this
-	// order); a client that asks for neither gets the identity coding. Nil,
-	// the default, never compresses. See the package documentation for why.
-	Compression []string
-	// WriteTimeout bounds the time to write and flush one event, as a write
-	// deadline on the connection renewed before each event. A client that
-	// stops reading then fails the write once the deadline passes, instead
-	// of holding the handler until it leaves. 0 means no deadline beyond
-	// http.Server.WriteTimeout (which bounds the whole response, and so the
-	// whole run). A ResponseWriter that cannot set deadlines makes
-	// NewEventWriter fail when this is set.
-	WriteTimeout time.Duration
-	// MaxEventSize is the largest event written, in bytes: a binary
-	// frame's payload, an SSE event's JSON. A larger one is refused with an
-	// *EventError wrapping ErrEventTooLarge, and nothing is written. 0, the
-	// default, keeps to what the stock TypeScript client (@ag-ui/client
-	// 1.0.0) reads: a frame of at most framing.PeerMaxFrame bytes (10 MiB,
-	// the 4-byte prefix included), an SSE event block of at most
-	// PeerMaxSSEBuffer bytes before its last line feed (10 MiB). Readers
-	// accept more by default (DefaultMaxEventSize, 16 MiB). Negative is an
-	// error.
-	MaxEventSize int
-	// WildcardSSE keeps SSE for a client that admits the binary stream
-	// only by a wildcard ("*/*", "application/*") and accepts SSE: binary
-	// goes only to clients that name its media type. By default a wildcard
-	// admits binary, as @ag-ui/encoder and the draft spec have it (see
-	// Negotiate).
-	WildcardSSE bool
-}
+// ServerOptions is HandlerOptions, for NewEventWriter, which uses its
+// stream settings only: Codec, Compression, WriteTimeout, MaxEventSize and
+// WildcardSSE (NewEventWriter refuses options that set any other field).
+//
+// Deprecated: write HandlerOptions; the two names are one type.
+type ServerOptions = HandlerOptions
 
-func (o *ServerOptions) parser() event.Parser {
+func (o *HandlerOptions) parser() event.Parser {
 	return event.Parser{MaxDepth: o.Codec.MaxDepth, DropUnknownFields: o.Codec.DropUnknownFields}
 }
 
 // validate checks the options, given in the struct named name
 // (ServerOptions, HandlerOptions, FollowOptions), which errors name.
-func (o *ServerOptions) validate(name string) error {
+func (o *HandlerOptions) validate(name string) error {
 	if err := checkCodings(name, o.Compression); err != nil {
 		return err
 	}
@@ -125,6 +94,9 @@ func (o *ServerOptions) validate(name string) error {
 // does), which also returns a pooled compressor.
 func NewEventWriter(w http.ResponseWriter, r *http.Request, opts ServerOptions) (EventWriter, error) {
 	if err := opts.validate("ServerOptions"); err != nil {
+		return nil, err
+	}
+	if err := opts.only("ServerOptions", "NewEventWriter", streamFields...); err != nil {
 		return nil, err
 	}
 	mt, ok := negotiate(r.Header.Values("Accept"), opts.WildcardSSE)
@@ -161,7 +133,7 @@ func addVary(h http.Header, names ...string) {
 
 // newStream starts the response of a negotiated media type; opts are
 // valid, and option names the MaxEventSize option in errors.
-func newStream(w http.ResponseWriter, r *http.Request, mediaType string, opts *ServerOptions, option string) (*runWriter, error) {
+func newStream(w http.ResponseWriter, r *http.Request, mediaType string, opts *HandlerOptions, option string) (*runWriter, error) {
 	car := carrierFor(mediaType)
 	rc := http.NewResponseController(w)
 	if opts.WriteTimeout > 0 {
@@ -207,4 +179,21 @@ func newStream(w http.ResponseWriter, r *http.Request, mediaType string, opts *S
 func optStruct(option string) string {
 	s, _, _ := strings.Cut(option, ".")
 	return s
+}
+
+// streamFields are the HandlerOptions fields of an event stream, the ones
+// NewEventWriter uses.
+var streamFields = []string{"Codec", "Compression", "WriteTimeout", "MaxEventSize", "WildcardSSE"}
+
+// only refuses options that set a field outside allowed: one that fn
+// would ignore. name is the struct's name for the error.
+func (o *HandlerOptions) only(name, fn string, allowed ...string) error {
+	v := reflect.ValueOf(o).Elem()
+	for i := range v.NumField() {
+		f := v.Type().Field(i)
+		if !slices.Contains(allowed, f.Name) && !v.Field(i).IsZero() {
+			return fmt.Errorf("transport: %s.%s is set, but %s does not use it", name, f.Name, fn)
+		}
+	}
+	return nil
 }
