@@ -154,3 +154,23 @@ func BenchmarkEncodeReference(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkDecodeReference is BenchmarkDecode through the reference
+// decoder alone.
+func BenchmarkDecodeReference(b *testing.B) {
+	for _, bc := range benchEvents {
+		wire, err := codec.AppendFromJSON(nil, []byte(bc.json))
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(bc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			b.SetBytes(int64(len(wire)))
+			for b.Loop() {
+				if _, err := codec.UnmarshalReference(codec.Codec{}, wire); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

@@ -219,7 +219,11 @@ func (c Codec) AppendJSONFromWire(dst, wire []byte) ([]byte, error) {
 	if err != nil {
 		return dst, err
 	}
-	// The decoder wrote every dynamic value itself: no need to re-check it.
+	// The decoder checked every string and wrote every dynamic value
+	// itself: the generated writers lay the event out without re-checking.
+	if out, ok := appendJSONGenerated(dst, ev); ok {
+		return out, nil
+	}
 	out, err := link.AppendTrustedJSON(dst, ev)
 	if err != nil {
 		return dst, &Error{Op: "decode", Type: ev.Type(), Offset: -1, Err: err}

@@ -3,6 +3,7 @@
 package codec
 
 import (
+	"strconv"
 	"unsafe"
 
 	"google.golang.org/protobuf/encoding/protowire"
@@ -3187,5 +3188,6279 @@ func writeSubagentOutcome(g *genc, b []byte, p *event.SubagentOutcome) []byte {
 			b = appendStr(append(b, 0x2a), s)
 		}
 	}
+	return b
+}
+
+// decodeGenerated decodes the envelope of d.data with the generated
+// decoders; ok is false when the frame is not in their canonical shape
+// or is wrong, and the reference decoder must read it.
+func decodeGenerated(d *decoder) (ev event.Event, ok bool) {
+	num, body, ok := envelopeArm(d.data)
+	if !ok {
+		return nil, false
+	}
+	switch num {
+	case 1:
+		if d.charge(96) != nil {
+			return nil, false
+		}
+		p := new(event.TextMessageStart)
+		if !decTextMessageStart(d, body, p, 0) {
+			return nil, false
+		}
+		return p, true
+	case 2:
+		if d.charge(96) != nil {
+			return nil, false
+		}
+		p := new(event.TextMessageContent)
+		if !decTextMessageContent(d, body, p, 1) {
+			return nil, false
+		}
+		return p, true
+	case 3:
+		if d.charge(80) != nil {
+			return nil, false
+		}
+		p := new(event.TextMessageEnd)
+		if !decTextMessageEnd(d, body, p, 2) {
+			return nil, false
+		}
+		return p, true
+	case 4:
+		if d.charge(104) != nil {
+			return nil, false
+		}
+		p := new(event.ToolCallStart)
+		if !decToolCallStart(d, body, p, 3) {
+			return nil, false
+		}
+		return p, true
+	case 5:
+		if d.charge(96) != nil {
+			return nil, false
+		}
+		p := new(event.ToolCallArgs)
+		if !decToolCallArgs(d, body, p, 4) {
+			return nil, false
+		}
+		return p, true
+	case 6:
+		if d.charge(80) != nil {
+			return nil, false
+		}
+		p := new(event.ToolCallEnd)
+		if !decToolCallEnd(d, body, p, 5) {
+			return nil, false
+		}
+		return p, true
+	case 7:
+		if d.charge(88) != nil {
+			return nil, false
+		}
+		p := new(event.StateSnapshot)
+		if !decStateSnapshot(d, body, p, 6) {
+			return nil, false
+		}
+		return p, true
+	case 8:
+		if d.charge(88) != nil {
+			return nil, false
+		}
+		p := new(event.StateDelta)
+		if !decStateDelta(d, body, p, 7) {
+			return nil, false
+		}
+		return p, true
+	case 9:
+		if d.charge(80) != nil {
+			return nil, false
+		}
+		p := new(event.MessagesSnapshot)
+		if !decMessagesSnapshot(d, body, p, 8) {
+			return nil, false
+		}
+		return p, true
+	case 10:
+		if d.charge(96) != nil {
+			return nil, false
+		}
+		p := new(event.Raw)
+		if !decRaw(d, body, p, 9) {
+			return nil, false
+		}
+		return p, true
+	case 11:
+		if d.charge(104) != nil {
+			return nil, false
+		}
+		p := new(event.Custom)
+		if !decCustom(d, body, p, 10) {
+			return nil, false
+		}
+		return p, true
+	case 12:
+		if d.charge(112) != nil {
+			return nil, false
+		}
+		p := new(event.RunStarted)
+		if !decRunStarted(d, body, p, 11) {
+			return nil, false
+		}
+		return p, true
+	case 13:
+		if d.charge(144) != nil {
+			return nil, false
+		}
+		p := new(event.RunFinished)
+		if !decRunFinished(d, body, p, 12) {
+			return nil, false
+		}
+		return p, true
+	case 14:
+		if d.charge(104) != nil {
+			return nil, false
+		}
+		p := new(event.RunError)
+		if !decRunError(d, body, p, 13) {
+			return nil, false
+		}
+		return p, true
+	case 15:
+		if d.charge(80) != nil {
+			return nil, false
+		}
+		p := new(event.StepStarted)
+		if !decStepStarted(d, body, p, 14) {
+			return nil, false
+		}
+		return p, true
+	case 16:
+		if d.charge(80) != nil {
+			return nil, false
+		}
+		p := new(event.StepFinished)
+		if !decStepFinished(d, body, p, 15) {
+			return nil, false
+		}
+		return p, true
+	case 17:
+		if d.charge(96) != nil {
+			return nil, false
+		}
+		p := new(event.TextMessageChunk)
+		if !decTextMessageChunk(d, body, p, 19) {
+			return nil, false
+		}
+		return p, true
+	case 18:
+		if d.charge(96) != nil {
+			return nil, false
+		}
+		p := new(event.ToolCallChunk)
+		if !decToolCallChunk(d, body, p, 20) {
+			return nil, false
+		}
+		return p, true
+	case 19:
+		if d.charge(120) != nil {
+			return nil, false
+		}
+		p := new(event.SubagentStarted)
+		if !decSubagentStarted(d, body, p, 16) {
+			return nil, false
+		}
+		return p, true
+	case 20:
+		if d.charge(104) != nil {
+			return nil, false
+		}
+		p := new(event.SubagentFinished)
+		if !decSubagentFinished(d, body, p, 17) {
+			return nil, false
+		}
+		return p, true
+	case 21:
+		if d.charge(96) != nil {
+			return nil, false
+		}
+		p := new(event.SubagentError)
+		if !decSubagentError(d, body, p, 18) {
+			return nil, false
+		}
+		return p, true
+	case 22:
+		if d.charge(136) != nil {
+			return nil, false
+		}
+		p := new(event.ToolCallResult)
+		if !decToolCallResult(d, body, p, 21) {
+			return nil, false
+		}
+		return p, true
+	case 23:
+		if d.charge(128) != nil {
+			return nil, false
+		}
+		p := new(event.ActivitySnapshot)
+		if !decActivitySnapshot(d, body, p, 22) {
+			return nil, false
+		}
+		return p, true
+	case 24:
+		if d.charge(120) != nil {
+			return nil, false
+		}
+		p := new(event.ActivityDelta)
+		if !decActivityDelta(d, body, p, 23) {
+			return nil, false
+		}
+		return p, true
+	case 25:
+		if d.charge(80) != nil {
+			return nil, false
+		}
+		p := new(event.ReasoningStart)
+		if !decReasoningStart(d, body, p, 24) {
+			return nil, false
+		}
+		return p, true
+	case 26:
+		if d.charge(96) != nil {
+			return nil, false
+		}
+		p := new(event.ReasoningMessageStart)
+		if !decReasoningMessageStart(d, body, p, 25) {
+			return nil, false
+		}
+		return p, true
+	case 27:
+		if d.charge(96) != nil {
+			return nil, false
+		}
+		p := new(event.ReasoningMessageContent)
+		if !decReasoningMessageContent(d, body, p, 26) {
+			return nil, false
+		}
+		return p, true
+	case 28:
+		if d.charge(80) != nil {
+			return nil, false
+		}
+		p := new(event.ReasoningMessageEnd)
+		if !decReasoningMessageEnd(d, body, p, 27) {
+			return nil, false
+		}
+		return p, true
+	case 29:
+		if d.charge(80) != nil {
+			return nil, false
+		}
+		p := new(event.ReasoningMessageChunk)
+		if !decReasoningMessageChunk(d, body, p, 28) {
+			return nil, false
+		}
+		return p, true
+	case 30:
+		if d.charge(80) != nil {
+			return nil, false
+		}
+		p := new(event.ReasoningEnd)
+		if !decReasoningEnd(d, body, p, 29) {
+			return nil, false
+		}
+		return p, true
+	case 31:
+		if d.charge(112) != nil {
+			return nil, false
+		}
+		p := new(event.ReasoningEncryptedValue)
+		if !decReasoningEncryptedValue(d, body, p, 30) {
+			return nil, false
+		}
+		return p, true
+	}
+	return nil, false
+}
+
+func decTextMessageStart(d *decoder, b []byte, p *event.TextMessageStart, enum int32) bool {
+	if d.depth++; d.depth > d.maxDepth {
+		return false
+	}
+	all := b
+	_ = all
+	var base []byte
+	haveBase := false
+	var seen uint64
+	_ = seen
+	for len(b) > 0 {
+		num, typ, n := consumeTag(b)
+		if n < 0 {
+			return false
+		}
+		b = b[n:]
+		switch num {
+		case 1:
+			if typ != protowire.BytesType || haveBase {
+				return false
+			}
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			base, haveBase = v, true
+		case 2:
+			if typ != protowire.BytesType || seen&(uint64(1)<<1) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 1
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok {
+				return false
+			}
+			p.MessageID = s
+		case 3:
+			if typ != protowire.BytesType || seen&(uint64(1)<<2) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 2
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok || d.charge(16) != nil {
+				return false
+			}
+			p.Role = d.newString(s)
+		case 4:
+			if typ != protowire.BytesType || seen&(uint64(1)<<3) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 3
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok || d.charge(16) != nil {
+				return false
+			}
+			p.Name = d.newString(s)
+		case 5:
+			if typ != protowire.BytesType || seen&(uint64(1)<<4) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 4
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok || d.charge(16) != nil {
+				return false
+			}
+			p.SubagentRunID = d.newString(s)
+		default:
+			return false // a field the reference skips, or a group
+		}
+	}
+	if !haveBase {
+		return false
+	}
+	d.depth-- // base_event's fields belong to the event's level
+	if !decBase(d, base, &p.Base, enum) {
+		return false
+	}
+	d.depth++
+	if d.finish(planTextMessageStart, unsafe.Pointer(p)) != nil {
+		return false
+	}
+	d.depth--
+	return true
+}
+
+func decBase(d *decoder, b []byte, p *event.Base, enum int32) bool {
+	if d.depth++; d.depth > d.maxDepth {
+		return false
+	}
+	all := b
+	_ = all
+	declared := int32(0)
+	var seen uint64
+	_ = seen
+	for len(b) > 0 {
+		num, typ, n := consumeTag(b)
+		if n < 0 {
+			return false
+		}
+		b = b[n:]
+		switch num {
+		case 1:
+			if typ != protowire.VarintType || seen&1 != 0 {
+				return false
+			}
+			seen |= 1
+			v, n := protowire.ConsumeVarint(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			declared = int32(v)
+		case 2:
+			if typ != protowire.VarintType || seen&(uint64(1)<<1) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 1
+			v, n := protowire.ConsumeVarint(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			if x := int64(v); (x > maxSafeInt || x < -maxSafeInt) && !d.unsafeInts || d.charge(8) != nil {
+				return false
+			}
+			p.Timestamp = d.newInt64(int64(v))
+		case 3:
+			if typ != protowire.BytesType || seen&(uint64(1)<<2) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 2
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			x, err := d.valueJSON(one(v))
+			if err != nil {
+				return false
+			}
+			if string(x) == "null" {
+				x = nil // JSON null on an optional value is its absence
+			}
+			p.RawEvent = x
+		case 4:
+			if typ != protowire.BytesType || seen&(uint64(1)<<3) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 3
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			x, err := d.structJSON(one(v))
+			if err != nil {
+				return false
+			}
+			p.Metadata = x
+		default:
+			return false // a field the reference skips, or a group
+		}
+	}
+	if declared != enum {
+		return false
+	}
+	if d.finish(planBase, unsafe.Pointer(p)) != nil {
+		return false
+	}
+	d.depth--
+	return true
+}
+
+func decTextMessageContent(d *decoder, b []byte, p *event.TextMessageContent, enum int32) bool {
+	if d.depth++; d.depth > d.maxDepth {
+		return false
+	}
+	all := b
+	_ = all
+	var base []byte
+	haveBase := false
+	var seen uint64
+	_ = seen
+	for len(b) > 0 {
+		num, typ, n := consumeTag(b)
+		if n < 0 {
+			return false
+		}
+		b = b[n:]
+		switch num {
+		case 1:
+			if typ != protowire.BytesType || haveBase {
+				return false
+			}
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			base, haveBase = v, true
+		case 2:
+			if typ != protowire.BytesType || seen&(uint64(1)<<1) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 1
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok {
+				return false
+			}
+			p.MessageID = s
+		case 3:
+			if typ != protowire.BytesType || seen&(uint64(1)<<2) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 2
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok {
+				return false
+			}
+			p.Delta = s
+		case 4:
+			if typ != protowire.BytesType || seen&(uint64(1)<<3) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 3
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok || d.charge(16) != nil {
+				return false
+			}
+			p.SubagentRunID = d.newString(s)
+		default:
+			return false // a field the reference skips, or a group
+		}
+	}
+	if !haveBase {
+		return false
+	}
+	d.depth-- // base_event's fields belong to the event's level
+	if !decBase(d, base, &p.Base, enum) {
+		return false
+	}
+	d.depth++
+	if d.finish(planTextMessageContent, unsafe.Pointer(p)) != nil {
+		return false
+	}
+	d.depth--
+	return true
+}
+
+func decTextMessageEnd(d *decoder, b []byte, p *event.TextMessageEnd, enum int32) bool {
+	if d.depth++; d.depth > d.maxDepth {
+		return false
+	}
+	all := b
+	_ = all
+	var base []byte
+	haveBase := false
+	var seen uint64
+	_ = seen
+	for len(b) > 0 {
+		num, typ, n := consumeTag(b)
+		if n < 0 {
+			return false
+		}
+		b = b[n:]
+		switch num {
+		case 1:
+			if typ != protowire.BytesType || haveBase {
+				return false
+			}
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			base, haveBase = v, true
+		case 2:
+			if typ != protowire.BytesType || seen&(uint64(1)<<1) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 1
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok {
+				return false
+			}
+			p.MessageID = s
+		case 3:
+			if typ != protowire.BytesType || seen&(uint64(1)<<2) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 2
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok || d.charge(16) != nil {
+				return false
+			}
+			p.SubagentRunID = d.newString(s)
+		default:
+			return false // a field the reference skips, or a group
+		}
+	}
+	if !haveBase {
+		return false
+	}
+	d.depth-- // base_event's fields belong to the event's level
+	if !decBase(d, base, &p.Base, enum) {
+		return false
+	}
+	d.depth++
+	if d.finish(planTextMessageEnd, unsafe.Pointer(p)) != nil {
+		return false
+	}
+	d.depth--
+	return true
+}
+
+func decToolCallStart(d *decoder, b []byte, p *event.ToolCallStart, enum int32) bool {
+	if d.depth++; d.depth > d.maxDepth {
+		return false
+	}
+	all := b
+	_ = all
+	var base []byte
+	haveBase := false
+	var seen uint64
+	_ = seen
+	for len(b) > 0 {
+		num, typ, n := consumeTag(b)
+		if n < 0 {
+			return false
+		}
+		b = b[n:]
+		switch num {
+		case 1:
+			if typ != protowire.BytesType || haveBase {
+				return false
+			}
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			base, haveBase = v, true
+		case 2:
+			if typ != protowire.BytesType || seen&(uint64(1)<<1) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 1
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok {
+				return false
+			}
+			p.ToolCallID = s
+		case 3:
+			if typ != protowire.BytesType || seen&(uint64(1)<<2) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 2
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok {
+				return false
+			}
+			p.ToolCallName = s
+		case 4:
+			if typ != protowire.BytesType || seen&(uint64(1)<<3) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 3
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok || d.charge(16) != nil {
+				return false
+			}
+			p.ParentMessageID = d.newString(s)
+		case 5:
+			if typ != protowire.BytesType || seen&(uint64(1)<<4) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 4
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok || d.charge(16) != nil {
+				return false
+			}
+			p.SubagentRunID = d.newString(s)
+		default:
+			return false // a field the reference skips, or a group
+		}
+	}
+	if !haveBase {
+		return false
+	}
+	d.depth-- // base_event's fields belong to the event's level
+	if !decBase(d, base, &p.Base, enum) {
+		return false
+	}
+	d.depth++
+	if d.finish(planToolCallStart, unsafe.Pointer(p)) != nil {
+		return false
+	}
+	d.depth--
+	return true
+}
+
+func decToolCallArgs(d *decoder, b []byte, p *event.ToolCallArgs, enum int32) bool {
+	if d.depth++; d.depth > d.maxDepth {
+		return false
+	}
+	all := b
+	_ = all
+	var base []byte
+	haveBase := false
+	var seen uint64
+	_ = seen
+	for len(b) > 0 {
+		num, typ, n := consumeTag(b)
+		if n < 0 {
+			return false
+		}
+		b = b[n:]
+		switch num {
+		case 1:
+			if typ != protowire.BytesType || haveBase {
+				return false
+			}
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			base, haveBase = v, true
+		case 2:
+			if typ != protowire.BytesType || seen&(uint64(1)<<1) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 1
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok {
+				return false
+			}
+			p.ToolCallID = s
+		case 3:
+			if typ != protowire.BytesType || seen&(uint64(1)<<2) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 2
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok {
+				return false
+			}
+			p.Delta = s
+		case 4:
+			if typ != protowire.BytesType || seen&(uint64(1)<<3) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 3
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok || d.charge(16) != nil {
+				return false
+			}
+			p.SubagentRunID = d.newString(s)
+		default:
+			return false // a field the reference skips, or a group
+		}
+	}
+	if !haveBase {
+		return false
+	}
+	d.depth-- // base_event's fields belong to the event's level
+	if !decBase(d, base, &p.Base, enum) {
+		return false
+	}
+	d.depth++
+	if d.finish(planToolCallArgs, unsafe.Pointer(p)) != nil {
+		return false
+	}
+	d.depth--
+	return true
+}
+
+func decToolCallEnd(d *decoder, b []byte, p *event.ToolCallEnd, enum int32) bool {
+	if d.depth++; d.depth > d.maxDepth {
+		return false
+	}
+	all := b
+	_ = all
+	var base []byte
+	haveBase := false
+	var seen uint64
+	_ = seen
+	for len(b) > 0 {
+		num, typ, n := consumeTag(b)
+		if n < 0 {
+			return false
+		}
+		b = b[n:]
+		switch num {
+		case 1:
+			if typ != protowire.BytesType || haveBase {
+				return false
+			}
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			base, haveBase = v, true
+		case 2:
+			if typ != protowire.BytesType || seen&(uint64(1)<<1) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 1
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok {
+				return false
+			}
+			p.ToolCallID = s
+		case 3:
+			if typ != protowire.BytesType || seen&(uint64(1)<<2) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 2
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok || d.charge(16) != nil {
+				return false
+			}
+			p.SubagentRunID = d.newString(s)
+		default:
+			return false // a field the reference skips, or a group
+		}
+	}
+	if !haveBase {
+		return false
+	}
+	d.depth-- // base_event's fields belong to the event's level
+	if !decBase(d, base, &p.Base, enum) {
+		return false
+	}
+	d.depth++
+	if d.finish(planToolCallEnd, unsafe.Pointer(p)) != nil {
+		return false
+	}
+	d.depth--
+	return true
+}
+
+func decStateSnapshot(d *decoder, b []byte, p *event.StateSnapshot, enum int32) bool {
+	if d.depth++; d.depth > d.maxDepth {
+		return false
+	}
+	all := b
+	_ = all
+	var base []byte
+	haveBase := false
+	var seen uint64
+	_ = seen
+	for len(b) > 0 {
+		num, typ, n := consumeTag(b)
+		if n < 0 {
+			return false
+		}
+		b = b[n:]
+		switch num {
+		case 1:
+			if typ != protowire.BytesType || haveBase {
+				return false
+			}
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			base, haveBase = v, true
+		case 2:
+			if typ != protowire.BytesType || seen&(uint64(1)<<1) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 1
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			x, err := d.valueJSON(one(v))
+			if err != nil {
+				return false
+			}
+			p.Snapshot = x
+		case 3:
+			if typ != protowire.BytesType || seen&(uint64(1)<<2) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 2
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok || d.charge(16) != nil {
+				return false
+			}
+			p.SubagentRunID = d.newString(s)
+		default:
+			return false // a field the reference skips, or a group
+		}
+	}
+	if !haveBase {
+		return false
+	}
+	d.depth-- // base_event's fields belong to the event's level
+	if !decBase(d, base, &p.Base, enum) {
+		return false
+	}
+	d.depth++
+	if d.finish(planStateSnapshot, unsafe.Pointer(p)) != nil {
+		return false
+	}
+	d.depth--
+	return true
+}
+
+func decStateDelta(d *decoder, b []byte, p *event.StateDelta, enum int32) bool {
+	if d.depth++; d.depth > d.maxDepth {
+		return false
+	}
+	all := b
+	_ = all
+	var base []byte
+	haveBase := false
+	count0 := 0
+	var seen uint64
+	_ = seen
+	for len(b) > 0 {
+		num, typ, n := consumeTag(b)
+		if n < 0 {
+			return false
+		}
+		b = b[n:]
+		switch num {
+		case 1:
+			if typ != protowire.BytesType || haveBase {
+				return false
+			}
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			base, haveBase = v, true
+		case 2:
+			if typ != protowire.BytesType {
+				return false
+			}
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			_ = v
+			count0++
+		case 3:
+			if typ != protowire.BytesType || seen&(uint64(1)<<2) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 2
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok || d.charge(16) != nil {
+				return false
+			}
+			p.SubagentRunID = d.newString(s)
+		default:
+			return false // a field the reference skips, or a group
+		}
+	}
+	if count0 > 0 {
+		if count0 > 0 {
+			if d.charge(count0*64) != nil {
+				return false
+			}
+			p.Delta = make([]event.PatchOp, count0)
+		}
+		count0 = 0
+		for b = all; len(b) > 0; {
+			num, typ, n := consumeTag(b)
+			b = b[n:]
+			switch num {
+			case 2:
+				v, n := protowire.ConsumeBytes(b)
+				b = b[n:]
+				if !decPatchOp(d, v, &p.Delta[count0]) {
+					return false
+				}
+				count0++
+			default:
+				b = b[protowire.ConsumeFieldValue(num, typ, b):] // read in the first pass
+			}
+		}
+	}
+	if !haveBase {
+		return false
+	}
+	d.depth-- // base_event's fields belong to the event's level
+	if !decBase(d, base, &p.Base, enum) {
+		return false
+	}
+	d.depth++
+	if d.finish(planStateDelta, unsafe.Pointer(p)) != nil {
+		return false
+	}
+	d.depth--
+	return true
+}
+
+func decPatchOp(d *decoder, b []byte, p *event.PatchOp) bool {
+	if d.depth++; d.depth > d.maxDepth {
+		return false
+	}
+	all := b
+	_ = all
+	var seen uint64
+	_ = seen
+	for len(b) > 0 {
+		num, typ, n := consumeTag(b)
+		if n < 0 {
+			return false
+		}
+		b = b[n:]
+		switch num {
+		case 1:
+			if typ != protowire.VarintType || seen&(uint64(1)<<1) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 1
+			v, n := protowire.ConsumeVarint(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			names := planPatchOp.Wire[0].Names
+			if v >= uint64(len(names)) {
+				return false
+			}
+			p.Op = names[v]
+		case 2:
+			if typ != protowire.BytesType || seen&(uint64(1)<<2) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 2
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok {
+				return false
+			}
+			p.Path = s
+		case 3:
+			if typ != protowire.BytesType || seen&(uint64(1)<<3) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 3
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok || d.charge(16) != nil {
+				return false
+			}
+			p.From = d.newString(s)
+		case 4:
+			if typ != protowire.BytesType || seen&(uint64(1)<<4) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 4
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			x, err := d.valueJSON(one(v))
+			if err != nil {
+				return false
+			}
+			p.Value = x
+		default:
+			return false // a field the reference skips, or a group
+		}
+	}
+	if d.finish(planPatchOp, unsafe.Pointer(p)) != nil {
+		return false
+	}
+	d.depth--
+	return true
+}
+
+func decMessagesSnapshot(d *decoder, b []byte, p *event.MessagesSnapshot, enum int32) bool {
+	if d.depth++; d.depth > d.maxDepth {
+		return false
+	}
+	all := b
+	_ = all
+	var base []byte
+	haveBase := false
+	count0 := 0
+	var seen uint64
+	_ = seen
+	for len(b) > 0 {
+		num, typ, n := consumeTag(b)
+		if n < 0 {
+			return false
+		}
+		b = b[n:]
+		switch num {
+		case 1:
+			if typ != protowire.BytesType || haveBase {
+				return false
+			}
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			base, haveBase = v, true
+		case 2:
+			if typ != protowire.BytesType {
+				return false
+			}
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			_ = v
+			count0++
+		default:
+			return false // a field the reference skips, or a group
+		}
+	}
+	if count0 > 0 {
+		if count0 > 0 {
+			if d.charge(count0*184) != nil {
+				return false
+			}
+			p.Messages = make([]event.Message, count0)
+		}
+		count0 = 0
+		for b = all; len(b) > 0; {
+			num, typ, n := consumeTag(b)
+			b = b[n:]
+			switch num {
+			case 2:
+				v, n := protowire.ConsumeBytes(b)
+				b = b[n:]
+				if !decMessage(d, v, &p.Messages[count0]) {
+					return false
+				}
+				count0++
+			default:
+				b = b[protowire.ConsumeFieldValue(num, typ, b):] // read in the first pass
+			}
+		}
+	}
+	if !haveBase {
+		return false
+	}
+	d.depth-- // base_event's fields belong to the event's level
+	if !decBase(d, base, &p.Base, enum) {
+		return false
+	}
+	d.depth++
+	if d.finish(planMessagesSnapshot, unsafe.Pointer(p)) != nil {
+		return false
+	}
+	d.depth--
+	return true
+}
+
+func decMessage(d *decoder, b []byte, p *event.Message) bool {
+	if d.depth++; d.depth > d.maxDepth {
+		return false
+	}
+	all := b
+	_ = all
+	count4 := 0
+	count7 := 0
+	var seen uint64
+	_ = seen
+	for len(b) > 0 {
+		num, typ, n := consumeTag(b)
+		if n < 0 {
+			return false
+		}
+		b = b[n:]
+		switch num {
+		case 1:
+			if typ != protowire.BytesType || seen&(uint64(1)<<1) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 1
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok {
+				return false
+			}
+			p.ID = s
+		case 2:
+			if typ != protowire.BytesType || seen&(uint64(1)<<2) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 2
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok {
+				return false
+			}
+			p.Role = s
+		case 3:
+			if typ != protowire.BytesType || seen&(uint64(1)<<3) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 3
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok || d.charge(16) != nil {
+				return false
+			}
+			p.Content = d.newString(s)
+		case 4:
+			if typ != protowire.BytesType || seen&(uint64(1)<<4) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 4
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok || d.charge(16) != nil {
+				return false
+			}
+			p.Name = d.newString(s)
+		case 5:
+			if typ != protowire.BytesType {
+				return false
+			}
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			_ = v
+			count4++
+		case 6:
+			if typ != protowire.BytesType || seen&(uint64(1)<<6) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 6
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok || d.charge(16) != nil {
+				return false
+			}
+			p.ToolCallID = d.newString(s)
+		case 7:
+			if typ != protowire.BytesType || seen&(uint64(1)<<7) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 7
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok || d.charge(16) != nil {
+				return false
+			}
+			p.Error = d.newString(s)
+		case 8:
+			if typ != protowire.BytesType {
+				return false
+			}
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			_ = v
+			count7++
+		case 9:
+			if typ != protowire.BytesType || seen&(uint64(1)<<9) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 9
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			x, err := d.structJSON(one(v))
+			if err != nil {
+				return false
+			}
+			p.Metadata = x
+		case 10:
+			if typ != protowire.BytesType || seen&(uint64(1)<<10) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 10
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok || d.charge(16) != nil {
+				return false
+			}
+			p.SubagentRunID = d.newString(s)
+		case 11:
+			if typ != protowire.BytesType || seen&(uint64(1)<<11) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 11
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok || d.charge(16) != nil {
+				return false
+			}
+			p.EncryptedValue = d.newString(s)
+		case 12:
+			if typ != protowire.BytesType || seen&(uint64(1)<<12) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 12
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok || d.charge(16) != nil {
+				return false
+			}
+			p.ActivityType = d.newString(s)
+		case 13:
+			if typ != protowire.BytesType || seen&(uint64(1)<<13) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 13
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			x, err := d.structJSON(one(v))
+			if err != nil {
+				return false
+			}
+			p.ActivityContent = x
+		default:
+			return false // a field the reference skips, or a group
+		}
+	}
+	if count4 > 0 || count7 > 0 {
+		if count4 > 0 {
+			if d.charge(count4*96) != nil {
+				return false
+			}
+			p.ToolCalls = make([]event.ToolCall, count4)
+		}
+		count4 = 0
+		if count7 > 0 {
+			if d.charge(count7*72) != nil {
+				return false
+			}
+			p.Parts = make([]event.ContentPart, count7)
+		}
+		count7 = 0
+		for b = all; len(b) > 0; {
+			num, typ, n := consumeTag(b)
+			b = b[n:]
+			switch num {
+			case 5:
+				v, n := protowire.ConsumeBytes(b)
+				b = b[n:]
+				if !decToolCall(d, v, &p.ToolCalls[count4]) {
+					return false
+				}
+				count4++
+			case 8:
+				v, n := protowire.ConsumeBytes(b)
+				b = b[n:]
+				if d.contentPart(one(v), planContentPart, &p.Parts[count7]) != nil {
+					return false
+				}
+				count7++
+			default:
+				b = b[protowire.ConsumeFieldValue(num, typ, b):] // read in the first pass
+			}
+		}
+	}
+	if d.finish(planMessage, unsafe.Pointer(p)) != nil {
+		return false
+	}
+	d.depth--
+	return true
+}
+
+func decToolCall(d *decoder, b []byte, p *event.ToolCall) bool {
+	if d.depth++; d.depth > d.maxDepth {
+		return false
+	}
+	all := b
+	_ = all
+	var seen uint64
+	_ = seen
+	for len(b) > 0 {
+		num, typ, n := consumeTag(b)
+		if n < 0 {
+			return false
+		}
+		b = b[n:]
+		switch num {
+		case 1:
+			if typ != protowire.BytesType || seen&(uint64(1)<<1) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 1
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok {
+				return false
+			}
+			p.ID = s
+		case 2:
+			if typ != protowire.BytesType || seen&(uint64(1)<<2) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 2
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok {
+				return false
+			}
+			p.Type = s
+		case 3:
+			if typ != protowire.BytesType || seen&(uint64(1)<<3) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 3
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			if !decFunctionCall(d, v, &p.Function) {
+				return false
+			}
+		case 4:
+			if typ != protowire.BytesType || seen&(uint64(1)<<4) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 4
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			x, err := d.structJSON(one(v))
+			if err != nil {
+				return false
+			}
+			p.Metadata = x
+		case 5:
+			if typ != protowire.BytesType || seen&(uint64(1)<<5) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 5
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok || d.charge(16) != nil {
+				return false
+			}
+			p.EncryptedValue = d.newString(s)
+		default:
+			return false // a field the reference skips, or a group
+		}
+	}
+	if d.finish(planToolCall, unsafe.Pointer(p)) != nil {
+		return false
+	}
+	d.depth--
+	return true
+}
+
+func decFunctionCall(d *decoder, b []byte, p *event.FunctionCall) bool {
+	if d.depth++; d.depth > d.maxDepth {
+		return false
+	}
+	all := b
+	_ = all
+	var seen uint64
+	_ = seen
+	for len(b) > 0 {
+		num, typ, n := consumeTag(b)
+		if n < 0 {
+			return false
+		}
+		b = b[n:]
+		switch num {
+		case 1:
+			if typ != protowire.BytesType || seen&(uint64(1)<<1) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 1
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok {
+				return false
+			}
+			p.Name = s
+		case 2:
+			if typ != protowire.BytesType || seen&(uint64(1)<<2) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 2
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok {
+				return false
+			}
+			p.Arguments = s
+		default:
+			return false // a field the reference skips, or a group
+		}
+	}
+	if d.finish(planFunctionCall, unsafe.Pointer(p)) != nil {
+		return false
+	}
+	d.depth--
+	return true
+}
+
+func decRaw(d *decoder, b []byte, p *event.Raw, enum int32) bool {
+	if d.depth++; d.depth > d.maxDepth {
+		return false
+	}
+	all := b
+	_ = all
+	var base []byte
+	haveBase := false
+	var seen uint64
+	_ = seen
+	for len(b) > 0 {
+		num, typ, n := consumeTag(b)
+		if n < 0 {
+			return false
+		}
+		b = b[n:]
+		switch num {
+		case 1:
+			if typ != protowire.BytesType || haveBase {
+				return false
+			}
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			base, haveBase = v, true
+		case 2:
+			if typ != protowire.BytesType || seen&(uint64(1)<<1) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 1
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			x, err := d.valueJSON(one(v))
+			if err != nil {
+				return false
+			}
+			p.Event = x
+		case 3:
+			if typ != protowire.BytesType || seen&(uint64(1)<<2) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 2
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok || d.charge(16) != nil {
+				return false
+			}
+			p.Source = d.newString(s)
+		case 4:
+			if typ != protowire.BytesType || seen&(uint64(1)<<3) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 3
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok || d.charge(16) != nil {
+				return false
+			}
+			p.SubagentRunID = d.newString(s)
+		default:
+			return false // a field the reference skips, or a group
+		}
+	}
+	if !haveBase {
+		return false
+	}
+	d.depth-- // base_event's fields belong to the event's level
+	if !decBase(d, base, &p.Base, enum) {
+		return false
+	}
+	d.depth++
+	if d.finish(planRaw, unsafe.Pointer(p)) != nil {
+		return false
+	}
+	d.depth--
+	return true
+}
+
+func decCustom(d *decoder, b []byte, p *event.Custom, enum int32) bool {
+	if d.depth++; d.depth > d.maxDepth {
+		return false
+	}
+	all := b
+	_ = all
+	var base []byte
+	haveBase := false
+	var seen uint64
+	_ = seen
+	for len(b) > 0 {
+		num, typ, n := consumeTag(b)
+		if n < 0 {
+			return false
+		}
+		b = b[n:]
+		switch num {
+		case 1:
+			if typ != protowire.BytesType || haveBase {
+				return false
+			}
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			base, haveBase = v, true
+		case 2:
+			if typ != protowire.BytesType || seen&(uint64(1)<<1) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 1
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok {
+				return false
+			}
+			p.Name = s
+		case 3:
+			if typ != protowire.BytesType || seen&(uint64(1)<<2) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 2
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			x, err := d.valueJSON(one(v))
+			if err != nil {
+				return false
+			}
+			p.Value = x
+		case 4:
+			if typ != protowire.BytesType || seen&(uint64(1)<<3) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 3
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok || d.charge(16) != nil {
+				return false
+			}
+			p.SubagentRunID = d.newString(s)
+		default:
+			return false // a field the reference skips, or a group
+		}
+	}
+	if !haveBase {
+		return false
+	}
+	d.depth-- // base_event's fields belong to the event's level
+	if !decBase(d, base, &p.Base, enum) {
+		return false
+	}
+	d.depth++
+	if d.finish(planCustom, unsafe.Pointer(p)) != nil {
+		return false
+	}
+	d.depth--
+	return true
+}
+
+func decRunStarted(d *decoder, b []byte, p *event.RunStarted, enum int32) bool {
+	if d.depth++; d.depth > d.maxDepth {
+		return false
+	}
+	all := b
+	_ = all
+	var base []byte
+	haveBase := false
+	var seen uint64
+	_ = seen
+	for len(b) > 0 {
+		num, typ, n := consumeTag(b)
+		if n < 0 {
+			return false
+		}
+		b = b[n:]
+		switch num {
+		case 1:
+			if typ != protowire.BytesType || haveBase {
+				return false
+			}
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			base, haveBase = v, true
+		case 2:
+			if typ != protowire.BytesType || seen&(uint64(1)<<1) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 1
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok {
+				return false
+			}
+			p.ThreadID = s
+		case 3:
+			if typ != protowire.BytesType || seen&(uint64(1)<<2) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 2
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok {
+				return false
+			}
+			p.RunID = s
+		case 4:
+			if typ != protowire.BytesType || seen&(uint64(1)<<3) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 3
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok || d.charge(16) != nil {
+				return false
+			}
+			p.ParentRunID = d.newString(s)
+		case 5:
+			if typ != protowire.BytesType || seen&(uint64(1)<<4) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 4
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			if d.charge(192) != nil {
+				return false
+			}
+			x := new(event.RunAgentInput)
+			if !decRunAgentInput(d, v, x) {
+				return false
+			}
+			p.Input = x
+		case 6:
+			if typ != protowire.BytesType || seen&(uint64(1)<<5) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 5
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok || d.charge(16) != nil {
+				return false
+			}
+			p.ProtocolVersion = d.newString(s)
+		default:
+			return false // a field the reference skips, or a group
+		}
+	}
+	if !haveBase {
+		return false
+	}
+	d.depth-- // base_event's fields belong to the event's level
+	if !decBase(d, base, &p.Base, enum) {
+		return false
+	}
+	d.depth++
+	if d.finish(planRunStarted, unsafe.Pointer(p)) != nil {
+		return false
+	}
+	d.depth--
+	return true
+}
+
+func decRunAgentInput(d *decoder, b []byte, p *event.RunAgentInput) bool {
+	if d.depth++; d.depth > d.maxDepth {
+		return false
+	}
+	all := b
+	_ = all
+	count4 := 0
+	count5 := 0
+	count6 := 0
+	count8 := 0
+	var seen uint64
+	_ = seen
+	for len(b) > 0 {
+		num, typ, n := consumeTag(b)
+		if n < 0 {
+			return false
+		}
+		b = b[n:]
+		switch num {
+		case 1:
+			if typ != protowire.BytesType || seen&(uint64(1)<<1) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 1
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok {
+				return false
+			}
+			p.ThreadID = s
+		case 2:
+			if typ != protowire.BytesType || seen&(uint64(1)<<2) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 2
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok {
+				return false
+			}
+			p.RunID = s
+		case 3:
+			if typ != protowire.BytesType || seen&(uint64(1)<<3) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 3
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok || d.charge(16) != nil {
+				return false
+			}
+			p.ParentRunID = d.newString(s)
+		case 4:
+			if typ != protowire.BytesType || seen&(uint64(1)<<4) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 4
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			x, err := d.valueJSON(one(v))
+			if err != nil {
+				return false
+			}
+			if string(x) == "null" {
+				x = nil // JSON null on an optional value is its absence
+			}
+			p.State = x
+		case 5:
+			if typ != protowire.BytesType {
+				return false
+			}
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			_ = v
+			count4++
+		case 6:
+			if typ != protowire.BytesType {
+				return false
+			}
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			_ = v
+			count5++
+		case 7:
+			if typ != protowire.BytesType {
+				return false
+			}
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			_ = v
+			count6++
+		case 8:
+			if typ != protowire.BytesType || seen&(uint64(1)<<8) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 8
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			x, err := d.valueJSON(one(v))
+			if err != nil {
+				return false
+			}
+			if string(x) == "null" {
+				x = nil // JSON null on an optional value is its absence
+			}
+			p.ForwardedProps = x
+		case 9:
+			if typ != protowire.BytesType {
+				return false
+			}
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			_ = v
+			count8++
+		case 10:
+			if typ != protowire.BytesType || seen&(uint64(1)<<10) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 10
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok || d.charge(16) != nil {
+				return false
+			}
+			p.ProtocolVersion = d.newString(s)
+		default:
+			return false // a field the reference skips, or a group
+		}
+	}
+	if count4 > 0 || count5 > 0 || count6 > 0 || count8 > 0 {
+		if count4 > 0 {
+			if d.charge(count4*184) != nil {
+				return false
+			}
+			p.Messages = make([]event.Message, count4)
+		}
+		count4 = 0
+		if count5 > 0 {
+			if d.charge(count5*80) != nil {
+				return false
+			}
+			p.Tools = make([]event.Tool, count5)
+		}
+		count5 = 0
+		if count6 > 0 {
+			if d.charge(count6*32) != nil {
+				return false
+			}
+			p.Context = make([]event.Context, count6)
+		}
+		count6 = 0
+		if count8 > 0 {
+			if d.charge(count8*80) != nil {
+				return false
+			}
+			p.Resume = make([]event.ResumeEntry, count8)
+		}
+		count8 = 0
+		for b = all; len(b) > 0; {
+			num, typ, n := consumeTag(b)
+			b = b[n:]
+			switch num {
+			case 5:
+				v, n := protowire.ConsumeBytes(b)
+				b = b[n:]
+				if !decMessage(d, v, &p.Messages[count4]) {
+					return false
+				}
+				count4++
+			case 6:
+				v, n := protowire.ConsumeBytes(b)
+				b = b[n:]
+				if !decTool(d, v, &p.Tools[count5]) {
+					return false
+				}
+				count5++
+			case 7:
+				v, n := protowire.ConsumeBytes(b)
+				b = b[n:]
+				if !decContext(d, v, &p.Context[count6]) {
+					return false
+				}
+				count6++
+			case 9:
+				v, n := protowire.ConsumeBytes(b)
+				b = b[n:]
+				if !decResumeEntry(d, v, &p.Resume[count8]) {
+					return false
+				}
+				count8++
+			default:
+				b = b[protowire.ConsumeFieldValue(num, typ, b):] // read in the first pass
+			}
+		}
+	}
+	if d.finish(planRunAgentInput, unsafe.Pointer(p)) != nil {
+		return false
+	}
+	d.depth--
+	return true
+}
+
+func decTool(d *decoder, b []byte, p *event.Tool) bool {
+	if d.depth++; d.depth > d.maxDepth {
+		return false
+	}
+	all := b
+	_ = all
+	var seen uint64
+	_ = seen
+	for len(b) > 0 {
+		num, typ, n := consumeTag(b)
+		if n < 0 {
+			return false
+		}
+		b = b[n:]
+		switch num {
+		case 1:
+			if typ != protowire.BytesType || seen&(uint64(1)<<1) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 1
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok {
+				return false
+			}
+			p.Name = s
+		case 2:
+			if typ != protowire.BytesType || seen&(uint64(1)<<2) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 2
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok {
+				return false
+			}
+			p.Description = s
+		case 3:
+			if typ != protowire.BytesType || seen&(uint64(1)<<3) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 3
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			x, err := d.valueJSON(one(v))
+			if err != nil {
+				return false
+			}
+			if string(x) == "null" {
+				x = nil // JSON null on an optional value is its absence
+			}
+			p.Parameters = x
+		case 4:
+			if typ != protowire.BytesType || seen&(uint64(1)<<4) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 4
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			x, err := d.structJSON(one(v))
+			if err != nil {
+				return false
+			}
+			p.Metadata = x
+		default:
+			return false // a field the reference skips, or a group
+		}
+	}
+	if d.finish(planTool, unsafe.Pointer(p)) != nil {
+		return false
+	}
+	d.depth--
+	return true
+}
+
+func decContext(d *decoder, b []byte, p *event.Context) bool {
+	if d.depth++; d.depth > d.maxDepth {
+		return false
+	}
+	all := b
+	_ = all
+	var seen uint64
+	_ = seen
+	for len(b) > 0 {
+		num, typ, n := consumeTag(b)
+		if n < 0 {
+			return false
+		}
+		b = b[n:]
+		switch num {
+		case 1:
+			if typ != protowire.BytesType || seen&(uint64(1)<<1) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 1
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok {
+				return false
+			}
+			p.Description = s
+		case 2:
+			if typ != protowire.BytesType || seen&(uint64(1)<<2) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 2
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok {
+				return false
+			}
+			p.Value = s
+		default:
+			return false // a field the reference skips, or a group
+		}
+	}
+	if d.finish(planContext, unsafe.Pointer(p)) != nil {
+		return false
+	}
+	d.depth--
+	return true
+}
+
+func decResumeEntry(d *decoder, b []byte, p *event.ResumeEntry) bool {
+	if d.depth++; d.depth > d.maxDepth {
+		return false
+	}
+	all := b
+	_ = all
+	var seen uint64
+	_ = seen
+	for len(b) > 0 {
+		num, typ, n := consumeTag(b)
+		if n < 0 {
+			return false
+		}
+		b = b[n:]
+		switch num {
+		case 1:
+			if typ != protowire.BytesType || seen&(uint64(1)<<1) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 1
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok {
+				return false
+			}
+			p.InterruptID = s
+		case 2:
+			if typ != protowire.BytesType || seen&(uint64(1)<<2) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 2
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok {
+				return false
+			}
+			p.Status = s
+		case 3:
+			if typ != protowire.BytesType || seen&(uint64(1)<<3) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 3
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			x, err := d.valueJSON(one(v))
+			if err != nil {
+				return false
+			}
+			if string(x) == "null" {
+				x = nil // JSON null on an optional value is its absence
+			}
+			p.Payload = x
+		case 4:
+			if typ != protowire.BytesType || seen&(uint64(1)<<4) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 4
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			x, err := d.structJSON(one(v))
+			if err != nil {
+				return false
+			}
+			p.Metadata = x
+		default:
+			return false // a field the reference skips, or a group
+		}
+	}
+	if d.finish(planResumeEntry, unsafe.Pointer(p)) != nil {
+		return false
+	}
+	d.depth--
+	return true
+}
+
+func decRunFinished(d *decoder, b []byte, p *event.RunFinished, enum int32) bool {
+	if d.depth++; d.depth > d.maxDepth {
+		return false
+	}
+	all := b
+	_ = all
+	var base []byte
+	haveBase := false
+	count4 := 0
+	count5 := 0
+	count6 := 0
+	var seen uint64
+	_ = seen
+	for len(b) > 0 {
+		num, typ, n := consumeTag(b)
+		if n < 0 {
+			return false
+		}
+		b = b[n:]
+		switch num {
+		case 1:
+			if typ != protowire.BytesType || haveBase {
+				return false
+			}
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			base, haveBase = v, true
+		case 2:
+			if typ != protowire.BytesType || seen&(uint64(1)<<1) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 1
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok {
+				return false
+			}
+			p.ThreadID = s
+		case 3:
+			if typ != protowire.BytesType || seen&(uint64(1)<<2) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 2
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok {
+				return false
+			}
+			p.RunID = s
+		case 4:
+			if typ != protowire.BytesType || seen&(uint64(1)<<3) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 3
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			x, err := d.valueJSON(one(v))
+			if err != nil {
+				return false
+			}
+			if string(x) == "null" {
+				x = nil // JSON null on an optional value is its absence
+			}
+			p.Result = x
+		case 5:
+			if typ != protowire.BytesType || seen&(uint64(1)<<4) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 4
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			if p.Outcome == nil {
+				if d.charge(64) != nil {
+					return false
+				}
+				p.Outcome = new(event.RunOutcome)
+			}
+			s, ok := d.fastStr(v)
+			if !ok {
+				return false
+			}
+			p.Outcome.Type = s
+		case 6:
+			if typ != protowire.BytesType {
+				return false
+			}
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			if p.Outcome == nil {
+				if d.charge(64) != nil {
+					return false
+				}
+				p.Outcome = new(event.RunOutcome)
+			}
+			_ = v
+			count4++
+		case 7:
+			if typ != protowire.BytesType {
+				return false
+			}
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			_ = v
+			count5++
+		case 8:
+			if typ != protowire.BytesType {
+				return false
+			}
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			if p.Outcome == nil {
+				if d.charge(64) != nil {
+					return false
+				}
+				p.Outcome = new(event.RunOutcome)
+			}
+			_ = v
+			count6++
+		default:
+			return false // a field the reference skips, or a group
+		}
+	}
+	if count4 > 0 || count5 > 0 || count6 > 0 {
+		if count4 > 0 && p.Outcome == nil {
+			if d.charge(64) != nil {
+				return false
+			}
+			p.Outcome = new(event.RunOutcome)
+		}
+		if count4 > 0 {
+			if d.charge(count4*112) != nil {
+				return false
+			}
+			p.Outcome.Interrupts = make([]event.Interrupt, count4)
+		}
+		count4 = 0
+		if count5 > 0 {
+			if d.charge(count5*64) != nil {
+				return false
+			}
+			p.Usage = make([]event.Usage, count5)
+		}
+		count5 = 0
+		if count6 > 0 && p.Outcome == nil {
+			if d.charge(64) != nil {
+				return false
+			}
+			p.Outcome = new(event.RunOutcome)
+		}
+		if count6 > 0 {
+			if d.charge(count6*16) != nil {
+				return false
+			}
+			p.Outcome.PendingToolCallIDs = make([]string, count6)
+		}
+		count6 = 0
+		for b = all; len(b) > 0; {
+			num, typ, n := consumeTag(b)
+			b = b[n:]
+			switch num {
+			case 6:
+				v, n := protowire.ConsumeBytes(b)
+				b = b[n:]
+				if !decInterrupt(d, v, &p.Outcome.Interrupts[count4]) {
+					return false
+				}
+				count4++
+			case 7:
+				v, n := protowire.ConsumeBytes(b)
+				b = b[n:]
+				if !decUsage(d, v, &p.Usage[count5]) {
+					return false
+				}
+				count5++
+			case 8:
+				v, n := protowire.ConsumeBytes(b)
+				b = b[n:]
+				s, ok := d.fastStr(v)
+				if !ok {
+					return false
+				}
+				p.Outcome.PendingToolCallIDs[count6] = s
+				count6++
+			default:
+				b = b[protowire.ConsumeFieldValue(num, typ, b):] // read in the first pass
+			}
+		}
+	}
+	if !haveBase {
+		return false
+	}
+	d.depth-- // base_event's fields belong to the event's level
+	if !decBase(d, base, &p.Base, enum) {
+		return false
+	}
+	d.depth++
+	if d.finish(planRunFinished, unsafe.Pointer(p)) != nil {
+		return false
+	}
+	d.depth--
+	return true
+}
+
+func decRunOutcome(d *decoder, b []byte, p *event.RunOutcome) bool {
+	if d.depth++; d.depth > d.maxDepth {
+		return false
+	}
+	all := b
+	_ = all
+	count1 := 0
+	count2 := 0
+	var seen uint64
+	_ = seen
+	for len(b) > 0 {
+		num, typ, n := consumeTag(b)
+		if n < 0 {
+			return false
+		}
+		b = b[n:]
+		switch num {
+		case 5:
+			if typ != protowire.BytesType || seen&(uint64(1)<<1) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 1
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok {
+				return false
+			}
+			p.Type = s
+		case 6:
+			if typ != protowire.BytesType {
+				return false
+			}
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			_ = v
+			count1++
+		case 8:
+			if typ != protowire.BytesType {
+				return false
+			}
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			_ = v
+			count2++
+		default:
+			return false // a field the reference skips, or a group
+		}
+	}
+	if count1 > 0 || count2 > 0 {
+		if count1 > 0 {
+			if d.charge(count1*112) != nil {
+				return false
+			}
+			p.Interrupts = make([]event.Interrupt, count1)
+		}
+		count1 = 0
+		if count2 > 0 {
+			if d.charge(count2*16) != nil {
+				return false
+			}
+			p.PendingToolCallIDs = make([]string, count2)
+		}
+		count2 = 0
+		for b = all; len(b) > 0; {
+			num, typ, n := consumeTag(b)
+			b = b[n:]
+			switch num {
+			case 6:
+				v, n := protowire.ConsumeBytes(b)
+				b = b[n:]
+				if !decInterrupt(d, v, &p.Interrupts[count1]) {
+					return false
+				}
+				count1++
+			case 8:
+				v, n := protowire.ConsumeBytes(b)
+				b = b[n:]
+				s, ok := d.fastStr(v)
+				if !ok {
+					return false
+				}
+				p.PendingToolCallIDs[count2] = s
+				count2++
+			default:
+				b = b[protowire.ConsumeFieldValue(num, typ, b):] // read in the first pass
+			}
+		}
+	}
+	if d.finish(planRunOutcome, unsafe.Pointer(p)) != nil {
+		return false
+	}
+	d.depth--
+	return true
+}
+
+func decInterrupt(d *decoder, b []byte, p *event.Interrupt) bool {
+	if d.depth++; d.depth > d.maxDepth {
+		return false
+	}
+	all := b
+	_ = all
+	var seen uint64
+	_ = seen
+	for len(b) > 0 {
+		num, typ, n := consumeTag(b)
+		if n < 0 {
+			return false
+		}
+		b = b[n:]
+		switch num {
+		case 1:
+			if typ != protowire.BytesType || seen&(uint64(1)<<1) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 1
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok {
+				return false
+			}
+			p.ID = s
+		case 2:
+			if typ != protowire.BytesType || seen&(uint64(1)<<2) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 2
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok {
+				return false
+			}
+			p.Reason = s
+		case 3:
+			if typ != protowire.BytesType || seen&(uint64(1)<<3) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 3
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok || d.charge(16) != nil {
+				return false
+			}
+			p.Message = d.newString(s)
+		case 4:
+			if typ != protowire.BytesType || seen&(uint64(1)<<4) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 4
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok || d.charge(16) != nil {
+				return false
+			}
+			p.ToolCallID = d.newString(s)
+		case 5:
+			if typ != protowire.BytesType || seen&(uint64(1)<<5) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 5
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			x, err := d.valueJSON(one(v))
+			if err != nil {
+				return false
+			}
+			if string(x) == "null" {
+				x = nil // JSON null on an optional value is its absence
+			}
+			p.ResponseSchema = x
+		case 6:
+			if typ != protowire.BytesType || seen&(uint64(1)<<6) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 6
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok || d.charge(16) != nil {
+				return false
+			}
+			p.ExpiresAt = d.newString(s)
+		case 7:
+			if typ != protowire.BytesType || seen&(uint64(1)<<7) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 7
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			x, err := d.valueJSON(one(v))
+			if err != nil {
+				return false
+			}
+			if string(x) == "null" {
+				x = nil // JSON null on an optional value is its absence
+			}
+			p.Metadata = x
+		case 8:
+			if typ != protowire.BytesType || seen&(uint64(1)<<8) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 8
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok || d.charge(16) != nil {
+				return false
+			}
+			p.SubagentRunID = d.newString(s)
+		default:
+			return false // a field the reference skips, or a group
+		}
+	}
+	if d.finish(planInterrupt, unsafe.Pointer(p)) != nil {
+		return false
+	}
+	d.depth--
+	return true
+}
+
+func decUsage(d *decoder, b []byte, p *event.Usage) bool {
+	if d.depth++; d.depth > d.maxDepth {
+		return false
+	}
+	all := b
+	_ = all
+	var seen uint64
+	_ = seen
+	for len(b) > 0 {
+		num, typ, n := consumeTag(b)
+		if n < 0 {
+			return false
+		}
+		b = b[n:]
+		switch num {
+		case 1:
+			if typ != protowire.BytesType || seen&(uint64(1)<<1) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 1
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok || d.charge(16) != nil {
+				return false
+			}
+			p.Provider = d.newString(s)
+		case 2:
+			if typ != protowire.BytesType || seen&(uint64(1)<<2) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 2
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok || d.charge(16) != nil {
+				return false
+			}
+			p.Model = d.newString(s)
+		case 3:
+			if typ != protowire.VarintType || seen&(uint64(1)<<3) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 3
+			v, n := protowire.ConsumeVarint(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			if x := int64(v); (x > maxSafeInt || x < -maxSafeInt) && !d.unsafeInts || d.charge(8) != nil {
+				return false
+			}
+			p.InputTokens = d.newInt64(int64(v))
+		case 4:
+			if typ != protowire.VarintType || seen&(uint64(1)<<4) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 4
+			v, n := protowire.ConsumeVarint(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			if x := int64(v); (x > maxSafeInt || x < -maxSafeInt) && !d.unsafeInts || d.charge(8) != nil {
+				return false
+			}
+			p.OutputTokens = d.newInt64(int64(v))
+		case 5:
+			if typ != protowire.VarintType || seen&(uint64(1)<<5) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 5
+			v, n := protowire.ConsumeVarint(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			if x := int64(v); (x > maxSafeInt || x < -maxSafeInt) && !d.unsafeInts || d.charge(8) != nil {
+				return false
+			}
+			p.TotalTokens = d.newInt64(int64(v))
+		case 6:
+			if typ != protowire.VarintType || seen&(uint64(1)<<6) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 6
+			v, n := protowire.ConsumeVarint(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			if x := int64(v); (x > maxSafeInt || x < -maxSafeInt) && !d.unsafeInts || d.charge(8) != nil {
+				return false
+			}
+			p.ReasoningTokens = d.newInt64(int64(v))
+		case 7:
+			if typ != protowire.VarintType || seen&(uint64(1)<<7) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 7
+			v, n := protowire.ConsumeVarint(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			if x := int64(v); (x > maxSafeInt || x < -maxSafeInt) && !d.unsafeInts || d.charge(8) != nil {
+				return false
+			}
+			p.CachedInputTokens = d.newInt64(int64(v))
+		case 8:
+			if typ != protowire.VarintType || seen&(uint64(1)<<8) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 8
+			v, n := protowire.ConsumeVarint(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			if x := int64(v); (x > maxSafeInt || x < -maxSafeInt) && !d.unsafeInts || d.charge(8) != nil {
+				return false
+			}
+			p.CacheWriteInputTokens = d.newInt64(int64(v))
+		default:
+			return false // a field the reference skips, or a group
+		}
+	}
+	if d.finish(planUsage, unsafe.Pointer(p)) != nil {
+		return false
+	}
+	d.depth--
+	return true
+}
+
+func decRunError(d *decoder, b []byte, p *event.RunError, enum int32) bool {
+	if d.depth++; d.depth > d.maxDepth {
+		return false
+	}
+	all := b
+	_ = all
+	var base []byte
+	haveBase := false
+	count2 := 0
+	var seen uint64
+	_ = seen
+	for len(b) > 0 {
+		num, typ, n := consumeTag(b)
+		if n < 0 {
+			return false
+		}
+		b = b[n:]
+		switch num {
+		case 1:
+			if typ != protowire.BytesType || haveBase {
+				return false
+			}
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			base, haveBase = v, true
+		case 2:
+			if typ != protowire.BytesType || seen&(uint64(1)<<1) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 1
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok || d.charge(16) != nil {
+				return false
+			}
+			p.Code = d.newString(s)
+		case 3:
+			if typ != protowire.BytesType || seen&(uint64(1)<<2) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 2
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok {
+				return false
+			}
+			p.Message = s
+		case 4:
+			if typ != protowire.BytesType {
+				return false
+			}
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			_ = v
+			count2++
+		default:
+			return false // a field the reference skips, or a group
+		}
+	}
+	if count2 > 0 {
+		if count2 > 0 {
+			if d.charge(count2*64) != nil {
+				return false
+			}
+			p.Usage = make([]event.Usage, count2)
+		}
+		count2 = 0
+		for b = all; len(b) > 0; {
+			num, typ, n := consumeTag(b)
+			b = b[n:]
+			switch num {
+			case 4:
+				v, n := protowire.ConsumeBytes(b)
+				b = b[n:]
+				if !decUsage(d, v, &p.Usage[count2]) {
+					return false
+				}
+				count2++
+			default:
+				b = b[protowire.ConsumeFieldValue(num, typ, b):] // read in the first pass
+			}
+		}
+	}
+	if !haveBase {
+		return false
+	}
+	d.depth-- // base_event's fields belong to the event's level
+	if !decBase(d, base, &p.Base, enum) {
+		return false
+	}
+	d.depth++
+	if d.finish(planRunError, unsafe.Pointer(p)) != nil {
+		return false
+	}
+	d.depth--
+	return true
+}
+
+func decStepStarted(d *decoder, b []byte, p *event.StepStarted, enum int32) bool {
+	if d.depth++; d.depth > d.maxDepth {
+		return false
+	}
+	all := b
+	_ = all
+	var base []byte
+	haveBase := false
+	var seen uint64
+	_ = seen
+	for len(b) > 0 {
+		num, typ, n := consumeTag(b)
+		if n < 0 {
+			return false
+		}
+		b = b[n:]
+		switch num {
+		case 1:
+			if typ != protowire.BytesType || haveBase {
+				return false
+			}
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			base, haveBase = v, true
+		case 2:
+			if typ != protowire.BytesType || seen&(uint64(1)<<1) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 1
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok {
+				return false
+			}
+			p.StepName = s
+		case 3:
+			if typ != protowire.BytesType || seen&(uint64(1)<<2) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 2
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok || d.charge(16) != nil {
+				return false
+			}
+			p.SubagentRunID = d.newString(s)
+		default:
+			return false // a field the reference skips, or a group
+		}
+	}
+	if !haveBase {
+		return false
+	}
+	d.depth-- // base_event's fields belong to the event's level
+	if !decBase(d, base, &p.Base, enum) {
+		return false
+	}
+	d.depth++
+	if d.finish(planStepStarted, unsafe.Pointer(p)) != nil {
+		return false
+	}
+	d.depth--
+	return true
+}
+
+func decStepFinished(d *decoder, b []byte, p *event.StepFinished, enum int32) bool {
+	if d.depth++; d.depth > d.maxDepth {
+		return false
+	}
+	all := b
+	_ = all
+	var base []byte
+	haveBase := false
+	var seen uint64
+	_ = seen
+	for len(b) > 0 {
+		num, typ, n := consumeTag(b)
+		if n < 0 {
+			return false
+		}
+		b = b[n:]
+		switch num {
+		case 1:
+			if typ != protowire.BytesType || haveBase {
+				return false
+			}
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			base, haveBase = v, true
+		case 2:
+			if typ != protowire.BytesType || seen&(uint64(1)<<1) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 1
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok {
+				return false
+			}
+			p.StepName = s
+		case 3:
+			if typ != protowire.BytesType || seen&(uint64(1)<<2) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 2
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok || d.charge(16) != nil {
+				return false
+			}
+			p.SubagentRunID = d.newString(s)
+		default:
+			return false // a field the reference skips, or a group
+		}
+	}
+	if !haveBase {
+		return false
+	}
+	d.depth-- // base_event's fields belong to the event's level
+	if !decBase(d, base, &p.Base, enum) {
+		return false
+	}
+	d.depth++
+	if d.finish(planStepFinished, unsafe.Pointer(p)) != nil {
+		return false
+	}
+	d.depth--
+	return true
+}
+
+func decTextMessageChunk(d *decoder, b []byte, p *event.TextMessageChunk, enum int32) bool {
+	if d.depth++; d.depth > d.maxDepth {
+		return false
+	}
+	all := b
+	_ = all
+	var base []byte
+	haveBase := false
+	var seen uint64
+	_ = seen
+	for len(b) > 0 {
+		num, typ, n := consumeTag(b)
+		if n < 0 {
+			return false
+		}
+		b = b[n:]
+		switch num {
+		case 1:
+			if typ != protowire.BytesType || haveBase {
+				return false
+			}
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			base, haveBase = v, true
+		case 2:
+			if typ != protowire.BytesType || seen&(uint64(1)<<1) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 1
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok || d.charge(16) != nil {
+				return false
+			}
+			p.MessageID = d.newString(s)
+		case 3:
+			if typ != protowire.BytesType || seen&(uint64(1)<<2) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 2
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok || d.charge(16) != nil {
+				return false
+			}
+			p.Role = d.newString(s)
+		case 4:
+			if typ != protowire.BytesType || seen&(uint64(1)<<3) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 3
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok || d.charge(16) != nil {
+				return false
+			}
+			p.Delta = d.newString(s)
+		case 5:
+			if typ != protowire.BytesType || seen&(uint64(1)<<4) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 4
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok || d.charge(16) != nil {
+				return false
+			}
+			p.Name = d.newString(s)
+		case 6:
+			if typ != protowire.BytesType || seen&(uint64(1)<<5) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 5
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok || d.charge(16) != nil {
+				return false
+			}
+			p.SubagentRunID = d.newString(s)
+		default:
+			return false // a field the reference skips, or a group
+		}
+	}
+	if !haveBase {
+		return false
+	}
+	d.depth-- // base_event's fields belong to the event's level
+	if !decBase(d, base, &p.Base, enum) {
+		return false
+	}
+	d.depth++
+	if d.finish(planTextMessageChunk, unsafe.Pointer(p)) != nil {
+		return false
+	}
+	d.depth--
+	return true
+}
+
+func decToolCallChunk(d *decoder, b []byte, p *event.ToolCallChunk, enum int32) bool {
+	if d.depth++; d.depth > d.maxDepth {
+		return false
+	}
+	all := b
+	_ = all
+	var base []byte
+	haveBase := false
+	var seen uint64
+	_ = seen
+	for len(b) > 0 {
+		num, typ, n := consumeTag(b)
+		if n < 0 {
+			return false
+		}
+		b = b[n:]
+		switch num {
+		case 1:
+			if typ != protowire.BytesType || haveBase {
+				return false
+			}
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			base, haveBase = v, true
+		case 2:
+			if typ != protowire.BytesType || seen&(uint64(1)<<1) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 1
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok || d.charge(16) != nil {
+				return false
+			}
+			p.ToolCallID = d.newString(s)
+		case 3:
+			if typ != protowire.BytesType || seen&(uint64(1)<<2) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 2
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok || d.charge(16) != nil {
+				return false
+			}
+			p.ToolCallName = d.newString(s)
+		case 4:
+			if typ != protowire.BytesType || seen&(uint64(1)<<3) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 3
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok || d.charge(16) != nil {
+				return false
+			}
+			p.ParentMessageID = d.newString(s)
+		case 5:
+			if typ != protowire.BytesType || seen&(uint64(1)<<4) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 4
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok || d.charge(16) != nil {
+				return false
+			}
+			p.Delta = d.newString(s)
+		case 6:
+			if typ != protowire.BytesType || seen&(uint64(1)<<5) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 5
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok || d.charge(16) != nil {
+				return false
+			}
+			p.SubagentRunID = d.newString(s)
+		default:
+			return false // a field the reference skips, or a group
+		}
+	}
+	if !haveBase {
+		return false
+	}
+	d.depth-- // base_event's fields belong to the event's level
+	if !decBase(d, base, &p.Base, enum) {
+		return false
+	}
+	d.depth++
+	if d.finish(planToolCallChunk, unsafe.Pointer(p)) != nil {
+		return false
+	}
+	d.depth--
+	return true
+}
+
+func decSubagentStarted(d *decoder, b []byte, p *event.SubagentStarted, enum int32) bool {
+	if d.depth++; d.depth > d.maxDepth {
+		return false
+	}
+	all := b
+	_ = all
+	var base []byte
+	haveBase := false
+	var seen uint64
+	_ = seen
+	for len(b) > 0 {
+		num, typ, n := consumeTag(b)
+		if n < 0 {
+			return false
+		}
+		b = b[n:]
+		switch num {
+		case 1:
+			if typ != protowire.BytesType || haveBase {
+				return false
+			}
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			base, haveBase = v, true
+		case 2:
+			if typ != protowire.BytesType || seen&(uint64(1)<<1) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 1
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok {
+				return false
+			}
+			p.SubagentRunID = s
+		case 3:
+			if typ != protowire.BytesType || seen&(uint64(1)<<2) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 2
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok {
+				return false
+			}
+			p.Name = s
+		case 4:
+			if typ != protowire.BytesType || seen&(uint64(1)<<3) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 3
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok || d.charge(16) != nil {
+				return false
+			}
+			p.Description = d.newString(s)
+		case 5:
+			if typ != protowire.BytesType || seen&(uint64(1)<<4) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 4
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok || d.charge(16) != nil {
+				return false
+			}
+			p.ParentSubagentRunID = d.newString(s)
+		case 6:
+			if typ != protowire.BytesType || seen&(uint64(1)<<5) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 5
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok || d.charge(16) != nil {
+				return false
+			}
+			p.ParentToolCallID = d.newString(s)
+		case 7:
+			if typ != protowire.BytesType || seen&(uint64(1)<<6) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 6
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok || d.charge(16) != nil {
+				return false
+			}
+			p.ParentMessageID = d.newString(s)
+		default:
+			return false // a field the reference skips, or a group
+		}
+	}
+	if !haveBase {
+		return false
+	}
+	d.depth-- // base_event's fields belong to the event's level
+	if !decBase(d, base, &p.Base, enum) {
+		return false
+	}
+	d.depth++
+	if d.finish(planSubagentStarted, unsafe.Pointer(p)) != nil {
+		return false
+	}
+	d.depth--
+	return true
+}
+
+func decSubagentFinished(d *decoder, b []byte, p *event.SubagentFinished, enum int32) bool {
+	if d.depth++; d.depth > d.maxDepth {
+		return false
+	}
+	all := b
+	_ = all
+	var base []byte
+	haveBase := false
+	count3 := 0
+	var seen uint64
+	_ = seen
+	for len(b) > 0 {
+		num, typ, n := consumeTag(b)
+		if n < 0 {
+			return false
+		}
+		b = b[n:]
+		switch num {
+		case 1:
+			if typ != protowire.BytesType || haveBase {
+				return false
+			}
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			base, haveBase = v, true
+		case 2:
+			if typ != protowire.BytesType || seen&(uint64(1)<<1) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 1
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok {
+				return false
+			}
+			p.SubagentRunID = s
+		case 3:
+			if typ != protowire.BytesType || seen&(uint64(1)<<2) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 2
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			x, err := d.valueJSON(one(v))
+			if err != nil {
+				return false
+			}
+			if string(x) == "null" {
+				x = nil // JSON null on an optional value is its absence
+			}
+			p.Result = x
+		case 4:
+			if typ != protowire.BytesType || seen&(uint64(1)<<3) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 3
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			if p.Outcome == nil {
+				if d.charge(40) != nil {
+					return false
+				}
+				p.Outcome = new(event.SubagentOutcome)
+			}
+			s, ok := d.fastStr(v)
+			if !ok {
+				return false
+			}
+			p.Outcome.Type = s
+		case 5:
+			if typ != protowire.BytesType {
+				return false
+			}
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			if p.Outcome == nil {
+				if d.charge(40) != nil {
+					return false
+				}
+				p.Outcome = new(event.SubagentOutcome)
+			}
+			_ = v
+			count3++
+		default:
+			return false // a field the reference skips, or a group
+		}
+	}
+	if count3 > 0 {
+		if count3 > 0 && p.Outcome == nil {
+			if d.charge(40) != nil {
+				return false
+			}
+			p.Outcome = new(event.SubagentOutcome)
+		}
+		if count3 > 0 {
+			if d.charge(count3*16) != nil {
+				return false
+			}
+			p.Outcome.InterruptIDs = make([]string, count3)
+		}
+		count3 = 0
+		for b = all; len(b) > 0; {
+			num, typ, n := consumeTag(b)
+			b = b[n:]
+			switch num {
+			case 5:
+				v, n := protowire.ConsumeBytes(b)
+				b = b[n:]
+				s, ok := d.fastStr(v)
+				if !ok {
+					return false
+				}
+				p.Outcome.InterruptIDs[count3] = s
+				count3++
+			default:
+				b = b[protowire.ConsumeFieldValue(num, typ, b):] // read in the first pass
+			}
+		}
+	}
+	if !haveBase {
+		return false
+	}
+	d.depth-- // base_event's fields belong to the event's level
+	if !decBase(d, base, &p.Base, enum) {
+		return false
+	}
+	d.depth++
+	if d.finish(planSubagentFinished, unsafe.Pointer(p)) != nil {
+		return false
+	}
+	d.depth--
+	return true
+}
+
+func decSubagentOutcome(d *decoder, b []byte, p *event.SubagentOutcome) bool {
+	if d.depth++; d.depth > d.maxDepth {
+		return false
+	}
+	all := b
+	_ = all
+	count1 := 0
+	var seen uint64
+	_ = seen
+	for len(b) > 0 {
+		num, typ, n := consumeTag(b)
+		if n < 0 {
+			return false
+		}
+		b = b[n:]
+		switch num {
+		case 4:
+			if typ != protowire.BytesType || seen&(uint64(1)<<1) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 1
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok {
+				return false
+			}
+			p.Type = s
+		case 5:
+			if typ != protowire.BytesType {
+				return false
+			}
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			_ = v
+			count1++
+		default:
+			return false // a field the reference skips, or a group
+		}
+	}
+	if count1 > 0 {
+		if count1 > 0 {
+			if d.charge(count1*16) != nil {
+				return false
+			}
+			p.InterruptIDs = make([]string, count1)
+		}
+		count1 = 0
+		for b = all; len(b) > 0; {
+			num, typ, n := consumeTag(b)
+			b = b[n:]
+			switch num {
+			case 5:
+				v, n := protowire.ConsumeBytes(b)
+				b = b[n:]
+				s, ok := d.fastStr(v)
+				if !ok {
+					return false
+				}
+				p.InterruptIDs[count1] = s
+				count1++
+			default:
+				b = b[protowire.ConsumeFieldValue(num, typ, b):] // read in the first pass
+			}
+		}
+	}
+	if d.finish(planSubagentOutcome, unsafe.Pointer(p)) != nil {
+		return false
+	}
+	d.depth--
+	return true
+}
+
+func decSubagentError(d *decoder, b []byte, p *event.SubagentError, enum int32) bool {
+	if d.depth++; d.depth > d.maxDepth {
+		return false
+	}
+	all := b
+	_ = all
+	var base []byte
+	haveBase := false
+	var seen uint64
+	_ = seen
+	for len(b) > 0 {
+		num, typ, n := consumeTag(b)
+		if n < 0 {
+			return false
+		}
+		b = b[n:]
+		switch num {
+		case 1:
+			if typ != protowire.BytesType || haveBase {
+				return false
+			}
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			base, haveBase = v, true
+		case 2:
+			if typ != protowire.BytesType || seen&(uint64(1)<<1) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 1
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok {
+				return false
+			}
+			p.SubagentRunID = s
+		case 3:
+			if typ != protowire.BytesType || seen&(uint64(1)<<2) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 2
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok {
+				return false
+			}
+			p.Message = s
+		case 4:
+			if typ != protowire.BytesType || seen&(uint64(1)<<3) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 3
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok || d.charge(16) != nil {
+				return false
+			}
+			p.Code = d.newString(s)
+		default:
+			return false // a field the reference skips, or a group
+		}
+	}
+	if !haveBase {
+		return false
+	}
+	d.depth-- // base_event's fields belong to the event's level
+	if !decBase(d, base, &p.Base, enum) {
+		return false
+	}
+	d.depth++
+	if d.finish(planSubagentError, unsafe.Pointer(p)) != nil {
+		return false
+	}
+	d.depth--
+	return true
+}
+
+func decToolCallResult(d *decoder, b []byte, p *event.ToolCallResult, enum int32) bool {
+	if d.depth++; d.depth > d.maxDepth {
+		return false
+	}
+	all := b
+	_ = all
+	var base []byte
+	haveBase := false
+	count5 := 0
+	var seen uint64
+	_ = seen
+	for len(b) > 0 {
+		num, typ, n := consumeTag(b)
+		if n < 0 {
+			return false
+		}
+		b = b[n:]
+		switch num {
+		case 1:
+			if typ != protowire.BytesType || haveBase {
+				return false
+			}
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			base, haveBase = v, true
+		case 2:
+			if typ != protowire.BytesType || seen&(uint64(1)<<1) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 1
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok || d.charge(16) != nil {
+				return false
+			}
+			p.SubagentRunID = d.newString(s)
+		case 3:
+			if typ != protowire.BytesType || seen&(uint64(1)<<2) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 2
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok {
+				return false
+			}
+			p.MessageID = s
+		case 4:
+			if typ != protowire.BytesType || seen&(uint64(1)<<3) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 3
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok {
+				return false
+			}
+			p.ToolCallID = s
+		case 5:
+			if typ != protowire.BytesType || seen&(uint64(1)<<4) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 4
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok || d.charge(16) != nil {
+				return false
+			}
+			p.Content = d.newString(s)
+		case 6:
+			if typ != protowire.BytesType || seen&(uint64(1)<<5) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 5
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok || d.charge(16) != nil {
+				return false
+			}
+			p.Role = d.newString(s)
+		case 7:
+			if typ != protowire.BytesType {
+				return false
+			}
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			_ = v
+			count5++
+		default:
+			return false // a field the reference skips, or a group
+		}
+	}
+	if count5 > 0 {
+		if count5 > 0 {
+			if d.charge(count5*72) != nil {
+				return false
+			}
+			p.Parts = make([]event.ContentPart, count5)
+		}
+		count5 = 0
+		for b = all; len(b) > 0; {
+			num, typ, n := consumeTag(b)
+			b = b[n:]
+			switch num {
+			case 7:
+				v, n := protowire.ConsumeBytes(b)
+				b = b[n:]
+				if d.contentPart(one(v), planContentPart, &p.Parts[count5]) != nil {
+					return false
+				}
+				count5++
+			default:
+				b = b[protowire.ConsumeFieldValue(num, typ, b):] // read in the first pass
+			}
+		}
+	}
+	if !haveBase {
+		return false
+	}
+	d.depth-- // base_event's fields belong to the event's level
+	if !decBase(d, base, &p.Base, enum) {
+		return false
+	}
+	d.depth++
+	if d.finish(planToolCallResult, unsafe.Pointer(p)) != nil {
+		return false
+	}
+	d.depth--
+	return true
+}
+
+func decActivitySnapshot(d *decoder, b []byte, p *event.ActivitySnapshot, enum int32) bool {
+	if d.depth++; d.depth > d.maxDepth {
+		return false
+	}
+	all := b
+	_ = all
+	var base []byte
+	haveBase := false
+	var seen uint64
+	_ = seen
+	for len(b) > 0 {
+		num, typ, n := consumeTag(b)
+		if n < 0 {
+			return false
+		}
+		b = b[n:]
+		switch num {
+		case 1:
+			if typ != protowire.BytesType || haveBase {
+				return false
+			}
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			base, haveBase = v, true
+		case 2:
+			if typ != protowire.BytesType || seen&(uint64(1)<<1) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 1
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok || d.charge(16) != nil {
+				return false
+			}
+			p.SubagentRunID = d.newString(s)
+		case 3:
+			if typ != protowire.BytesType || seen&(uint64(1)<<2) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 2
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok {
+				return false
+			}
+			p.MessageID = s
+		case 4:
+			if typ != protowire.BytesType || seen&(uint64(1)<<3) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 3
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok {
+				return false
+			}
+			p.ActivityType = s
+		case 5:
+			if typ != protowire.BytesType || seen&(uint64(1)<<4) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 4
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			x, err := d.structJSON(one(v))
+			if err != nil {
+				return false
+			}
+			p.Content = x
+		case 6:
+			if typ != protowire.VarintType || seen&(uint64(1)<<5) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 5
+			v, n := protowire.ConsumeVarint(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			if d.charge(8) != nil {
+				return false
+			}
+			p.Replace = d.newBool(v != 0)
+		default:
+			return false // a field the reference skips, or a group
+		}
+	}
+	if !haveBase {
+		return false
+	}
+	d.depth-- // base_event's fields belong to the event's level
+	if !decBase(d, base, &p.Base, enum) {
+		return false
+	}
+	d.depth++
+	if d.finish(planActivitySnapshot, unsafe.Pointer(p)) != nil {
+		return false
+	}
+	d.depth--
+	return true
+}
+
+func decActivityDelta(d *decoder, b []byte, p *event.ActivityDelta, enum int32) bool {
+	if d.depth++; d.depth > d.maxDepth {
+		return false
+	}
+	all := b
+	_ = all
+	var base []byte
+	haveBase := false
+	count3 := 0
+	var seen uint64
+	_ = seen
+	for len(b) > 0 {
+		num, typ, n := consumeTag(b)
+		if n < 0 {
+			return false
+		}
+		b = b[n:]
+		switch num {
+		case 1:
+			if typ != protowire.BytesType || haveBase {
+				return false
+			}
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			base, haveBase = v, true
+		case 2:
+			if typ != protowire.BytesType || seen&(uint64(1)<<1) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 1
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok || d.charge(16) != nil {
+				return false
+			}
+			p.SubagentRunID = d.newString(s)
+		case 3:
+			if typ != protowire.BytesType || seen&(uint64(1)<<2) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 2
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok {
+				return false
+			}
+			p.MessageID = s
+		case 4:
+			if typ != protowire.BytesType || seen&(uint64(1)<<3) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 3
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok {
+				return false
+			}
+			p.ActivityType = s
+		case 5:
+			if typ != protowire.BytesType {
+				return false
+			}
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			_ = v
+			count3++
+		default:
+			return false // a field the reference skips, or a group
+		}
+	}
+	if count3 > 0 {
+		if count3 > 0 {
+			if d.charge(count3*64) != nil {
+				return false
+			}
+			p.Patch = make([]event.PatchOp, count3)
+		}
+		count3 = 0
+		for b = all; len(b) > 0; {
+			num, typ, n := consumeTag(b)
+			b = b[n:]
+			switch num {
+			case 5:
+				v, n := protowire.ConsumeBytes(b)
+				b = b[n:]
+				if !decPatchOp(d, v, &p.Patch[count3]) {
+					return false
+				}
+				count3++
+			default:
+				b = b[protowire.ConsumeFieldValue(num, typ, b):] // read in the first pass
+			}
+		}
+	}
+	if !haveBase {
+		return false
+	}
+	d.depth-- // base_event's fields belong to the event's level
+	if !decBase(d, base, &p.Base, enum) {
+		return false
+	}
+	d.depth++
+	if d.finish(planActivityDelta, unsafe.Pointer(p)) != nil {
+		return false
+	}
+	d.depth--
+	return true
+}
+
+func decReasoningStart(d *decoder, b []byte, p *event.ReasoningStart, enum int32) bool {
+	if d.depth++; d.depth > d.maxDepth {
+		return false
+	}
+	all := b
+	_ = all
+	var base []byte
+	haveBase := false
+	var seen uint64
+	_ = seen
+	for len(b) > 0 {
+		num, typ, n := consumeTag(b)
+		if n < 0 {
+			return false
+		}
+		b = b[n:]
+		switch num {
+		case 1:
+			if typ != protowire.BytesType || haveBase {
+				return false
+			}
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			base, haveBase = v, true
+		case 2:
+			if typ != protowire.BytesType || seen&(uint64(1)<<1) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 1
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok || d.charge(16) != nil {
+				return false
+			}
+			p.SubagentRunID = d.newString(s)
+		case 3:
+			if typ != protowire.BytesType || seen&(uint64(1)<<2) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 2
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok {
+				return false
+			}
+			p.MessageID = s
+		default:
+			return false // a field the reference skips, or a group
+		}
+	}
+	if !haveBase {
+		return false
+	}
+	d.depth-- // base_event's fields belong to the event's level
+	if !decBase(d, base, &p.Base, enum) {
+		return false
+	}
+	d.depth++
+	if d.finish(planReasoningStart, unsafe.Pointer(p)) != nil {
+		return false
+	}
+	d.depth--
+	return true
+}
+
+func decReasoningMessageStart(d *decoder, b []byte, p *event.ReasoningMessageStart, enum int32) bool {
+	if d.depth++; d.depth > d.maxDepth {
+		return false
+	}
+	all := b
+	_ = all
+	var base []byte
+	haveBase := false
+	var seen uint64
+	_ = seen
+	for len(b) > 0 {
+		num, typ, n := consumeTag(b)
+		if n < 0 {
+			return false
+		}
+		b = b[n:]
+		switch num {
+		case 1:
+			if typ != protowire.BytesType || haveBase {
+				return false
+			}
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			base, haveBase = v, true
+		case 2:
+			if typ != protowire.BytesType || seen&(uint64(1)<<1) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 1
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok || d.charge(16) != nil {
+				return false
+			}
+			p.SubagentRunID = d.newString(s)
+		case 3:
+			if typ != protowire.BytesType || seen&(uint64(1)<<2) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 2
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok {
+				return false
+			}
+			p.MessageID = s
+		case 4:
+			if typ != protowire.BytesType || seen&(uint64(1)<<3) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 3
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok {
+				return false
+			}
+			p.Role = s
+		default:
+			return false // a field the reference skips, or a group
+		}
+	}
+	if !haveBase {
+		return false
+	}
+	d.depth-- // base_event's fields belong to the event's level
+	if !decBase(d, base, &p.Base, enum) {
+		return false
+	}
+	d.depth++
+	if d.finish(planReasoningMessageStart, unsafe.Pointer(p)) != nil {
+		return false
+	}
+	d.depth--
+	return true
+}
+
+func decReasoningMessageContent(d *decoder, b []byte, p *event.ReasoningMessageContent, enum int32) bool {
+	if d.depth++; d.depth > d.maxDepth {
+		return false
+	}
+	all := b
+	_ = all
+	var base []byte
+	haveBase := false
+	var seen uint64
+	_ = seen
+	for len(b) > 0 {
+		num, typ, n := consumeTag(b)
+		if n < 0 {
+			return false
+		}
+		b = b[n:]
+		switch num {
+		case 1:
+			if typ != protowire.BytesType || haveBase {
+				return false
+			}
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			base, haveBase = v, true
+		case 2:
+			if typ != protowire.BytesType || seen&(uint64(1)<<1) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 1
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok || d.charge(16) != nil {
+				return false
+			}
+			p.SubagentRunID = d.newString(s)
+		case 3:
+			if typ != protowire.BytesType || seen&(uint64(1)<<2) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 2
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok {
+				return false
+			}
+			p.MessageID = s
+		case 4:
+			if typ != protowire.BytesType || seen&(uint64(1)<<3) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 3
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok {
+				return false
+			}
+			p.Delta = s
+		default:
+			return false // a field the reference skips, or a group
+		}
+	}
+	if !haveBase {
+		return false
+	}
+	d.depth-- // base_event's fields belong to the event's level
+	if !decBase(d, base, &p.Base, enum) {
+		return false
+	}
+	d.depth++
+	if d.finish(planReasoningMessageContent, unsafe.Pointer(p)) != nil {
+		return false
+	}
+	d.depth--
+	return true
+}
+
+func decReasoningMessageEnd(d *decoder, b []byte, p *event.ReasoningMessageEnd, enum int32) bool {
+	if d.depth++; d.depth > d.maxDepth {
+		return false
+	}
+	all := b
+	_ = all
+	var base []byte
+	haveBase := false
+	var seen uint64
+	_ = seen
+	for len(b) > 0 {
+		num, typ, n := consumeTag(b)
+		if n < 0 {
+			return false
+		}
+		b = b[n:]
+		switch num {
+		case 1:
+			if typ != protowire.BytesType || haveBase {
+				return false
+			}
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			base, haveBase = v, true
+		case 2:
+			if typ != protowire.BytesType || seen&(uint64(1)<<1) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 1
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok || d.charge(16) != nil {
+				return false
+			}
+			p.SubagentRunID = d.newString(s)
+		case 3:
+			if typ != protowire.BytesType || seen&(uint64(1)<<2) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 2
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok {
+				return false
+			}
+			p.MessageID = s
+		default:
+			return false // a field the reference skips, or a group
+		}
+	}
+	if !haveBase {
+		return false
+	}
+	d.depth-- // base_event's fields belong to the event's level
+	if !decBase(d, base, &p.Base, enum) {
+		return false
+	}
+	d.depth++
+	if d.finish(planReasoningMessageEnd, unsafe.Pointer(p)) != nil {
+		return false
+	}
+	d.depth--
+	return true
+}
+
+func decReasoningMessageChunk(d *decoder, b []byte, p *event.ReasoningMessageChunk, enum int32) bool {
+	if d.depth++; d.depth > d.maxDepth {
+		return false
+	}
+	all := b
+	_ = all
+	var base []byte
+	haveBase := false
+	var seen uint64
+	_ = seen
+	for len(b) > 0 {
+		num, typ, n := consumeTag(b)
+		if n < 0 {
+			return false
+		}
+		b = b[n:]
+		switch num {
+		case 1:
+			if typ != protowire.BytesType || haveBase {
+				return false
+			}
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			base, haveBase = v, true
+		case 2:
+			if typ != protowire.BytesType || seen&(uint64(1)<<1) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 1
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok || d.charge(16) != nil {
+				return false
+			}
+			p.SubagentRunID = d.newString(s)
+		case 3:
+			if typ != protowire.BytesType || seen&(uint64(1)<<2) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 2
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok || d.charge(16) != nil {
+				return false
+			}
+			p.MessageID = d.newString(s)
+		case 4:
+			if typ != protowire.BytesType || seen&(uint64(1)<<3) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 3
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok || d.charge(16) != nil {
+				return false
+			}
+			p.Delta = d.newString(s)
+		default:
+			return false // a field the reference skips, or a group
+		}
+	}
+	if !haveBase {
+		return false
+	}
+	d.depth-- // base_event's fields belong to the event's level
+	if !decBase(d, base, &p.Base, enum) {
+		return false
+	}
+	d.depth++
+	if d.finish(planReasoningMessageChunk, unsafe.Pointer(p)) != nil {
+		return false
+	}
+	d.depth--
+	return true
+}
+
+func decReasoningEnd(d *decoder, b []byte, p *event.ReasoningEnd, enum int32) bool {
+	if d.depth++; d.depth > d.maxDepth {
+		return false
+	}
+	all := b
+	_ = all
+	var base []byte
+	haveBase := false
+	var seen uint64
+	_ = seen
+	for len(b) > 0 {
+		num, typ, n := consumeTag(b)
+		if n < 0 {
+			return false
+		}
+		b = b[n:]
+		switch num {
+		case 1:
+			if typ != protowire.BytesType || haveBase {
+				return false
+			}
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			base, haveBase = v, true
+		case 2:
+			if typ != protowire.BytesType || seen&(uint64(1)<<1) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 1
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok || d.charge(16) != nil {
+				return false
+			}
+			p.SubagentRunID = d.newString(s)
+		case 3:
+			if typ != protowire.BytesType || seen&(uint64(1)<<2) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 2
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok {
+				return false
+			}
+			p.MessageID = s
+		default:
+			return false // a field the reference skips, or a group
+		}
+	}
+	if !haveBase {
+		return false
+	}
+	d.depth-- // base_event's fields belong to the event's level
+	if !decBase(d, base, &p.Base, enum) {
+		return false
+	}
+	d.depth++
+	if d.finish(planReasoningEnd, unsafe.Pointer(p)) != nil {
+		return false
+	}
+	d.depth--
+	return true
+}
+
+func decReasoningEncryptedValue(d *decoder, b []byte, p *event.ReasoningEncryptedValue, enum int32) bool {
+	if d.depth++; d.depth > d.maxDepth {
+		return false
+	}
+	all := b
+	_ = all
+	var base []byte
+	haveBase := false
+	var seen uint64
+	_ = seen
+	for len(b) > 0 {
+		num, typ, n := consumeTag(b)
+		if n < 0 {
+			return false
+		}
+		b = b[n:]
+		switch num {
+		case 1:
+			if typ != protowire.BytesType || haveBase {
+				return false
+			}
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			base, haveBase = v, true
+		case 2:
+			if typ != protowire.BytesType || seen&(uint64(1)<<1) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 1
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok || d.charge(16) != nil {
+				return false
+			}
+			p.SubagentRunID = d.newString(s)
+		case 3:
+			if typ != protowire.BytesType || seen&(uint64(1)<<2) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 2
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok {
+				return false
+			}
+			p.Subtype = s
+		case 4:
+			if typ != protowire.BytesType || seen&(uint64(1)<<3) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 3
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok {
+				return false
+			}
+			p.EntityID = s
+		case 5:
+			if typ != protowire.BytesType || seen&(uint64(1)<<4) != 0 {
+				return false
+			}
+			seen |= uint64(1) << 4
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok {
+				return false
+			}
+			p.EncryptedValue = s
+		default:
+			return false // a field the reference skips, or a group
+		}
+	}
+	if !haveBase {
+		return false
+	}
+	d.depth-- // base_event's fields belong to the event's level
+	if !decBase(d, base, &p.Base, enum) {
+		return false
+	}
+	d.depth++
+	if d.finish(planReasoningEncryptedValue, unsafe.Pointer(p)) != nil {
+		return false
+	}
+	d.depth--
+	return true
+}
+
+// appendJSONGenerated writes the JSON form of an event the generated
+// decoders produced; ok is false for any other value.
+func appendJSONGenerated(b []byte, ev event.Event) (out []byte, ok bool) {
+	switch p := ev.(type) {
+	case *event.TextMessageStart:
+		b = append(b, `{"type":"TEXT_MESSAGE_START"`...)
+		b = jsonTextMessageStart(b, p, true)
+		b = jsonBase(b, &p.Base, true)
+		return append(b, '}'), true
+	case *event.TextMessageContent:
+		b = append(b, `{"type":"TEXT_MESSAGE_CONTENT"`...)
+		b = jsonTextMessageContent(b, p, true)
+		b = jsonBase(b, &p.Base, true)
+		return append(b, '}'), true
+	case *event.TextMessageEnd:
+		b = append(b, `{"type":"TEXT_MESSAGE_END"`...)
+		b = jsonTextMessageEnd(b, p, true)
+		b = jsonBase(b, &p.Base, true)
+		return append(b, '}'), true
+	case *event.ToolCallStart:
+		b = append(b, `{"type":"TOOL_CALL_START"`...)
+		b = jsonToolCallStart(b, p, true)
+		b = jsonBase(b, &p.Base, true)
+		return append(b, '}'), true
+	case *event.ToolCallArgs:
+		b = append(b, `{"type":"TOOL_CALL_ARGS"`...)
+		b = jsonToolCallArgs(b, p, true)
+		b = jsonBase(b, &p.Base, true)
+		return append(b, '}'), true
+	case *event.ToolCallEnd:
+		b = append(b, `{"type":"TOOL_CALL_END"`...)
+		b = jsonToolCallEnd(b, p, true)
+		b = jsonBase(b, &p.Base, true)
+		return append(b, '}'), true
+	case *event.StateSnapshot:
+		b = append(b, `{"type":"STATE_SNAPSHOT"`...)
+		b = jsonStateSnapshot(b, p, true)
+		b = jsonBase(b, &p.Base, true)
+		return append(b, '}'), true
+	case *event.StateDelta:
+		b = append(b, `{"type":"STATE_DELTA"`...)
+		b = jsonStateDelta(b, p, true)
+		b = jsonBase(b, &p.Base, true)
+		return append(b, '}'), true
+	case *event.MessagesSnapshot:
+		b = append(b, `{"type":"MESSAGES_SNAPSHOT"`...)
+		b = jsonMessagesSnapshot(b, p, true)
+		b = jsonBase(b, &p.Base, true)
+		return append(b, '}'), true
+	case *event.Raw:
+		b = append(b, `{"type":"RAW"`...)
+		b = jsonRaw(b, p, true)
+		b = jsonBase(b, &p.Base, true)
+		return append(b, '}'), true
+	case *event.Custom:
+		b = append(b, `{"type":"CUSTOM"`...)
+		b = jsonCustom(b, p, true)
+		b = jsonBase(b, &p.Base, true)
+		return append(b, '}'), true
+	case *event.RunStarted:
+		b = append(b, `{"type":"RUN_STARTED"`...)
+		b = jsonRunStarted(b, p, true)
+		b = jsonBase(b, &p.Base, true)
+		return append(b, '}'), true
+	case *event.RunFinished:
+		b = append(b, `{"type":"RUN_FINISHED"`...)
+		b = jsonRunFinished(b, p, true)
+		b = jsonBase(b, &p.Base, true)
+		return append(b, '}'), true
+	case *event.RunError:
+		b = append(b, `{"type":"RUN_ERROR"`...)
+		b = jsonRunError(b, p, true)
+		b = jsonBase(b, &p.Base, true)
+		return append(b, '}'), true
+	case *event.StepStarted:
+		b = append(b, `{"type":"STEP_STARTED"`...)
+		b = jsonStepStarted(b, p, true)
+		b = jsonBase(b, &p.Base, true)
+		return append(b, '}'), true
+	case *event.StepFinished:
+		b = append(b, `{"type":"STEP_FINISHED"`...)
+		b = jsonStepFinished(b, p, true)
+		b = jsonBase(b, &p.Base, true)
+		return append(b, '}'), true
+	case *event.TextMessageChunk:
+		b = append(b, `{"type":"TEXT_MESSAGE_CHUNK"`...)
+		b = jsonTextMessageChunk(b, p, true)
+		b = jsonBase(b, &p.Base, true)
+		return append(b, '}'), true
+	case *event.ToolCallChunk:
+		b = append(b, `{"type":"TOOL_CALL_CHUNK"`...)
+		b = jsonToolCallChunk(b, p, true)
+		b = jsonBase(b, &p.Base, true)
+		return append(b, '}'), true
+	case *event.SubagentStarted:
+		b = append(b, `{"type":"SUBAGENT_STARTED"`...)
+		b = jsonSubagentStarted(b, p, true)
+		b = jsonBase(b, &p.Base, true)
+		return append(b, '}'), true
+	case *event.SubagentFinished:
+		b = append(b, `{"type":"SUBAGENT_FINISHED"`...)
+		b = jsonSubagentFinished(b, p, true)
+		b = jsonBase(b, &p.Base, true)
+		return append(b, '}'), true
+	case *event.SubagentError:
+		b = append(b, `{"type":"SUBAGENT_ERROR"`...)
+		b = jsonSubagentError(b, p, true)
+		b = jsonBase(b, &p.Base, true)
+		return append(b, '}'), true
+	case *event.ToolCallResult:
+		b = append(b, `{"type":"TOOL_CALL_RESULT"`...)
+		b = jsonToolCallResult(b, p, true)
+		b = jsonBase(b, &p.Base, true)
+		return append(b, '}'), true
+	case *event.ActivitySnapshot:
+		b = append(b, `{"type":"ACTIVITY_SNAPSHOT"`...)
+		b = jsonActivitySnapshot(b, p, true)
+		b = jsonBase(b, &p.Base, true)
+		return append(b, '}'), true
+	case *event.ActivityDelta:
+		b = append(b, `{"type":"ACTIVITY_DELTA"`...)
+		b = jsonActivityDelta(b, p, true)
+		b = jsonBase(b, &p.Base, true)
+		return append(b, '}'), true
+	case *event.ReasoningStart:
+		b = append(b, `{"type":"REASONING_START"`...)
+		b = jsonReasoningStart(b, p, true)
+		b = jsonBase(b, &p.Base, true)
+		return append(b, '}'), true
+	case *event.ReasoningMessageStart:
+		b = append(b, `{"type":"REASONING_MESSAGE_START"`...)
+		b = jsonReasoningMessageStart(b, p, true)
+		b = jsonBase(b, &p.Base, true)
+		return append(b, '}'), true
+	case *event.ReasoningMessageContent:
+		b = append(b, `{"type":"REASONING_MESSAGE_CONTENT"`...)
+		b = jsonReasoningMessageContent(b, p, true)
+		b = jsonBase(b, &p.Base, true)
+		return append(b, '}'), true
+	case *event.ReasoningMessageEnd:
+		b = append(b, `{"type":"REASONING_MESSAGE_END"`...)
+		b = jsonReasoningMessageEnd(b, p, true)
+		b = jsonBase(b, &p.Base, true)
+		return append(b, '}'), true
+	case *event.ReasoningMessageChunk:
+		b = append(b, `{"type":"REASONING_MESSAGE_CHUNK"`...)
+		b = jsonReasoningMessageChunk(b, p, true)
+		b = jsonBase(b, &p.Base, true)
+		return append(b, '}'), true
+	case *event.ReasoningEnd:
+		b = append(b, `{"type":"REASONING_END"`...)
+		b = jsonReasoningEnd(b, p, true)
+		b = jsonBase(b, &p.Base, true)
+		return append(b, '}'), true
+	case *event.ReasoningEncryptedValue:
+		b = append(b, `{"type":"REASONING_ENCRYPTED_VALUE"`...)
+		b = jsonReasoningEncryptedValue(b, p, true)
+		b = jsonBase(b, &p.Base, true)
+		return append(b, '}'), true
+	}
+	return b, false
+}
+
+func jsonTextMessageStart(b []byte, p *event.TextMessageStart, comma bool) []byte {
+	_ = comma
+	b = jsonKey(b, comma, `"messageId":`)
+	comma = true
+	b = jsonx.AppendValidString(b, p.MessageID)
+	if v := p.Role; v != nil {
+		b = jsonKey(b, comma, `"role":`)
+		comma = true
+		b = jsonx.AppendValidString(b, *v)
+	}
+	if v := p.Name; v != nil {
+		b = jsonKey(b, comma, `"name":`)
+		comma = true
+		b = jsonx.AppendValidString(b, *v)
+	}
+	if v := p.SubagentRunID; v != nil {
+		b = jsonKey(b, comma, `"subagentRunId":`)
+		comma = true
+		b = jsonx.AppendValidString(b, *v)
+	}
+	return b
+}
+
+func jsonBase(b []byte, p *event.Base, comma bool) []byte {
+	_ = comma
+	if v := p.Timestamp; v != nil {
+		b = jsonKey(b, comma, `"timestamp":`)
+		comma = true
+		b = strconv.AppendInt(b, *v, 10)
+	}
+	if v := p.RawEvent; v != nil && !jsonx.IsNull(v) {
+		b = jsonKey(b, comma, `"rawEvent":`)
+		comma = true
+		b = append(b, v...) // the decoder's own text: one line
+	}
+	if v := p.Metadata; v != nil {
+		b = jsonKey(b, comma, `"metadata":`)
+		comma = true
+		b = append(b, v...)
+	}
+	return b
+}
+
+func jsonTextMessageContent(b []byte, p *event.TextMessageContent, comma bool) []byte {
+	_ = comma
+	b = jsonKey(b, comma, `"messageId":`)
+	comma = true
+	b = jsonx.AppendValidString(b, p.MessageID)
+	b = jsonKey(b, comma, `"delta":`)
+	comma = true
+	b = jsonx.AppendValidString(b, p.Delta)
+	if v := p.SubagentRunID; v != nil {
+		b = jsonKey(b, comma, `"subagentRunId":`)
+		comma = true
+		b = jsonx.AppendValidString(b, *v)
+	}
+	return b
+}
+
+func jsonTextMessageEnd(b []byte, p *event.TextMessageEnd, comma bool) []byte {
+	_ = comma
+	b = jsonKey(b, comma, `"messageId":`)
+	comma = true
+	b = jsonx.AppendValidString(b, p.MessageID)
+	if v := p.SubagentRunID; v != nil {
+		b = jsonKey(b, comma, `"subagentRunId":`)
+		comma = true
+		b = jsonx.AppendValidString(b, *v)
+	}
+	return b
+}
+
+func jsonToolCallStart(b []byte, p *event.ToolCallStart, comma bool) []byte {
+	_ = comma
+	b = jsonKey(b, comma, `"toolCallId":`)
+	comma = true
+	b = jsonx.AppendValidString(b, p.ToolCallID)
+	b = jsonKey(b, comma, `"toolCallName":`)
+	comma = true
+	b = jsonx.AppendValidString(b, p.ToolCallName)
+	if v := p.ParentMessageID; v != nil {
+		b = jsonKey(b, comma, `"parentMessageId":`)
+		comma = true
+		b = jsonx.AppendValidString(b, *v)
+	}
+	if v := p.SubagentRunID; v != nil {
+		b = jsonKey(b, comma, `"subagentRunId":`)
+		comma = true
+		b = jsonx.AppendValidString(b, *v)
+	}
+	return b
+}
+
+func jsonToolCallArgs(b []byte, p *event.ToolCallArgs, comma bool) []byte {
+	_ = comma
+	b = jsonKey(b, comma, `"toolCallId":`)
+	comma = true
+	b = jsonx.AppendValidString(b, p.ToolCallID)
+	b = jsonKey(b, comma, `"delta":`)
+	comma = true
+	b = jsonx.AppendValidString(b, p.Delta)
+	if v := p.SubagentRunID; v != nil {
+		b = jsonKey(b, comma, `"subagentRunId":`)
+		comma = true
+		b = jsonx.AppendValidString(b, *v)
+	}
+	return b
+}
+
+func jsonToolCallEnd(b []byte, p *event.ToolCallEnd, comma bool) []byte {
+	_ = comma
+	b = jsonKey(b, comma, `"toolCallId":`)
+	comma = true
+	b = jsonx.AppendValidString(b, p.ToolCallID)
+	if v := p.SubagentRunID; v != nil {
+		b = jsonKey(b, comma, `"subagentRunId":`)
+		comma = true
+		b = jsonx.AppendValidString(b, *v)
+	}
+	return b
+}
+
+func jsonStateSnapshot(b []byte, p *event.StateSnapshot, comma bool) []byte {
+	_ = comma
+	if v := p.Snapshot; v != nil {
+		b = jsonKey(b, comma, `"snapshot":`)
+		comma = true
+		b = append(b, v...) // the decoder's own text: one line
+	}
+	if v := p.SubagentRunID; v != nil {
+		b = jsonKey(b, comma, `"subagentRunId":`)
+		comma = true
+		b = jsonx.AppendValidString(b, *v)
+	}
+	return b
+}
+
+func jsonStateDelta(b []byte, p *event.StateDelta, comma bool) []byte {
+	_ = comma
+	if true {
+		b = jsonKey(b, comma, `"delta":`)
+		comma = true
+		b = append(b, '[')
+		for i := range p.Delta {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(jsonPatchOp(append(b, '{'), &p.Delta[i], false), '}')
+		}
+		b = append(b, ']')
+	}
+	if v := p.SubagentRunID; v != nil {
+		b = jsonKey(b, comma, `"subagentRunId":`)
+		comma = true
+		b = jsonx.AppendValidString(b, *v)
+	}
+	return b
+}
+
+func jsonPatchOp(b []byte, p *event.PatchOp, comma bool) []byte {
+	_ = comma
+	b = jsonKey(b, comma, `"op":`)
+	comma = true
+	b = jsonx.AppendValidString(b, p.Op)
+	b = jsonKey(b, comma, `"path":`)
+	comma = true
+	b = jsonx.AppendValidString(b, p.Path)
+	if v := p.From; v != nil {
+		b = jsonKey(b, comma, `"from":`)
+		comma = true
+		b = jsonx.AppendValidString(b, *v)
+	}
+	if v := p.Value; v != nil {
+		b = jsonKey(b, comma, `"value":`)
+		comma = true
+		b = append(b, v...) // the decoder's own text: one line
+	}
+	return b
+}
+
+func jsonMessagesSnapshot(b []byte, p *event.MessagesSnapshot, comma bool) []byte {
+	_ = comma
+	if true {
+		b = jsonKey(b, comma, `"messages":`)
+		comma = true
+		b = append(b, '[')
+		for i := range p.Messages {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(jsonMessage(append(b, '{'), &p.Messages[i], false), '}')
+		}
+		b = append(b, ']')
+	}
+	return b
+}
+
+func jsonMessage(b []byte, p *event.Message, comma bool) []byte {
+	_ = comma
+	b = jsonKey(b, comma, `"id":`)
+	comma = true
+	b = jsonx.AppendValidString(b, p.ID)
+	b = jsonKey(b, comma, `"role":`)
+	comma = true
+	b = jsonx.AppendValidString(b, p.Role)
+	if v := p.Content; v != nil {
+		b = jsonKey(b, comma, `"content":`)
+		comma = true
+		b = jsonx.AppendValidString(b, *v)
+	}
+	if v := p.Name; v != nil {
+		b = jsonKey(b, comma, `"name":`)
+		comma = true
+		b = jsonx.AppendValidString(b, *v)
+	}
+	if len(p.ToolCalls) > 0 {
+		b = jsonKey(b, comma, `"toolCalls":`)
+		comma = true
+		b = append(b, '[')
+		for i := range p.ToolCalls {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(jsonToolCall(append(b, '{'), &p.ToolCalls[i], false), '}')
+		}
+		b = append(b, ']')
+	}
+	if v := p.ToolCallID; v != nil {
+		b = jsonKey(b, comma, `"toolCallId":`)
+		comma = true
+		b = jsonx.AppendValidString(b, *v)
+	}
+	if v := p.Error; v != nil {
+		b = jsonKey(b, comma, `"error":`)
+		comma = true
+		b = jsonx.AppendValidString(b, *v)
+	}
+	if p.Parts != nil {
+		b = jsonKey(b, comma, `"content":`)
+		comma = true
+		b = append(b, '[')
+		for i := range p.Parts {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = jsonPart(b, &p.Parts[i])
+		}
+		b = append(b, ']')
+	}
+	if v := p.Metadata; v != nil {
+		b = jsonKey(b, comma, `"metadata":`)
+		comma = true
+		b = append(b, v...)
+	}
+	if v := p.SubagentRunID; v != nil {
+		b = jsonKey(b, comma, `"subagentRunId":`)
+		comma = true
+		b = jsonx.AppendValidString(b, *v)
+	}
+	if v := p.EncryptedValue; v != nil {
+		b = jsonKey(b, comma, `"encryptedValue":`)
+		comma = true
+		b = jsonx.AppendValidString(b, *v)
+	}
+	if v := p.ActivityType; v != nil {
+		b = jsonKey(b, comma, `"activityType":`)
+		comma = true
+		b = jsonx.AppendValidString(b, *v)
+	}
+	if v := p.ActivityContent; v != nil {
+		b = jsonKey(b, comma, `"content":`)
+		comma = true
+		b = append(b, v...)
+	}
+	return b
+}
+
+func jsonToolCall(b []byte, p *event.ToolCall, comma bool) []byte {
+	_ = comma
+	b = jsonKey(b, comma, `"id":`)
+	comma = true
+	b = jsonx.AppendValidString(b, p.ID)
+	b = jsonKey(b, comma, `"type":`)
+	comma = true
+	b = jsonx.AppendValidString(b, p.Type)
+	b = jsonKey(b, comma, `"function":`)
+	comma = true
+	b = append(jsonFunctionCall(append(b, '{'), &p.Function, false), '}')
+	if v := p.Metadata; v != nil {
+		b = jsonKey(b, comma, `"metadata":`)
+		comma = true
+		b = append(b, v...)
+	}
+	if v := p.EncryptedValue; v != nil {
+		b = jsonKey(b, comma, `"encryptedValue":`)
+		comma = true
+		b = jsonx.AppendValidString(b, *v)
+	}
+	return b
+}
+
+func jsonFunctionCall(b []byte, p *event.FunctionCall, comma bool) []byte {
+	_ = comma
+	b = jsonKey(b, comma, `"name":`)
+	comma = true
+	b = jsonx.AppendValidString(b, p.Name)
+	b = jsonKey(b, comma, `"arguments":`)
+	comma = true
+	b = jsonx.AppendValidString(b, p.Arguments)
+	return b
+}
+
+func jsonRaw(b []byte, p *event.Raw, comma bool) []byte {
+	_ = comma
+	if v := p.Event; v != nil {
+		b = jsonKey(b, comma, `"event":`)
+		comma = true
+		b = append(b, v...) // the decoder's own text: one line
+	}
+	if v := p.Source; v != nil {
+		b = jsonKey(b, comma, `"source":`)
+		comma = true
+		b = jsonx.AppendValidString(b, *v)
+	}
+	if v := p.SubagentRunID; v != nil {
+		b = jsonKey(b, comma, `"subagentRunId":`)
+		comma = true
+		b = jsonx.AppendValidString(b, *v)
+	}
+	return b
+}
+
+func jsonCustom(b []byte, p *event.Custom, comma bool) []byte {
+	_ = comma
+	b = jsonKey(b, comma, `"name":`)
+	comma = true
+	b = jsonx.AppendValidString(b, p.Name)
+	if v := p.Value; v != nil {
+		b = jsonKey(b, comma, `"value":`)
+		comma = true
+		b = append(b, v...) // the decoder's own text: one line
+	}
+	if v := p.SubagentRunID; v != nil {
+		b = jsonKey(b, comma, `"subagentRunId":`)
+		comma = true
+		b = jsonx.AppendValidString(b, *v)
+	}
+	return b
+}
+
+func jsonRunStarted(b []byte, p *event.RunStarted, comma bool) []byte {
+	_ = comma
+	b = jsonKey(b, comma, `"threadId":`)
+	comma = true
+	b = jsonx.AppendValidString(b, p.ThreadID)
+	b = jsonKey(b, comma, `"runId":`)
+	comma = true
+	b = jsonx.AppendValidString(b, p.RunID)
+	if v := p.ParentRunID; v != nil {
+		b = jsonKey(b, comma, `"parentRunId":`)
+		comma = true
+		b = jsonx.AppendValidString(b, *v)
+	}
+	if v := p.Input; v != nil {
+		b = jsonKey(b, comma, `"input":`)
+		comma = true
+		b = append(jsonRunAgentInput(append(b, '{'), v, false), '}')
+	}
+	if v := p.ProtocolVersion; v != nil {
+		b = jsonKey(b, comma, `"protocolVersion":`)
+		comma = true
+		b = jsonx.AppendValidString(b, *v)
+	}
+	return b
+}
+
+func jsonRunAgentInput(b []byte, p *event.RunAgentInput, comma bool) []byte {
+	_ = comma
+	b = jsonKey(b, comma, `"threadId":`)
+	comma = true
+	b = jsonx.AppendValidString(b, p.ThreadID)
+	b = jsonKey(b, comma, `"runId":`)
+	comma = true
+	b = jsonx.AppendValidString(b, p.RunID)
+	if v := p.ParentRunID; v != nil {
+		b = jsonKey(b, comma, `"parentRunId":`)
+		comma = true
+		b = jsonx.AppendValidString(b, *v)
+	}
+	if v := p.State; v != nil && !jsonx.IsNull(v) {
+		b = jsonKey(b, comma, `"state":`)
+		comma = true
+		b = append(b, v...) // the decoder's own text: one line
+	}
+	if true {
+		b = jsonKey(b, comma, `"messages":`)
+		comma = true
+		b = append(b, '[')
+		for i := range p.Messages {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(jsonMessage(append(b, '{'), &p.Messages[i], false), '}')
+		}
+		b = append(b, ']')
+	}
+	if true {
+		b = jsonKey(b, comma, `"tools":`)
+		comma = true
+		b = append(b, '[')
+		for i := range p.Tools {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(jsonTool(append(b, '{'), &p.Tools[i], false), '}')
+		}
+		b = append(b, ']')
+	}
+	if true {
+		b = jsonKey(b, comma, `"context":`)
+		comma = true
+		b = append(b, '[')
+		for i := range p.Context {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(jsonContext(append(b, '{'), &p.Context[i], false), '}')
+		}
+		b = append(b, ']')
+	}
+	if v := p.ForwardedProps; v != nil && !jsonx.IsNull(v) {
+		b = jsonKey(b, comma, `"forwardedProps":`)
+		comma = true
+		b = append(b, v...) // the decoder's own text: one line
+	}
+	if true {
+		b = jsonKey(b, comma, `"resume":`)
+		comma = true
+		b = append(b, '[')
+		for i := range p.Resume {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(jsonResumeEntry(append(b, '{'), &p.Resume[i], false), '}')
+		}
+		b = append(b, ']')
+	}
+	if v := p.ProtocolVersion; v != nil {
+		b = jsonKey(b, comma, `"protocolVersion":`)
+		comma = true
+		b = jsonx.AppendValidString(b, *v)
+	}
+	return b
+}
+
+func jsonTool(b []byte, p *event.Tool, comma bool) []byte {
+	_ = comma
+	b = jsonKey(b, comma, `"name":`)
+	comma = true
+	b = jsonx.AppendValidString(b, p.Name)
+	b = jsonKey(b, comma, `"description":`)
+	comma = true
+	b = jsonx.AppendValidString(b, p.Description)
+	if v := p.Parameters; v != nil && !jsonx.IsNull(v) {
+		b = jsonKey(b, comma, `"parameters":`)
+		comma = true
+		b = append(b, v...) // the decoder's own text: one line
+	}
+	if v := p.Metadata; v != nil {
+		b = jsonKey(b, comma, `"metadata":`)
+		comma = true
+		b = append(b, v...)
+	}
+	return b
+}
+
+func jsonContext(b []byte, p *event.Context, comma bool) []byte {
+	_ = comma
+	b = jsonKey(b, comma, `"description":`)
+	comma = true
+	b = jsonx.AppendValidString(b, p.Description)
+	b = jsonKey(b, comma, `"value":`)
+	comma = true
+	b = jsonx.AppendValidString(b, p.Value)
+	return b
+}
+
+func jsonResumeEntry(b []byte, p *event.ResumeEntry, comma bool) []byte {
+	_ = comma
+	b = jsonKey(b, comma, `"interruptId":`)
+	comma = true
+	b = jsonx.AppendValidString(b, p.InterruptID)
+	b = jsonKey(b, comma, `"status":`)
+	comma = true
+	b = jsonx.AppendValidString(b, p.Status)
+	if v := p.Payload; v != nil && !jsonx.IsNull(v) {
+		b = jsonKey(b, comma, `"payload":`)
+		comma = true
+		b = append(b, v...) // the decoder's own text: one line
+	}
+	if v := p.Metadata; v != nil {
+		b = jsonKey(b, comma, `"metadata":`)
+		comma = true
+		b = append(b, v...)
+	}
+	return b
+}
+
+func jsonRunFinished(b []byte, p *event.RunFinished, comma bool) []byte {
+	_ = comma
+	b = jsonKey(b, comma, `"threadId":`)
+	comma = true
+	b = jsonx.AppendValidString(b, p.ThreadID)
+	b = jsonKey(b, comma, `"runId":`)
+	comma = true
+	b = jsonx.AppendValidString(b, p.RunID)
+	if v := p.Result; v != nil && !jsonx.IsNull(v) {
+		b = jsonKey(b, comma, `"result":`)
+		comma = true
+		b = append(b, v...) // the decoder's own text: one line
+	}
+	if v := p.Outcome; v != nil {
+		b = jsonKey(b, comma, `"outcome":`)
+		comma = true
+		b = append(jsonRunOutcome(append(b, '{'), v, false), '}')
+	}
+	if len(p.Usage) > 0 {
+		b = jsonKey(b, comma, `"usage":`)
+		comma = true
+		b = append(b, '[')
+		for i := range p.Usage {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(jsonUsage(append(b, '{'), &p.Usage[i], false), '}')
+		}
+		b = append(b, ']')
+	}
+	return b
+}
+
+func jsonRunOutcome(b []byte, p *event.RunOutcome, comma bool) []byte {
+	_ = comma
+	b = jsonKey(b, comma, `"type":`)
+	comma = true
+	b = jsonx.AppendValidString(b, p.Type)
+	if len(p.Interrupts) > 0 || p.Type == "interrupt" {
+		b = jsonKey(b, comma, `"interrupts":`)
+		comma = true
+		b = append(b, '[')
+		for i := range p.Interrupts {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(jsonInterrupt(append(b, '{'), &p.Interrupts[i], false), '}')
+		}
+		b = append(b, ']')
+	}
+	if len(p.PendingToolCallIDs) > 0 {
+		b = jsonKey(b, comma, `"pendingToolCallIds":`)
+		comma = true
+		b = append(b, '[')
+		for i := range p.PendingToolCallIDs {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = jsonx.AppendValidString(b, p.PendingToolCallIDs[i])
+		}
+		b = append(b, ']')
+	}
+	return b
+}
+
+func jsonInterrupt(b []byte, p *event.Interrupt, comma bool) []byte {
+	_ = comma
+	b = jsonKey(b, comma, `"id":`)
+	comma = true
+	b = jsonx.AppendValidString(b, p.ID)
+	b = jsonKey(b, comma, `"reason":`)
+	comma = true
+	b = jsonx.AppendValidString(b, p.Reason)
+	if v := p.Message; v != nil {
+		b = jsonKey(b, comma, `"message":`)
+		comma = true
+		b = jsonx.AppendValidString(b, *v)
+	}
+	if v := p.ToolCallID; v != nil {
+		b = jsonKey(b, comma, `"toolCallId":`)
+		comma = true
+		b = jsonx.AppendValidString(b, *v)
+	}
+	if v := p.ResponseSchema; v != nil && !jsonx.IsNull(v) {
+		b = jsonKey(b, comma, `"responseSchema":`)
+		comma = true
+		b = append(b, v...) // the decoder's own text: one line
+	}
+	if v := p.ExpiresAt; v != nil {
+		b = jsonKey(b, comma, `"expiresAt":`)
+		comma = true
+		b = jsonx.AppendValidString(b, *v)
+	}
+	if v := p.Metadata; v != nil && !jsonx.IsNull(v) {
+		b = jsonKey(b, comma, `"metadata":`)
+		comma = true
+		b = append(b, v...) // the decoder's own text: one line
+	}
+	if v := p.SubagentRunID; v != nil {
+		b = jsonKey(b, comma, `"subagentRunId":`)
+		comma = true
+		b = jsonx.AppendValidString(b, *v)
+	}
+	return b
+}
+
+func jsonUsage(b []byte, p *event.Usage, comma bool) []byte {
+	_ = comma
+	if v := p.Provider; v != nil {
+		b = jsonKey(b, comma, `"provider":`)
+		comma = true
+		b = jsonx.AppendValidString(b, *v)
+	}
+	if v := p.Model; v != nil {
+		b = jsonKey(b, comma, `"model":`)
+		comma = true
+		b = jsonx.AppendValidString(b, *v)
+	}
+	if v := p.InputTokens; v != nil {
+		b = jsonKey(b, comma, `"inputTokens":`)
+		comma = true
+		b = strconv.AppendInt(b, *v, 10)
+	}
+	if v := p.OutputTokens; v != nil {
+		b = jsonKey(b, comma, `"outputTokens":`)
+		comma = true
+		b = strconv.AppendInt(b, *v, 10)
+	}
+	if v := p.TotalTokens; v != nil {
+		b = jsonKey(b, comma, `"totalTokens":`)
+		comma = true
+		b = strconv.AppendInt(b, *v, 10)
+	}
+	if v := p.ReasoningTokens; v != nil {
+		b = jsonKey(b, comma, `"reasoningTokens":`)
+		comma = true
+		b = strconv.AppendInt(b, *v, 10)
+	}
+	if v := p.CachedInputTokens; v != nil {
+		b = jsonKey(b, comma, `"cachedInputTokens":`)
+		comma = true
+		b = strconv.AppendInt(b, *v, 10)
+	}
+	if v := p.CacheWriteInputTokens; v != nil {
+		b = jsonKey(b, comma, `"cacheWriteInputTokens":`)
+		comma = true
+		b = strconv.AppendInt(b, *v, 10)
+	}
+	return b
+}
+
+func jsonRunError(b []byte, p *event.RunError, comma bool) []byte {
+	_ = comma
+	if v := p.Code; v != nil {
+		b = jsonKey(b, comma, `"code":`)
+		comma = true
+		b = jsonx.AppendValidString(b, *v)
+	}
+	b = jsonKey(b, comma, `"message":`)
+	comma = true
+	b = jsonx.AppendValidString(b, p.Message)
+	if len(p.Usage) > 0 {
+		b = jsonKey(b, comma, `"usage":`)
+		comma = true
+		b = append(b, '[')
+		for i := range p.Usage {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(jsonUsage(append(b, '{'), &p.Usage[i], false), '}')
+		}
+		b = append(b, ']')
+	}
+	return b
+}
+
+func jsonStepStarted(b []byte, p *event.StepStarted, comma bool) []byte {
+	_ = comma
+	b = jsonKey(b, comma, `"stepName":`)
+	comma = true
+	b = jsonx.AppendValidString(b, p.StepName)
+	if v := p.SubagentRunID; v != nil {
+		b = jsonKey(b, comma, `"subagentRunId":`)
+		comma = true
+		b = jsonx.AppendValidString(b, *v)
+	}
+	return b
+}
+
+func jsonStepFinished(b []byte, p *event.StepFinished, comma bool) []byte {
+	_ = comma
+	b = jsonKey(b, comma, `"stepName":`)
+	comma = true
+	b = jsonx.AppendValidString(b, p.StepName)
+	if v := p.SubagentRunID; v != nil {
+		b = jsonKey(b, comma, `"subagentRunId":`)
+		comma = true
+		b = jsonx.AppendValidString(b, *v)
+	}
+	return b
+}
+
+func jsonTextMessageChunk(b []byte, p *event.TextMessageChunk, comma bool) []byte {
+	_ = comma
+	if v := p.MessageID; v != nil {
+		b = jsonKey(b, comma, `"messageId":`)
+		comma = true
+		b = jsonx.AppendValidString(b, *v)
+	}
+	if v := p.Role; v != nil {
+		b = jsonKey(b, comma, `"role":`)
+		comma = true
+		b = jsonx.AppendValidString(b, *v)
+	}
+	if v := p.Delta; v != nil {
+		b = jsonKey(b, comma, `"delta":`)
+		comma = true
+		b = jsonx.AppendValidString(b, *v)
+	}
+	if v := p.Name; v != nil {
+		b = jsonKey(b, comma, `"name":`)
+		comma = true
+		b = jsonx.AppendValidString(b, *v)
+	}
+	if v := p.SubagentRunID; v != nil {
+		b = jsonKey(b, comma, `"subagentRunId":`)
+		comma = true
+		b = jsonx.AppendValidString(b, *v)
+	}
+	return b
+}
+
+func jsonToolCallChunk(b []byte, p *event.ToolCallChunk, comma bool) []byte {
+	_ = comma
+	if v := p.ToolCallID; v != nil {
+		b = jsonKey(b, comma, `"toolCallId":`)
+		comma = true
+		b = jsonx.AppendValidString(b, *v)
+	}
+	if v := p.ToolCallName; v != nil {
+		b = jsonKey(b, comma, `"toolCallName":`)
+		comma = true
+		b = jsonx.AppendValidString(b, *v)
+	}
+	if v := p.ParentMessageID; v != nil {
+		b = jsonKey(b, comma, `"parentMessageId":`)
+		comma = true
+		b = jsonx.AppendValidString(b, *v)
+	}
+	if v := p.Delta; v != nil {
+		b = jsonKey(b, comma, `"delta":`)
+		comma = true
+		b = jsonx.AppendValidString(b, *v)
+	}
+	if v := p.SubagentRunID; v != nil {
+		b = jsonKey(b, comma, `"subagentRunId":`)
+		comma = true
+		b = jsonx.AppendValidString(b, *v)
+	}
+	return b
+}
+
+func jsonSubagentStarted(b []byte, p *event.SubagentStarted, comma bool) []byte {
+	_ = comma
+	b = jsonKey(b, comma, `"subagentRunId":`)
+	comma = true
+	b = jsonx.AppendValidString(b, p.SubagentRunID)
+	b = jsonKey(b, comma, `"name":`)
+	comma = true
+	b = jsonx.AppendValidString(b, p.Name)
+	if v := p.Description; v != nil {
+		b = jsonKey(b, comma, `"description":`)
+		comma = true
+		b = jsonx.AppendValidString(b, *v)
+	}
+	if v := p.ParentSubagentRunID; v != nil {
+		b = jsonKey(b, comma, `"parentSubagentRunId":`)
+		comma = true
+		b = jsonx.AppendValidString(b, *v)
+	}
+	if v := p.ParentToolCallID; v != nil {
+		b = jsonKey(b, comma, `"parentToolCallId":`)
+		comma = true
+		b = jsonx.AppendValidString(b, *v)
+	}
+	if v := p.ParentMessageID; v != nil {
+		b = jsonKey(b, comma, `"parentMessageId":`)
+		comma = true
+		b = jsonx.AppendValidString(b, *v)
+	}
+	return b
+}
+
+func jsonSubagentFinished(b []byte, p *event.SubagentFinished, comma bool) []byte {
+	_ = comma
+	b = jsonKey(b, comma, `"subagentRunId":`)
+	comma = true
+	b = jsonx.AppendValidString(b, p.SubagentRunID)
+	if v := p.Result; v != nil && !jsonx.IsNull(v) {
+		b = jsonKey(b, comma, `"result":`)
+		comma = true
+		b = append(b, v...) // the decoder's own text: one line
+	}
+	if v := p.Outcome; v != nil {
+		b = jsonKey(b, comma, `"outcome":`)
+		comma = true
+		b = append(jsonSubagentOutcome(append(b, '{'), v, false), '}')
+	}
+	return b
+}
+
+func jsonSubagentOutcome(b []byte, p *event.SubagentOutcome, comma bool) []byte {
+	_ = comma
+	b = jsonKey(b, comma, `"type":`)
+	comma = true
+	b = jsonx.AppendValidString(b, p.Type)
+	if len(p.InterruptIDs) > 0 {
+		b = jsonKey(b, comma, `"interruptIds":`)
+		comma = true
+		b = append(b, '[')
+		for i := range p.InterruptIDs {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = jsonx.AppendValidString(b, p.InterruptIDs[i])
+		}
+		b = append(b, ']')
+	}
+	return b
+}
+
+func jsonSubagentError(b []byte, p *event.SubagentError, comma bool) []byte {
+	_ = comma
+	b = jsonKey(b, comma, `"subagentRunId":`)
+	comma = true
+	b = jsonx.AppendValidString(b, p.SubagentRunID)
+	b = jsonKey(b, comma, `"message":`)
+	comma = true
+	b = jsonx.AppendValidString(b, p.Message)
+	if v := p.Code; v != nil {
+		b = jsonKey(b, comma, `"code":`)
+		comma = true
+		b = jsonx.AppendValidString(b, *v)
+	}
+	return b
+}
+
+func jsonToolCallResult(b []byte, p *event.ToolCallResult, comma bool) []byte {
+	_ = comma
+	if v := p.SubagentRunID; v != nil {
+		b = jsonKey(b, comma, `"subagentRunId":`)
+		comma = true
+		b = jsonx.AppendValidString(b, *v)
+	}
+	b = jsonKey(b, comma, `"messageId":`)
+	comma = true
+	b = jsonx.AppendValidString(b, p.MessageID)
+	b = jsonKey(b, comma, `"toolCallId":`)
+	comma = true
+	b = jsonx.AppendValidString(b, p.ToolCallID)
+	if v := p.Content; v != nil {
+		b = jsonKey(b, comma, `"content":`)
+		comma = true
+		b = jsonx.AppendValidString(b, *v)
+	}
+	if v := p.Role; v != nil {
+		b = jsonKey(b, comma, `"role":`)
+		comma = true
+		b = jsonx.AppendValidString(b, *v)
+	}
+	if p.Parts != nil {
+		b = jsonKey(b, comma, `"content":`)
+		comma = true
+		b = append(b, '[')
+		for i := range p.Parts {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = jsonPart(b, &p.Parts[i])
+		}
+		b = append(b, ']')
+	}
+	return b
+}
+
+func jsonActivitySnapshot(b []byte, p *event.ActivitySnapshot, comma bool) []byte {
+	_ = comma
+	if v := p.SubagentRunID; v != nil {
+		b = jsonKey(b, comma, `"subagentRunId":`)
+		comma = true
+		b = jsonx.AppendValidString(b, *v)
+	}
+	b = jsonKey(b, comma, `"messageId":`)
+	comma = true
+	b = jsonx.AppendValidString(b, p.MessageID)
+	b = jsonKey(b, comma, `"activityType":`)
+	comma = true
+	b = jsonx.AppendValidString(b, p.ActivityType)
+	if v := p.Content; v != nil {
+		b = jsonKey(b, comma, `"content":`)
+		comma = true
+		b = append(b, v...)
+	} else {
+		b = jsonKey(b, comma, `"content":`)
+		comma = true
+		b = append(b, "{}"...) // a required object is never left out
+	}
+	if v := p.Replace; v != nil {
+		b = jsonKey(b, comma, `"replace":`)
+		comma = true
+		b = strconv.AppendBool(b, *v)
+	}
+	return b
+}
+
+func jsonActivityDelta(b []byte, p *event.ActivityDelta, comma bool) []byte {
+	_ = comma
+	if v := p.SubagentRunID; v != nil {
+		b = jsonKey(b, comma, `"subagentRunId":`)
+		comma = true
+		b = jsonx.AppendValidString(b, *v)
+	}
+	b = jsonKey(b, comma, `"messageId":`)
+	comma = true
+	b = jsonx.AppendValidString(b, p.MessageID)
+	b = jsonKey(b, comma, `"activityType":`)
+	comma = true
+	b = jsonx.AppendValidString(b, p.ActivityType)
+	if true {
+		b = jsonKey(b, comma, `"patch":`)
+		comma = true
+		b = append(b, '[')
+		for i := range p.Patch {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(jsonPatchOp(append(b, '{'), &p.Patch[i], false), '}')
+		}
+		b = append(b, ']')
+	}
+	return b
+}
+
+func jsonReasoningStart(b []byte, p *event.ReasoningStart, comma bool) []byte {
+	_ = comma
+	if v := p.SubagentRunID; v != nil {
+		b = jsonKey(b, comma, `"subagentRunId":`)
+		comma = true
+		b = jsonx.AppendValidString(b, *v)
+	}
+	b = jsonKey(b, comma, `"messageId":`)
+	comma = true
+	b = jsonx.AppendValidString(b, p.MessageID)
+	return b
+}
+
+func jsonReasoningMessageStart(b []byte, p *event.ReasoningMessageStart, comma bool) []byte {
+	_ = comma
+	if v := p.SubagentRunID; v != nil {
+		b = jsonKey(b, comma, `"subagentRunId":`)
+		comma = true
+		b = jsonx.AppendValidString(b, *v)
+	}
+	b = jsonKey(b, comma, `"messageId":`)
+	comma = true
+	b = jsonx.AppendValidString(b, p.MessageID)
+	b = jsonKey(b, comma, `"role":`)
+	comma = true
+	b = jsonx.AppendValidString(b, p.Role)
+	return b
+}
+
+func jsonReasoningMessageContent(b []byte, p *event.ReasoningMessageContent, comma bool) []byte {
+	_ = comma
+	if v := p.SubagentRunID; v != nil {
+		b = jsonKey(b, comma, `"subagentRunId":`)
+		comma = true
+		b = jsonx.AppendValidString(b, *v)
+	}
+	b = jsonKey(b, comma, `"messageId":`)
+	comma = true
+	b = jsonx.AppendValidString(b, p.MessageID)
+	b = jsonKey(b, comma, `"delta":`)
+	comma = true
+	b = jsonx.AppendValidString(b, p.Delta)
+	return b
+}
+
+func jsonReasoningMessageEnd(b []byte, p *event.ReasoningMessageEnd, comma bool) []byte {
+	_ = comma
+	if v := p.SubagentRunID; v != nil {
+		b = jsonKey(b, comma, `"subagentRunId":`)
+		comma = true
+		b = jsonx.AppendValidString(b, *v)
+	}
+	b = jsonKey(b, comma, `"messageId":`)
+	comma = true
+	b = jsonx.AppendValidString(b, p.MessageID)
+	return b
+}
+
+func jsonReasoningMessageChunk(b []byte, p *event.ReasoningMessageChunk, comma bool) []byte {
+	_ = comma
+	if v := p.SubagentRunID; v != nil {
+		b = jsonKey(b, comma, `"subagentRunId":`)
+		comma = true
+		b = jsonx.AppendValidString(b, *v)
+	}
+	if v := p.MessageID; v != nil {
+		b = jsonKey(b, comma, `"messageId":`)
+		comma = true
+		b = jsonx.AppendValidString(b, *v)
+	}
+	if v := p.Delta; v != nil {
+		b = jsonKey(b, comma, `"delta":`)
+		comma = true
+		b = jsonx.AppendValidString(b, *v)
+	}
+	return b
+}
+
+func jsonReasoningEnd(b []byte, p *event.ReasoningEnd, comma bool) []byte {
+	_ = comma
+	if v := p.SubagentRunID; v != nil {
+		b = jsonKey(b, comma, `"subagentRunId":`)
+		comma = true
+		b = jsonx.AppendValidString(b, *v)
+	}
+	b = jsonKey(b, comma, `"messageId":`)
+	comma = true
+	b = jsonx.AppendValidString(b, p.MessageID)
+	return b
+}
+
+func jsonReasoningEncryptedValue(b []byte, p *event.ReasoningEncryptedValue, comma bool) []byte {
+	_ = comma
+	if v := p.SubagentRunID; v != nil {
+		b = jsonKey(b, comma, `"subagentRunId":`)
+		comma = true
+		b = jsonx.AppendValidString(b, *v)
+	}
+	b = jsonKey(b, comma, `"subtype":`)
+	comma = true
+	b = jsonx.AppendValidString(b, p.Subtype)
+	b = jsonKey(b, comma, `"entityId":`)
+	comma = true
+	b = jsonx.AppendValidString(b, p.EntityID)
+	b = jsonKey(b, comma, `"encryptedValue":`)
+	comma = true
+	b = jsonx.AppendValidString(b, p.EncryptedValue)
 	return b
 }

@@ -47,6 +47,13 @@ func (c Codec) Unmarshal(b []byte) (event.Event, error) {
 	}
 	// One private copy of the input backs every string of the event.
 	d.data = append([]byte(nil), b...)
+	// The generated decoders read the canonical shape of a frame; for any
+	// other, and for any error, the reference decoder starts again.
+	budget := d.budget
+	if ev, ok := decodeGenerated(d); ok {
+		return ev, nil
+	}
+	d.restart(budget)
 	ev, err := d.envelope()
 	if err != nil {
 		t := event.Type("")
@@ -74,7 +81,7 @@ type decoder struct {
 	pend            []payload // stack of the singular message fields of each open message
 	reads           int       // fields read, for the tests' measure of work
 	fill            []int32   // stack of the fill positions of repeated fields
-	slots           []uint32  // key index of the Struct being collected (appendStruct)
+	slots           []uint32  // key index of the Struct being collected (walkStruct)
 
 	// Blocks the event's pieces are carved from (carve.go).
 	text     []byte
@@ -103,6 +110,18 @@ func (d *decoder) release() {
 		d.entries = nil
 	}
 	decoders.Put(d)
+}
+
+// restart forgets what a decode did so far, for the reference decoder to
+// read the same frame from the start with the given budget.
+func (d *decoder) restart(budget int64) {
+	d.depth, d.budget = 0, budget
+	d.forgetCarved()
+	d.fill, d.slots = d.fill[:0], d.slots[:0]
+	clear(d.entries[:cap(d.entries)])
+	clear(d.pend[:cap(d.pend)])
+	d.entries, d.pend = d.entries[:0], d.pend[:0]
+	d.spans.reset()
 }
 
 // charge takes n bytes from the memory budget.
@@ -873,7 +892,7 @@ var sourcePlan = schema.For(reflect.TypeFor[event.Source]())
 // valueJSON converts a google.protobuf.Value body to JSON text.
 func (d *decoder) valueJSON(p payload) (event.RawValue, error) {
 	var err error
-	d.out, err = d.appendValue(d.out[:0], p)
+	d.out, err = d.walkValue(d.out[:0], p, true)
 	if err != nil {
 		return nil, err
 	}
@@ -886,7 +905,7 @@ func (d *decoder) valueJSON(p payload) (event.RawValue, error) {
 // structJSON converts a google.protobuf.Struct body to JSON object text.
 func (d *decoder) structJSON(p payload) (event.Object, error) {
 	var err error
-	d.out, err = d.appendStruct(d.out[:0], p)
+	d.out, err = d.walkStruct(d.out[:0], p, true)
 	if err != nil {
 		return nil, err
 	}
@@ -899,14 +918,21 @@ func (d *decoder) structJSON(p payload) (event.Object, error) {
 // valueWireTypes are the wire types of google.protobuf.Value's fields.
 var valueWireTypes = [...]protowire.Type{1: protowire.VarintType, 2: protowire.Fixed64Type, 3: protowire.BytesType, 4: protowire.VarintType, 5: protowire.BytesType, 6: protowire.BytesType}
 
-// appendValue writes the JSON form of a Value body. The kind set last wins,
-// as protobuf's oneof rule says (a struct or list kind merges with earlier
-// occurrences of the same kind since the kind last changed); a Value with
-// no kind is malformed.
+// walkValue is the one walker of google.protobuf.Value (and, through it,
+// Struct and ListValue). With emit it appends the JSON form of a Value
+// body to out: the kind set last wins, as protobuf's oneof rule says (a
+// struct or list kind merges with earlier occurrences of the same kind
+// since the kind last changed), and a Value with no kind, a NaN or ±Inf, a
+// Struct entry with no value are refused, having no JSON spelling. Without
+// emit it only checks what protobuf checks when it reads a value — wire
+// types, UTF-8, nesting — which is what a member that a later occurrence
+// replaces gets: protobuf reads every occurrence, so a broken one makes the
+// message malformed even though it does not survive. Each byte is walked
+// once: a replaced member is never converted.
 //
 // Depth counts containers only (objects, arrays, messages), as the JSON
 // scanner does on encode, so whatever the encoder accepts decodes.
-func (d *decoder) appendValue(out []byte, p payload) ([]byte, error) {
+func (d *decoder) walkValue(out []byte, p payload, emit bool) ([]byte, error) {
 	var kind protowire.Number
 	var last field
 	var body payload // struct or list body
@@ -925,12 +951,22 @@ func (d *decoder) appendValue(out []byte, p payload) ([]byte, error) {
 		if f.typ != valueWireTypes[f.num] {
 			return out, d.malformed(f.at, "google.protobuf.Value field %d with wire type %d", f.num, f.typ)
 		}
-		// protobuf reads every occurrence, so one that a later occurrence
-		// replaces must still be well-formed: a string is checked now, a
-		// struct or list body when another kind replaces it.
 		if f.num == 3 && !utf8.Valid(f.b) {
 			return out, d.malformed(f.at, "string is not valid UTF-8")
 		}
+		if !emit {
+			switch f.num {
+			case 5:
+				_, err = d.walkStruct(nil, one(f.b), false)
+			case 6:
+				_, err = d.walkList(nil, one(f.b), false)
+			}
+			if err != nil {
+				return out, err
+			}
+			continue
+		}
+		// A struct or list body that another kind replaces is checked now.
 		if f.num != kind && (kind == 5 || kind == 6) {
 			if err := d.validBodies(body, kind); err != nil {
 				return out, err
@@ -943,6 +979,9 @@ func (d *decoder) appendValue(out []byte, p payload) ([]byte, error) {
 			d.add(&body, f.b)
 		}
 		kind, last = f.num, f
+	}
+	if !emit {
+		return out, nil
 	}
 	switch kind {
 	case 0:
@@ -967,18 +1006,20 @@ func (d *decoder) appendValue(out []byte, p payload) ([]byte, error) {
 		}
 		return append(out, "false"...), nil
 	case 5:
-		return d.appendStruct(out, body)
+		return d.walkStruct(out, body, true)
 	default:
-		return d.appendList(out, body)
+		return d.walkList(out, body, true)
 	}
 }
 
-func (d *decoder) appendList(out []byte, p payload) ([]byte, error) {
+func (d *decoder) walkList(out []byte, p payload, emit bool) ([]byte, error) {
 	if err := d.enter(p.first); err != nil {
 		return out, err
 	}
 	defer func() { d.depth-- }()
-	out = append(out, '[')
+	if emit {
+		out = append(out, '[')
+	}
 	i := 0
 	c := p.cursor()
 	for {
@@ -995,15 +1036,18 @@ func (d *decoder) appendList(out []byte, p payload) ([]byte, error) {
 		if f.typ != protowire.BytesType {
 			return out, d.malformed(f.at, "google.protobuf.ListValue element with wire type %d", f.typ)
 		}
-		if i > 0 {
+		if emit && i > 0 {
 			out = append(out, ',')
 		}
-		if out, err = d.appendValue(out, one(f.b)); err != nil {
+		if out, err = d.walkValue(out, one(f.b), emit); err != nil {
 			return out, jsonx.WithIndex(err, i)
 		}
 		i++
 	}
-	return append(out, ']'), nil
+	if emit {
+		out = append(out, ']')
+	}
+	return out, nil
 }
 
 type entry struct {
@@ -1011,12 +1055,35 @@ type entry struct {
 	value payload // the Value body; occurrences within the entry merged
 }
 
-// appendStruct writes the JSON object of a Struct body. A key that repeats
-// keeps its first position and its last value, as a protobuf map and a
-// JavaScript object both do.
-func (d *decoder) appendStruct(out []byte, p payload) ([]byte, error) {
+// walkStruct walks a Struct body (see walkValue). Emitting, a key that
+// repeats keeps its first position and its last value, as a protobuf map
+// and a JavaScript object both do.
+func (d *decoder) walkStruct(out []byte, p payload, emit bool) ([]byte, error) {
 	if err := d.enter(p.first); err != nil {
 		return out, err
+	}
+	if !emit {
+		defer func() { d.depth-- }()
+		c := p.cursor()
+		for {
+			f, ok, err := d.read(&c)
+			if err != nil || !ok {
+				return out, err
+			}
+			if f.num != 1 {
+				continue
+			}
+			if f.typ != protowire.BytesType {
+				return out, d.malformed(f.at, "google.protobuf.Struct entry with wire type %d", f.typ)
+			}
+			e, err := d.entry(f, false)
+			if err == nil && e.value.n > 0 {
+				_, err = d.walkValue(nil, e.value, false)
+			}
+			if err != nil {
+				return out, jsonx.WithKey(err, e.key)
+			}
+		}
 	}
 	base := len(d.entries)
 	defer func() {
@@ -1047,7 +1114,7 @@ func (d *decoder) appendStruct(out []byte, p payload) ([]byte, error) {
 			d.slots = d.slots[:top]
 			return out, d.malformed(f.at, "google.protobuf.Struct entry with wire type %d", f.typ)
 		}
-		e, err := d.entry(f)
+		e, err := d.entry(f, true)
 		if err != nil {
 			d.slots = d.slots[:top]
 			return out, err
@@ -1087,15 +1154,15 @@ func (d *decoder) appendStruct(out []byte, p payload) ([]byte, error) {
 		out = jsonx.AppendValidString(out, e.key) // validated by d.str
 		out = append(out, ':')
 		var err error
-		if out, err = d.appendValue(out, e.value); err != nil {
+		if out, err = d.walkValue(out, e.value, true); err != nil {
 			return out, jsonx.WithKey(err, e.key)
 		}
 	}
 	return append(out, '}'), nil
 }
 
-// entry reads one Struct.FieldsEntry.
-func (d *decoder) entry(f field) (entry, error) {
+// entry reads one Struct.FieldsEntry; emitting, it must have a value.
+func (d *decoder) entry(f field, emit bool) (entry, error) {
 	var e entry
 	c := cursor{b: f.b}
 	for {
@@ -1118,7 +1185,7 @@ func (d *decoder) entry(f field) (entry, error) {
 			d.add(&e.value, g.b)
 		}
 	}
-	if e.value.n == 0 {
+	if e.value.n == 0 && emit {
 		return e, jsonx.WithKey(d.malformed(f.at, "google.protobuf.Struct entry without a value"), e.key)
 	}
 	return e, nil
@@ -1126,124 +1193,16 @@ func (d *decoder) entry(f field) (entry, error) {
 
 // validBodies checks, without converting them, the occurrences of a
 // replaced member: a Value's struct (kind 5) or list (kind 6) body, or a
-// whole Value (kind 0). protobuf reads every occurrence, so a broken one
-// makes the message malformed even though it does not survive. Each byte is
-// checked once: a replaced body is never converted.
+// whole Value (kind 0).
 func (d *decoder) validBodies(p payload, kind protowire.Number) error {
-	c := p.cursor()
-	// Walk the occurrences one by one: each must be well-formed alone.
-	for seg, next := c.b, c.next; ; {
-		var err error
-		switch kind {
-		case 5:
-			err = d.validStruct(seg)
-		case 6:
-			err = d.validList(seg)
-		default:
-			err = d.validValue(seg)
-		}
-		if err != nil {
-			return err
-		}
-		if next == 0 {
-			return nil
-		}
-		sp := d.spans.at(next)
-		seg, next = d.data[sp.off:sp.off+sp.n:sp.off+sp.n], sp.next
+	var err error
+	switch kind {
+	case 5:
+		_, err = d.walkStruct(nil, p, false)
+	case 6:
+		_, err = d.walkList(nil, p, false)
+	default:
+		_, err = d.walkValue(nil, p, false)
 	}
-}
-
-// validValue checks a Value body: wire types, UTF-8, nested structure. Any
-// number is fine here (NaN and ±Inf are refused only where they would be
-// written out).
-func (d *decoder) validValue(b []byte) error {
-	c := cursor{b: b}
-	for {
-		f, ok, err := d.read(&c)
-		if err != nil || !ok {
-			return err
-		}
-		if f.num < 1 || f.num > 6 {
-			continue
-		}
-		if f.typ != valueWireTypes[f.num] {
-			return d.malformed(f.at, "google.protobuf.Value field %d with wire type %d", f.num, f.typ)
-		}
-		switch f.num {
-		case 3:
-			if !utf8.Valid(f.b) {
-				return d.malformed(f.at, "string is not valid UTF-8")
-			}
-		case 5:
-			err = d.validStruct(f.b)
-		case 6:
-			err = d.validList(f.b)
-		}
-		if err != nil {
-			return err
-		}
-	}
-}
-
-func (d *decoder) validStruct(b []byte) error {
-	if err := d.enter(b); err != nil {
-		return err
-	}
-	defer func() { d.depth-- }()
-	c := cursor{b: b}
-	for {
-		f, ok, err := d.read(&c)
-		if err != nil || !ok {
-			return err
-		}
-		if f.num != 1 {
-			continue
-		}
-		if f.typ != protowire.BytesType {
-			return d.malformed(f.at, "google.protobuf.Struct entry with wire type %d", f.typ)
-		}
-		e := cursor{b: f.b}
-		for {
-			g, ok, err := d.read(&e)
-			if err != nil {
-				return err
-			}
-			if !ok {
-				break
-			}
-			switch {
-			case g.typ != protowire.BytesType:
-				// an unknown field of the entry, skipped
-			case g.num == 1 && !utf8.Valid(g.b):
-				return d.malformed(g.at, "string is not valid UTF-8")
-			case g.num == 2:
-				if err := d.validValue(g.b); err != nil {
-					return err
-				}
-			}
-		}
-	}
-}
-
-func (d *decoder) validList(b []byte) error {
-	if err := d.enter(b); err != nil {
-		return err
-	}
-	defer func() { d.depth-- }()
-	c := cursor{b: b}
-	for {
-		f, ok, err := d.read(&c)
-		if err != nil || !ok {
-			return err
-		}
-		if f.num != 1 {
-			continue
-		}
-		if f.typ != protowire.BytesType {
-			return d.malformed(f.at, "google.protobuf.ListValue element with wire type %d", f.typ)
-		}
-		if err := d.validValue(f.b); err != nil {
-			return err
-		}
-	}
+	return err
 }

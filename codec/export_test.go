@@ -27,3 +27,48 @@ func AppendReference(c Codec, dst []byte, ev Event) ([]byte, error) {
 
 // Event is event.Event, for the signature above.
 type Event = event.Event
+
+// UnmarshalReference decodes with the reference decoder alone.
+func UnmarshalReference(c Codec, b []byte) (Event, error) {
+	d := decoders.Get().(*decoder)
+	defer d.release()
+	d.nonFiniteAsNull = c.NonFiniteAsNull
+	d.unsafeInts = c.UnsafeIntegers
+	d.maxDepth = c.maxDepth()
+	d.depth = 0
+	d.budget = c.budget(len(b))
+	if err := d.charge(len(b)); err != nil {
+		return nil, toError("decode", "", err)
+	}
+	d.data = append([]byte(nil), b...)
+	ev, err := d.envelope()
+	if err != nil {
+		t := event.Type("")
+		if ev != nil {
+			t = ev.Type()
+		}
+		return nil, toError("decode", t, err)
+	}
+	return ev, nil
+}
+
+// DecodeGenerated decodes with the generated decoders alone: ok is false
+// where they leave the frame to the reference decoder.
+func DecodeGenerated(c Codec, b []byte) (ev Event, ok bool) {
+	d := decoders.Get().(*decoder)
+	defer d.release()
+	d.nonFiniteAsNull = c.NonFiniteAsNull
+	d.unsafeInts = c.UnsafeIntegers
+	d.maxDepth = c.maxDepth()
+	d.depth = 0
+	d.budget = c.budget(len(b))
+	if d.charge(len(b)) != nil {
+		return nil, false
+	}
+	d.data = append([]byte(nil), b...)
+	return decodeGenerated(d)
+}
+
+// AppendJSONGenerated writes a decoded event's JSON with the generated
+// writers.
+func AppendJSONGenerated(b []byte, ev Event) ([]byte, bool) { return appendJSONGenerated(b, ev) }
