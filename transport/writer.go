@@ -58,6 +58,26 @@ func (l sizeLimit) frame(n int) error {
 	return nil
 }
 
+// The codec renders at most this many bytes of JSON per byte of an
+// event's wire form, plus jsonSlack. The densest forms found render 6 (a
+// string of control characters, each \u00XX; a JSON Patch of empty
+// operations: TestJSONExpansion holds them to 16); 64 leaves a wide margin.
+const (
+	jsonPerWireByte = 64
+	jsonSlack       = 4096
+)
+
+// sseMayExceed reports whether the SSE block of an event of n wire bytes
+// might exceed the limit, so that a run log must render its JSON to know:
+// below the bound it cannot, and the rendering is saved.
+func (l sizeLimit) sseMayExceed(n int) bool {
+	limit := PeerMaxSSEBuffer
+	if l.max > 0 {
+		limit = l.max
+	}
+	return n > (limit-jsonSlack)/jsonPerWireByte
+}
+
 // sse checks an SSE event block whose data (the JSON) is data bytes long,
 // and whose lines, up to the blank line that ends it, are held bytes.
 func (l sizeLimit) sse(data, held int) error {
@@ -252,14 +272,16 @@ func (l *logOutlet) put(ev event.Event, _ []byte) error {
 	if err := l.lim.frame(len(b)); err != nil {
 		return refuse(err)
 	}
-	j, err := l.c.AppendJSONFromWire(l.jsonBuf[:0], b)
-	if err != nil {
-		return refuse(err)
-	}
-	l.jsonBuf = j[:0]
-	held := l.idLen + digits(l.seq+1) + 1 + len(sseDataPrefix) + len(j) + 1
-	if err := l.lim.sse(len(j), held); err != nil {
-		return refuse(err)
+	if l.lim.sseMayExceed(len(b) + l.idLen + 32) {
+		j, err := l.c.AppendJSONFromWire(l.jsonBuf[:0], b)
+		if err != nil {
+			return refuse(err)
+		}
+		l.jsonBuf = j[:0]
+		held := l.idLen + digits(l.seq+1) + 1 + len(sseDataPrefix) + len(j) + 1
+		if err := l.lim.sse(len(j), held); err != nil {
+			return refuse(err)
+		}
 	}
 	seq, err := l.w.Append(context.WithoutCancel(l.ctx), b)
 	if err != nil {
