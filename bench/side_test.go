@@ -7,9 +7,11 @@ import (
 	"io"
 	"sync"
 	"testing"
+	"unicode/utf8"
 
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
 
 	"github.com/agwire/agwire/bench/corpus"
 	"github.com/agwire/agwire/bench/harness"
@@ -50,6 +52,47 @@ func loadRun(b *testing.B) *harness.Input {
 		b.Fatal(runErr)
 	}
 	return runInput
+}
+
+// vtStrings returns, per event of in, every string field value its
+// vtproto message holds (map keys of Structs included).
+func vtStrings(in *harness.Input) [][]string {
+	out := make([][]string, len(in.VT))
+	var walk func(i int, m protoreflect.Message)
+	walk = func(i int, m protoreflect.Message) {
+		m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+			switch {
+			case fd.IsMap():
+				v.Map().Range(func(k protoreflect.MapKey, mv protoreflect.Value) bool {
+					if fd.MapKey().Kind() == protoreflect.StringKind {
+						out[i] = append(out[i], k.String())
+					}
+					if fd.MapValue().Message() != nil {
+						walk(i, mv.Message())
+					}
+					return true
+				})
+			case fd.IsList():
+				for j := range v.List().Len() {
+					switch {
+					case fd.Message() != nil:
+						walk(i, v.List().Get(j).Message())
+					case fd.Kind() == protoreflect.StringKind:
+						out[i] = append(out[i], v.List().Get(j).String())
+					}
+				}
+			case fd.Message() != nil:
+				walk(i, v.Message())
+			case fd.Kind() == protoreflect.StringKind:
+				out[i] = append(out[i], v.String())
+			}
+			return true
+		})
+	}
+	for i, m := range in.VT {
+		walk(i, m.ProtoReflect())
+	}
+	return out
 }
 
 // impl is one implementation's encode and decode of a whole Input. Each
@@ -189,6 +232,53 @@ var impls = []impl{
 					m := new(vtpb.Event)
 					if err := m.UnmarshalVT(f); err != nil {
 						b.Fatal(err)
+					}
+				}
+			}, in.Bytes.Framed
+		},
+	},
+	{
+		// vtproto+utf8: vtproto's encode or decode plus a utf8.ValidString
+		// of every string field of the event (collected beforehand): the
+		// floor for a coder that, unlike vtproto, checks the UTF-8 of its
+		// strings.
+		name: "vtproto+utf8",
+		encode: func(b *testing.B, in *harness.Input) (func(), int) {
+			strs := vtStrings(in)
+			var buf []byte
+			return func() {
+				for i, m := range in.VT {
+					n := m.SizeVT()
+					if cap(buf) < n+4 {
+						buf = make([]byte, n+4)
+					}
+					buf = buf[:n+4]
+					binary.BigEndian.PutUint32(buf, uint32(n))
+					if _, err := m.MarshalToSizedBufferVT(buf[4:]); err != nil {
+						b.Fatal(err)
+					}
+					for _, s := range strs[i] {
+						if !utf8.ValidString(s) {
+							b.Fatal("invalid UTF-8 in the corpus")
+						}
+					}
+					io.Discard.Write(buf)
+				}
+			}, in.Bytes.Framed
+		},
+		decode: func(b *testing.B, in *harness.Input) (func(), int) {
+			fs := frames(in.Framed)
+			strs := vtStrings(in)
+			return func() {
+				for i, f := range fs {
+					m := new(vtpb.Event)
+					if err := m.UnmarshalVT(f); err != nil {
+						b.Fatal(err)
+					}
+					for _, s := range strs[i] {
+						if !utf8.ValidString(s) {
+							b.Fatal("invalid UTF-8 in the corpus")
+						}
 					}
 				}
 			}, in.Bytes.Framed

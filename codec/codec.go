@@ -190,7 +190,13 @@ func AppendJSONFromWire(dst, wire []byte) ([]byte, error) {
 
 // AppendFromJSON converts one AG-UI JSON event to its protobuf encoding.
 func (c Codec) AppendFromJSON(dst, jsonEvent []byte) ([]byte, error) {
-	// The event lives only for this call, so it may alias the input.
+	// The generated parsers read the canonical shape of an event; any other
+	// text, and any error, goes to the reference reader from the start. The
+	// event lives only for this call, so it may alias the input, and the
+	// reader checked every string's UTF-8: the encoder does not again.
+	if ev, ok := parseFast(c.MaxDepth, jsonEvent); ok {
+		return c.appendEvent(dst, ev, true)
+	}
 	parsed, err := link.ParseTransient(c.MaxDepth, c.DropUnknownFields, jsonEvent)
 	if err != nil {
 		var pe *jsonx.Error
@@ -210,7 +216,8 @@ func (c Codec) AppendFromJSON(dst, jsonEvent []byte) ([]byte, error) {
 		}
 		return dst, out
 	}
-	return c.Append(dst, parsed.(event.Event))
+	// The reader checked every string's UTF-8: not again.
+	return c.appendEvent(dst, parsed.(event.Event), true)
 }
 
 // AppendJSONFromWire converts one protobuf Event to its AG-UI JSON form.

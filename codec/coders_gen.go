@@ -268,7 +268,7 @@ func encodeTextMessageStart(g *genc, dst []byte, p *event.TextMessageStart) ([]b
 	{
 		v := p.MessageID
 		if v != "" {
-			if err := checkString(v); err != nil {
+			if err := g.checkString(v); err != nil {
 				return dst, jsonx.WithKey(err, "messageId")
 			}
 			n += 1 + protowire.SizeBytes(len(v))
@@ -279,7 +279,7 @@ func encodeTextMessageStart(g *genc, dst []byte, p *event.TextMessageStart) ([]b
 			if err := checkName(&planTextMessageStart.Wire[1], *v); err != nil {
 				return dst, jsonx.WithKey(err, "role")
 			}
-			if err := checkString(*v); err != nil {
+			if err := g.checkString(*v); err != nil {
 				return dst, jsonx.WithKey(err, "role")
 			}
 			n += 1 + protowire.SizeBytes(len(*v))
@@ -287,7 +287,7 @@ func encodeTextMessageStart(g *genc, dst []byte, p *event.TextMessageStart) ([]b
 	}
 	{
 		if v := p.Name; v != nil {
-			if err := checkString(*v); err != nil {
+			if err := g.checkString(*v); err != nil {
 				return dst, jsonx.WithKey(err, "name")
 			}
 			n += 1 + protowire.SizeBytes(len(*v))
@@ -295,7 +295,7 @@ func encodeTextMessageStart(g *genc, dst []byte, p *event.TextMessageStart) ([]b
 	}
 	{
 		if v := p.SubagentRunID; v != nil {
-			if err := checkString(*v); err != nil {
+			if err := g.checkString(*v); err != nil {
 				return dst, jsonx.WithKey(err, "subagentRunId")
 			}
 			n += 1 + protowire.SizeBytes(len(*v))
@@ -337,7 +337,7 @@ func encodeTextMessageContent(g *genc, dst []byte, p *event.TextMessageContent) 
 	{
 		v := p.MessageID
 		if v != "" {
-			if err := checkString(v); err != nil {
+			if err := g.checkString(v); err != nil {
 				return dst, jsonx.WithKey(err, "messageId")
 			}
 			n += 1 + protowire.SizeBytes(len(v))
@@ -346,7 +346,7 @@ func encodeTextMessageContent(g *genc, dst []byte, p *event.TextMessageContent) 
 	{
 		v := p.Delta
 		if v != "" {
-			if err := checkString(v); err != nil {
+			if err := g.checkString(v); err != nil {
 				return dst, jsonx.WithKey(err, "delta")
 			}
 			n += 1 + protowire.SizeBytes(len(v))
@@ -354,7 +354,7 @@ func encodeTextMessageContent(g *genc, dst []byte, p *event.TextMessageContent) 
 	}
 	{
 		if v := p.SubagentRunID; v != nil {
-			if err := checkString(*v); err != nil {
+			if err := g.checkString(*v); err != nil {
 				return dst, jsonx.WithKey(err, "subagentRunId")
 			}
 			n += 1 + protowire.SizeBytes(len(*v))
@@ -391,7 +391,7 @@ func encodeTextMessageEnd(g *genc, dst []byte, p *event.TextMessageEnd) ([]byte,
 	{
 		v := p.MessageID
 		if v != "" {
-			if err := checkString(v); err != nil {
+			if err := g.checkString(v); err != nil {
 				return dst, jsonx.WithKey(err, "messageId")
 			}
 			n += 1 + protowire.SizeBytes(len(v))
@@ -399,7 +399,7 @@ func encodeTextMessageEnd(g *genc, dst []byte, p *event.TextMessageEnd) ([]byte,
 	}
 	{
 		if v := p.SubagentRunID; v != nil {
-			if err := checkString(*v); err != nil {
+			if err := g.checkString(*v); err != nil {
 				return dst, jsonx.WithKey(err, "subagentRunId")
 			}
 			n += 1 + protowire.SizeBytes(len(*v))
@@ -431,7 +431,7 @@ func encodeToolCallStart(g *genc, dst []byte, p *event.ToolCallStart) ([]byte, e
 	{
 		v := p.ToolCallID
 		if v != "" {
-			if err := checkString(v); err != nil {
+			if err := g.checkString(v); err != nil {
 				return dst, jsonx.WithKey(err, "toolCallId")
 			}
 			n += 1 + protowire.SizeBytes(len(v))
@@ -440,7 +440,7 @@ func encodeToolCallStart(g *genc, dst []byte, p *event.ToolCallStart) ([]byte, e
 	{
 		v := p.ToolCallName
 		if v != "" {
-			if err := checkString(v); err != nil {
+			if err := g.checkString(v); err != nil {
 				return dst, jsonx.WithKey(err, "toolCallName")
 			}
 			n += 1 + protowire.SizeBytes(len(v))
@@ -448,7 +448,7 @@ func encodeToolCallStart(g *genc, dst []byte, p *event.ToolCallStart) ([]byte, e
 	}
 	{
 		if v := p.ParentMessageID; v != nil {
-			if err := checkString(*v); err != nil {
+			if err := g.checkString(*v); err != nil {
 				return dst, jsonx.WithKey(err, "parentMessageId")
 			}
 			n += 1 + protowire.SizeBytes(len(*v))
@@ -456,7 +456,7 @@ func encodeToolCallStart(g *genc, dst []byte, p *event.ToolCallStart) ([]byte, e
 	}
 	{
 		if v := p.SubagentRunID; v != nil {
-			if err := checkString(*v); err != nil {
+			if err := g.checkString(*v); err != nil {
 				return dst, jsonx.WithKey(err, "subagentRunId")
 			}
 			n += 1 + protowire.SizeBytes(len(*v))
@@ -498,7 +498,7 @@ func encodeToolCallArgs(g *genc, dst []byte, p *event.ToolCallArgs) ([]byte, err
 	{
 		v := p.ToolCallID
 		if v != "" {
-			if err := checkString(v); err != nil {
+			if err := g.checkString(v); err != nil {
 				return dst, jsonx.WithKey(err, "toolCallId")
 			}
 			n += 1 + protowire.SizeBytes(len(v))
@@ -507,7 +507,7 @@ func encodeToolCallArgs(g *genc, dst []byte, p *event.ToolCallArgs) ([]byte, err
 	{
 		v := p.Delta
 		if v != "" {
-			if err := checkString(v); err != nil {
+			if err := g.checkString(v); err != nil {
 				return dst, jsonx.WithKey(err, "delta")
 			}
 			n += 1 + protowire.SizeBytes(len(v))
@@ -515,7 +515,7 @@ func encodeToolCallArgs(g *genc, dst []byte, p *event.ToolCallArgs) ([]byte, err
 	}
 	{
 		if v := p.SubagentRunID; v != nil {
-			if err := checkString(*v); err != nil {
+			if err := g.checkString(*v); err != nil {
 				return dst, jsonx.WithKey(err, "subagentRunId")
 			}
 			n += 1 + protowire.SizeBytes(len(*v))
@@ -552,7 +552,7 @@ func encodeToolCallEnd(g *genc, dst []byte, p *event.ToolCallEnd) ([]byte, error
 	{
 		v := p.ToolCallID
 		if v != "" {
-			if err := checkString(v); err != nil {
+			if err := g.checkString(v); err != nil {
 				return dst, jsonx.WithKey(err, "toolCallId")
 			}
 			n += 1 + protowire.SizeBytes(len(v))
@@ -560,7 +560,7 @@ func encodeToolCallEnd(g *genc, dst []byte, p *event.ToolCallEnd) ([]byte, error
 	}
 	{
 		if v := p.SubagentRunID; v != nil {
-			if err := checkString(*v); err != nil {
+			if err := g.checkString(*v); err != nil {
 				return dst, jsonx.WithKey(err, "subagentRunId")
 			}
 			n += 1 + protowire.SizeBytes(len(*v))
@@ -600,7 +600,7 @@ func encodeStateSnapshot(g *genc, dst []byte, p *event.StateSnapshot) ([]byte, e
 	}
 	{
 		if v := p.SubagentRunID; v != nil {
-			if err := checkString(*v); err != nil {
+			if err := g.checkString(*v); err != nil {
 				return dst, jsonx.WithKey(err, "subagentRunId")
 			}
 			n += 1 + protowire.SizeBytes(len(*v))
@@ -641,7 +641,7 @@ func encodeStateDelta(g *genc, dst []byte, p *event.StateDelta) ([]byte, error) 
 	}
 	{
 		if v := p.SubagentRunID; v != nil {
-			if err := checkString(*v); err != nil {
+			if err := g.checkString(*v); err != nil {
 				return dst, jsonx.WithKey(err, "subagentRunId")
 			}
 			n += 1 + protowire.SizeBytes(len(*v))
@@ -709,7 +709,7 @@ func encodeRaw(g *genc, dst []byte, p *event.Raw) ([]byte, error) {
 	}
 	{
 		if v := p.Source; v != nil {
-			if err := checkString(*v); err != nil {
+			if err := g.checkString(*v); err != nil {
 				return dst, jsonx.WithKey(err, "source")
 			}
 			n += 1 + protowire.SizeBytes(len(*v))
@@ -717,7 +717,7 @@ func encodeRaw(g *genc, dst []byte, p *event.Raw) ([]byte, error) {
 	}
 	{
 		if v := p.SubagentRunID; v != nil {
-			if err := checkString(*v); err != nil {
+			if err := g.checkString(*v); err != nil {
 				return dst, jsonx.WithKey(err, "subagentRunId")
 			}
 			n += 1 + protowire.SizeBytes(len(*v))
@@ -754,7 +754,7 @@ func encodeCustom(g *genc, dst []byte, p *event.Custom) ([]byte, error) {
 	{
 		v := p.Name
 		if v != "" {
-			if err := checkString(v); err != nil {
+			if err := g.checkString(v); err != nil {
 				return dst, jsonx.WithKey(err, "name")
 			}
 			n += 1 + protowire.SizeBytes(len(v))
@@ -771,7 +771,7 @@ func encodeCustom(g *genc, dst []byte, p *event.Custom) ([]byte, error) {
 	}
 	{
 		if v := p.SubagentRunID; v != nil {
-			if err := checkString(*v); err != nil {
+			if err := g.checkString(*v); err != nil {
 				return dst, jsonx.WithKey(err, "subagentRunId")
 			}
 			n += 1 + protowire.SizeBytes(len(*v))
@@ -808,7 +808,7 @@ func encodeRunStarted(g *genc, dst []byte, p *event.RunStarted) ([]byte, error) 
 	{
 		v := p.ThreadID
 		if v != "" {
-			if err := checkString(v); err != nil {
+			if err := g.checkString(v); err != nil {
 				return dst, jsonx.WithKey(err, "threadId")
 			}
 			n += 1 + protowire.SizeBytes(len(v))
@@ -817,7 +817,7 @@ func encodeRunStarted(g *genc, dst []byte, p *event.RunStarted) ([]byte, error) 
 	{
 		v := p.RunID
 		if v != "" {
-			if err := checkString(v); err != nil {
+			if err := g.checkString(v); err != nil {
 				return dst, jsonx.WithKey(err, "runId")
 			}
 			n += 1 + protowire.SizeBytes(len(v))
@@ -825,7 +825,7 @@ func encodeRunStarted(g *genc, dst []byte, p *event.RunStarted) ([]byte, error) 
 	}
 	{
 		if v := p.ParentRunID; v != nil {
-			if err := checkString(*v); err != nil {
+			if err := g.checkString(*v); err != nil {
 				return dst, jsonx.WithKey(err, "parentRunId")
 			}
 			n += 1 + protowire.SizeBytes(len(*v))
@@ -843,7 +843,7 @@ func encodeRunStarted(g *genc, dst []byte, p *event.RunStarted) ([]byte, error) 
 	}
 	{
 		if v := p.ProtocolVersion; v != nil {
-			if err := checkString(*v); err != nil {
+			if err := g.checkString(*v); err != nil {
 				return dst, jsonx.WithKey(err, "protocolVersion")
 			}
 			n += 1 + protowire.SizeBytes(len(*v))
@@ -890,7 +890,7 @@ func encodeRunFinished(g *genc, dst []byte, p *event.RunFinished) ([]byte, error
 	{
 		v := p.ThreadID
 		if v != "" {
-			if err := checkString(v); err != nil {
+			if err := g.checkString(v); err != nil {
 				return dst, jsonx.WithKey(err, "threadId")
 			}
 			n += 1 + protowire.SizeBytes(len(v))
@@ -899,7 +899,7 @@ func encodeRunFinished(g *genc, dst []byte, p *event.RunFinished) ([]byte, error
 	{
 		v := p.RunID
 		if v != "" {
-			if err := checkString(v); err != nil {
+			if err := g.checkString(v); err != nil {
 				return dst, jsonx.WithKey(err, "runId")
 			}
 			n += 1 + protowire.SizeBytes(len(v))
@@ -920,7 +920,7 @@ func encodeRunFinished(g *genc, dst []byte, p *event.RunFinished) ([]byte, error
 		}
 		v := o.Type
 		if v != "" {
-			if err := checkString(v); err != nil {
+			if err := g.checkString(v); err != nil {
 				return dst, jsonx.WithKey(jsonx.WithKey(err, "type"), "outcome")
 			}
 			n += 1 + protowire.SizeBytes(len(v))
@@ -951,7 +951,7 @@ func encodeRunFinished(g *genc, dst []byte, p *event.RunFinished) ([]byte, error
 			return dst, jsonx.WithKey(err, "outcome")
 		}
 		for i, s := range o.PendingToolCallIDs {
-			if err := checkString(s); err != nil {
+			if err := g.checkString(s); err != nil {
 				return dst, jsonx.WithKey(jsonx.WithKey(jsonx.WithIndex(err, i), "pendingToolCallIds"), "outcome")
 			}
 			n += 1 + protowire.SizeBytes(len(s))
@@ -1007,7 +1007,7 @@ func encodeRunError(g *genc, dst []byte, p *event.RunError) ([]byte, error) {
 	n := 1 + protowire.SizeBytes(bn)
 	{
 		if v := p.Code; v != nil {
-			if err := checkString(*v); err != nil {
+			if err := g.checkString(*v); err != nil {
 				return dst, jsonx.WithKey(err, "code")
 			}
 			n += 1 + protowire.SizeBytes(len(*v))
@@ -1016,7 +1016,7 @@ func encodeRunError(g *genc, dst []byte, p *event.RunError) ([]byte, error) {
 	{
 		v := p.Message
 		if v != "" {
-			if err := checkString(v); err != nil {
+			if err := g.checkString(v); err != nil {
 				return dst, jsonx.WithKey(err, "message")
 			}
 			n += 1 + protowire.SizeBytes(len(v))
@@ -1063,7 +1063,7 @@ func encodeStepStarted(g *genc, dst []byte, p *event.StepStarted) ([]byte, error
 	{
 		v := p.StepName
 		if v != "" {
-			if err := checkString(v); err != nil {
+			if err := g.checkString(v); err != nil {
 				return dst, jsonx.WithKey(err, "stepName")
 			}
 			n += 1 + protowire.SizeBytes(len(v))
@@ -1071,7 +1071,7 @@ func encodeStepStarted(g *genc, dst []byte, p *event.StepStarted) ([]byte, error
 	}
 	{
 		if v := p.SubagentRunID; v != nil {
-			if err := checkString(*v); err != nil {
+			if err := g.checkString(*v); err != nil {
 				return dst, jsonx.WithKey(err, "subagentRunId")
 			}
 			n += 1 + protowire.SizeBytes(len(*v))
@@ -1103,7 +1103,7 @@ func encodeStepFinished(g *genc, dst []byte, p *event.StepFinished) ([]byte, err
 	{
 		v := p.StepName
 		if v != "" {
-			if err := checkString(v); err != nil {
+			if err := g.checkString(v); err != nil {
 				return dst, jsonx.WithKey(err, "stepName")
 			}
 			n += 1 + protowire.SizeBytes(len(v))
@@ -1111,7 +1111,7 @@ func encodeStepFinished(g *genc, dst []byte, p *event.StepFinished) ([]byte, err
 	}
 	{
 		if v := p.SubagentRunID; v != nil {
-			if err := checkString(*v); err != nil {
+			if err := g.checkString(*v); err != nil {
 				return dst, jsonx.WithKey(err, "subagentRunId")
 			}
 			n += 1 + protowire.SizeBytes(len(*v))
@@ -1142,7 +1142,7 @@ func encodeTextMessageChunk(g *genc, dst []byte, p *event.TextMessageChunk) ([]b
 	n := 1 + protowire.SizeBytes(bn)
 	{
 		if v := p.MessageID; v != nil {
-			if err := checkString(*v); err != nil {
+			if err := g.checkString(*v); err != nil {
 				return dst, jsonx.WithKey(err, "messageId")
 			}
 			n += 1 + protowire.SizeBytes(len(*v))
@@ -1153,7 +1153,7 @@ func encodeTextMessageChunk(g *genc, dst []byte, p *event.TextMessageChunk) ([]b
 			if err := checkName(&planTextMessageChunk.Wire[1], *v); err != nil {
 				return dst, jsonx.WithKey(err, "role")
 			}
-			if err := checkString(*v); err != nil {
+			if err := g.checkString(*v); err != nil {
 				return dst, jsonx.WithKey(err, "role")
 			}
 			n += 1 + protowire.SizeBytes(len(*v))
@@ -1161,7 +1161,7 @@ func encodeTextMessageChunk(g *genc, dst []byte, p *event.TextMessageChunk) ([]b
 	}
 	{
 		if v := p.Delta; v != nil {
-			if err := checkString(*v); err != nil {
+			if err := g.checkString(*v); err != nil {
 				return dst, jsonx.WithKey(err, "delta")
 			}
 			n += 1 + protowire.SizeBytes(len(*v))
@@ -1169,7 +1169,7 @@ func encodeTextMessageChunk(g *genc, dst []byte, p *event.TextMessageChunk) ([]b
 	}
 	{
 		if v := p.Name; v != nil {
-			if err := checkString(*v); err != nil {
+			if err := g.checkString(*v); err != nil {
 				return dst, jsonx.WithKey(err, "name")
 			}
 			n += 1 + protowire.SizeBytes(len(*v))
@@ -1177,7 +1177,7 @@ func encodeTextMessageChunk(g *genc, dst []byte, p *event.TextMessageChunk) ([]b
 	}
 	{
 		if v := p.SubagentRunID; v != nil {
-			if err := checkString(*v); err != nil {
+			if err := g.checkString(*v); err != nil {
 				return dst, jsonx.WithKey(err, "subagentRunId")
 			}
 			n += 1 + protowire.SizeBytes(len(*v))
@@ -1223,7 +1223,7 @@ func encodeToolCallChunk(g *genc, dst []byte, p *event.ToolCallChunk) ([]byte, e
 	n := 1 + protowire.SizeBytes(bn)
 	{
 		if v := p.ToolCallID; v != nil {
-			if err := checkString(*v); err != nil {
+			if err := g.checkString(*v); err != nil {
 				return dst, jsonx.WithKey(err, "toolCallId")
 			}
 			n += 1 + protowire.SizeBytes(len(*v))
@@ -1231,7 +1231,7 @@ func encodeToolCallChunk(g *genc, dst []byte, p *event.ToolCallChunk) ([]byte, e
 	}
 	{
 		if v := p.ToolCallName; v != nil {
-			if err := checkString(*v); err != nil {
+			if err := g.checkString(*v); err != nil {
 				return dst, jsonx.WithKey(err, "toolCallName")
 			}
 			n += 1 + protowire.SizeBytes(len(*v))
@@ -1239,7 +1239,7 @@ func encodeToolCallChunk(g *genc, dst []byte, p *event.ToolCallChunk) ([]byte, e
 	}
 	{
 		if v := p.ParentMessageID; v != nil {
-			if err := checkString(*v); err != nil {
+			if err := g.checkString(*v); err != nil {
 				return dst, jsonx.WithKey(err, "parentMessageId")
 			}
 			n += 1 + protowire.SizeBytes(len(*v))
@@ -1247,7 +1247,7 @@ func encodeToolCallChunk(g *genc, dst []byte, p *event.ToolCallChunk) ([]byte, e
 	}
 	{
 		if v := p.Delta; v != nil {
-			if err := checkString(*v); err != nil {
+			if err := g.checkString(*v); err != nil {
 				return dst, jsonx.WithKey(err, "delta")
 			}
 			n += 1 + protowire.SizeBytes(len(*v))
@@ -1255,7 +1255,7 @@ func encodeToolCallChunk(g *genc, dst []byte, p *event.ToolCallChunk) ([]byte, e
 	}
 	{
 		if v := p.SubagentRunID; v != nil {
-			if err := checkString(*v); err != nil {
+			if err := g.checkString(*v); err != nil {
 				return dst, jsonx.WithKey(err, "subagentRunId")
 			}
 			n += 1 + protowire.SizeBytes(len(*v))
@@ -1302,7 +1302,7 @@ func encodeSubagentStarted(g *genc, dst []byte, p *event.SubagentStarted) ([]byt
 	{
 		v := p.SubagentRunID
 		if v != "" {
-			if err := checkString(v); err != nil {
+			if err := g.checkString(v); err != nil {
 				return dst, jsonx.WithKey(err, "subagentRunId")
 			}
 			n += 1 + protowire.SizeBytes(len(v))
@@ -1311,7 +1311,7 @@ func encodeSubagentStarted(g *genc, dst []byte, p *event.SubagentStarted) ([]byt
 	{
 		v := p.Name
 		if v != "" {
-			if err := checkString(v); err != nil {
+			if err := g.checkString(v); err != nil {
 				return dst, jsonx.WithKey(err, "name")
 			}
 			n += 1 + protowire.SizeBytes(len(v))
@@ -1319,7 +1319,7 @@ func encodeSubagentStarted(g *genc, dst []byte, p *event.SubagentStarted) ([]byt
 	}
 	{
 		if v := p.Description; v != nil {
-			if err := checkString(*v); err != nil {
+			if err := g.checkString(*v); err != nil {
 				return dst, jsonx.WithKey(err, "description")
 			}
 			n += 1 + protowire.SizeBytes(len(*v))
@@ -1327,7 +1327,7 @@ func encodeSubagentStarted(g *genc, dst []byte, p *event.SubagentStarted) ([]byt
 	}
 	{
 		if v := p.ParentSubagentRunID; v != nil {
-			if err := checkString(*v); err != nil {
+			if err := g.checkString(*v); err != nil {
 				return dst, jsonx.WithKey(err, "parentSubagentRunId")
 			}
 			n += 1 + protowire.SizeBytes(len(*v))
@@ -1335,7 +1335,7 @@ func encodeSubagentStarted(g *genc, dst []byte, p *event.SubagentStarted) ([]byt
 	}
 	{
 		if v := p.ParentToolCallID; v != nil {
-			if err := checkString(*v); err != nil {
+			if err := g.checkString(*v); err != nil {
 				return dst, jsonx.WithKey(err, "parentToolCallId")
 			}
 			n += 1 + protowire.SizeBytes(len(*v))
@@ -1343,7 +1343,7 @@ func encodeSubagentStarted(g *genc, dst []byte, p *event.SubagentStarted) ([]byt
 	}
 	{
 		if v := p.ParentMessageID; v != nil {
-			if err := checkString(*v); err != nil {
+			if err := g.checkString(*v); err != nil {
 				return dst, jsonx.WithKey(err, "parentMessageId")
 			}
 			n += 1 + protowire.SizeBytes(len(*v))
@@ -1395,7 +1395,7 @@ func encodeSubagentFinished(g *genc, dst []byte, p *event.SubagentFinished) ([]b
 	{
 		v := p.SubagentRunID
 		if v != "" {
-			if err := checkString(v); err != nil {
+			if err := g.checkString(v); err != nil {
 				return dst, jsonx.WithKey(err, "subagentRunId")
 			}
 			n += 1 + protowire.SizeBytes(len(v))
@@ -1416,7 +1416,7 @@ func encodeSubagentFinished(g *genc, dst []byte, p *event.SubagentFinished) ([]b
 		}
 		v := o.Type
 		if v != "" {
-			if err := checkString(v); err != nil {
+			if err := g.checkString(v); err != nil {
 				return dst, jsonx.WithKey(jsonx.WithKey(err, "type"), "outcome")
 			}
 			n += 1 + protowire.SizeBytes(len(v))
@@ -1424,7 +1424,7 @@ func encodeSubagentFinished(g *genc, dst []byte, p *event.SubagentFinished) ([]b
 	}
 	if o := p.Outcome; o != nil {
 		for i, s := range o.InterruptIDs {
-			if err := checkString(s); err != nil {
+			if err := g.checkString(s); err != nil {
 				return dst, jsonx.WithKey(jsonx.WithKey(jsonx.WithIndex(err, i), "interruptIds"), "outcome")
 			}
 			n += 1 + protowire.SizeBytes(len(s))
@@ -1466,7 +1466,7 @@ func encodeSubagentError(g *genc, dst []byte, p *event.SubagentError) ([]byte, e
 	{
 		v := p.SubagentRunID
 		if v != "" {
-			if err := checkString(v); err != nil {
+			if err := g.checkString(v); err != nil {
 				return dst, jsonx.WithKey(err, "subagentRunId")
 			}
 			n += 1 + protowire.SizeBytes(len(v))
@@ -1475,7 +1475,7 @@ func encodeSubagentError(g *genc, dst []byte, p *event.SubagentError) ([]byte, e
 	{
 		v := p.Message
 		if v != "" {
-			if err := checkString(v); err != nil {
+			if err := g.checkString(v); err != nil {
 				return dst, jsonx.WithKey(err, "message")
 			}
 			n += 1 + protowire.SizeBytes(len(v))
@@ -1483,7 +1483,7 @@ func encodeSubagentError(g *genc, dst []byte, p *event.SubagentError) ([]byte, e
 	}
 	{
 		if v := p.Code; v != nil {
-			if err := checkString(*v); err != nil {
+			if err := g.checkString(*v); err != nil {
 				return dst, jsonx.WithKey(err, "code")
 			}
 			n += 1 + protowire.SizeBytes(len(*v))
@@ -1522,7 +1522,7 @@ func encodeToolCallResult(g *genc, dst []byte, p *event.ToolCallResult) ([]byte,
 	}
 	{
 		if v := p.SubagentRunID; v != nil {
-			if err := checkString(*v); err != nil {
+			if err := g.checkString(*v); err != nil {
 				return dst, jsonx.WithKey(err, "subagentRunId")
 			}
 			n += 1 + protowire.SizeBytes(len(*v))
@@ -1531,7 +1531,7 @@ func encodeToolCallResult(g *genc, dst []byte, p *event.ToolCallResult) ([]byte,
 	{
 		v := p.MessageID
 		if v != "" {
-			if err := checkString(v); err != nil {
+			if err := g.checkString(v); err != nil {
 				return dst, jsonx.WithKey(err, "messageId")
 			}
 			n += 1 + protowire.SizeBytes(len(v))
@@ -1540,7 +1540,7 @@ func encodeToolCallResult(g *genc, dst []byte, p *event.ToolCallResult) ([]byte,
 	{
 		v := p.ToolCallID
 		if v != "" {
-			if err := checkString(v); err != nil {
+			if err := g.checkString(v); err != nil {
 				return dst, jsonx.WithKey(err, "toolCallId")
 			}
 			n += 1 + protowire.SizeBytes(len(v))
@@ -1548,7 +1548,7 @@ func encodeToolCallResult(g *genc, dst []byte, p *event.ToolCallResult) ([]byte,
 	}
 	{
 		if v := p.Content; v != nil {
-			if err := checkString(*v); err != nil {
+			if err := g.checkString(*v); err != nil {
 				return dst, jsonx.WithKey(err, "content")
 			}
 			n += 1 + protowire.SizeBytes(len(*v))
@@ -1559,7 +1559,7 @@ func encodeToolCallResult(g *genc, dst []byte, p *event.ToolCallResult) ([]byte,
 			if err := checkName(&planToolCallResult.Wire[4], *v); err != nil {
 				return dst, jsonx.WithKey(err, "role")
 			}
-			if err := checkString(*v); err != nil {
+			if err := g.checkString(*v); err != nil {
 				return dst, jsonx.WithKey(err, "role")
 			}
 			n += 1 + protowire.SizeBytes(len(*v))
@@ -1620,7 +1620,7 @@ func encodeActivitySnapshot(g *genc, dst []byte, p *event.ActivitySnapshot) ([]b
 	n := 1 + protowire.SizeBytes(bn)
 	{
 		if v := p.SubagentRunID; v != nil {
-			if err := checkString(*v); err != nil {
+			if err := g.checkString(*v); err != nil {
 				return dst, jsonx.WithKey(err, "subagentRunId")
 			}
 			n += 1 + protowire.SizeBytes(len(*v))
@@ -1629,7 +1629,7 @@ func encodeActivitySnapshot(g *genc, dst []byte, p *event.ActivitySnapshot) ([]b
 	{
 		v := p.MessageID
 		if v != "" {
-			if err := checkString(v); err != nil {
+			if err := g.checkString(v); err != nil {
 				return dst, jsonx.WithKey(err, "messageId")
 			}
 			n += 1 + protowire.SizeBytes(len(v))
@@ -1638,7 +1638,7 @@ func encodeActivitySnapshot(g *genc, dst []byte, p *event.ActivitySnapshot) ([]b
 	{
 		v := p.ActivityType
 		if v != "" {
-			if err := checkString(v); err != nil {
+			if err := g.checkString(v); err != nil {
 				return dst, jsonx.WithKey(err, "activityType")
 			}
 			n += 1 + protowire.SizeBytes(len(v))
@@ -1700,7 +1700,7 @@ func encodeActivityDelta(g *genc, dst []byte, p *event.ActivityDelta) ([]byte, e
 	n := 1 + protowire.SizeBytes(bn)
 	{
 		if v := p.SubagentRunID; v != nil {
-			if err := checkString(*v); err != nil {
+			if err := g.checkString(*v); err != nil {
 				return dst, jsonx.WithKey(err, "subagentRunId")
 			}
 			n += 1 + protowire.SizeBytes(len(*v))
@@ -1709,7 +1709,7 @@ func encodeActivityDelta(g *genc, dst []byte, p *event.ActivityDelta) ([]byte, e
 	{
 		v := p.MessageID
 		if v != "" {
-			if err := checkString(v); err != nil {
+			if err := g.checkString(v); err != nil {
 				return dst, jsonx.WithKey(err, "messageId")
 			}
 			n += 1 + protowire.SizeBytes(len(v))
@@ -1718,7 +1718,7 @@ func encodeActivityDelta(g *genc, dst []byte, p *event.ActivityDelta) ([]byte, e
 	{
 		v := p.ActivityType
 		if v != "" {
-			if err := checkString(v); err != nil {
+			if err := g.checkString(v); err != nil {
 				return dst, jsonx.WithKey(err, "activityType")
 			}
 			n += 1 + protowire.SizeBytes(len(v))
@@ -1769,7 +1769,7 @@ func encodeReasoningStart(g *genc, dst []byte, p *event.ReasoningStart) ([]byte,
 	n := 1 + protowire.SizeBytes(bn)
 	{
 		if v := p.SubagentRunID; v != nil {
-			if err := checkString(*v); err != nil {
+			if err := g.checkString(*v); err != nil {
 				return dst, jsonx.WithKey(err, "subagentRunId")
 			}
 			n += 1 + protowire.SizeBytes(len(*v))
@@ -1778,7 +1778,7 @@ func encodeReasoningStart(g *genc, dst []byte, p *event.ReasoningStart) ([]byte,
 	{
 		v := p.MessageID
 		if v != "" {
-			if err := checkString(v); err != nil {
+			if err := g.checkString(v); err != nil {
 				return dst, jsonx.WithKey(err, "messageId")
 			}
 			n += 1 + protowire.SizeBytes(len(v))
@@ -1809,7 +1809,7 @@ func encodeReasoningMessageStart(g *genc, dst []byte, p *event.ReasoningMessageS
 	n := 1 + protowire.SizeBytes(bn)
 	{
 		if v := p.SubagentRunID; v != nil {
-			if err := checkString(*v); err != nil {
+			if err := g.checkString(*v); err != nil {
 				return dst, jsonx.WithKey(err, "subagentRunId")
 			}
 			n += 1 + protowire.SizeBytes(len(*v))
@@ -1818,7 +1818,7 @@ func encodeReasoningMessageStart(g *genc, dst []byte, p *event.ReasoningMessageS
 	{
 		v := p.MessageID
 		if v != "" {
-			if err := checkString(v); err != nil {
+			if err := g.checkString(v); err != nil {
 				return dst, jsonx.WithKey(err, "messageId")
 			}
 			n += 1 + protowire.SizeBytes(len(v))
@@ -1830,7 +1830,7 @@ func encodeReasoningMessageStart(g *genc, dst []byte, p *event.ReasoningMessageS
 			return dst, jsonx.WithKey(err, "role")
 		}
 		if v != "" {
-			if err := checkString(v); err != nil {
+			if err := g.checkString(v); err != nil {
 				return dst, jsonx.WithKey(err, "role")
 			}
 			n += 1 + protowire.SizeBytes(len(v))
@@ -1866,7 +1866,7 @@ func encodeReasoningMessageContent(g *genc, dst []byte, p *event.ReasoningMessag
 	n := 1 + protowire.SizeBytes(bn)
 	{
 		if v := p.SubagentRunID; v != nil {
-			if err := checkString(*v); err != nil {
+			if err := g.checkString(*v); err != nil {
 				return dst, jsonx.WithKey(err, "subagentRunId")
 			}
 			n += 1 + protowire.SizeBytes(len(*v))
@@ -1875,7 +1875,7 @@ func encodeReasoningMessageContent(g *genc, dst []byte, p *event.ReasoningMessag
 	{
 		v := p.MessageID
 		if v != "" {
-			if err := checkString(v); err != nil {
+			if err := g.checkString(v); err != nil {
 				return dst, jsonx.WithKey(err, "messageId")
 			}
 			n += 1 + protowire.SizeBytes(len(v))
@@ -1884,7 +1884,7 @@ func encodeReasoningMessageContent(g *genc, dst []byte, p *event.ReasoningMessag
 	{
 		v := p.Delta
 		if v != "" {
-			if err := checkString(v); err != nil {
+			if err := g.checkString(v); err != nil {
 				return dst, jsonx.WithKey(err, "delta")
 			}
 			n += 1 + protowire.SizeBytes(len(v))
@@ -1920,7 +1920,7 @@ func encodeReasoningMessageEnd(g *genc, dst []byte, p *event.ReasoningMessageEnd
 	n := 1 + protowire.SizeBytes(bn)
 	{
 		if v := p.SubagentRunID; v != nil {
-			if err := checkString(*v); err != nil {
+			if err := g.checkString(*v); err != nil {
 				return dst, jsonx.WithKey(err, "subagentRunId")
 			}
 			n += 1 + protowire.SizeBytes(len(*v))
@@ -1929,7 +1929,7 @@ func encodeReasoningMessageEnd(g *genc, dst []byte, p *event.ReasoningMessageEnd
 	{
 		v := p.MessageID
 		if v != "" {
-			if err := checkString(v); err != nil {
+			if err := g.checkString(v); err != nil {
 				return dst, jsonx.WithKey(err, "messageId")
 			}
 			n += 1 + protowire.SizeBytes(len(v))
@@ -1960,7 +1960,7 @@ func encodeReasoningMessageChunk(g *genc, dst []byte, p *event.ReasoningMessageC
 	n := 1 + protowire.SizeBytes(bn)
 	{
 		if v := p.SubagentRunID; v != nil {
-			if err := checkString(*v); err != nil {
+			if err := g.checkString(*v); err != nil {
 				return dst, jsonx.WithKey(err, "subagentRunId")
 			}
 			n += 1 + protowire.SizeBytes(len(*v))
@@ -1968,7 +1968,7 @@ func encodeReasoningMessageChunk(g *genc, dst []byte, p *event.ReasoningMessageC
 	}
 	{
 		if v := p.MessageID; v != nil {
-			if err := checkString(*v); err != nil {
+			if err := g.checkString(*v); err != nil {
 				return dst, jsonx.WithKey(err, "messageId")
 			}
 			n += 1 + protowire.SizeBytes(len(*v))
@@ -1976,7 +1976,7 @@ func encodeReasoningMessageChunk(g *genc, dst []byte, p *event.ReasoningMessageC
 	}
 	{
 		if v := p.Delta; v != nil {
-			if err := checkString(*v); err != nil {
+			if err := g.checkString(*v); err != nil {
 				return dst, jsonx.WithKey(err, "delta")
 			}
 			n += 1 + protowire.SizeBytes(len(*v))
@@ -2012,7 +2012,7 @@ func encodeReasoningEnd(g *genc, dst []byte, p *event.ReasoningEnd) ([]byte, err
 	n := 1 + protowire.SizeBytes(bn)
 	{
 		if v := p.SubagentRunID; v != nil {
-			if err := checkString(*v); err != nil {
+			if err := g.checkString(*v); err != nil {
 				return dst, jsonx.WithKey(err, "subagentRunId")
 			}
 			n += 1 + protowire.SizeBytes(len(*v))
@@ -2021,7 +2021,7 @@ func encodeReasoningEnd(g *genc, dst []byte, p *event.ReasoningEnd) ([]byte, err
 	{
 		v := p.MessageID
 		if v != "" {
-			if err := checkString(v); err != nil {
+			if err := g.checkString(v); err != nil {
 				return dst, jsonx.WithKey(err, "messageId")
 			}
 			n += 1 + protowire.SizeBytes(len(v))
@@ -2052,7 +2052,7 @@ func encodeReasoningEncryptedValue(g *genc, dst []byte, p *event.ReasoningEncryp
 	n := 1 + protowire.SizeBytes(bn)
 	{
 		if v := p.SubagentRunID; v != nil {
-			if err := checkString(*v); err != nil {
+			if err := g.checkString(*v); err != nil {
 				return dst, jsonx.WithKey(err, "subagentRunId")
 			}
 			n += 1 + protowire.SizeBytes(len(*v))
@@ -2064,7 +2064,7 @@ func encodeReasoningEncryptedValue(g *genc, dst []byte, p *event.ReasoningEncryp
 			return dst, jsonx.WithKey(err, "subtype")
 		}
 		if v != "" {
-			if err := checkString(v); err != nil {
+			if err := g.checkString(v); err != nil {
 				return dst, jsonx.WithKey(err, "subtype")
 			}
 			n += 1 + protowire.SizeBytes(len(v))
@@ -2073,7 +2073,7 @@ func encodeReasoningEncryptedValue(g *genc, dst []byte, p *event.ReasoningEncryp
 	{
 		v := p.EntityID
 		if v != "" {
-			if err := checkString(v); err != nil {
+			if err := g.checkString(v); err != nil {
 				return dst, jsonx.WithKey(err, "entityId")
 			}
 			n += 1 + protowire.SizeBytes(len(v))
@@ -2082,7 +2082,7 @@ func encodeReasoningEncryptedValue(g *genc, dst []byte, p *event.ReasoningEncryp
 	{
 		v := p.EncryptedValue
 		if v != "" {
-			if err := checkString(v); err != nil {
+			if err := g.checkString(v); err != nil {
 				return dst, jsonx.WithKey(err, "encryptedValue")
 			}
 			n += 1 + protowire.SizeBytes(len(v))
@@ -2185,7 +2185,7 @@ func sizePatchOp(g *genc, p *event.PatchOp) (int, error) {
 	{
 		v := p.Path
 		if v != "" {
-			if err := checkString(v); err != nil {
+			if err := g.checkString(v); err != nil {
 				return 0, jsonx.WithKey(err, "path")
 			}
 			n += 1 + protowire.SizeBytes(len(v))
@@ -2193,7 +2193,7 @@ func sizePatchOp(g *genc, p *event.PatchOp) (int, error) {
 	}
 	{
 		if v := p.From; v != nil {
-			if err := checkString(*v); err != nil {
+			if err := g.checkString(*v); err != nil {
 				return 0, jsonx.WithKey(err, "from")
 			}
 			n += 1 + protowire.SizeBytes(len(*v))
@@ -2243,7 +2243,7 @@ func sizeMessage(g *genc, p *event.Message) (int, error) {
 	{
 		v := p.ID
 		if v != "" {
-			if err := checkString(v); err != nil {
+			if err := g.checkString(v); err != nil {
 				return 0, jsonx.WithKey(err, "id")
 			}
 			n += 1 + protowire.SizeBytes(len(v))
@@ -2255,7 +2255,7 @@ func sizeMessage(g *genc, p *event.Message) (int, error) {
 			return 0, jsonx.WithKey(err, "role")
 		}
 		if v != "" {
-			if err := checkString(v); err != nil {
+			if err := g.checkString(v); err != nil {
 				return 0, jsonx.WithKey(err, "role")
 			}
 			n += 1 + protowire.SizeBytes(len(v))
@@ -2263,7 +2263,7 @@ func sizeMessage(g *genc, p *event.Message) (int, error) {
 	}
 	{
 		if v := p.Content; v != nil {
-			if err := checkString(*v); err != nil {
+			if err := g.checkString(*v); err != nil {
 				return 0, jsonx.WithKey(err, "content")
 			}
 			n += 1 + protowire.SizeBytes(len(*v))
@@ -2271,7 +2271,7 @@ func sizeMessage(g *genc, p *event.Message) (int, error) {
 	}
 	{
 		if v := p.Name; v != nil {
-			if err := checkString(*v); err != nil {
+			if err := g.checkString(*v); err != nil {
 				return 0, jsonx.WithKey(err, "name")
 			}
 			n += 1 + protowire.SizeBytes(len(*v))
@@ -2289,7 +2289,7 @@ func sizeMessage(g *genc, p *event.Message) (int, error) {
 	}
 	{
 		if v := p.ToolCallID; v != nil {
-			if err := checkString(*v); err != nil {
+			if err := g.checkString(*v); err != nil {
 				return 0, jsonx.WithKey(err, "toolCallId")
 			}
 			n += 1 + protowire.SizeBytes(len(*v))
@@ -2297,7 +2297,7 @@ func sizeMessage(g *genc, p *event.Message) (int, error) {
 	}
 	{
 		if v := p.Error; v != nil {
-			if err := checkString(*v); err != nil {
+			if err := g.checkString(*v); err != nil {
 				return 0, jsonx.WithKey(err, "error")
 			}
 			n += 1 + protowire.SizeBytes(len(*v))
@@ -2325,7 +2325,7 @@ func sizeMessage(g *genc, p *event.Message) (int, error) {
 	}
 	{
 		if v := p.SubagentRunID; v != nil {
-			if err := checkString(*v); err != nil {
+			if err := g.checkString(*v); err != nil {
 				return 0, jsonx.WithKey(err, "subagentRunId")
 			}
 			n += 1 + protowire.SizeBytes(len(*v))
@@ -2333,7 +2333,7 @@ func sizeMessage(g *genc, p *event.Message) (int, error) {
 	}
 	{
 		if v := p.EncryptedValue; v != nil {
-			if err := checkString(*v); err != nil {
+			if err := g.checkString(*v); err != nil {
 				return 0, jsonx.WithKey(err, "encryptedValue")
 			}
 			n += 1 + protowire.SizeBytes(len(*v))
@@ -2341,7 +2341,7 @@ func sizeMessage(g *genc, p *event.Message) (int, error) {
 	}
 	{
 		if v := p.ActivityType; v != nil {
-			if err := checkString(*v); err != nil {
+			if err := g.checkString(*v); err != nil {
 				return 0, jsonx.WithKey(err, "activityType")
 			}
 			n += 1 + protowire.SizeBytes(len(*v))
@@ -2434,7 +2434,7 @@ func sizeToolCall(g *genc, p *event.ToolCall) (int, error) {
 	{
 		v := p.ID
 		if v != "" {
-			if err := checkString(v); err != nil {
+			if err := g.checkString(v); err != nil {
 				return 0, jsonx.WithKey(err, "id")
 			}
 			n += 1 + protowire.SizeBytes(len(v))
@@ -2446,7 +2446,7 @@ func sizeToolCall(g *genc, p *event.ToolCall) (int, error) {
 			return 0, jsonx.WithKey(err, "type")
 		}
 		if v != "" {
-			if err := checkString(v); err != nil {
+			if err := g.checkString(v); err != nil {
 				return 0, jsonx.WithKey(err, "type")
 			}
 			n += 1 + protowire.SizeBytes(len(v))
@@ -2472,7 +2472,7 @@ func sizeToolCall(g *genc, p *event.ToolCall) (int, error) {
 	}
 	{
 		if v := p.EncryptedValue; v != nil {
-			if err := checkString(*v); err != nil {
+			if err := g.checkString(*v); err != nil {
 				return 0, jsonx.WithKey(err, "encryptedValue")
 			}
 			n += 1 + protowire.SizeBytes(len(*v))
@@ -2513,7 +2513,7 @@ func sizeFunctionCall(g *genc, p *event.FunctionCall) (int, error) {
 	{
 		v := p.Name
 		if v != "" {
-			if err := checkString(v); err != nil {
+			if err := g.checkString(v); err != nil {
 				return 0, jsonx.WithKey(err, "name")
 			}
 			n += 1 + protowire.SizeBytes(len(v))
@@ -2522,7 +2522,7 @@ func sizeFunctionCall(g *genc, p *event.FunctionCall) (int, error) {
 	{
 		v := p.Arguments
 		if v != "" {
-			if err := checkString(v); err != nil {
+			if err := g.checkString(v); err != nil {
 				return 0, jsonx.WithKey(err, "arguments")
 			}
 			n += 1 + protowire.SizeBytes(len(v))
@@ -2550,7 +2550,7 @@ func sizeRunAgentInput(g *genc, p *event.RunAgentInput) (int, error) {
 	{
 		v := p.ThreadID
 		if v != "" {
-			if err := checkString(v); err != nil {
+			if err := g.checkString(v); err != nil {
 				return 0, jsonx.WithKey(err, "threadId")
 			}
 			n += 1 + protowire.SizeBytes(len(v))
@@ -2559,7 +2559,7 @@ func sizeRunAgentInput(g *genc, p *event.RunAgentInput) (int, error) {
 	{
 		v := p.RunID
 		if v != "" {
-			if err := checkString(v); err != nil {
+			if err := g.checkString(v); err != nil {
 				return 0, jsonx.WithKey(err, "runId")
 			}
 			n += 1 + protowire.SizeBytes(len(v))
@@ -2567,7 +2567,7 @@ func sizeRunAgentInput(g *genc, p *event.RunAgentInput) (int, error) {
 	}
 	{
 		if v := p.ParentRunID; v != nil {
-			if err := checkString(*v); err != nil {
+			if err := g.checkString(*v); err != nil {
 				return 0, jsonx.WithKey(err, "parentRunId")
 			}
 			n += 1 + protowire.SizeBytes(len(*v))
@@ -2633,7 +2633,7 @@ func sizeRunAgentInput(g *genc, p *event.RunAgentInput) (int, error) {
 	}
 	{
 		if v := p.ProtocolVersion; v != nil {
-			if err := checkString(*v); err != nil {
+			if err := g.checkString(*v); err != nil {
 				return 0, jsonx.WithKey(err, "protocolVersion")
 			}
 			n += 1 + protowire.SizeBytes(len(*v))
@@ -2701,7 +2701,7 @@ func sizeTool(g *genc, p *event.Tool) (int, error) {
 	{
 		v := p.Name
 		if v != "" {
-			if err := checkString(v); err != nil {
+			if err := g.checkString(v); err != nil {
 				return 0, jsonx.WithKey(err, "name")
 			}
 			n += 1 + protowire.SizeBytes(len(v))
@@ -2710,7 +2710,7 @@ func sizeTool(g *genc, p *event.Tool) (int, error) {
 	{
 		v := p.Description
 		if v != "" {
-			if err := checkString(v); err != nil {
+			if err := g.checkString(v); err != nil {
 				return 0, jsonx.WithKey(err, "description")
 			}
 			n += 1 + protowire.SizeBytes(len(v))
@@ -2767,7 +2767,7 @@ func sizeContext(g *genc, p *event.Context) (int, error) {
 	{
 		v := p.Description
 		if v != "" {
-			if err := checkString(v); err != nil {
+			if err := g.checkString(v); err != nil {
 				return 0, jsonx.WithKey(err, "description")
 			}
 			n += 1 + protowire.SizeBytes(len(v))
@@ -2776,7 +2776,7 @@ func sizeContext(g *genc, p *event.Context) (int, error) {
 	{
 		v := p.Value
 		if v != "" {
-			if err := checkString(v); err != nil {
+			if err := g.checkString(v); err != nil {
 				return 0, jsonx.WithKey(err, "value")
 			}
 			n += 1 + protowire.SizeBytes(len(v))
@@ -2804,7 +2804,7 @@ func sizeResumeEntry(g *genc, p *event.ResumeEntry) (int, error) {
 	{
 		v := p.InterruptID
 		if v != "" {
-			if err := checkString(v); err != nil {
+			if err := g.checkString(v); err != nil {
 				return 0, jsonx.WithKey(err, "interruptId")
 			}
 			n += 1 + protowire.SizeBytes(len(v))
@@ -2816,7 +2816,7 @@ func sizeResumeEntry(g *genc, p *event.ResumeEntry) (int, error) {
 			return 0, jsonx.WithKey(err, "status")
 		}
 		if v != "" {
-			if err := checkString(v); err != nil {
+			if err := g.checkString(v); err != nil {
 				return 0, jsonx.WithKey(err, "status")
 			}
 			n += 1 + protowire.SizeBytes(len(v))
@@ -2876,7 +2876,7 @@ func sizeRunOutcome(g *genc, p *event.RunOutcome) (int, error) {
 	{
 		v := p.Type
 		if v != "" {
-			if err := checkString(v); err != nil {
+			if err := g.checkString(v); err != nil {
 				return 0, jsonx.WithKey(err, "type")
 			}
 			n += 1 + protowire.SizeBytes(len(v))
@@ -2894,7 +2894,7 @@ func sizeRunOutcome(g *genc, p *event.RunOutcome) (int, error) {
 	}
 	{
 		for i, s := range p.PendingToolCallIDs {
-			if err := checkString(s); err != nil {
+			if err := g.checkString(s); err != nil {
 				return 0, jsonx.WithKey(jsonx.WithIndex(err, i), "pendingToolCallIds")
 			}
 			n += 1 + protowire.SizeBytes(len(s))
@@ -2927,7 +2927,7 @@ func sizeInterrupt(g *genc, p *event.Interrupt) (int, error) {
 	{
 		v := p.ID
 		if v != "" {
-			if err := checkString(v); err != nil {
+			if err := g.checkString(v); err != nil {
 				return 0, jsonx.WithKey(err, "id")
 			}
 			n += 1 + protowire.SizeBytes(len(v))
@@ -2936,7 +2936,7 @@ func sizeInterrupt(g *genc, p *event.Interrupt) (int, error) {
 	{
 		v := p.Reason
 		if v != "" {
-			if err := checkString(v); err != nil {
+			if err := g.checkString(v); err != nil {
 				return 0, jsonx.WithKey(err, "reason")
 			}
 			n += 1 + protowire.SizeBytes(len(v))
@@ -2944,7 +2944,7 @@ func sizeInterrupt(g *genc, p *event.Interrupt) (int, error) {
 	}
 	{
 		if v := p.Message; v != nil {
-			if err := checkString(*v); err != nil {
+			if err := g.checkString(*v); err != nil {
 				return 0, jsonx.WithKey(err, "message")
 			}
 			n += 1 + protowire.SizeBytes(len(*v))
@@ -2952,7 +2952,7 @@ func sizeInterrupt(g *genc, p *event.Interrupt) (int, error) {
 	}
 	{
 		if v := p.ToolCallID; v != nil {
-			if err := checkString(*v); err != nil {
+			if err := g.checkString(*v); err != nil {
 				return 0, jsonx.WithKey(err, "toolCallId")
 			}
 			n += 1 + protowire.SizeBytes(len(*v))
@@ -2969,7 +2969,7 @@ func sizeInterrupt(g *genc, p *event.Interrupt) (int, error) {
 	}
 	{
 		if v := p.ExpiresAt; v != nil {
-			if err := checkString(*v); err != nil {
+			if err := g.checkString(*v); err != nil {
 				return 0, jsonx.WithKey(err, "expiresAt")
 			}
 			n += 1 + protowire.SizeBytes(len(*v))
@@ -2986,7 +2986,7 @@ func sizeInterrupt(g *genc, p *event.Interrupt) (int, error) {
 	}
 	{
 		if v := p.SubagentRunID; v != nil {
-			if err := checkString(*v); err != nil {
+			if err := g.checkString(*v); err != nil {
 				return 0, jsonx.WithKey(err, "subagentRunId")
 			}
 			n += 1 + protowire.SizeBytes(len(*v))
@@ -3043,7 +3043,7 @@ func sizeUsage(g *genc, p *event.Usage) (int, error) {
 	n := 0
 	{
 		if v := p.Provider; v != nil {
-			if err := checkString(*v); err != nil {
+			if err := g.checkString(*v); err != nil {
 				return 0, jsonx.WithKey(err, "provider")
 			}
 			n += 1 + protowire.SizeBytes(len(*v))
@@ -3051,7 +3051,7 @@ func sizeUsage(g *genc, p *event.Usage) (int, error) {
 	}
 	{
 		if v := p.Model; v != nil {
-			if err := checkString(*v); err != nil {
+			if err := g.checkString(*v); err != nil {
 				return 0, jsonx.WithKey(err, "model")
 			}
 			n += 1 + protowire.SizeBytes(len(*v))
@@ -3160,7 +3160,7 @@ func sizeSubagentOutcome(g *genc, p *event.SubagentOutcome) (int, error) {
 	{
 		v := p.Type
 		if v != "" {
-			if err := checkString(v); err != nil {
+			if err := g.checkString(v); err != nil {
 				return 0, jsonx.WithKey(err, "type")
 			}
 			n += 1 + protowire.SizeBytes(len(v))
@@ -3168,7 +3168,7 @@ func sizeSubagentOutcome(g *genc, p *event.SubagentOutcome) (int, error) {
 	}
 	{
 		for i, s := range p.InterruptIDs {
-			if err := checkString(s); err != nil {
+			if err := g.checkString(s); err != nil {
 				return 0, jsonx.WithKey(jsonx.WithIndex(err, i), "interruptIds")
 			}
 			n += 1 + protowire.SizeBytes(len(s))
@@ -9463,4 +9463,5141 @@ func jsonReasoningEncryptedValue(b []byte, p *event.ReasoningEncryptedValue, com
 	comma = true
 	b = jsonx.AppendValidString(b, p.EncryptedValue)
 	return b
+}
+
+// parseJSONGenerated reads a JSON event with the generated parsers;
+// ok is false when the text is not in their canonical shape or is
+// wrong, and the reference reader must read it.
+func parseJSONGenerated(s *jsonx.Scanner) (ev event.Event, ok bool) {
+	if s.ObjectStart() != nil {
+		return nil, false
+	}
+	if key, more, err := s.ObjectNext(true); err != nil || !more || key != "type" || s.Peek() != jsonx.String {
+		return nil, false
+	}
+	t, err := s.String()
+	if err != nil {
+		return nil, false
+	}
+	switch t {
+	case "TEXT_MESSAGE_START":
+		p := new(event.TextMessageStart)
+		if !parseTextMessageStart(s, p, false) {
+			return nil, false
+		}
+		ev = p
+	case "TEXT_MESSAGE_CONTENT":
+		p := new(event.TextMessageContent)
+		if !parseTextMessageContent(s, p, false) {
+			return nil, false
+		}
+		ev = p
+	case "TEXT_MESSAGE_END":
+		p := new(event.TextMessageEnd)
+		if !parseTextMessageEnd(s, p, false) {
+			return nil, false
+		}
+		ev = p
+	case "TOOL_CALL_START":
+		p := new(event.ToolCallStart)
+		if !parseToolCallStart(s, p, false) {
+			return nil, false
+		}
+		ev = p
+	case "TOOL_CALL_ARGS":
+		p := new(event.ToolCallArgs)
+		if !parseToolCallArgs(s, p, false) {
+			return nil, false
+		}
+		ev = p
+	case "TOOL_CALL_END":
+		p := new(event.ToolCallEnd)
+		if !parseToolCallEnd(s, p, false) {
+			return nil, false
+		}
+		ev = p
+	case "STATE_SNAPSHOT":
+		p := new(event.StateSnapshot)
+		if !parseStateSnapshot(s, p, false) {
+			return nil, false
+		}
+		ev = p
+	case "STATE_DELTA":
+		p := new(event.StateDelta)
+		if !parseStateDelta(s, p, false) {
+			return nil, false
+		}
+		ev = p
+	case "MESSAGES_SNAPSHOT":
+		p := new(event.MessagesSnapshot)
+		if !parseMessagesSnapshot(s, p, false) {
+			return nil, false
+		}
+		ev = p
+	case "RAW":
+		p := new(event.Raw)
+		if !parseRaw(s, p, false) {
+			return nil, false
+		}
+		ev = p
+	case "CUSTOM":
+		p := new(event.Custom)
+		if !parseCustom(s, p, false) {
+			return nil, false
+		}
+		ev = p
+	case "RUN_STARTED":
+		p := new(event.RunStarted)
+		if !parseRunStarted(s, p, false) {
+			return nil, false
+		}
+		ev = p
+	case "RUN_FINISHED":
+		p := new(event.RunFinished)
+		if !parseRunFinished(s, p, false) {
+			return nil, false
+		}
+		ev = p
+	case "RUN_ERROR":
+		p := new(event.RunError)
+		if !parseRunError(s, p, false) {
+			return nil, false
+		}
+		ev = p
+	case "STEP_STARTED":
+		p := new(event.StepStarted)
+		if !parseStepStarted(s, p, false) {
+			return nil, false
+		}
+		ev = p
+	case "STEP_FINISHED":
+		p := new(event.StepFinished)
+		if !parseStepFinished(s, p, false) {
+			return nil, false
+		}
+		ev = p
+	case "TEXT_MESSAGE_CHUNK":
+		p := new(event.TextMessageChunk)
+		if !parseTextMessageChunk(s, p, false) {
+			return nil, false
+		}
+		ev = p
+	case "TOOL_CALL_CHUNK":
+		p := new(event.ToolCallChunk)
+		if !parseToolCallChunk(s, p, false) {
+			return nil, false
+		}
+		ev = p
+	case "SUBAGENT_STARTED":
+		p := new(event.SubagentStarted)
+		if !parseSubagentStarted(s, p, false) {
+			return nil, false
+		}
+		ev = p
+	case "SUBAGENT_FINISHED":
+		p := new(event.SubagentFinished)
+		if !parseSubagentFinished(s, p, false) {
+			return nil, false
+		}
+		ev = p
+	case "SUBAGENT_ERROR":
+		p := new(event.SubagentError)
+		if !parseSubagentError(s, p, false) {
+			return nil, false
+		}
+		ev = p
+	case "TOOL_CALL_RESULT":
+		p := new(event.ToolCallResult)
+		if !parseToolCallResult(s, p, false) {
+			return nil, false
+		}
+		ev = p
+	case "ACTIVITY_SNAPSHOT":
+		p := new(event.ActivitySnapshot)
+		if !parseActivitySnapshot(s, p, false) {
+			return nil, false
+		}
+		ev = p
+	case "ACTIVITY_DELTA":
+		p := new(event.ActivityDelta)
+		if !parseActivityDelta(s, p, false) {
+			return nil, false
+		}
+		ev = p
+	case "REASONING_START":
+		p := new(event.ReasoningStart)
+		if !parseReasoningStart(s, p, false) {
+			return nil, false
+		}
+		ev = p
+	case "REASONING_MESSAGE_START":
+		p := new(event.ReasoningMessageStart)
+		if !parseReasoningMessageStart(s, p, false) {
+			return nil, false
+		}
+		ev = p
+	case "REASONING_MESSAGE_CONTENT":
+		p := new(event.ReasoningMessageContent)
+		if !parseReasoningMessageContent(s, p, false) {
+			return nil, false
+		}
+		ev = p
+	case "REASONING_MESSAGE_END":
+		p := new(event.ReasoningMessageEnd)
+		if !parseReasoningMessageEnd(s, p, false) {
+			return nil, false
+		}
+		ev = p
+	case "REASONING_MESSAGE_CHUNK":
+		p := new(event.ReasoningMessageChunk)
+		if !parseReasoningMessageChunk(s, p, false) {
+			return nil, false
+		}
+		ev = p
+	case "REASONING_END":
+		p := new(event.ReasoningEnd)
+		if !parseReasoningEnd(s, p, false) {
+			return nil, false
+		}
+		ev = p
+	case "REASONING_ENCRYPTED_VALUE":
+		p := new(event.ReasoningEncryptedValue)
+		if !parseReasoningEncryptedValue(s, p, false) {
+			return nil, false
+		}
+		ev = p
+	default:
+		return nil, false
+	}
+	return ev, s.End() == nil
+}
+
+func parseTextMessageStart(s *jsonx.Scanner, p *event.TextMessageStart, open bool) bool {
+	first := false
+	if open {
+		if s.ObjectStart() != nil {
+			return false
+		}
+		first = true
+	}
+	var seen uint64
+	for ; ; first = false {
+		key, more, err := s.ObjectNext(first)
+		if err != nil {
+			return false
+		}
+		if !more {
+			break
+		}
+		switch key {
+		case "messageId":
+			if seen&(1<<0) != 0 {
+				return false
+			}
+			seen |= 1 << 0
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.MessageID = v
+		case "role":
+			if seen&(1<<1) != 0 {
+				return false
+			}
+			seen |= 1 << 1
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil || !planTextMessageStart.Fields[1].Allows(v) {
+				return false
+			}
+			p.Role = &v
+		case "name":
+			if seen&(1<<2) != 0 {
+				return false
+			}
+			seen |= 1 << 2
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.Name = &v
+		case "subagentRunId":
+			if seen&(1<<3) != 0 {
+				return false
+			}
+			seen |= 1 << 3
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.SubagentRunID = &v
+		case "timestamp":
+			if seen&(1<<61) != 0 {
+				return false
+			}
+			seen |= 1 << 61
+			if s.Peek() != jsonx.Number {
+				return false
+			}
+			text, err := s.Number()
+			if err != nil {
+				return false
+			}
+			v, ok := jsonx.ParseInt64(text)
+			if !ok {
+				return false
+			}
+			(&p.Base).Timestamp = &v
+		case "rawEvent":
+			if seen&(1<<60) != 0 {
+				return false
+			}
+			seen |= 1 << 60
+			if s.Peek() == jsonx.Null {
+				if s.Null() != nil {
+					return false
+				}
+				break
+			}
+			raw, err := s.Raw()
+			if err != nil {
+				return false
+			}
+			(&p.Base).RawEvent = raw
+		case "metadata":
+			if seen&(1<<59) != 0 {
+				return false
+			}
+			seen |= 1 << 59
+			if s.Peek() != jsonx.Object {
+				return false
+			}
+			raw, err := s.Raw()
+			if err != nil {
+				return false
+			}
+			(&p.Base).Metadata = raw
+		default:
+			return false // an unknown member, or "type" again
+		}
+	}
+	if seen&0x1 != 0x1 {
+		return false
+	}
+	return true
+}
+
+func parseTextMessageContent(s *jsonx.Scanner, p *event.TextMessageContent, open bool) bool {
+	first := false
+	if open {
+		if s.ObjectStart() != nil {
+			return false
+		}
+		first = true
+	}
+	var seen uint64
+	for ; ; first = false {
+		key, more, err := s.ObjectNext(first)
+		if err != nil {
+			return false
+		}
+		if !more {
+			break
+		}
+		switch key {
+		case "messageId":
+			if seen&(1<<0) != 0 {
+				return false
+			}
+			seen |= 1 << 0
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.MessageID = v
+		case "delta":
+			if seen&(1<<1) != 0 {
+				return false
+			}
+			seen |= 1 << 1
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.Delta = v
+		case "subagentRunId":
+			if seen&(1<<2) != 0 {
+				return false
+			}
+			seen |= 1 << 2
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.SubagentRunID = &v
+		case "timestamp":
+			if seen&(1<<61) != 0 {
+				return false
+			}
+			seen |= 1 << 61
+			if s.Peek() != jsonx.Number {
+				return false
+			}
+			text, err := s.Number()
+			if err != nil {
+				return false
+			}
+			v, ok := jsonx.ParseInt64(text)
+			if !ok {
+				return false
+			}
+			(&p.Base).Timestamp = &v
+		case "rawEvent":
+			if seen&(1<<60) != 0 {
+				return false
+			}
+			seen |= 1 << 60
+			if s.Peek() == jsonx.Null {
+				if s.Null() != nil {
+					return false
+				}
+				break
+			}
+			raw, err := s.Raw()
+			if err != nil {
+				return false
+			}
+			(&p.Base).RawEvent = raw
+		case "metadata":
+			if seen&(1<<59) != 0 {
+				return false
+			}
+			seen |= 1 << 59
+			if s.Peek() != jsonx.Object {
+				return false
+			}
+			raw, err := s.Raw()
+			if err != nil {
+				return false
+			}
+			(&p.Base).Metadata = raw
+		default:
+			return false // an unknown member, or "type" again
+		}
+	}
+	if seen&0x3 != 0x3 {
+		return false
+	}
+	return true
+}
+
+func parseTextMessageEnd(s *jsonx.Scanner, p *event.TextMessageEnd, open bool) bool {
+	first := false
+	if open {
+		if s.ObjectStart() != nil {
+			return false
+		}
+		first = true
+	}
+	var seen uint64
+	for ; ; first = false {
+		key, more, err := s.ObjectNext(first)
+		if err != nil {
+			return false
+		}
+		if !more {
+			break
+		}
+		switch key {
+		case "messageId":
+			if seen&(1<<0) != 0 {
+				return false
+			}
+			seen |= 1 << 0
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.MessageID = v
+		case "subagentRunId":
+			if seen&(1<<1) != 0 {
+				return false
+			}
+			seen |= 1 << 1
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.SubagentRunID = &v
+		case "timestamp":
+			if seen&(1<<61) != 0 {
+				return false
+			}
+			seen |= 1 << 61
+			if s.Peek() != jsonx.Number {
+				return false
+			}
+			text, err := s.Number()
+			if err != nil {
+				return false
+			}
+			v, ok := jsonx.ParseInt64(text)
+			if !ok {
+				return false
+			}
+			(&p.Base).Timestamp = &v
+		case "rawEvent":
+			if seen&(1<<60) != 0 {
+				return false
+			}
+			seen |= 1 << 60
+			if s.Peek() == jsonx.Null {
+				if s.Null() != nil {
+					return false
+				}
+				break
+			}
+			raw, err := s.Raw()
+			if err != nil {
+				return false
+			}
+			(&p.Base).RawEvent = raw
+		case "metadata":
+			if seen&(1<<59) != 0 {
+				return false
+			}
+			seen |= 1 << 59
+			if s.Peek() != jsonx.Object {
+				return false
+			}
+			raw, err := s.Raw()
+			if err != nil {
+				return false
+			}
+			(&p.Base).Metadata = raw
+		default:
+			return false // an unknown member, or "type" again
+		}
+	}
+	if seen&0x1 != 0x1 {
+		return false
+	}
+	return true
+}
+
+func parseToolCallStart(s *jsonx.Scanner, p *event.ToolCallStart, open bool) bool {
+	first := false
+	if open {
+		if s.ObjectStart() != nil {
+			return false
+		}
+		first = true
+	}
+	var seen uint64
+	for ; ; first = false {
+		key, more, err := s.ObjectNext(first)
+		if err != nil {
+			return false
+		}
+		if !more {
+			break
+		}
+		switch key {
+		case "toolCallId":
+			if seen&(1<<0) != 0 {
+				return false
+			}
+			seen |= 1 << 0
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.ToolCallID = v
+		case "toolCallName":
+			if seen&(1<<1) != 0 {
+				return false
+			}
+			seen |= 1 << 1
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.ToolCallName = v
+		case "parentMessageId":
+			if seen&(1<<2) != 0 {
+				return false
+			}
+			seen |= 1 << 2
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.ParentMessageID = &v
+		case "subagentRunId":
+			if seen&(1<<3) != 0 {
+				return false
+			}
+			seen |= 1 << 3
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.SubagentRunID = &v
+		case "timestamp":
+			if seen&(1<<61) != 0 {
+				return false
+			}
+			seen |= 1 << 61
+			if s.Peek() != jsonx.Number {
+				return false
+			}
+			text, err := s.Number()
+			if err != nil {
+				return false
+			}
+			v, ok := jsonx.ParseInt64(text)
+			if !ok {
+				return false
+			}
+			(&p.Base).Timestamp = &v
+		case "rawEvent":
+			if seen&(1<<60) != 0 {
+				return false
+			}
+			seen |= 1 << 60
+			if s.Peek() == jsonx.Null {
+				if s.Null() != nil {
+					return false
+				}
+				break
+			}
+			raw, err := s.Raw()
+			if err != nil {
+				return false
+			}
+			(&p.Base).RawEvent = raw
+		case "metadata":
+			if seen&(1<<59) != 0 {
+				return false
+			}
+			seen |= 1 << 59
+			if s.Peek() != jsonx.Object {
+				return false
+			}
+			raw, err := s.Raw()
+			if err != nil {
+				return false
+			}
+			(&p.Base).Metadata = raw
+		default:
+			return false // an unknown member, or "type" again
+		}
+	}
+	if seen&0x3 != 0x3 {
+		return false
+	}
+	return true
+}
+
+func parseToolCallArgs(s *jsonx.Scanner, p *event.ToolCallArgs, open bool) bool {
+	first := false
+	if open {
+		if s.ObjectStart() != nil {
+			return false
+		}
+		first = true
+	}
+	var seen uint64
+	for ; ; first = false {
+		key, more, err := s.ObjectNext(first)
+		if err != nil {
+			return false
+		}
+		if !more {
+			break
+		}
+		switch key {
+		case "toolCallId":
+			if seen&(1<<0) != 0 {
+				return false
+			}
+			seen |= 1 << 0
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.ToolCallID = v
+		case "delta":
+			if seen&(1<<1) != 0 {
+				return false
+			}
+			seen |= 1 << 1
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.Delta = v
+		case "subagentRunId":
+			if seen&(1<<2) != 0 {
+				return false
+			}
+			seen |= 1 << 2
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.SubagentRunID = &v
+		case "timestamp":
+			if seen&(1<<61) != 0 {
+				return false
+			}
+			seen |= 1 << 61
+			if s.Peek() != jsonx.Number {
+				return false
+			}
+			text, err := s.Number()
+			if err != nil {
+				return false
+			}
+			v, ok := jsonx.ParseInt64(text)
+			if !ok {
+				return false
+			}
+			(&p.Base).Timestamp = &v
+		case "rawEvent":
+			if seen&(1<<60) != 0 {
+				return false
+			}
+			seen |= 1 << 60
+			if s.Peek() == jsonx.Null {
+				if s.Null() != nil {
+					return false
+				}
+				break
+			}
+			raw, err := s.Raw()
+			if err != nil {
+				return false
+			}
+			(&p.Base).RawEvent = raw
+		case "metadata":
+			if seen&(1<<59) != 0 {
+				return false
+			}
+			seen |= 1 << 59
+			if s.Peek() != jsonx.Object {
+				return false
+			}
+			raw, err := s.Raw()
+			if err != nil {
+				return false
+			}
+			(&p.Base).Metadata = raw
+		default:
+			return false // an unknown member, or "type" again
+		}
+	}
+	if seen&0x3 != 0x3 {
+		return false
+	}
+	return true
+}
+
+func parseToolCallEnd(s *jsonx.Scanner, p *event.ToolCallEnd, open bool) bool {
+	first := false
+	if open {
+		if s.ObjectStart() != nil {
+			return false
+		}
+		first = true
+	}
+	var seen uint64
+	for ; ; first = false {
+		key, more, err := s.ObjectNext(first)
+		if err != nil {
+			return false
+		}
+		if !more {
+			break
+		}
+		switch key {
+		case "toolCallId":
+			if seen&(1<<0) != 0 {
+				return false
+			}
+			seen |= 1 << 0
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.ToolCallID = v
+		case "subagentRunId":
+			if seen&(1<<1) != 0 {
+				return false
+			}
+			seen |= 1 << 1
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.SubagentRunID = &v
+		case "timestamp":
+			if seen&(1<<61) != 0 {
+				return false
+			}
+			seen |= 1 << 61
+			if s.Peek() != jsonx.Number {
+				return false
+			}
+			text, err := s.Number()
+			if err != nil {
+				return false
+			}
+			v, ok := jsonx.ParseInt64(text)
+			if !ok {
+				return false
+			}
+			(&p.Base).Timestamp = &v
+		case "rawEvent":
+			if seen&(1<<60) != 0 {
+				return false
+			}
+			seen |= 1 << 60
+			if s.Peek() == jsonx.Null {
+				if s.Null() != nil {
+					return false
+				}
+				break
+			}
+			raw, err := s.Raw()
+			if err != nil {
+				return false
+			}
+			(&p.Base).RawEvent = raw
+		case "metadata":
+			if seen&(1<<59) != 0 {
+				return false
+			}
+			seen |= 1 << 59
+			if s.Peek() != jsonx.Object {
+				return false
+			}
+			raw, err := s.Raw()
+			if err != nil {
+				return false
+			}
+			(&p.Base).Metadata = raw
+		default:
+			return false // an unknown member, or "type" again
+		}
+	}
+	if seen&0x1 != 0x1 {
+		return false
+	}
+	return true
+}
+
+func parseStateSnapshot(s *jsonx.Scanner, p *event.StateSnapshot, open bool) bool {
+	first := false
+	if open {
+		if s.ObjectStart() != nil {
+			return false
+		}
+		first = true
+	}
+	var seen uint64
+	for ; ; first = false {
+		key, more, err := s.ObjectNext(first)
+		if err != nil {
+			return false
+		}
+		if !more {
+			break
+		}
+		switch key {
+		case "snapshot":
+			if seen&(1<<0) != 0 {
+				return false
+			}
+			seen |= 1 << 0
+			raw, err := s.Raw()
+			if err != nil {
+				return false
+			}
+			p.Snapshot = raw
+		case "subagentRunId":
+			if seen&(1<<1) != 0 {
+				return false
+			}
+			seen |= 1 << 1
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.SubagentRunID = &v
+		case "timestamp":
+			if seen&(1<<61) != 0 {
+				return false
+			}
+			seen |= 1 << 61
+			if s.Peek() != jsonx.Number {
+				return false
+			}
+			text, err := s.Number()
+			if err != nil {
+				return false
+			}
+			v, ok := jsonx.ParseInt64(text)
+			if !ok {
+				return false
+			}
+			(&p.Base).Timestamp = &v
+		case "rawEvent":
+			if seen&(1<<60) != 0 {
+				return false
+			}
+			seen |= 1 << 60
+			if s.Peek() == jsonx.Null {
+				if s.Null() != nil {
+					return false
+				}
+				break
+			}
+			raw, err := s.Raw()
+			if err != nil {
+				return false
+			}
+			(&p.Base).RawEvent = raw
+		case "metadata":
+			if seen&(1<<59) != 0 {
+				return false
+			}
+			seen |= 1 << 59
+			if s.Peek() != jsonx.Object {
+				return false
+			}
+			raw, err := s.Raw()
+			if err != nil {
+				return false
+			}
+			(&p.Base).Metadata = raw
+		default:
+			return false // an unknown member, or "type" again
+		}
+	}
+	return true
+}
+
+func parseStateDelta(s *jsonx.Scanner, p *event.StateDelta, open bool) bool {
+	first := false
+	if open {
+		if s.ObjectStart() != nil {
+			return false
+		}
+		first = true
+	}
+	var seen uint64
+	for ; ; first = false {
+		key, more, err := s.ObjectNext(first)
+		if err != nil {
+			return false
+		}
+		if !more {
+			break
+		}
+		switch key {
+		case "delta":
+			if seen&(1<<0) != 0 {
+				return false
+			}
+			seen |= 1 << 0
+			if s.ArrayStart() != nil {
+				return false
+			}
+			v := []event.PatchOp{}
+			for first := true; ; first = false {
+				more, err := s.ArrayNext(first)
+				if err != nil {
+					return false
+				}
+				if !more {
+					break
+				}
+				v = append(v, event.PatchOp{})
+				if s.Peek() != jsonx.Object || !parsePatchOp(s, &v[len(v)-1], true) {
+					return false
+				}
+			}
+			p.Delta = v
+		case "subagentRunId":
+			if seen&(1<<1) != 0 {
+				return false
+			}
+			seen |= 1 << 1
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.SubagentRunID = &v
+		case "timestamp":
+			if seen&(1<<61) != 0 {
+				return false
+			}
+			seen |= 1 << 61
+			if s.Peek() != jsonx.Number {
+				return false
+			}
+			text, err := s.Number()
+			if err != nil {
+				return false
+			}
+			v, ok := jsonx.ParseInt64(text)
+			if !ok {
+				return false
+			}
+			(&p.Base).Timestamp = &v
+		case "rawEvent":
+			if seen&(1<<60) != 0 {
+				return false
+			}
+			seen |= 1 << 60
+			if s.Peek() == jsonx.Null {
+				if s.Null() != nil {
+					return false
+				}
+				break
+			}
+			raw, err := s.Raw()
+			if err != nil {
+				return false
+			}
+			(&p.Base).RawEvent = raw
+		case "metadata":
+			if seen&(1<<59) != 0 {
+				return false
+			}
+			seen |= 1 << 59
+			if s.Peek() != jsonx.Object {
+				return false
+			}
+			raw, err := s.Raw()
+			if err != nil {
+				return false
+			}
+			(&p.Base).Metadata = raw
+		default:
+			return false // an unknown member, or "type" again
+		}
+	}
+	if seen&0x1 != 0x1 {
+		return false
+	}
+	return true
+}
+
+func parsePatchOp(s *jsonx.Scanner, p *event.PatchOp, open bool) bool {
+	first := false
+	if open {
+		if s.ObjectStart() != nil {
+			return false
+		}
+		first = true
+	}
+	var seen uint64
+	for ; ; first = false {
+		key, more, err := s.ObjectNext(first)
+		if err != nil {
+			return false
+		}
+		if !more {
+			break
+		}
+		switch key {
+		case "op":
+			if seen&(1<<0) != 0 {
+				return false
+			}
+			seen |= 1 << 0
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil || !planPatchOp.Fields[0].Allows(v) {
+				return false
+			}
+			p.Op = v
+		case "path":
+			if seen&(1<<1) != 0 {
+				return false
+			}
+			seen |= 1 << 1
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.Path = v
+		case "from":
+			if seen&(1<<2) != 0 {
+				return false
+			}
+			seen |= 1 << 2
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.From = &v
+		case "value":
+			if seen&(1<<3) != 0 {
+				return false
+			}
+			seen |= 1 << 3
+			raw, err := s.Raw()
+			if err != nil {
+				return false
+			}
+			p.Value = raw
+		default:
+			return false // an unknown member, or "type" again
+		}
+	}
+	if seen&0x3 != 0x3 {
+		return false
+	}
+	return true
+}
+
+func parseMessagesSnapshot(s *jsonx.Scanner, p *event.MessagesSnapshot, open bool) bool {
+	first := false
+	if open {
+		if s.ObjectStart() != nil {
+			return false
+		}
+		first = true
+	}
+	var seen uint64
+	for ; ; first = false {
+		key, more, err := s.ObjectNext(first)
+		if err != nil {
+			return false
+		}
+		if !more {
+			break
+		}
+		switch key {
+		case "messages":
+			if seen&(1<<0) != 0 {
+				return false
+			}
+			seen |= 1 << 0
+			if s.ArrayStart() != nil {
+				return false
+			}
+			v := []event.Message{}
+			for first := true; ; first = false {
+				more, err := s.ArrayNext(first)
+				if err != nil {
+					return false
+				}
+				if !more {
+					break
+				}
+				v = append(v, event.Message{})
+				if s.Peek() != jsonx.Object || !parseMessage(s, &v[len(v)-1], true) {
+					return false
+				}
+			}
+			p.Messages = v
+		case "timestamp":
+			if seen&(1<<61) != 0 {
+				return false
+			}
+			seen |= 1 << 61
+			if s.Peek() != jsonx.Number {
+				return false
+			}
+			text, err := s.Number()
+			if err != nil {
+				return false
+			}
+			v, ok := jsonx.ParseInt64(text)
+			if !ok {
+				return false
+			}
+			(&p.Base).Timestamp = &v
+		case "rawEvent":
+			if seen&(1<<60) != 0 {
+				return false
+			}
+			seen |= 1 << 60
+			if s.Peek() == jsonx.Null {
+				if s.Null() != nil {
+					return false
+				}
+				break
+			}
+			raw, err := s.Raw()
+			if err != nil {
+				return false
+			}
+			(&p.Base).RawEvent = raw
+		case "metadata":
+			if seen&(1<<59) != 0 {
+				return false
+			}
+			seen |= 1 << 59
+			if s.Peek() != jsonx.Object {
+				return false
+			}
+			raw, err := s.Raw()
+			if err != nil {
+				return false
+			}
+			(&p.Base).Metadata = raw
+		default:
+			return false // an unknown member, or "type" again
+		}
+	}
+	if seen&0x1 != 0x1 {
+		return false
+	}
+	return true
+}
+
+func parseMessage(s *jsonx.Scanner, p *event.Message, open bool) bool {
+	first := false
+	if open {
+		if s.ObjectStart() != nil {
+			return false
+		}
+		first = true
+	}
+	var seen uint64
+	for ; ; first = false {
+		key, more, err := s.ObjectNext(first)
+		if err != nil {
+			return false
+		}
+		if !more {
+			break
+		}
+		switch key {
+		case "id":
+			if seen&(1<<0) != 0 {
+				return false
+			}
+			seen |= 1 << 0
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.ID = v
+		case "role":
+			if seen&(1<<1) != 0 {
+				return false
+			}
+			seen |= 1 << 1
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil || !planMessage.Fields[1].Allows(v) {
+				return false
+			}
+			p.Role = v
+		case "content":
+			if seen&(1<<2) != 0 {
+				return false
+			}
+			seen |= 1 << 2
+			switch s.Peek() {
+			case jsonx.String:
+				if s.Peek() != jsonx.String {
+					return false
+				}
+				v, err := s.String()
+				if err != nil {
+					return false
+				}
+				p.Content = &v
+			case jsonx.Array:
+				return false // content parts: the reference reader's
+			case jsonx.Object:
+				if s.Peek() != jsonx.Object {
+					return false
+				}
+				raw, err := s.Raw()
+				if err != nil {
+					return false
+				}
+				p.ActivityContent = raw
+			default:
+				return false
+			}
+		case "name":
+			if seen&(1<<3) != 0 {
+				return false
+			}
+			seen |= 1 << 3
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.Name = &v
+		case "toolCalls":
+			if seen&(1<<4) != 0 {
+				return false
+			}
+			seen |= 1 << 4
+			if s.ArrayStart() != nil {
+				return false
+			}
+			v := []event.ToolCall{}
+			for first := true; ; first = false {
+				more, err := s.ArrayNext(first)
+				if err != nil {
+					return false
+				}
+				if !more {
+					break
+				}
+				v = append(v, event.ToolCall{})
+				if s.Peek() != jsonx.Object || !parseToolCall(s, &v[len(v)-1], true) {
+					return false
+				}
+			}
+			p.ToolCalls = v
+		case "toolCallId":
+			if seen&(1<<5) != 0 {
+				return false
+			}
+			seen |= 1 << 5
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.ToolCallID = &v
+		case "error":
+			if seen&(1<<6) != 0 {
+				return false
+			}
+			seen |= 1 << 6
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.Error = &v
+		case "metadata":
+			if seen&(1<<8) != 0 {
+				return false
+			}
+			seen |= 1 << 8
+			if s.Peek() != jsonx.Object {
+				return false
+			}
+			raw, err := s.Raw()
+			if err != nil {
+				return false
+			}
+			p.Metadata = raw
+		case "subagentRunId":
+			if seen&(1<<9) != 0 {
+				return false
+			}
+			seen |= 1 << 9
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.SubagentRunID = &v
+		case "encryptedValue":
+			if seen&(1<<10) != 0 {
+				return false
+			}
+			seen |= 1 << 10
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.EncryptedValue = &v
+		case "activityType":
+			if seen&(1<<11) != 0 {
+				return false
+			}
+			seen |= 1 << 11
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.ActivityType = &v
+		default:
+			return false // an unknown member, or "type" again
+		}
+	}
+	if seen&0x3 != 0x3 {
+		return false
+	}
+	return rule(planMessage, unsafe.Pointer(p)) == nil
+}
+
+func parseToolCall(s *jsonx.Scanner, p *event.ToolCall, open bool) bool {
+	first := false
+	if open {
+		if s.ObjectStart() != nil {
+			return false
+		}
+		first = true
+	}
+	var seen uint64
+	for ; ; first = false {
+		key, more, err := s.ObjectNext(first)
+		if err != nil {
+			return false
+		}
+		if !more {
+			break
+		}
+		switch key {
+		case "id":
+			if seen&(1<<0) != 0 {
+				return false
+			}
+			seen |= 1 << 0
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.ID = v
+		case "type":
+			if seen&(1<<1) != 0 {
+				return false
+			}
+			seen |= 1 << 1
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil || !planToolCall.Fields[1].Allows(v) {
+				return false
+			}
+			p.Type = v
+		case "function":
+			if seen&(1<<2) != 0 {
+				return false
+			}
+			seen |= 1 << 2
+			if s.Peek() != jsonx.Object || !parseFunctionCall(s, &p.Function, true) {
+				return false
+			}
+		case "metadata":
+			if seen&(1<<3) != 0 {
+				return false
+			}
+			seen |= 1 << 3
+			if s.Peek() != jsonx.Object {
+				return false
+			}
+			raw, err := s.Raw()
+			if err != nil {
+				return false
+			}
+			p.Metadata = raw
+		case "encryptedValue":
+			if seen&(1<<4) != 0 {
+				return false
+			}
+			seen |= 1 << 4
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.EncryptedValue = &v
+		default:
+			return false // an unknown member, or "type" again
+		}
+	}
+	if seen&0x7 != 0x7 {
+		return false
+	}
+	return true
+}
+
+func parseFunctionCall(s *jsonx.Scanner, p *event.FunctionCall, open bool) bool {
+	first := false
+	if open {
+		if s.ObjectStart() != nil {
+			return false
+		}
+		first = true
+	}
+	var seen uint64
+	for ; ; first = false {
+		key, more, err := s.ObjectNext(first)
+		if err != nil {
+			return false
+		}
+		if !more {
+			break
+		}
+		switch key {
+		case "name":
+			if seen&(1<<0) != 0 {
+				return false
+			}
+			seen |= 1 << 0
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.Name = v
+		case "arguments":
+			if seen&(1<<1) != 0 {
+				return false
+			}
+			seen |= 1 << 1
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.Arguments = v
+		default:
+			return false // an unknown member, or "type" again
+		}
+	}
+	if seen&0x3 != 0x3 {
+		return false
+	}
+	return true
+}
+
+func parseRaw(s *jsonx.Scanner, p *event.Raw, open bool) bool {
+	first := false
+	if open {
+		if s.ObjectStart() != nil {
+			return false
+		}
+		first = true
+	}
+	var seen uint64
+	for ; ; first = false {
+		key, more, err := s.ObjectNext(first)
+		if err != nil {
+			return false
+		}
+		if !more {
+			break
+		}
+		switch key {
+		case "event":
+			if seen&(1<<0) != 0 {
+				return false
+			}
+			seen |= 1 << 0
+			raw, err := s.Raw()
+			if err != nil {
+				return false
+			}
+			p.Event = raw
+		case "source":
+			if seen&(1<<1) != 0 {
+				return false
+			}
+			seen |= 1 << 1
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.Source = &v
+		case "subagentRunId":
+			if seen&(1<<2) != 0 {
+				return false
+			}
+			seen |= 1 << 2
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.SubagentRunID = &v
+		case "timestamp":
+			if seen&(1<<61) != 0 {
+				return false
+			}
+			seen |= 1 << 61
+			if s.Peek() != jsonx.Number {
+				return false
+			}
+			text, err := s.Number()
+			if err != nil {
+				return false
+			}
+			v, ok := jsonx.ParseInt64(text)
+			if !ok {
+				return false
+			}
+			(&p.Base).Timestamp = &v
+		case "rawEvent":
+			if seen&(1<<60) != 0 {
+				return false
+			}
+			seen |= 1 << 60
+			if s.Peek() == jsonx.Null {
+				if s.Null() != nil {
+					return false
+				}
+				break
+			}
+			raw, err := s.Raw()
+			if err != nil {
+				return false
+			}
+			(&p.Base).RawEvent = raw
+		case "metadata":
+			if seen&(1<<59) != 0 {
+				return false
+			}
+			seen |= 1 << 59
+			if s.Peek() != jsonx.Object {
+				return false
+			}
+			raw, err := s.Raw()
+			if err != nil {
+				return false
+			}
+			(&p.Base).Metadata = raw
+		default:
+			return false // an unknown member, or "type" again
+		}
+	}
+	return true
+}
+
+func parseCustom(s *jsonx.Scanner, p *event.Custom, open bool) bool {
+	first := false
+	if open {
+		if s.ObjectStart() != nil {
+			return false
+		}
+		first = true
+	}
+	var seen uint64
+	for ; ; first = false {
+		key, more, err := s.ObjectNext(first)
+		if err != nil {
+			return false
+		}
+		if !more {
+			break
+		}
+		switch key {
+		case "name":
+			if seen&(1<<0) != 0 {
+				return false
+			}
+			seen |= 1 << 0
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.Name = v
+		case "value":
+			if seen&(1<<1) != 0 {
+				return false
+			}
+			seen |= 1 << 1
+			raw, err := s.Raw()
+			if err != nil {
+				return false
+			}
+			p.Value = raw
+		case "subagentRunId":
+			if seen&(1<<2) != 0 {
+				return false
+			}
+			seen |= 1 << 2
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.SubagentRunID = &v
+		case "timestamp":
+			if seen&(1<<61) != 0 {
+				return false
+			}
+			seen |= 1 << 61
+			if s.Peek() != jsonx.Number {
+				return false
+			}
+			text, err := s.Number()
+			if err != nil {
+				return false
+			}
+			v, ok := jsonx.ParseInt64(text)
+			if !ok {
+				return false
+			}
+			(&p.Base).Timestamp = &v
+		case "rawEvent":
+			if seen&(1<<60) != 0 {
+				return false
+			}
+			seen |= 1 << 60
+			if s.Peek() == jsonx.Null {
+				if s.Null() != nil {
+					return false
+				}
+				break
+			}
+			raw, err := s.Raw()
+			if err != nil {
+				return false
+			}
+			(&p.Base).RawEvent = raw
+		case "metadata":
+			if seen&(1<<59) != 0 {
+				return false
+			}
+			seen |= 1 << 59
+			if s.Peek() != jsonx.Object {
+				return false
+			}
+			raw, err := s.Raw()
+			if err != nil {
+				return false
+			}
+			(&p.Base).Metadata = raw
+		default:
+			return false // an unknown member, or "type" again
+		}
+	}
+	if seen&0x1 != 0x1 {
+		return false
+	}
+	return true
+}
+
+func parseRunStarted(s *jsonx.Scanner, p *event.RunStarted, open bool) bool {
+	first := false
+	if open {
+		if s.ObjectStart() != nil {
+			return false
+		}
+		first = true
+	}
+	var seen uint64
+	for ; ; first = false {
+		key, more, err := s.ObjectNext(first)
+		if err != nil {
+			return false
+		}
+		if !more {
+			break
+		}
+		switch key {
+		case "threadId":
+			if seen&(1<<0) != 0 {
+				return false
+			}
+			seen |= 1 << 0
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.ThreadID = v
+		case "runId":
+			if seen&(1<<1) != 0 {
+				return false
+			}
+			seen |= 1 << 1
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.RunID = v
+		case "parentRunId":
+			if seen&(1<<2) != 0 {
+				return false
+			}
+			seen |= 1 << 2
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.ParentRunID = &v
+		case "input":
+			if seen&(1<<3) != 0 {
+				return false
+			}
+			seen |= 1 << 3
+			if s.Peek() != jsonx.Object {
+				return false
+			}
+			x := new(event.RunAgentInput)
+			if !parseRunAgentInput(s, x, true) {
+				return false
+			}
+			p.Input = x
+		case "protocolVersion":
+			if seen&(1<<4) != 0 {
+				return false
+			}
+			seen |= 1 << 4
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.ProtocolVersion = &v
+		case "timestamp":
+			if seen&(1<<61) != 0 {
+				return false
+			}
+			seen |= 1 << 61
+			if s.Peek() != jsonx.Number {
+				return false
+			}
+			text, err := s.Number()
+			if err != nil {
+				return false
+			}
+			v, ok := jsonx.ParseInt64(text)
+			if !ok {
+				return false
+			}
+			(&p.Base).Timestamp = &v
+		case "rawEvent":
+			if seen&(1<<60) != 0 {
+				return false
+			}
+			seen |= 1 << 60
+			if s.Peek() == jsonx.Null {
+				if s.Null() != nil {
+					return false
+				}
+				break
+			}
+			raw, err := s.Raw()
+			if err != nil {
+				return false
+			}
+			(&p.Base).RawEvent = raw
+		case "metadata":
+			if seen&(1<<59) != 0 {
+				return false
+			}
+			seen |= 1 << 59
+			if s.Peek() != jsonx.Object {
+				return false
+			}
+			raw, err := s.Raw()
+			if err != nil {
+				return false
+			}
+			(&p.Base).Metadata = raw
+		default:
+			return false // an unknown member, or "type" again
+		}
+	}
+	if seen&0x3 != 0x3 {
+		return false
+	}
+	return true
+}
+
+func parseRunAgentInput(s *jsonx.Scanner, p *event.RunAgentInput, open bool) bool {
+	first := false
+	if open {
+		if s.ObjectStart() != nil {
+			return false
+		}
+		first = true
+	}
+	var seen uint64
+	for ; ; first = false {
+		key, more, err := s.ObjectNext(first)
+		if err != nil {
+			return false
+		}
+		if !more {
+			break
+		}
+		switch key {
+		case "threadId":
+			if seen&(1<<0) != 0 {
+				return false
+			}
+			seen |= 1 << 0
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.ThreadID = v
+		case "runId":
+			if seen&(1<<1) != 0 {
+				return false
+			}
+			seen |= 1 << 1
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.RunID = v
+		case "parentRunId":
+			if seen&(1<<2) != 0 {
+				return false
+			}
+			seen |= 1 << 2
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.ParentRunID = &v
+		case "state":
+			if seen&(1<<3) != 0 {
+				return false
+			}
+			seen |= 1 << 3
+			if s.Peek() == jsonx.Null {
+				if s.Null() != nil {
+					return false
+				}
+				break
+			}
+			raw, err := s.Raw()
+			if err != nil {
+				return false
+			}
+			p.State = raw
+		case "messages":
+			if seen&(1<<4) != 0 {
+				return false
+			}
+			seen |= 1 << 4
+			if s.ArrayStart() != nil {
+				return false
+			}
+			v := []event.Message{}
+			for first := true; ; first = false {
+				more, err := s.ArrayNext(first)
+				if err != nil {
+					return false
+				}
+				if !more {
+					break
+				}
+				v = append(v, event.Message{})
+				if s.Peek() != jsonx.Object || !parseMessage(s, &v[len(v)-1], true) {
+					return false
+				}
+			}
+			p.Messages = v
+		case "tools":
+			if seen&(1<<5) != 0 {
+				return false
+			}
+			seen |= 1 << 5
+			if s.ArrayStart() != nil {
+				return false
+			}
+			v := []event.Tool{}
+			for first := true; ; first = false {
+				more, err := s.ArrayNext(first)
+				if err != nil {
+					return false
+				}
+				if !more {
+					break
+				}
+				v = append(v, event.Tool{})
+				if s.Peek() != jsonx.Object || !parseTool(s, &v[len(v)-1], true) {
+					return false
+				}
+			}
+			p.Tools = v
+		case "context":
+			if seen&(1<<6) != 0 {
+				return false
+			}
+			seen |= 1 << 6
+			if s.ArrayStart() != nil {
+				return false
+			}
+			v := []event.Context{}
+			for first := true; ; first = false {
+				more, err := s.ArrayNext(first)
+				if err != nil {
+					return false
+				}
+				if !more {
+					break
+				}
+				v = append(v, event.Context{})
+				if s.Peek() != jsonx.Object || !parseContext(s, &v[len(v)-1], true) {
+					return false
+				}
+			}
+			p.Context = v
+		case "forwardedProps":
+			if seen&(1<<7) != 0 {
+				return false
+			}
+			seen |= 1 << 7
+			if s.Peek() == jsonx.Null {
+				if s.Null() != nil {
+					return false
+				}
+				break
+			}
+			raw, err := s.Raw()
+			if err != nil {
+				return false
+			}
+			p.ForwardedProps = raw
+		case "resume":
+			if seen&(1<<8) != 0 {
+				return false
+			}
+			seen |= 1 << 8
+			if s.ArrayStart() != nil {
+				return false
+			}
+			v := []event.ResumeEntry{}
+			for first := true; ; first = false {
+				more, err := s.ArrayNext(first)
+				if err != nil {
+					return false
+				}
+				if !more {
+					break
+				}
+				v = append(v, event.ResumeEntry{})
+				if s.Peek() != jsonx.Object || !parseResumeEntry(s, &v[len(v)-1], true) {
+					return false
+				}
+			}
+			p.Resume = v
+		case "protocolVersion":
+			if seen&(1<<9) != 0 {
+				return false
+			}
+			seen |= 1 << 9
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.ProtocolVersion = &v
+		default:
+			return false // an unknown member, or "type" again
+		}
+	}
+	if seen&0x13 != 0x13 {
+		return false
+	}
+	return true
+}
+
+func parseTool(s *jsonx.Scanner, p *event.Tool, open bool) bool {
+	first := false
+	if open {
+		if s.ObjectStart() != nil {
+			return false
+		}
+		first = true
+	}
+	var seen uint64
+	for ; ; first = false {
+		key, more, err := s.ObjectNext(first)
+		if err != nil {
+			return false
+		}
+		if !more {
+			break
+		}
+		switch key {
+		case "name":
+			if seen&(1<<0) != 0 {
+				return false
+			}
+			seen |= 1 << 0
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.Name = v
+		case "description":
+			if seen&(1<<1) != 0 {
+				return false
+			}
+			seen |= 1 << 1
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.Description = v
+		case "parameters":
+			if seen&(1<<2) != 0 {
+				return false
+			}
+			seen |= 1 << 2
+			if s.Peek() == jsonx.Null {
+				if s.Null() != nil {
+					return false
+				}
+				break
+			}
+			raw, err := s.Raw()
+			if err != nil {
+				return false
+			}
+			p.Parameters = raw
+		case "metadata":
+			if seen&(1<<3) != 0 {
+				return false
+			}
+			seen |= 1 << 3
+			if s.Peek() != jsonx.Object {
+				return false
+			}
+			raw, err := s.Raw()
+			if err != nil {
+				return false
+			}
+			p.Metadata = raw
+		default:
+			return false // an unknown member, or "type" again
+		}
+	}
+	if seen&0x3 != 0x3 {
+		return false
+	}
+	return true
+}
+
+func parseContext(s *jsonx.Scanner, p *event.Context, open bool) bool {
+	first := false
+	if open {
+		if s.ObjectStart() != nil {
+			return false
+		}
+		first = true
+	}
+	var seen uint64
+	for ; ; first = false {
+		key, more, err := s.ObjectNext(first)
+		if err != nil {
+			return false
+		}
+		if !more {
+			break
+		}
+		switch key {
+		case "description":
+			if seen&(1<<0) != 0 {
+				return false
+			}
+			seen |= 1 << 0
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.Description = v
+		case "value":
+			if seen&(1<<1) != 0 {
+				return false
+			}
+			seen |= 1 << 1
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.Value = v
+		default:
+			return false // an unknown member, or "type" again
+		}
+	}
+	if seen&0x3 != 0x3 {
+		return false
+	}
+	return true
+}
+
+func parseResumeEntry(s *jsonx.Scanner, p *event.ResumeEntry, open bool) bool {
+	first := false
+	if open {
+		if s.ObjectStart() != nil {
+			return false
+		}
+		first = true
+	}
+	var seen uint64
+	for ; ; first = false {
+		key, more, err := s.ObjectNext(first)
+		if err != nil {
+			return false
+		}
+		if !more {
+			break
+		}
+		switch key {
+		case "interruptId":
+			if seen&(1<<0) != 0 {
+				return false
+			}
+			seen |= 1 << 0
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.InterruptID = v
+		case "status":
+			if seen&(1<<1) != 0 {
+				return false
+			}
+			seen |= 1 << 1
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil || !planResumeEntry.Fields[1].Allows(v) {
+				return false
+			}
+			p.Status = v
+		case "payload":
+			if seen&(1<<2) != 0 {
+				return false
+			}
+			seen |= 1 << 2
+			if s.Peek() == jsonx.Null {
+				if s.Null() != nil {
+					return false
+				}
+				break
+			}
+			raw, err := s.Raw()
+			if err != nil {
+				return false
+			}
+			p.Payload = raw
+		case "metadata":
+			if seen&(1<<3) != 0 {
+				return false
+			}
+			seen |= 1 << 3
+			if s.Peek() != jsonx.Object {
+				return false
+			}
+			raw, err := s.Raw()
+			if err != nil {
+				return false
+			}
+			p.Metadata = raw
+		default:
+			return false // an unknown member, or "type" again
+		}
+	}
+	if seen&0x3 != 0x3 {
+		return false
+	}
+	return true
+}
+
+func parseRunFinished(s *jsonx.Scanner, p *event.RunFinished, open bool) bool {
+	first := false
+	if open {
+		if s.ObjectStart() != nil {
+			return false
+		}
+		first = true
+	}
+	var seen uint64
+	for ; ; first = false {
+		key, more, err := s.ObjectNext(first)
+		if err != nil {
+			return false
+		}
+		if !more {
+			break
+		}
+		switch key {
+		case "threadId":
+			if seen&(1<<0) != 0 {
+				return false
+			}
+			seen |= 1 << 0
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.ThreadID = v
+		case "runId":
+			if seen&(1<<1) != 0 {
+				return false
+			}
+			seen |= 1 << 1
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.RunID = v
+		case "result":
+			if seen&(1<<2) != 0 {
+				return false
+			}
+			seen |= 1 << 2
+			if s.Peek() == jsonx.Null {
+				if s.Null() != nil {
+					return false
+				}
+				break
+			}
+			raw, err := s.Raw()
+			if err != nil {
+				return false
+			}
+			p.Result = raw
+		case "outcome":
+			if seen&(1<<3) != 0 {
+				return false
+			}
+			seen |= 1 << 3
+			if s.Peek() != jsonx.Object {
+				return false
+			}
+			x := new(event.RunOutcome)
+			if !parseRunOutcome(s, x, true) {
+				return false
+			}
+			p.Outcome = x
+		case "usage":
+			if seen&(1<<4) != 0 {
+				return false
+			}
+			seen |= 1 << 4
+			if s.ArrayStart() != nil {
+				return false
+			}
+			v := []event.Usage{}
+			for first := true; ; first = false {
+				more, err := s.ArrayNext(first)
+				if err != nil {
+					return false
+				}
+				if !more {
+					break
+				}
+				v = append(v, event.Usage{})
+				if s.Peek() != jsonx.Object || !parseUsage(s, &v[len(v)-1], true) {
+					return false
+				}
+			}
+			p.Usage = v
+		case "timestamp":
+			if seen&(1<<61) != 0 {
+				return false
+			}
+			seen |= 1 << 61
+			if s.Peek() != jsonx.Number {
+				return false
+			}
+			text, err := s.Number()
+			if err != nil {
+				return false
+			}
+			v, ok := jsonx.ParseInt64(text)
+			if !ok {
+				return false
+			}
+			(&p.Base).Timestamp = &v
+		case "rawEvent":
+			if seen&(1<<60) != 0 {
+				return false
+			}
+			seen |= 1 << 60
+			if s.Peek() == jsonx.Null {
+				if s.Null() != nil {
+					return false
+				}
+				break
+			}
+			raw, err := s.Raw()
+			if err != nil {
+				return false
+			}
+			(&p.Base).RawEvent = raw
+		case "metadata":
+			if seen&(1<<59) != 0 {
+				return false
+			}
+			seen |= 1 << 59
+			if s.Peek() != jsonx.Object {
+				return false
+			}
+			raw, err := s.Raw()
+			if err != nil {
+				return false
+			}
+			(&p.Base).Metadata = raw
+		default:
+			return false // an unknown member, or "type" again
+		}
+	}
+	if seen&0x3 != 0x3 {
+		return false
+	}
+	return true
+}
+
+func parseRunOutcome(s *jsonx.Scanner, p *event.RunOutcome, open bool) bool {
+	first := false
+	if open {
+		if s.ObjectStart() != nil {
+			return false
+		}
+		first = true
+	}
+	var seen uint64
+	for ; ; first = false {
+		key, more, err := s.ObjectNext(first)
+		if err != nil {
+			return false
+		}
+		if !more {
+			break
+		}
+		switch key {
+		case "type":
+			if seen&(1<<0) != 0 {
+				return false
+			}
+			seen |= 1 << 0
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.Type = v
+		case "interrupts":
+			if seen&(1<<1) != 0 {
+				return false
+			}
+			seen |= 1 << 1
+			if s.ArrayStart() != nil {
+				return false
+			}
+			v := []event.Interrupt{}
+			for first := true; ; first = false {
+				more, err := s.ArrayNext(first)
+				if err != nil {
+					return false
+				}
+				if !more {
+					break
+				}
+				v = append(v, event.Interrupt{})
+				if s.Peek() != jsonx.Object || !parseInterrupt(s, &v[len(v)-1], true) {
+					return false
+				}
+			}
+			p.Interrupts = v
+		case "pendingToolCallIds":
+			if seen&(1<<2) != 0 {
+				return false
+			}
+			seen |= 1 << 2
+			if s.ArrayStart() != nil {
+				return false
+			}
+			v := []string{}
+			for first := true; ; first = false {
+				more, err := s.ArrayNext(first)
+				if err != nil || more && s.Peek() != jsonx.String {
+					return false
+				}
+				if !more {
+					break
+				}
+				e, err := s.String()
+				if err != nil {
+					return false
+				}
+				v = append(v, e)
+			}
+			p.PendingToolCallIDs = v
+		default:
+			return false // an unknown member, or "type" again
+		}
+	}
+	if seen&0x1 != 0x1 {
+		return false
+	}
+	return rule(planRunOutcome, unsafe.Pointer(p)) == nil
+}
+
+func parseInterrupt(s *jsonx.Scanner, p *event.Interrupt, open bool) bool {
+	first := false
+	if open {
+		if s.ObjectStart() != nil {
+			return false
+		}
+		first = true
+	}
+	var seen uint64
+	for ; ; first = false {
+		key, more, err := s.ObjectNext(first)
+		if err != nil {
+			return false
+		}
+		if !more {
+			break
+		}
+		switch key {
+		case "id":
+			if seen&(1<<0) != 0 {
+				return false
+			}
+			seen |= 1 << 0
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.ID = v
+		case "reason":
+			if seen&(1<<1) != 0 {
+				return false
+			}
+			seen |= 1 << 1
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.Reason = v
+		case "message":
+			if seen&(1<<2) != 0 {
+				return false
+			}
+			seen |= 1 << 2
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.Message = &v
+		case "toolCallId":
+			if seen&(1<<3) != 0 {
+				return false
+			}
+			seen |= 1 << 3
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.ToolCallID = &v
+		case "responseSchema":
+			if seen&(1<<4) != 0 {
+				return false
+			}
+			seen |= 1 << 4
+			if s.Peek() == jsonx.Null {
+				if s.Null() != nil {
+					return false
+				}
+				break
+			}
+			raw, err := s.Raw()
+			if err != nil {
+				return false
+			}
+			p.ResponseSchema = raw
+		case "expiresAt":
+			if seen&(1<<5) != 0 {
+				return false
+			}
+			seen |= 1 << 5
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.ExpiresAt = &v
+		case "metadata":
+			if seen&(1<<6) != 0 {
+				return false
+			}
+			seen |= 1 << 6
+			if s.Peek() == jsonx.Null {
+				if s.Null() != nil {
+					return false
+				}
+				break
+			}
+			raw, err := s.Raw()
+			if err != nil {
+				return false
+			}
+			p.Metadata = raw
+		case "subagentRunId":
+			if seen&(1<<7) != 0 {
+				return false
+			}
+			seen |= 1 << 7
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.SubagentRunID = &v
+		default:
+			return false // an unknown member, or "type" again
+		}
+	}
+	if seen&0x3 != 0x3 {
+		return false
+	}
+	return true
+}
+
+func parseUsage(s *jsonx.Scanner, p *event.Usage, open bool) bool {
+	first := false
+	if open {
+		if s.ObjectStart() != nil {
+			return false
+		}
+		first = true
+	}
+	var seen uint64
+	for ; ; first = false {
+		key, more, err := s.ObjectNext(first)
+		if err != nil {
+			return false
+		}
+		if !more {
+			break
+		}
+		switch key {
+		case "provider":
+			if seen&(1<<0) != 0 {
+				return false
+			}
+			seen |= 1 << 0
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.Provider = &v
+		case "model":
+			if seen&(1<<1) != 0 {
+				return false
+			}
+			seen |= 1 << 1
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.Model = &v
+		case "inputTokens":
+			if seen&(1<<2) != 0 {
+				return false
+			}
+			seen |= 1 << 2
+			if s.Peek() != jsonx.Number {
+				return false
+			}
+			text, err := s.Number()
+			if err != nil {
+				return false
+			}
+			v, ok := jsonx.ParseInt64(text)
+			if !ok {
+				return false
+			}
+			p.InputTokens = &v
+		case "outputTokens":
+			if seen&(1<<3) != 0 {
+				return false
+			}
+			seen |= 1 << 3
+			if s.Peek() != jsonx.Number {
+				return false
+			}
+			text, err := s.Number()
+			if err != nil {
+				return false
+			}
+			v, ok := jsonx.ParseInt64(text)
+			if !ok {
+				return false
+			}
+			p.OutputTokens = &v
+		case "totalTokens":
+			if seen&(1<<4) != 0 {
+				return false
+			}
+			seen |= 1 << 4
+			if s.Peek() != jsonx.Number {
+				return false
+			}
+			text, err := s.Number()
+			if err != nil {
+				return false
+			}
+			v, ok := jsonx.ParseInt64(text)
+			if !ok {
+				return false
+			}
+			p.TotalTokens = &v
+		case "reasoningTokens":
+			if seen&(1<<5) != 0 {
+				return false
+			}
+			seen |= 1 << 5
+			if s.Peek() != jsonx.Number {
+				return false
+			}
+			text, err := s.Number()
+			if err != nil {
+				return false
+			}
+			v, ok := jsonx.ParseInt64(text)
+			if !ok {
+				return false
+			}
+			p.ReasoningTokens = &v
+		case "cachedInputTokens":
+			if seen&(1<<6) != 0 {
+				return false
+			}
+			seen |= 1 << 6
+			if s.Peek() != jsonx.Number {
+				return false
+			}
+			text, err := s.Number()
+			if err != nil {
+				return false
+			}
+			v, ok := jsonx.ParseInt64(text)
+			if !ok {
+				return false
+			}
+			p.CachedInputTokens = &v
+		case "cacheWriteInputTokens":
+			if seen&(1<<7) != 0 {
+				return false
+			}
+			seen |= 1 << 7
+			if s.Peek() != jsonx.Number {
+				return false
+			}
+			text, err := s.Number()
+			if err != nil {
+				return false
+			}
+			v, ok := jsonx.ParseInt64(text)
+			if !ok {
+				return false
+			}
+			p.CacheWriteInputTokens = &v
+		default:
+			return false // an unknown member, or "type" again
+		}
+	}
+	return true
+}
+
+func parseRunError(s *jsonx.Scanner, p *event.RunError, open bool) bool {
+	first := false
+	if open {
+		if s.ObjectStart() != nil {
+			return false
+		}
+		first = true
+	}
+	var seen uint64
+	for ; ; first = false {
+		key, more, err := s.ObjectNext(first)
+		if err != nil {
+			return false
+		}
+		if !more {
+			break
+		}
+		switch key {
+		case "code":
+			if seen&(1<<0) != 0 {
+				return false
+			}
+			seen |= 1 << 0
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.Code = &v
+		case "message":
+			if seen&(1<<1) != 0 {
+				return false
+			}
+			seen |= 1 << 1
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.Message = v
+		case "usage":
+			if seen&(1<<2) != 0 {
+				return false
+			}
+			seen |= 1 << 2
+			if s.ArrayStart() != nil {
+				return false
+			}
+			v := []event.Usage{}
+			for first := true; ; first = false {
+				more, err := s.ArrayNext(first)
+				if err != nil {
+					return false
+				}
+				if !more {
+					break
+				}
+				v = append(v, event.Usage{})
+				if s.Peek() != jsonx.Object || !parseUsage(s, &v[len(v)-1], true) {
+					return false
+				}
+			}
+			p.Usage = v
+		case "timestamp":
+			if seen&(1<<61) != 0 {
+				return false
+			}
+			seen |= 1 << 61
+			if s.Peek() != jsonx.Number {
+				return false
+			}
+			text, err := s.Number()
+			if err != nil {
+				return false
+			}
+			v, ok := jsonx.ParseInt64(text)
+			if !ok {
+				return false
+			}
+			(&p.Base).Timestamp = &v
+		case "rawEvent":
+			if seen&(1<<60) != 0 {
+				return false
+			}
+			seen |= 1 << 60
+			if s.Peek() == jsonx.Null {
+				if s.Null() != nil {
+					return false
+				}
+				break
+			}
+			raw, err := s.Raw()
+			if err != nil {
+				return false
+			}
+			(&p.Base).RawEvent = raw
+		case "metadata":
+			if seen&(1<<59) != 0 {
+				return false
+			}
+			seen |= 1 << 59
+			if s.Peek() != jsonx.Object {
+				return false
+			}
+			raw, err := s.Raw()
+			if err != nil {
+				return false
+			}
+			(&p.Base).Metadata = raw
+		default:
+			return false // an unknown member, or "type" again
+		}
+	}
+	if seen&0x2 != 0x2 {
+		return false
+	}
+	return true
+}
+
+func parseStepStarted(s *jsonx.Scanner, p *event.StepStarted, open bool) bool {
+	first := false
+	if open {
+		if s.ObjectStart() != nil {
+			return false
+		}
+		first = true
+	}
+	var seen uint64
+	for ; ; first = false {
+		key, more, err := s.ObjectNext(first)
+		if err != nil {
+			return false
+		}
+		if !more {
+			break
+		}
+		switch key {
+		case "stepName":
+			if seen&(1<<0) != 0 {
+				return false
+			}
+			seen |= 1 << 0
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.StepName = v
+		case "subagentRunId":
+			if seen&(1<<1) != 0 {
+				return false
+			}
+			seen |= 1 << 1
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.SubagentRunID = &v
+		case "timestamp":
+			if seen&(1<<61) != 0 {
+				return false
+			}
+			seen |= 1 << 61
+			if s.Peek() != jsonx.Number {
+				return false
+			}
+			text, err := s.Number()
+			if err != nil {
+				return false
+			}
+			v, ok := jsonx.ParseInt64(text)
+			if !ok {
+				return false
+			}
+			(&p.Base).Timestamp = &v
+		case "rawEvent":
+			if seen&(1<<60) != 0 {
+				return false
+			}
+			seen |= 1 << 60
+			if s.Peek() == jsonx.Null {
+				if s.Null() != nil {
+					return false
+				}
+				break
+			}
+			raw, err := s.Raw()
+			if err != nil {
+				return false
+			}
+			(&p.Base).RawEvent = raw
+		case "metadata":
+			if seen&(1<<59) != 0 {
+				return false
+			}
+			seen |= 1 << 59
+			if s.Peek() != jsonx.Object {
+				return false
+			}
+			raw, err := s.Raw()
+			if err != nil {
+				return false
+			}
+			(&p.Base).Metadata = raw
+		default:
+			return false // an unknown member, or "type" again
+		}
+	}
+	if seen&0x1 != 0x1 {
+		return false
+	}
+	return true
+}
+
+func parseStepFinished(s *jsonx.Scanner, p *event.StepFinished, open bool) bool {
+	first := false
+	if open {
+		if s.ObjectStart() != nil {
+			return false
+		}
+		first = true
+	}
+	var seen uint64
+	for ; ; first = false {
+		key, more, err := s.ObjectNext(first)
+		if err != nil {
+			return false
+		}
+		if !more {
+			break
+		}
+		switch key {
+		case "stepName":
+			if seen&(1<<0) != 0 {
+				return false
+			}
+			seen |= 1 << 0
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.StepName = v
+		case "subagentRunId":
+			if seen&(1<<1) != 0 {
+				return false
+			}
+			seen |= 1 << 1
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.SubagentRunID = &v
+		case "timestamp":
+			if seen&(1<<61) != 0 {
+				return false
+			}
+			seen |= 1 << 61
+			if s.Peek() != jsonx.Number {
+				return false
+			}
+			text, err := s.Number()
+			if err != nil {
+				return false
+			}
+			v, ok := jsonx.ParseInt64(text)
+			if !ok {
+				return false
+			}
+			(&p.Base).Timestamp = &v
+		case "rawEvent":
+			if seen&(1<<60) != 0 {
+				return false
+			}
+			seen |= 1 << 60
+			if s.Peek() == jsonx.Null {
+				if s.Null() != nil {
+					return false
+				}
+				break
+			}
+			raw, err := s.Raw()
+			if err != nil {
+				return false
+			}
+			(&p.Base).RawEvent = raw
+		case "metadata":
+			if seen&(1<<59) != 0 {
+				return false
+			}
+			seen |= 1 << 59
+			if s.Peek() != jsonx.Object {
+				return false
+			}
+			raw, err := s.Raw()
+			if err != nil {
+				return false
+			}
+			(&p.Base).Metadata = raw
+		default:
+			return false // an unknown member, or "type" again
+		}
+	}
+	if seen&0x1 != 0x1 {
+		return false
+	}
+	return true
+}
+
+func parseTextMessageChunk(s *jsonx.Scanner, p *event.TextMessageChunk, open bool) bool {
+	first := false
+	if open {
+		if s.ObjectStart() != nil {
+			return false
+		}
+		first = true
+	}
+	var seen uint64
+	for ; ; first = false {
+		key, more, err := s.ObjectNext(first)
+		if err != nil {
+			return false
+		}
+		if !more {
+			break
+		}
+		switch key {
+		case "messageId":
+			if seen&(1<<0) != 0 {
+				return false
+			}
+			seen |= 1 << 0
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.MessageID = &v
+		case "role":
+			if seen&(1<<1) != 0 {
+				return false
+			}
+			seen |= 1 << 1
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil || !planTextMessageChunk.Fields[1].Allows(v) {
+				return false
+			}
+			p.Role = &v
+		case "delta":
+			if seen&(1<<2) != 0 {
+				return false
+			}
+			seen |= 1 << 2
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.Delta = &v
+		case "name":
+			if seen&(1<<3) != 0 {
+				return false
+			}
+			seen |= 1 << 3
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.Name = &v
+		case "subagentRunId":
+			if seen&(1<<4) != 0 {
+				return false
+			}
+			seen |= 1 << 4
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.SubagentRunID = &v
+		case "timestamp":
+			if seen&(1<<61) != 0 {
+				return false
+			}
+			seen |= 1 << 61
+			if s.Peek() != jsonx.Number {
+				return false
+			}
+			text, err := s.Number()
+			if err != nil {
+				return false
+			}
+			v, ok := jsonx.ParseInt64(text)
+			if !ok {
+				return false
+			}
+			(&p.Base).Timestamp = &v
+		case "rawEvent":
+			if seen&(1<<60) != 0 {
+				return false
+			}
+			seen |= 1 << 60
+			if s.Peek() == jsonx.Null {
+				if s.Null() != nil {
+					return false
+				}
+				break
+			}
+			raw, err := s.Raw()
+			if err != nil {
+				return false
+			}
+			(&p.Base).RawEvent = raw
+		case "metadata":
+			if seen&(1<<59) != 0 {
+				return false
+			}
+			seen |= 1 << 59
+			if s.Peek() != jsonx.Object {
+				return false
+			}
+			raw, err := s.Raw()
+			if err != nil {
+				return false
+			}
+			(&p.Base).Metadata = raw
+		default:
+			return false // an unknown member, or "type" again
+		}
+	}
+	return true
+}
+
+func parseToolCallChunk(s *jsonx.Scanner, p *event.ToolCallChunk, open bool) bool {
+	first := false
+	if open {
+		if s.ObjectStart() != nil {
+			return false
+		}
+		first = true
+	}
+	var seen uint64
+	for ; ; first = false {
+		key, more, err := s.ObjectNext(first)
+		if err != nil {
+			return false
+		}
+		if !more {
+			break
+		}
+		switch key {
+		case "toolCallId":
+			if seen&(1<<0) != 0 {
+				return false
+			}
+			seen |= 1 << 0
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.ToolCallID = &v
+		case "toolCallName":
+			if seen&(1<<1) != 0 {
+				return false
+			}
+			seen |= 1 << 1
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.ToolCallName = &v
+		case "parentMessageId":
+			if seen&(1<<2) != 0 {
+				return false
+			}
+			seen |= 1 << 2
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.ParentMessageID = &v
+		case "delta":
+			if seen&(1<<3) != 0 {
+				return false
+			}
+			seen |= 1 << 3
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.Delta = &v
+		case "subagentRunId":
+			if seen&(1<<4) != 0 {
+				return false
+			}
+			seen |= 1 << 4
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.SubagentRunID = &v
+		case "timestamp":
+			if seen&(1<<61) != 0 {
+				return false
+			}
+			seen |= 1 << 61
+			if s.Peek() != jsonx.Number {
+				return false
+			}
+			text, err := s.Number()
+			if err != nil {
+				return false
+			}
+			v, ok := jsonx.ParseInt64(text)
+			if !ok {
+				return false
+			}
+			(&p.Base).Timestamp = &v
+		case "rawEvent":
+			if seen&(1<<60) != 0 {
+				return false
+			}
+			seen |= 1 << 60
+			if s.Peek() == jsonx.Null {
+				if s.Null() != nil {
+					return false
+				}
+				break
+			}
+			raw, err := s.Raw()
+			if err != nil {
+				return false
+			}
+			(&p.Base).RawEvent = raw
+		case "metadata":
+			if seen&(1<<59) != 0 {
+				return false
+			}
+			seen |= 1 << 59
+			if s.Peek() != jsonx.Object {
+				return false
+			}
+			raw, err := s.Raw()
+			if err != nil {
+				return false
+			}
+			(&p.Base).Metadata = raw
+		default:
+			return false // an unknown member, or "type" again
+		}
+	}
+	return true
+}
+
+func parseSubagentStarted(s *jsonx.Scanner, p *event.SubagentStarted, open bool) bool {
+	first := false
+	if open {
+		if s.ObjectStart() != nil {
+			return false
+		}
+		first = true
+	}
+	var seen uint64
+	for ; ; first = false {
+		key, more, err := s.ObjectNext(first)
+		if err != nil {
+			return false
+		}
+		if !more {
+			break
+		}
+		switch key {
+		case "subagentRunId":
+			if seen&(1<<0) != 0 {
+				return false
+			}
+			seen |= 1 << 0
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.SubagentRunID = v
+		case "name":
+			if seen&(1<<1) != 0 {
+				return false
+			}
+			seen |= 1 << 1
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.Name = v
+		case "description":
+			if seen&(1<<2) != 0 {
+				return false
+			}
+			seen |= 1 << 2
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.Description = &v
+		case "parentSubagentRunId":
+			if seen&(1<<3) != 0 {
+				return false
+			}
+			seen |= 1 << 3
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.ParentSubagentRunID = &v
+		case "parentToolCallId":
+			if seen&(1<<4) != 0 {
+				return false
+			}
+			seen |= 1 << 4
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.ParentToolCallID = &v
+		case "parentMessageId":
+			if seen&(1<<5) != 0 {
+				return false
+			}
+			seen |= 1 << 5
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.ParentMessageID = &v
+		case "timestamp":
+			if seen&(1<<61) != 0 {
+				return false
+			}
+			seen |= 1 << 61
+			if s.Peek() != jsonx.Number {
+				return false
+			}
+			text, err := s.Number()
+			if err != nil {
+				return false
+			}
+			v, ok := jsonx.ParseInt64(text)
+			if !ok {
+				return false
+			}
+			(&p.Base).Timestamp = &v
+		case "rawEvent":
+			if seen&(1<<60) != 0 {
+				return false
+			}
+			seen |= 1 << 60
+			if s.Peek() == jsonx.Null {
+				if s.Null() != nil {
+					return false
+				}
+				break
+			}
+			raw, err := s.Raw()
+			if err != nil {
+				return false
+			}
+			(&p.Base).RawEvent = raw
+		case "metadata":
+			if seen&(1<<59) != 0 {
+				return false
+			}
+			seen |= 1 << 59
+			if s.Peek() != jsonx.Object {
+				return false
+			}
+			raw, err := s.Raw()
+			if err != nil {
+				return false
+			}
+			(&p.Base).Metadata = raw
+		default:
+			return false // an unknown member, or "type" again
+		}
+	}
+	if seen&0x3 != 0x3 {
+		return false
+	}
+	return true
+}
+
+func parseSubagentFinished(s *jsonx.Scanner, p *event.SubagentFinished, open bool) bool {
+	first := false
+	if open {
+		if s.ObjectStart() != nil {
+			return false
+		}
+		first = true
+	}
+	var seen uint64
+	for ; ; first = false {
+		key, more, err := s.ObjectNext(first)
+		if err != nil {
+			return false
+		}
+		if !more {
+			break
+		}
+		switch key {
+		case "subagentRunId":
+			if seen&(1<<0) != 0 {
+				return false
+			}
+			seen |= 1 << 0
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.SubagentRunID = v
+		case "result":
+			if seen&(1<<1) != 0 {
+				return false
+			}
+			seen |= 1 << 1
+			if s.Peek() == jsonx.Null {
+				if s.Null() != nil {
+					return false
+				}
+				break
+			}
+			raw, err := s.Raw()
+			if err != nil {
+				return false
+			}
+			p.Result = raw
+		case "outcome":
+			if seen&(1<<2) != 0 {
+				return false
+			}
+			seen |= 1 << 2
+			if s.Peek() != jsonx.Object {
+				return false
+			}
+			x := new(event.SubagentOutcome)
+			if !parseSubagentOutcome(s, x, true) {
+				return false
+			}
+			p.Outcome = x
+		case "timestamp":
+			if seen&(1<<61) != 0 {
+				return false
+			}
+			seen |= 1 << 61
+			if s.Peek() != jsonx.Number {
+				return false
+			}
+			text, err := s.Number()
+			if err != nil {
+				return false
+			}
+			v, ok := jsonx.ParseInt64(text)
+			if !ok {
+				return false
+			}
+			(&p.Base).Timestamp = &v
+		case "rawEvent":
+			if seen&(1<<60) != 0 {
+				return false
+			}
+			seen |= 1 << 60
+			if s.Peek() == jsonx.Null {
+				if s.Null() != nil {
+					return false
+				}
+				break
+			}
+			raw, err := s.Raw()
+			if err != nil {
+				return false
+			}
+			(&p.Base).RawEvent = raw
+		case "metadata":
+			if seen&(1<<59) != 0 {
+				return false
+			}
+			seen |= 1 << 59
+			if s.Peek() != jsonx.Object {
+				return false
+			}
+			raw, err := s.Raw()
+			if err != nil {
+				return false
+			}
+			(&p.Base).Metadata = raw
+		default:
+			return false // an unknown member, or "type" again
+		}
+	}
+	if seen&0x1 != 0x1 {
+		return false
+	}
+	return true
+}
+
+func parseSubagentOutcome(s *jsonx.Scanner, p *event.SubagentOutcome, open bool) bool {
+	first := false
+	if open {
+		if s.ObjectStart() != nil {
+			return false
+		}
+		first = true
+	}
+	var seen uint64
+	for ; ; first = false {
+		key, more, err := s.ObjectNext(first)
+		if err != nil {
+			return false
+		}
+		if !more {
+			break
+		}
+		switch key {
+		case "type":
+			if seen&(1<<0) != 0 {
+				return false
+			}
+			seen |= 1 << 0
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.Type = v
+		case "interruptIds":
+			if seen&(1<<1) != 0 {
+				return false
+			}
+			seen |= 1 << 1
+			if s.ArrayStart() != nil {
+				return false
+			}
+			v := []string{}
+			for first := true; ; first = false {
+				more, err := s.ArrayNext(first)
+				if err != nil || more && s.Peek() != jsonx.String {
+					return false
+				}
+				if !more {
+					break
+				}
+				e, err := s.String()
+				if err != nil {
+					return false
+				}
+				v = append(v, e)
+			}
+			p.InterruptIDs = v
+		default:
+			return false // an unknown member, or "type" again
+		}
+	}
+	if seen&0x1 != 0x1 {
+		return false
+	}
+	return rule(planSubagentOutcome, unsafe.Pointer(p)) == nil
+}
+
+func parseSubagentError(s *jsonx.Scanner, p *event.SubagentError, open bool) bool {
+	first := false
+	if open {
+		if s.ObjectStart() != nil {
+			return false
+		}
+		first = true
+	}
+	var seen uint64
+	for ; ; first = false {
+		key, more, err := s.ObjectNext(first)
+		if err != nil {
+			return false
+		}
+		if !more {
+			break
+		}
+		switch key {
+		case "subagentRunId":
+			if seen&(1<<0) != 0 {
+				return false
+			}
+			seen |= 1 << 0
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.SubagentRunID = v
+		case "message":
+			if seen&(1<<1) != 0 {
+				return false
+			}
+			seen |= 1 << 1
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.Message = v
+		case "code":
+			if seen&(1<<2) != 0 {
+				return false
+			}
+			seen |= 1 << 2
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.Code = &v
+		case "timestamp":
+			if seen&(1<<61) != 0 {
+				return false
+			}
+			seen |= 1 << 61
+			if s.Peek() != jsonx.Number {
+				return false
+			}
+			text, err := s.Number()
+			if err != nil {
+				return false
+			}
+			v, ok := jsonx.ParseInt64(text)
+			if !ok {
+				return false
+			}
+			(&p.Base).Timestamp = &v
+		case "rawEvent":
+			if seen&(1<<60) != 0 {
+				return false
+			}
+			seen |= 1 << 60
+			if s.Peek() == jsonx.Null {
+				if s.Null() != nil {
+					return false
+				}
+				break
+			}
+			raw, err := s.Raw()
+			if err != nil {
+				return false
+			}
+			(&p.Base).RawEvent = raw
+		case "metadata":
+			if seen&(1<<59) != 0 {
+				return false
+			}
+			seen |= 1 << 59
+			if s.Peek() != jsonx.Object {
+				return false
+			}
+			raw, err := s.Raw()
+			if err != nil {
+				return false
+			}
+			(&p.Base).Metadata = raw
+		default:
+			return false // an unknown member, or "type" again
+		}
+	}
+	if seen&0x3 != 0x3 {
+		return false
+	}
+	return true
+}
+
+func parseToolCallResult(s *jsonx.Scanner, p *event.ToolCallResult, open bool) bool {
+	first := false
+	if open {
+		if s.ObjectStart() != nil {
+			return false
+		}
+		first = true
+	}
+	var seen uint64
+	for ; ; first = false {
+		key, more, err := s.ObjectNext(first)
+		if err != nil {
+			return false
+		}
+		if !more {
+			break
+		}
+		switch key {
+		case "subagentRunId":
+			if seen&(1<<0) != 0 {
+				return false
+			}
+			seen |= 1 << 0
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.SubagentRunID = &v
+		case "messageId":
+			if seen&(1<<1) != 0 {
+				return false
+			}
+			seen |= 1 << 1
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.MessageID = v
+		case "toolCallId":
+			if seen&(1<<2) != 0 {
+				return false
+			}
+			seen |= 1 << 2
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.ToolCallID = v
+		case "content":
+			if seen&(1<<3) != 0 {
+				return false
+			}
+			seen |= 1 << 3
+			switch s.Peek() {
+			case jsonx.String:
+				if s.Peek() != jsonx.String {
+					return false
+				}
+				v, err := s.String()
+				if err != nil {
+					return false
+				}
+				p.Content = &v
+			case jsonx.Array:
+				return false // content parts: the reference reader's
+			default:
+				return false
+			}
+		case "role":
+			if seen&(1<<4) != 0 {
+				return false
+			}
+			seen |= 1 << 4
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil || !planToolCallResult.Fields[4].Allows(v) {
+				return false
+			}
+			p.Role = &v
+		case "timestamp":
+			if seen&(1<<61) != 0 {
+				return false
+			}
+			seen |= 1 << 61
+			if s.Peek() != jsonx.Number {
+				return false
+			}
+			text, err := s.Number()
+			if err != nil {
+				return false
+			}
+			v, ok := jsonx.ParseInt64(text)
+			if !ok {
+				return false
+			}
+			(&p.Base).Timestamp = &v
+		case "rawEvent":
+			if seen&(1<<60) != 0 {
+				return false
+			}
+			seen |= 1 << 60
+			if s.Peek() == jsonx.Null {
+				if s.Null() != nil {
+					return false
+				}
+				break
+			}
+			raw, err := s.Raw()
+			if err != nil {
+				return false
+			}
+			(&p.Base).RawEvent = raw
+		case "metadata":
+			if seen&(1<<59) != 0 {
+				return false
+			}
+			seen |= 1 << 59
+			if s.Peek() != jsonx.Object {
+				return false
+			}
+			raw, err := s.Raw()
+			if err != nil {
+				return false
+			}
+			(&p.Base).Metadata = raw
+		default:
+			return false // an unknown member, or "type" again
+		}
+	}
+	if seen&0x6 != 0x6 {
+		return false
+	}
+	return rule(planToolCallResult, unsafe.Pointer(p)) == nil
+}
+
+func parseActivitySnapshot(s *jsonx.Scanner, p *event.ActivitySnapshot, open bool) bool {
+	first := false
+	if open {
+		if s.ObjectStart() != nil {
+			return false
+		}
+		first = true
+	}
+	var seen uint64
+	for ; ; first = false {
+		key, more, err := s.ObjectNext(first)
+		if err != nil {
+			return false
+		}
+		if !more {
+			break
+		}
+		switch key {
+		case "subagentRunId":
+			if seen&(1<<0) != 0 {
+				return false
+			}
+			seen |= 1 << 0
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.SubagentRunID = &v
+		case "messageId":
+			if seen&(1<<1) != 0 {
+				return false
+			}
+			seen |= 1 << 1
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.MessageID = v
+		case "activityType":
+			if seen&(1<<2) != 0 {
+				return false
+			}
+			seen |= 1 << 2
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.ActivityType = v
+		case "content":
+			if seen&(1<<3) != 0 {
+				return false
+			}
+			seen |= 1 << 3
+			if s.Peek() != jsonx.Object {
+				return false
+			}
+			raw, err := s.Raw()
+			if err != nil {
+				return false
+			}
+			p.Content = raw
+		case "replace":
+			if seen&(1<<4) != 0 {
+				return false
+			}
+			seen |= 1 << 4
+			if k := s.Peek(); k != jsonx.True && k != jsonx.False {
+				return false
+			}
+			v, err := s.Bool()
+			if err != nil {
+				return false
+			}
+			p.Replace = &v
+		case "timestamp":
+			if seen&(1<<61) != 0 {
+				return false
+			}
+			seen |= 1 << 61
+			if s.Peek() != jsonx.Number {
+				return false
+			}
+			text, err := s.Number()
+			if err != nil {
+				return false
+			}
+			v, ok := jsonx.ParseInt64(text)
+			if !ok {
+				return false
+			}
+			(&p.Base).Timestamp = &v
+		case "rawEvent":
+			if seen&(1<<60) != 0 {
+				return false
+			}
+			seen |= 1 << 60
+			if s.Peek() == jsonx.Null {
+				if s.Null() != nil {
+					return false
+				}
+				break
+			}
+			raw, err := s.Raw()
+			if err != nil {
+				return false
+			}
+			(&p.Base).RawEvent = raw
+		case "metadata":
+			if seen&(1<<59) != 0 {
+				return false
+			}
+			seen |= 1 << 59
+			if s.Peek() != jsonx.Object {
+				return false
+			}
+			raw, err := s.Raw()
+			if err != nil {
+				return false
+			}
+			(&p.Base).Metadata = raw
+		default:
+			return false // an unknown member, or "type" again
+		}
+	}
+	if seen&0xe != 0xe {
+		return false
+	}
+	return true
+}
+
+func parseActivityDelta(s *jsonx.Scanner, p *event.ActivityDelta, open bool) bool {
+	first := false
+	if open {
+		if s.ObjectStart() != nil {
+			return false
+		}
+		first = true
+	}
+	var seen uint64
+	for ; ; first = false {
+		key, more, err := s.ObjectNext(first)
+		if err != nil {
+			return false
+		}
+		if !more {
+			break
+		}
+		switch key {
+		case "subagentRunId":
+			if seen&(1<<0) != 0 {
+				return false
+			}
+			seen |= 1 << 0
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.SubagentRunID = &v
+		case "messageId":
+			if seen&(1<<1) != 0 {
+				return false
+			}
+			seen |= 1 << 1
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.MessageID = v
+		case "activityType":
+			if seen&(1<<2) != 0 {
+				return false
+			}
+			seen |= 1 << 2
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.ActivityType = v
+		case "patch":
+			if seen&(1<<3) != 0 {
+				return false
+			}
+			seen |= 1 << 3
+			if s.ArrayStart() != nil {
+				return false
+			}
+			v := []event.PatchOp{}
+			for first := true; ; first = false {
+				more, err := s.ArrayNext(first)
+				if err != nil {
+					return false
+				}
+				if !more {
+					break
+				}
+				v = append(v, event.PatchOp{})
+				if s.Peek() != jsonx.Object || !parsePatchOp(s, &v[len(v)-1], true) {
+					return false
+				}
+			}
+			p.Patch = v
+		case "timestamp":
+			if seen&(1<<61) != 0 {
+				return false
+			}
+			seen |= 1 << 61
+			if s.Peek() != jsonx.Number {
+				return false
+			}
+			text, err := s.Number()
+			if err != nil {
+				return false
+			}
+			v, ok := jsonx.ParseInt64(text)
+			if !ok {
+				return false
+			}
+			(&p.Base).Timestamp = &v
+		case "rawEvent":
+			if seen&(1<<60) != 0 {
+				return false
+			}
+			seen |= 1 << 60
+			if s.Peek() == jsonx.Null {
+				if s.Null() != nil {
+					return false
+				}
+				break
+			}
+			raw, err := s.Raw()
+			if err != nil {
+				return false
+			}
+			(&p.Base).RawEvent = raw
+		case "metadata":
+			if seen&(1<<59) != 0 {
+				return false
+			}
+			seen |= 1 << 59
+			if s.Peek() != jsonx.Object {
+				return false
+			}
+			raw, err := s.Raw()
+			if err != nil {
+				return false
+			}
+			(&p.Base).Metadata = raw
+		default:
+			return false // an unknown member, or "type" again
+		}
+	}
+	if seen&0xe != 0xe {
+		return false
+	}
+	return true
+}
+
+func parseReasoningStart(s *jsonx.Scanner, p *event.ReasoningStart, open bool) bool {
+	first := false
+	if open {
+		if s.ObjectStart() != nil {
+			return false
+		}
+		first = true
+	}
+	var seen uint64
+	for ; ; first = false {
+		key, more, err := s.ObjectNext(first)
+		if err != nil {
+			return false
+		}
+		if !more {
+			break
+		}
+		switch key {
+		case "subagentRunId":
+			if seen&(1<<0) != 0 {
+				return false
+			}
+			seen |= 1 << 0
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.SubagentRunID = &v
+		case "messageId":
+			if seen&(1<<1) != 0 {
+				return false
+			}
+			seen |= 1 << 1
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.MessageID = v
+		case "timestamp":
+			if seen&(1<<61) != 0 {
+				return false
+			}
+			seen |= 1 << 61
+			if s.Peek() != jsonx.Number {
+				return false
+			}
+			text, err := s.Number()
+			if err != nil {
+				return false
+			}
+			v, ok := jsonx.ParseInt64(text)
+			if !ok {
+				return false
+			}
+			(&p.Base).Timestamp = &v
+		case "rawEvent":
+			if seen&(1<<60) != 0 {
+				return false
+			}
+			seen |= 1 << 60
+			if s.Peek() == jsonx.Null {
+				if s.Null() != nil {
+					return false
+				}
+				break
+			}
+			raw, err := s.Raw()
+			if err != nil {
+				return false
+			}
+			(&p.Base).RawEvent = raw
+		case "metadata":
+			if seen&(1<<59) != 0 {
+				return false
+			}
+			seen |= 1 << 59
+			if s.Peek() != jsonx.Object {
+				return false
+			}
+			raw, err := s.Raw()
+			if err != nil {
+				return false
+			}
+			(&p.Base).Metadata = raw
+		default:
+			return false // an unknown member, or "type" again
+		}
+	}
+	if seen&0x2 != 0x2 {
+		return false
+	}
+	return true
+}
+
+func parseReasoningMessageStart(s *jsonx.Scanner, p *event.ReasoningMessageStart, open bool) bool {
+	first := false
+	if open {
+		if s.ObjectStart() != nil {
+			return false
+		}
+		first = true
+	}
+	var seen uint64
+	for ; ; first = false {
+		key, more, err := s.ObjectNext(first)
+		if err != nil {
+			return false
+		}
+		if !more {
+			break
+		}
+		switch key {
+		case "subagentRunId":
+			if seen&(1<<0) != 0 {
+				return false
+			}
+			seen |= 1 << 0
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.SubagentRunID = &v
+		case "messageId":
+			if seen&(1<<1) != 0 {
+				return false
+			}
+			seen |= 1 << 1
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.MessageID = v
+		case "role":
+			if seen&(1<<2) != 0 {
+				return false
+			}
+			seen |= 1 << 2
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil || !planReasoningMessageStart.Fields[2].Allows(v) {
+				return false
+			}
+			p.Role = v
+		case "timestamp":
+			if seen&(1<<61) != 0 {
+				return false
+			}
+			seen |= 1 << 61
+			if s.Peek() != jsonx.Number {
+				return false
+			}
+			text, err := s.Number()
+			if err != nil {
+				return false
+			}
+			v, ok := jsonx.ParseInt64(text)
+			if !ok {
+				return false
+			}
+			(&p.Base).Timestamp = &v
+		case "rawEvent":
+			if seen&(1<<60) != 0 {
+				return false
+			}
+			seen |= 1 << 60
+			if s.Peek() == jsonx.Null {
+				if s.Null() != nil {
+					return false
+				}
+				break
+			}
+			raw, err := s.Raw()
+			if err != nil {
+				return false
+			}
+			(&p.Base).RawEvent = raw
+		case "metadata":
+			if seen&(1<<59) != 0 {
+				return false
+			}
+			seen |= 1 << 59
+			if s.Peek() != jsonx.Object {
+				return false
+			}
+			raw, err := s.Raw()
+			if err != nil {
+				return false
+			}
+			(&p.Base).Metadata = raw
+		default:
+			return false // an unknown member, or "type" again
+		}
+	}
+	if seen&0x6 != 0x6 {
+		return false
+	}
+	return true
+}
+
+func parseReasoningMessageContent(s *jsonx.Scanner, p *event.ReasoningMessageContent, open bool) bool {
+	first := false
+	if open {
+		if s.ObjectStart() != nil {
+			return false
+		}
+		first = true
+	}
+	var seen uint64
+	for ; ; first = false {
+		key, more, err := s.ObjectNext(first)
+		if err != nil {
+			return false
+		}
+		if !more {
+			break
+		}
+		switch key {
+		case "subagentRunId":
+			if seen&(1<<0) != 0 {
+				return false
+			}
+			seen |= 1 << 0
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.SubagentRunID = &v
+		case "messageId":
+			if seen&(1<<1) != 0 {
+				return false
+			}
+			seen |= 1 << 1
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.MessageID = v
+		case "delta":
+			if seen&(1<<2) != 0 {
+				return false
+			}
+			seen |= 1 << 2
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.Delta = v
+		case "timestamp":
+			if seen&(1<<61) != 0 {
+				return false
+			}
+			seen |= 1 << 61
+			if s.Peek() != jsonx.Number {
+				return false
+			}
+			text, err := s.Number()
+			if err != nil {
+				return false
+			}
+			v, ok := jsonx.ParseInt64(text)
+			if !ok {
+				return false
+			}
+			(&p.Base).Timestamp = &v
+		case "rawEvent":
+			if seen&(1<<60) != 0 {
+				return false
+			}
+			seen |= 1 << 60
+			if s.Peek() == jsonx.Null {
+				if s.Null() != nil {
+					return false
+				}
+				break
+			}
+			raw, err := s.Raw()
+			if err != nil {
+				return false
+			}
+			(&p.Base).RawEvent = raw
+		case "metadata":
+			if seen&(1<<59) != 0 {
+				return false
+			}
+			seen |= 1 << 59
+			if s.Peek() != jsonx.Object {
+				return false
+			}
+			raw, err := s.Raw()
+			if err != nil {
+				return false
+			}
+			(&p.Base).Metadata = raw
+		default:
+			return false // an unknown member, or "type" again
+		}
+	}
+	if seen&0x6 != 0x6 {
+		return false
+	}
+	return true
+}
+
+func parseReasoningMessageEnd(s *jsonx.Scanner, p *event.ReasoningMessageEnd, open bool) bool {
+	first := false
+	if open {
+		if s.ObjectStart() != nil {
+			return false
+		}
+		first = true
+	}
+	var seen uint64
+	for ; ; first = false {
+		key, more, err := s.ObjectNext(first)
+		if err != nil {
+			return false
+		}
+		if !more {
+			break
+		}
+		switch key {
+		case "subagentRunId":
+			if seen&(1<<0) != 0 {
+				return false
+			}
+			seen |= 1 << 0
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.SubagentRunID = &v
+		case "messageId":
+			if seen&(1<<1) != 0 {
+				return false
+			}
+			seen |= 1 << 1
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.MessageID = v
+		case "timestamp":
+			if seen&(1<<61) != 0 {
+				return false
+			}
+			seen |= 1 << 61
+			if s.Peek() != jsonx.Number {
+				return false
+			}
+			text, err := s.Number()
+			if err != nil {
+				return false
+			}
+			v, ok := jsonx.ParseInt64(text)
+			if !ok {
+				return false
+			}
+			(&p.Base).Timestamp = &v
+		case "rawEvent":
+			if seen&(1<<60) != 0 {
+				return false
+			}
+			seen |= 1 << 60
+			if s.Peek() == jsonx.Null {
+				if s.Null() != nil {
+					return false
+				}
+				break
+			}
+			raw, err := s.Raw()
+			if err != nil {
+				return false
+			}
+			(&p.Base).RawEvent = raw
+		case "metadata":
+			if seen&(1<<59) != 0 {
+				return false
+			}
+			seen |= 1 << 59
+			if s.Peek() != jsonx.Object {
+				return false
+			}
+			raw, err := s.Raw()
+			if err != nil {
+				return false
+			}
+			(&p.Base).Metadata = raw
+		default:
+			return false // an unknown member, or "type" again
+		}
+	}
+	if seen&0x2 != 0x2 {
+		return false
+	}
+	return true
+}
+
+func parseReasoningMessageChunk(s *jsonx.Scanner, p *event.ReasoningMessageChunk, open bool) bool {
+	first := false
+	if open {
+		if s.ObjectStart() != nil {
+			return false
+		}
+		first = true
+	}
+	var seen uint64
+	for ; ; first = false {
+		key, more, err := s.ObjectNext(first)
+		if err != nil {
+			return false
+		}
+		if !more {
+			break
+		}
+		switch key {
+		case "subagentRunId":
+			if seen&(1<<0) != 0 {
+				return false
+			}
+			seen |= 1 << 0
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.SubagentRunID = &v
+		case "messageId":
+			if seen&(1<<1) != 0 {
+				return false
+			}
+			seen |= 1 << 1
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.MessageID = &v
+		case "delta":
+			if seen&(1<<2) != 0 {
+				return false
+			}
+			seen |= 1 << 2
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.Delta = &v
+		case "timestamp":
+			if seen&(1<<61) != 0 {
+				return false
+			}
+			seen |= 1 << 61
+			if s.Peek() != jsonx.Number {
+				return false
+			}
+			text, err := s.Number()
+			if err != nil {
+				return false
+			}
+			v, ok := jsonx.ParseInt64(text)
+			if !ok {
+				return false
+			}
+			(&p.Base).Timestamp = &v
+		case "rawEvent":
+			if seen&(1<<60) != 0 {
+				return false
+			}
+			seen |= 1 << 60
+			if s.Peek() == jsonx.Null {
+				if s.Null() != nil {
+					return false
+				}
+				break
+			}
+			raw, err := s.Raw()
+			if err != nil {
+				return false
+			}
+			(&p.Base).RawEvent = raw
+		case "metadata":
+			if seen&(1<<59) != 0 {
+				return false
+			}
+			seen |= 1 << 59
+			if s.Peek() != jsonx.Object {
+				return false
+			}
+			raw, err := s.Raw()
+			if err != nil {
+				return false
+			}
+			(&p.Base).Metadata = raw
+		default:
+			return false // an unknown member, or "type" again
+		}
+	}
+	return true
+}
+
+func parseReasoningEnd(s *jsonx.Scanner, p *event.ReasoningEnd, open bool) bool {
+	first := false
+	if open {
+		if s.ObjectStart() != nil {
+			return false
+		}
+		first = true
+	}
+	var seen uint64
+	for ; ; first = false {
+		key, more, err := s.ObjectNext(first)
+		if err != nil {
+			return false
+		}
+		if !more {
+			break
+		}
+		switch key {
+		case "subagentRunId":
+			if seen&(1<<0) != 0 {
+				return false
+			}
+			seen |= 1 << 0
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.SubagentRunID = &v
+		case "messageId":
+			if seen&(1<<1) != 0 {
+				return false
+			}
+			seen |= 1 << 1
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.MessageID = v
+		case "timestamp":
+			if seen&(1<<61) != 0 {
+				return false
+			}
+			seen |= 1 << 61
+			if s.Peek() != jsonx.Number {
+				return false
+			}
+			text, err := s.Number()
+			if err != nil {
+				return false
+			}
+			v, ok := jsonx.ParseInt64(text)
+			if !ok {
+				return false
+			}
+			(&p.Base).Timestamp = &v
+		case "rawEvent":
+			if seen&(1<<60) != 0 {
+				return false
+			}
+			seen |= 1 << 60
+			if s.Peek() == jsonx.Null {
+				if s.Null() != nil {
+					return false
+				}
+				break
+			}
+			raw, err := s.Raw()
+			if err != nil {
+				return false
+			}
+			(&p.Base).RawEvent = raw
+		case "metadata":
+			if seen&(1<<59) != 0 {
+				return false
+			}
+			seen |= 1 << 59
+			if s.Peek() != jsonx.Object {
+				return false
+			}
+			raw, err := s.Raw()
+			if err != nil {
+				return false
+			}
+			(&p.Base).Metadata = raw
+		default:
+			return false // an unknown member, or "type" again
+		}
+	}
+	if seen&0x2 != 0x2 {
+		return false
+	}
+	return true
+}
+
+func parseReasoningEncryptedValue(s *jsonx.Scanner, p *event.ReasoningEncryptedValue, open bool) bool {
+	first := false
+	if open {
+		if s.ObjectStart() != nil {
+			return false
+		}
+		first = true
+	}
+	var seen uint64
+	for ; ; first = false {
+		key, more, err := s.ObjectNext(first)
+		if err != nil {
+			return false
+		}
+		if !more {
+			break
+		}
+		switch key {
+		case "subagentRunId":
+			if seen&(1<<0) != 0 {
+				return false
+			}
+			seen |= 1 << 0
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.SubagentRunID = &v
+		case "subtype":
+			if seen&(1<<1) != 0 {
+				return false
+			}
+			seen |= 1 << 1
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil || !planReasoningEncryptedValue.Fields[1].Allows(v) {
+				return false
+			}
+			p.Subtype = v
+		case "entityId":
+			if seen&(1<<2) != 0 {
+				return false
+			}
+			seen |= 1 << 2
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.EntityID = v
+		case "encryptedValue":
+			if seen&(1<<3) != 0 {
+				return false
+			}
+			seen |= 1 << 3
+			if s.Peek() != jsonx.String {
+				return false
+			}
+			v, err := s.String()
+			if err != nil {
+				return false
+			}
+			p.EncryptedValue = v
+		case "timestamp":
+			if seen&(1<<61) != 0 {
+				return false
+			}
+			seen |= 1 << 61
+			if s.Peek() != jsonx.Number {
+				return false
+			}
+			text, err := s.Number()
+			if err != nil {
+				return false
+			}
+			v, ok := jsonx.ParseInt64(text)
+			if !ok {
+				return false
+			}
+			(&p.Base).Timestamp = &v
+		case "rawEvent":
+			if seen&(1<<60) != 0 {
+				return false
+			}
+			seen |= 1 << 60
+			if s.Peek() == jsonx.Null {
+				if s.Null() != nil {
+					return false
+				}
+				break
+			}
+			raw, err := s.Raw()
+			if err != nil {
+				return false
+			}
+			(&p.Base).RawEvent = raw
+		case "metadata":
+			if seen&(1<<59) != 0 {
+				return false
+			}
+			seen |= 1 << 59
+			if s.Peek() != jsonx.Object {
+				return false
+			}
+			raw, err := s.Raw()
+			if err != nil {
+				return false
+			}
+			(&p.Base).Metadata = raw
+		default:
+			return false // an unknown member, or "type" again
+		}
+	}
+	if seen&0xe != 0xe {
+		return false
+	}
+	return true
 }

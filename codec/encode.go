@@ -27,10 +27,17 @@ import (
 // package event, a type the profile does not carry — goes to the reference
 // encoder, which reports it.
 func (c Codec) Append(dst []byte, ev event.Event) ([]byte, error) {
+	return c.appendEvent(dst, ev, false)
+}
+
+// appendEvent is Append; validUTF8 says the event's strings are known to be
+// UTF-8 (the JSON reader checked them), so that they are not checked again.
+func (c Codec) appendEvent(dst []byte, ev event.Event, validUTF8 bool) ([]byte, error) {
 	if ev == nil || (c.Profile != V1 && !c.Profile.Supports(ev.Type())) {
 		return c.appendReference(dst, ev)
 	}
 	g := newGenc(&c)
+	g.validUTF8 = validUTF8
 	b, err, ok := appendGenerated(&g, dst, ev)
 	g.release()
 	switch {

@@ -1,12 +1,14 @@
 package codec
 
 import (
+	"sync"
 	"unicode/utf8"
 	"unsafe"
 
 	"google.golang.org/protobuf/encoding/protowire"
 
 	"github.com/agwire/agwire/event"
+	"github.com/agwire/agwire/internal/jsonx"
 )
 
 // Support for the generated decoders (coders_gen.go). They read only the
@@ -69,4 +71,19 @@ func jsonPart(b []byte, cp *event.ContentPart) []byte {
 		panic("codec: a decoded content part does not marshal: " + err.Error())
 	}
 	return append(b, out...)
+}
+
+// scanners recycles the generated parsers' scanners.
+var scanners = sync.Pool{New: func() any { return new(jsonx.Scanner) }}
+
+// parseFast reads data with the generated parsers; the event aliases data.
+func parseFast(maxDepth int, data []byte) (event.Event, bool) {
+	s := scanners.Get().(*jsonx.Scanner)
+	s.MaxDepth = maxDepth
+	s.AliasStrings = true
+	s.Reset(data)
+	ev, ok := parseJSONGenerated(s)
+	s.Reset(nil)
+	scanners.Put(s)
+	return ev, ok
 }

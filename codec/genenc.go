@@ -32,6 +32,7 @@ import (
 // flat event costs no pool round trip.
 type genc struct {
 	lossy, unsafeInts bool
+	validUTF8         bool // every string of the event is known to be UTF-8
 	maxDepth          int
 	e                 *encoder
 	// Read positions of the write pass in e.sizes, e.spans and e.dyn.
@@ -132,9 +133,11 @@ func (g *genc) dynamic(b []byte) []byte {
 	return append(appendLen(b, len(body)), body...)
 }
 
-// checkString validates a string the wire will carry.
-func checkString(s string) error {
-	if !utf8.ValidString(s) {
+// checkString validates a string the wire will carry, unless the event's
+// strings are known to be valid UTF-8 already (parsed from JSON, whose
+// reader checked them): each string is checked once.
+func (g *genc) checkString(s string) error {
+	if !g.validUTF8 && !utf8.ValidString(s) {
 		return invalidf("string is not valid UTF-8")
 	}
 	return nil
@@ -205,13 +208,13 @@ func sizePart(g *genc, cp *event.ContentPart) (int, error) {
 	n := 0
 	if arm == 1 {
 		if cp.Text != "" {
-			if err := checkString(cp.Text); err != nil {
+			if err := g.checkString(cp.Text); err != nil {
 				return 0, jsonx.WithKey(err, "text")
 			}
 			n += 1 + protowire.SizeBytes(len(cp.Text))
 		}
 		if cp.ID != nil {
-			if err := checkString(*cp.ID); err != nil {
+			if err := g.checkString(*cp.ID); err != nil {
 				return 0, jsonx.WithKey(err, "id")
 			}
 			n += 1 + protowire.SizeBytes(len(*cp.ID))
@@ -237,7 +240,7 @@ func sizePart(g *genc, cp *event.ContentPart) (int, error) {
 			n += 1 + m
 		}
 		if cp.ID != nil {
-			if err := checkString(*cp.ID); err != nil {
+			if err := g.checkString(*cp.ID); err != nil {
 				return 0, jsonx.WithKey(err, "id")
 			}
 			n += 1 + protowire.SizeBytes(len(*cp.ID))
@@ -280,14 +283,14 @@ func sizeSource(g *genc, s *event.Source) (int, error) {
 	outer, inner := g.slot(), g.slot()
 	n := 0
 	if s.Value != "" {
-		if err := checkString(s.Value); err != nil {
+		if err := g.checkString(s.Value); err != nil {
 			return 0, err
 		}
 		n += 1 + protowire.SizeBytes(len(s.Value))
 	}
 	fs, k := sourceFields(s)
 	for _, f := range fs[:k] {
-		if err := checkString(*f.v); err != nil {
+		if err := g.checkString(*f.v); err != nil {
 			return 0, err
 		}
 		n += 1 + protowire.SizeBytes(len(*f.v))

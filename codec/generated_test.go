@@ -3,6 +3,7 @@ package codec_test
 import (
 	"bytes"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"reflect"
 	"testing"
@@ -345,4 +346,110 @@ func TestGeneratedJSONMatchesReference(t *testing.T) {
 			t.Fatalf("JSON differs (ok %v)\ngenerated %s\nreference %s", ok, got, want)
 		}
 	}
+}
+
+// sameParse requires the generated parsers, where they accept a text, to
+// read the event the reference reader reads; it reports whether they did.
+func sameParse(t testing.TB, maxDepth int, in []byte) bool {
+	t.Helper()
+	got, ok := codec.ParseGenerated(maxDepth, append([]byte(nil), in...))
+	if !ok {
+		return false
+	}
+	want, err := event.Parser{MaxDepth: maxDepth}.Parse(in)
+	if err != nil {
+		t.Fatalf("the generated parsers accept what the reference refuses (%v)\n%s", err, in)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("events differ\ngenerated %#v\nreference %#v\n%s", got, want, in)
+	}
+	return true
+}
+
+// TestGeneratedParseMatchesReference: on agwire's own JSON of every golden
+// and filled event (canonical: all of it without content parts is read by
+// the generated parsers), and on one-byte changes, cuts, reorderings and
+// repetitions of it, what the generated parsers accept they read exactly
+// as the reference reader does.
+func TestGeneratedParseMatchesReference(t *testing.T) {
+	var texts [][]byte
+	for _, g := range loadGolden(t) {
+		if ev, err := (event.Parser{}).Parse(g.Input); err == nil {
+			if b, err := event.Marshal(ev); err == nil {
+				texts = append(texts, b)
+			}
+		}
+	}
+	for seed := range 3000 {
+		ev := fillEvent(newFiller([]byte{byte(seed), byte(seed >> 8), byte(seed * 7), byte(seed * 13)}, seed))
+		if b, err := event.Marshal(ev); err == nil {
+			texts = append(texts, b)
+		}
+	}
+	fast, canonical := 0, 0
+	for _, b := range texts {
+		if !bytes.Contains(b, []byte(`"content":[`)) {
+			canonical++
+			if sameParse(t, 0, b) {
+				fast++
+			} else if testing.Verbose() {
+				t.Logf("left to the reference reader: %s", b)
+			}
+		}
+	}
+	if fast != canonical {
+		t.Errorf("the generated parsers read %d of %d canonical texts", fast, canonical)
+	}
+	rng := uint32(7)
+	for i, b := range texts {
+		for k := 0; k < 6; k++ {
+			rng = rng*1664525 + 1013904223
+			m := append([]byte(nil), b...)
+			m[int(rng>>8)%len(m)] ^= byte(rng >> 24)
+			sameParse(t, 0, m)
+			sameParse(t, 2+i%4, b)
+			sameParse(t, 0, b[:int(rng>>4)%len(b)])
+			// A member repeated, a null, "type" moved, whitespace.
+			sameParse(t, 0, bytes.Replace(b, []byte(`,"`), []byte(`,"metadata":null,"`), 1))
+			sameParse(t, 0, bytes.Replace(b, []byte(`{"type"`), []byte(`{"x":1,"type"`), 1))
+			sameParse(t, 0, bytes.ReplaceAll(b, []byte(`:`), []byte(` : `)))
+			for _, without := range withoutEachMember(t, b) {
+				sameParse(t, 0, without)
+			}
+			if j := bytes.IndexByte(b[1:], ','); j > 0 {
+				sameParse(t, 0, append(append(append([]byte(nil), b[:len(b)-1]...), b[j+1:len(b)-1]...), '}'))
+			}
+		}
+	}
+}
+
+// FuzzGeneratedParse: on arbitrary text, what the generated parsers accept
+// the reference reader reads to the same event.
+func FuzzGeneratedParse(f *testing.F) {
+	for _, g := range loadGolden(f) {
+		f.Add([]byte(g.Input), uint8(0))
+	}
+	f.Fuzz(func(t *testing.T, b []byte, depth uint8) {
+		sameParse(t, int(depth%8), b)
+	})
+}
+
+// withoutEachMember returns the JSON object text b once without each of
+// its top-level members but the first ("type").
+func withoutEachMember(t testing.TB, b []byte) [][]byte {
+	var out [][]byte
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(b, &obj) != nil {
+		return nil
+	}
+	for key, val := range obj {
+		if key == "type" {
+			continue
+		}
+		member := append([]byte(`,"`+key+`":`), val...)
+		if i := bytes.Index(b, member); i > 0 {
+			out = append(out, append(append([]byte(nil), b[:i]...), b[i+len(member):]...))
+		}
+	}
+	return out
 }

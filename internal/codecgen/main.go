@@ -92,6 +92,7 @@ func generate() ([]byte, error) {
 	}
 	g.decoders(events)
 	g.jsonWriters(events)
+	g.parsers(events)
 	src, err := format.Source(g.buf.Bytes())
 	if err != nil {
 		return g.buf.Bytes(), fmt.Errorf("codecgen: formatting the output: %w", err)
@@ -229,7 +230,7 @@ func (g *gen) sizeFields(p *schema.Plan, n, zero string) {
 			if f.Names != nil {
 				g.p("\t\tif err := checkName(&%s.Wire[%d], v); err != nil {\n\t\t\t%s\n\t\t}\n", planVar(p), fieldIndex(p, f), fail("err"))
 			}
-			g.p("\t\tif v != \"\" {\n\t\t\tif err := checkString(v); err != nil {\n\t\t\t\t%s\n\t\t\t}\n", fail("err"))
+			g.p("\t\tif v != \"\" {\n\t\t\tif err := g.checkString(v); err != nil {\n\t\t\t\t%s\n\t\t\t}\n", fail("err"))
 			g.p("\t\t\t%s += %d + protowire.SizeBytes(len(v))\n\t\t}\n", n, tn)
 		case schema.Enum:
 			g.p("\t\tk := %s.Wire[%d].NameIndex(%s)\n", planVar(p), fieldIndex(p, f), expr)
@@ -240,7 +241,7 @@ func (g *gen) sizeFields(p *schema.Plan, n, zero string) {
 			if f.Names != nil {
 				g.p("\t\t\tif err := checkName(&%s.Wire[%d], *v); err != nil {\n\t\t\t\t%s\n\t\t\t}\n", planVar(p), fieldIndex(p, f), fail("err"))
 			}
-			g.p("\t\t\tif err := checkString(*v); err != nil {\n\t\t\t\t%s\n\t\t\t}\n", fail("err"))
+			g.p("\t\t\tif err := g.checkString(*v); err != nil {\n\t\t\t\t%s\n\t\t\t}\n", fail("err"))
 			g.p("\t\t\t%s += %d + protowire.SizeBytes(len(*v))\n\t\t}\n", n, tn)
 		case schema.OptBool:
 			g.p("\t\tif %s != nil {\n\t\t\t%s += %d + 1\n\t\t}\n", expr, n, tn)
@@ -271,7 +272,7 @@ func (g *gen) sizeFields(p *schema.Plan, n, zero string) {
 			g.p("\t\t\t%s += %d + g.fill(slot, m)\n\t\t}\n", n, tn)
 		case schema.Strings:
 			g.p("\t\tfor i, s := range %s {\n", expr)
-			g.p("\t\t\tif err := checkString(s); err != nil {\n\t\t\t\t%s\n\t\t\t}\n", fail("jsonx.WithIndex(err, i)"))
+			g.p("\t\t\tif err := g.checkString(s); err != nil {\n\t\t\t\t%s\n\t\t\t}\n", fail("jsonx.WithIndex(err, i)"))
 			g.p("\t\t\t%s += %d + protowire.SizeBytes(len(s))\n\t\t}\n", n, tn)
 		case schema.Messages:
 			g.p("\t\tfor i := range %s {\n", expr)
