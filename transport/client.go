@@ -25,8 +25,8 @@ type ClientOptions struct {
 	Codec codec.Codec
 	// MaxEventSize is the largest event accepted, in bytes: a binary
 	// frame's payload or an SSE line or event's data. A larger one ends the
-	// stream with ErrEventTooLarge, on both transports. 0 (or less) means
-	// DefaultMaxEventSize.
+	// stream with ErrEventTooLarge, on both transports. 0 means
+	// DefaultMaxEventSize; negative is an error (NewClient, NewEventReader).
 	MaxEventSize int
 	// MaxConsecutiveErrors is how many events in a row may fail to decode
 	// (each reported as an *EventError) before the stream is given up with
@@ -130,6 +130,10 @@ type EventReader struct {
 // response body has been closed. NewEventReader does not read the body of a
 // 2xx response.
 func NewEventReader(resp *http.Response, opts ClientOptions) (*EventReader, error) {
+	if opts.MaxEventSize < 0 || opts.IdleTimeout < 0 {
+		resp.Body.Close()
+		return nil, fmt.Errorf("transport: ClientOptions.MaxEventSize (%d) or IdleTimeout (%v) is negative", opts.MaxEventSize, opts.IdleTimeout)
+	}
 	r := &EventReader{opts: opts, maxBad: DefaultMaxConsecutiveErrors}
 	if err := r.attach(resp); err != nil {
 		return nil, err

@@ -79,6 +79,14 @@ func TestOptionErrorsNameTheirStruct(t *testing.T) {
 			return err
 		}(), "FollowOptions.MaxEventSize is negative"},
 		{newWriter(transport.ServerOptions{MaxEventSize: -1}), "ServerOptions.MaxEventSize is negative"},
+		{func() error {
+			_, err := transport.NewEventReader(&http.Response{StatusCode: 200, Body: http.NoBody}, transport.ClientOptions{MaxEventSize: -1})
+			return err
+		}(), "ClientOptions.MaxEventSize (-1)"},
+		{func() error {
+			_, err := transport.NewClient("http://x/", transport.ClientOptions{MaxEventSize: -1})
+			return err
+		}(), "ClientOptions.MaxEventSize is negative"},
 		{newWriter(transport.ServerOptions{Log: log}), "ServerOptions.Log is set, but NewEventWriter does not use it"},
 		{func() error {
 			_, err := transport.NewFollowHandler(log, transport.FollowOptions{Detach: true})
