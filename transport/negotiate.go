@@ -179,18 +179,25 @@ func cutMediaType(elem string) (typ, sub, params string, ok bool) {
 	return typ, sub, e[1:], true
 }
 
-// splitQuoted splits s at sep, rejoining the pieces while a piece holds an
-// odd number of double quotes (a separator inside a quoted string).
+// splitQuoted splits s at each sep outside double quotes, as the encoder
+// does (it splits at every sep, then rejoins pieces while the joined text
+// holds an odd number of quotes). One pass: linear in len(s) whatever the
+// quotes.
 func splitQuoted(s string, sep byte) []string {
 	var out []string
-	for _, p := range strings.Split(s, string(sep)) {
-		if n := len(out); n > 0 && strings.Count(out[n-1], `"`)%2 == 1 {
-			out[n-1] += string(sep) + p
-			continue
+	inQuote, start := false, 0
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '"':
+			inQuote = !inQuote
+		case sep:
+			if !inQuote {
+				out = append(out, s[start:i])
+				start = i + 1
+			}
 		}
-		out = append(out, p)
 	}
-	return out
+	return append(out, s[start:])
 }
 
 // isJSSpace reports whether r is white space or a line terminator to

@@ -1,6 +1,7 @@
 package transport
 
 import (
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -150,5 +151,42 @@ func TestSplitList(t *testing.T) {
 	want := []string{`a`, `"b,c" ;x="1,2"`, `d\`, `e`}
 	if strings.Join(got, "|") != strings.Join(want, "|") {
 		t.Errorf("splitList = %q; want %q", got, want)
+	}
+}
+
+// FuzzNegotiate: any Accept header gets an answer without a panic, binary
+// exactly when the encoder's rule admits it, and the same answer twice.
+func FuzzNegotiate(f *testing.F) {
+	for _, s := range []string{"*/*", `application/vnd.ag-ui.event+proto;q="0.5"`, "text/*;q=0, */*;q=abc", `a/b;v="`, "application/*;q=1e5;q=0"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, h string) {
+		mt, ok := Negotiate([]string{h})
+		_, bin := admitsBinary(h)
+		if bin != (ok && mt == MediaTypeBinary) {
+			t.Fatalf("%q: %q %v, admits binary %v", h, mt, ok, bin)
+		}
+		if mt2, ok2 := Negotiate([]string{h}); mt2 != mt || ok2 != ok {
+			t.Fatalf("%q: two answers", h)
+		}
+	})
+}
+
+// TestNegotiateLinear: a hostile Accept header — an open quote and then
+// nothing but separators — costs memory linear in its length: four times
+// the header, about four times the bytes allocated.
+func TestNegotiateLinear(t *testing.T) {
+	alloc := func(n int) uint64 {
+		h := []string{`application/vnd.ag-ui.event+proto;v="` + strings.Repeat(",;", n)}
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		Negotiate(h)
+		runtime.ReadMemStats(&after)
+		return after.TotalAlloc - before.TotalAlloc
+	}
+	small, large := alloc(20000), alloc(80000)
+	if large > 6*small {
+		t.Fatalf("4x the header allocates %d bytes, %.1fx the %d of 1x", large, float64(large)/float64(small), small)
 	}
 }
