@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -209,9 +210,21 @@ func TestResponseStats(t *testing.T) {
 	}
 	readAll(t, f)
 	f.Close()
-	time.Sleep(50 * time.Millisecond)
+	// The first response ends when its server notices the cut: wait for
+	// all three, in any order.
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		mu.Lock()
+		n := len(got)
+		mu.Unlock()
+		if n == 3 || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 	mu.Lock()
 	defer mu.Unlock()
+	slices.Sort(got)
 	if fmt.Sprint(got) != fmt.Sprint([]int64{8, int64(len(evs) - 8), int64(len(evs))}) {
 		t.Fatalf("responses delivered %v events", got)
 	}
