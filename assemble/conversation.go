@@ -3,8 +3,10 @@ package assemble
 import (
 	"errors"
 	"fmt"
+	"unsafe"
 
 	"github.com/agwire/agwire/event"
+	"github.com/agwire/agwire/internal/jsonx"
 )
 
 // Options configure a Conversation. The zero value is ready to use.
@@ -21,9 +23,19 @@ type Options struct {
 	// MaxPatchWork is the work budget of one JSON Patch (STATE_DELTA,
 	// ACTIVITY_DELTA); 0 means DefaultMaxPatchWork.
 	MaxPatchWork int
-	// MaxCopiedNodes is how many JSON nodes copy operations may create over
-	// the conversation's life; 0 means DefaultMaxCopiedNodes.
+	// MaxCopiedNodes, when positive, caps how many JSON nodes copy
+	// operations may create over the conversation's life, beside CopyBudget.
 	MaxCopiedNodes int
+	// WorkBudget, CopyBudget and MemoryBudget bound the conversation's cost
+	// per byte of the events applied (see the budgets in the package
+	// documentation): 0 means DefaultWorkBudget, DefaultCopyBudget,
+	// DefaultMemoryBudget; a negative value removes the bound.
+	WorkBudget, CopyBudget, MemoryBudget int
+	// MaxEventSize is for Compact: when positive, no event it writes is
+	// larger than this many bytes as a binary frame's payload (a joined text
+	// that would be is written in several content events); an event it
+	// cannot make that small fails with ErrEventTooLarge.
+	MaxEventSize int
 }
 
 // Conversation is the conversation an AG-UI event stream describes: its
@@ -42,12 +54,13 @@ type Conversation struct {
 	byToolID map[string]*msg // first message holding each tool call id
 	dirty    bool            // the indexes need a rebuild
 
-	copies  int // what copy operations may still create
-	lanes   lanes
-	checker *checker
-	runs    []Run
-	stats   Stats
-	index   int // events offered to Apply so far
+	// What the budgets are measured against and what was spent of them.
+	in, work, copies, held int64
+	lanes                  lanes
+	checker                *checker
+	runs                   []Run
+	stats                  Stats
+	index                  int // events offered to Apply so far
 }
 
 // msg is one message under construction. Streamed text accumulates in
@@ -123,12 +136,11 @@ type Step struct {
 // New returns an empty Conversation (or one holding opts.Messages and
 // opts.State).
 func New(opts Options) (*Conversation, error) {
-	c := &Conversation{opts: opts, copies: opts.MaxCopiedNodes}
-	if c.copies <= 0 {
-		c.copies = DefaultMaxCopiedNodes
-	}
+	c := &Conversation{opts: opts}
 	for i := range opts.Messages {
 		c.msgs = append(c.msgs, newMsg(&opts.Messages[i]))
+		c.in += messageBytes(&opts.Messages[i])
+		c.held += messageMemory(&opts.Messages[i])
 	}
 	c.dirty = true
 	st := opts.State
@@ -140,6 +152,8 @@ func New(opts Options) (*Conversation, error) {
 		return nil, fmt.Errorf("assemble: initial state: %w", err)
 	}
 	c.state = n
+	c.in += int64(len(st))
+	c.held += treeMemory(n)
 	if opts.Check {
 		c.checker = newChecker()
 	}
@@ -175,7 +189,7 @@ func (c *Conversation) State() event.RawValue {
 		if c.state == nil {
 			c.stateText = event.RawValue("null")
 		} else {
-			c.stateText = c.state.raw()
+			c.stateText = raw(c.state)
 		}
 	}
 	return append(event.RawValue(nil), c.stateText...)
@@ -205,7 +219,7 @@ func (m *msg) message() event.Message {
 		out.Parts = append([]event.ContentPart{}, m.m.Parts...)
 	}
 	if m.act != nil {
-		m.m.ActivityContent = event.Object(m.act.raw())
+		m.m.ActivityContent = event.Object(raw(m.act))
 		m.act = nil
 		out.ActivityContent = m.m.ActivityContent
 	}
@@ -264,6 +278,9 @@ func (c *Conversation) Apply(ev event.Event) error {
 	idx := c.index
 	c.index++
 	c.stats.Events++
+	if ev != nil {
+		c.in += eventBytes(ev)
+	}
 	fail := func(err error) error {
 		if err == nil {
 			return nil
@@ -305,6 +322,18 @@ func isChunk(ev event.Event) bool {
 
 // step checks and applies x, one of the events ev stands for.
 func (c *Conversation) step(idx int, ev, x event.Event) error {
+	if md := x.BaseEvent().Metadata; md != nil {
+		// Metadata is read as the encoder reads it: each key once, every
+		// number one a double holds.
+		if err := jsonx.CheckValue(md, jsonx.TreeOptions{MaxDepth: maxValueDepth}); err != nil {
+			return &ApplyError{Index: idx, Type: ev.Type(), Err: fmt.Errorf("metadata: %w", err)}
+		}
+		// Merges are charged as they happen; one past the budget stops the
+		// events with metadata that follow.
+		if c.work > c.workCap() {
+			return &ApplyError{Index: idx, Type: ev.Type(), Err: fmt.Errorf("%w (merging metadata)", ErrWorkBudget)}
+		}
+	}
 	if c.checker != nil {
 		if err := c.checker.check(x); err != nil {
 			return &SequenceError{Index: idx, Type: ev.Type(), Err: err}
@@ -408,6 +437,9 @@ func (c *Conversation) apply(ev event.Event) error {
 		}
 		target := existing
 		if target == nil {
+			if err := c.allocate(msgOverhead); err != nil {
+				return err
+			}
 			role := event.RoleAssistant
 			if e.Role != nil {
 				role = *e.Role
@@ -415,7 +447,7 @@ func (c *Conversation) apply(ev event.Event) error {
 			target = &msg{m: event.Message{ID: e.MessageID, Role: role, Name: e.Name, SubagentRunID: e.SubagentRunID}, hasText: true}
 			c.push(target)
 		}
-		target.m.Metadata = merge(target.m.Metadata, md)
+		target.m.Metadata = c.merge(target.m.Metadata, md)
 	case *event.TextMessageContent:
 		c.appendText(e.MessageID, e.Delta, md)
 	case *event.TextMessageEnd:
@@ -428,16 +460,19 @@ func (c *Conversation) apply(ev event.Event) error {
 		}
 		target := existing
 		if target == nil {
+			if err := c.allocate(msgOverhead); err != nil {
+				return err
+			}
 			target = &msg{m: event.Message{ID: e.MessageID, Role: event.RoleReasoning, SubagentRunID: e.SubagentRunID}, hasText: true}
 			c.push(target)
 		}
-		target.m.Metadata = merge(target.m.Metadata, md)
+		target.m.Metadata = c.merge(target.m.Metadata, md)
 	case *event.ReasoningMessageContent:
 		c.appendText(e.MessageID, e.Delta, md)
 	case *event.ReasoningMessageEnd:
 		c.endText(e.MessageID, md)
 	case *event.ToolCallStart:
-		c.toolCallStart(e)
+		return c.toolCallStart(e)
 	case *event.ToolCallArgs:
 		_, tc := c.findCall(e.ToolCallID)
 		if tc == nil {
@@ -445,36 +480,45 @@ func (c *Conversation) apply(ev event.Event) error {
 			return nil
 		}
 		tc.args = append(tc.args, e.Delta...)
-		tc.tc.Metadata = merge(tc.tc.Metadata, md)
+		tc.tc.Metadata = c.merge(tc.tc.Metadata, md)
 	case *event.ToolCallEnd:
 		_, tc := c.findCall(e.ToolCallID)
 		if tc == nil {
 			c.stats.Ignored++
 			return nil
 		}
-		tc.tc.Metadata = merge(tc.tc.Metadata, md)
+		tc.tc.Metadata = c.merge(tc.tc.Metadata, md)
 	case *event.ToolCallResult:
-		c.toolCallResult(e)
+		return c.toolCallResult(e)
 	case *event.StateSnapshot:
 		n, err := parseValue(e.Snapshot)
 		if err != nil {
 			return err
 		}
+		if err := c.allocate(treeMemory(n)); err != nil {
+			return err
+		}
 		c.state, c.stateText = n, nil
 	case *event.StateDelta:
-		if err := applyPatch(&c.state, e.Delta, c.limits()); err != nil {
+		lim := c.limits()
+		err := applyPatch(&c.state, e.Delta, lim)
+		c.patched(lim)
+		if err != nil {
 			return err
 		}
 		c.stateText = nil
 	case *event.MessagesSnapshot:
-		c.messagesSnapshot(e)
+		return c.messagesSnapshot(e)
 	case *event.ActivitySnapshot:
-		c.activitySnapshot(e)
+		return c.activitySnapshot(e)
 	case *event.ActivityDelta:
 		return c.activityDelta(e)
 	case *event.ReasoningEncryptedValue:
 		if e.Subtype == "tool-call" {
 			for _, m := range c.msgs {
+				if err := c.spendWork(1 + len(m.calls)); err != nil {
+					return err
+				}
 				if m.m.Role != event.RoleAssistant {
 					continue
 				}
@@ -494,6 +538,18 @@ func (c *Conversation) apply(ev event.Event) error {
 		}
 		c.stats.Ignored++
 	case *event.RunStarted:
+		if e.Input != nil {
+			if err := checkMessages(e.Input.Messages); err != nil {
+				return fmt.Errorf("input: %w", err)
+			}
+			var mem int64
+			for i := range e.Input.Messages {
+				mem += messageMemory(&e.Input.Messages[i])
+			}
+			if err := c.allocate(mem); err != nil {
+				return err
+			}
+		}
 		c.runs = append(c.runs, Run{ThreadID: e.ThreadID, RunID: e.RunID, ParentRunID: e.ParentRunID, Status: RunRunning, Metadata: md})
 		if e.Input != nil {
 			for i := range e.Input.Messages {
@@ -505,7 +561,7 @@ func (c *Conversation) apply(ev event.Event) error {
 	case *event.RunFinished:
 		if r := c.run(); r != nil {
 			r.Status, r.Outcome, r.Result, r.Usage = RunFinished, e.Outcome, e.Result, e.Usage
-			r.Metadata = merge(r.Metadata, md)
+			r.Metadata = c.merge(r.Metadata, md)
 		}
 	case *event.RunError:
 		if r := c.run(); r != nil {
@@ -513,7 +569,7 @@ func (c *Conversation) apply(ev event.Event) error {
 			if e.Usage != nil {
 				r.Usage = e.Usage
 			}
-			r.Metadata = merge(r.Metadata, md)
+			r.Metadata = c.merge(r.Metadata, md)
 		} else {
 			c.runs = append(c.runs, Run{Status: RunErrored, Error: e.Message, ErrorCode: e.Code, Usage: e.Usage, Metadata: md})
 		}
@@ -530,15 +586,20 @@ func (c *Conversation) apply(ev event.Event) error {
 				}
 			}
 		}
+	case *event.Raw, *event.Custom, *event.ReasoningStart, *event.ReasoningEnd,
+		*event.SubagentStarted, *event.SubagentFinished, *event.SubagentError:
+		// They change no message; their metadata stays on the event.
+	default:
+		// A type the registry knows that this switch does not: loud, so a
+		// new event type cannot be dropped without anyone deciding it
+		// (TestEveryRegisteredTypeIsApplied).
+		return fmt.Errorf("%w: %s", errUnhandled, ev.Type())
 	}
-	// RAW, CUSTOM, REASONING_START/END and SUBAGENT_* change no message;
-	// their metadata stays on the event.
 	return nil
 }
 
-func (c *Conversation) limits() limits {
-	return limits{work: c.opts.MaxPatchWork, copies: &c.copies}
-}
+// errUnhandled: an event type the conversation has no case for.
+var errUnhandled = errors.New("assemble: no case for this event type")
 
 func eqPtr(a, b *string) bool {
 	if a == nil || b == nil {
@@ -549,10 +610,19 @@ func eqPtr(a, b *string) bool {
 
 // merge folds event metadata into a target's (see MergeMetadata); an
 // event without metadata leaves the target's untouched without copying.
-func merge(existing, incoming event.Object) event.Object {
+// mergeWork is the work units charged per byte of metadata merged: a merge
+// reads both objects, indexes their keys and writes the result, several
+// times the work of the units a patch is charged.
+const mergeWork = 8
+
+func (c *Conversation) merge(existing, incoming event.Object) event.Object {
 	if incoming == nil {
 		return existing
 	}
+	// Merging rewrites the target's metadata: charged to the work budget
+	// (checked before each event with metadata, see step), so a stream of
+	// small events piling keys onto one message stays linear.
+	c.work += mergeWork * int64(len(existing)+len(incoming))
 	return MergeMetadata(existing, incoming)
 }
 
@@ -571,7 +641,7 @@ func (c *Conversation) appendText(id, delta string, md event.Object) {
 		}
 	}
 	m.text = append(m.text, delta...)
-	m.m.Metadata = merge(m.m.Metadata, md)
+	m.m.Metadata = c.merge(m.m.Metadata, md)
 }
 
 func (c *Conversation) endText(id string, md event.Object) {
@@ -580,15 +650,19 @@ func (c *Conversation) endText(id string, md event.Object) {
 		c.stats.Ignored++
 		return
 	}
-	m.m.Metadata = merge(m.m.Metadata, md)
+	m.m.Metadata = c.merge(m.m.Metadata, md)
 }
 
-func (c *Conversation) toolCallStart(e *event.ToolCallStart) {
+func (c *Conversation) toolCallStart(e *event.ToolCallStart) error {
 	if _, tc := c.findCall(e.ToolCallID); tc != nil {
 		// A start for a call that exists (a replay) updates it in place.
 		tc.tc.Function.Name = e.ToolCallName
-		tc.tc.Metadata = merge(tc.tc.Metadata, e.Metadata)
-		return
+		tc.tc.Metadata = c.merge(tc.tc.Metadata, e.Metadata)
+		return nil
+	}
+	// At most a new parent message and the call.
+	if err := c.allocate(msgOverhead + int64(unsafe.Sizeof(call{})) + 8); err != nil {
+		return err
 	}
 	var parent *msg
 	if e.ParentMessageID != nil && *e.ParentMessageID != "" {
@@ -617,17 +691,29 @@ func (c *Conversation) toolCallStart(e *event.ToolCallStart) {
 		parent.calls = []*call{}
 	}
 	tc := &call{tc: event.ToolCall{ID: e.ToolCallID, Type: "function", Function: event.FunctionCall{Name: e.ToolCallName}}}
-	tc.tc.Metadata = merge(nil, e.Metadata)
+	tc.tc.Metadata = c.merge(nil, e.Metadata)
 	c.addCall(parent, tc)
+	return nil
 }
 
-func (c *Conversation) toolCallResult(e *event.ToolCallResult) {
+func (c *Conversation) toolCallResult(e *event.ToolCallResult) error {
+	if err := checkParts(e.Parts); err != nil {
+		return err
+	}
+	// It walks the list for the owner, shifts what follows it, and the
+	// indexes are rebuilt.
+	if err := c.spendWork(3 * len(c.msgs)); err != nil {
+		return err
+	}
 	role := event.RoleTool
 	if e.Role != nil && *e.Role != "" {
 		role = *e.Role
 	}
 	m := &msg{m: event.Message{ID: e.MessageID, Role: role, ToolCallID: strPtr(e.ToolCallID), Content: e.Content, Parts: e.Parts, SubagentRunID: e.SubagentRunID}}
-	m.m.Metadata = merge(nil, e.Metadata)
+	m.m.Metadata = c.merge(nil, e.Metadata)
+	if err := c.allocate(messageMemory(&m.m)); err != nil {
+		return err
+	}
 	owner := -1
 	for i, x := range c.msgs {
 		if x.m.Role != event.RoleAssistant {
@@ -645,7 +731,7 @@ func (c *Conversation) toolCallResult(e *event.ToolCallResult) {
 	}
 	if owner < 0 {
 		c.push(m)
-		return
+		return nil
 	}
 	at := owner + 1
 	for at < len(c.msgs) && c.msgs[at].m.Role == event.RoleTool {
@@ -655,6 +741,7 @@ func (c *Conversation) toolCallResult(e *event.ToolCallResult) {
 	copy(c.msgs[at+1:], c.msgs[at:])
 	c.msgs[at] = m
 	c.dirty = true
+	return nil
 }
 
 // activityHistoryKey is the MESSAGES_SNAPSHOT metadata key under which the
@@ -670,41 +757,65 @@ func authoritativeActivityTypes(md event.Object) (types []string, all, declared 
 	if !ok {
 		return nil, false, false
 	}
-	n, err := parseValue(v)
-	if err != nil || n.k != kObj {
+	var sc jsonx.Scanner
+	sc.Reset(v)
+	if sc.Peek() != jsonx.Object {
 		return nil, false, true
 	}
-	i := n.index("authoritativeActivityTypes")
-	if i < 0 {
+	// Read as JavaScript reads it: a repeated key's last value wins.
+	tv, ok := event.Object(v).Get("authoritativeActivityTypes")
+	if !ok {
 		return nil, false, false
 	}
-	t := n.o[i].val
-	switch t.k {
-	case kNull:
+	t, err := jsonx.ParseTree(tv, jsonx.TreeOptions{MaxDepth: maxValueDepth, Inexact: true})
+	if err != nil {
+		return []string{}, false, true
+	}
+	switch t.Kind {
+	case jsonx.Null:
 		return nil, true, true
-	case kArr:
+	case jsonx.Array:
 		out := []string{}
-		for _, x := range t.a {
-			if x.k != kStr {
+		for _, x := range t.Elems {
+			if x.Kind != jsonx.String {
 				return []string{}, false, true
 			}
-			out = append(out, x.s)
+			out = append(out, x.Text)
 		}
 		return out, false, true
 	}
 	return []string{}, false, true
 }
 
-func (c *Conversation) messagesSnapshot(e *event.MessagesSnapshot) {
-	snap := make(map[string]*event.Message, len(e.Messages))
+func (c *Conversation) messagesSnapshot(e *event.MessagesSnapshot) error {
+	if err := checkMessages(e.Messages); err != nil {
+		return err
+	}
+	// It walks the list and the snapshot, builds the snapshot's messages and
+	// two maps, and the indexes are rebuilt.
+	if err := c.spendWork(3 * (len(c.msgs) + len(e.Messages))); err != nil {
+		return err
+	}
+	mem := int64(0)
+	for i := range e.Messages {
+		mem += messageMemory(&e.Messages[i]) + 2*48
+	}
+	if err := c.allocate(mem); err != nil {
+		return err
+	}
+	snap := make(map[string]int, len(e.Messages)) // id → the last snapshot message with it
 	hasActivity, hasReasoning := false, false
 	for i := range e.Messages {
 		m := &e.Messages[i]
-		snap[m.ID] = m // the last message with an id wins
+		snap[m.ID] = i // the last message with an id wins
 		hasActivity = hasActivity || m.Role == event.RoleActivity
 		hasReasoning = hasReasoning || m.Role == event.RoleReasoning
 	}
-	owned, ownsAll, declared := authoritativeActivityTypes(e.Metadata)
+	ownedList, ownsAll, declared := authoritativeActivityTypes(e.Metadata)
+	owned := make(map[string]bool, len(ownedList))
+	for _, t := range ownedList {
+		owned[t] = true
+	}
 	keepClientOnly := func(m *msg) bool {
 		switch m.m.Role {
 		case event.RoleActivity:
@@ -712,12 +823,7 @@ func (c *Conversation) messagesSnapshot(e *event.MessagesSnapshot) {
 				return false
 			}
 			if declared {
-				for _, t := range owned {
-					if m.m.ActivityType != nil && *m.m.ActivityType == t {
-						return false
-					}
-				}
-				return true
+				return m.m.ActivityType == nil || !owned[*m.m.ActivityType]
 			}
 			return !hasActivity
 		case event.RoleReasoning:
@@ -725,35 +831,56 @@ func (c *Conversation) messagesSnapshot(e *event.MessagesSnapshot) {
 		}
 		return false
 	}
-	var out []*msg
-	present := map[string]bool{}
+	out := make([]*msg, 0, len(e.Messages))
+	matched := make([]bool, len(e.Messages)) // by the index snap holds
 	for _, m := range c.msgs {
-		if s, ok := snap[m.m.ID]; ok {
-			out = append(out, newMsg(s))
-			present[m.m.ID] = true
+		if i, ok := snap[m.m.ID]; ok {
+			out = append(out, newMsg(&e.Messages[i]))
+			matched[i] = true
 		} else if keepClientOnly(m) {
 			out = append(out, m)
-			present[m.m.ID] = true
 		}
 	}
-	// Snapshot messages not already in the list are appended, every one
-	// of them (the client checks against the list before the appends).
+	// Snapshot messages whose id was not already in the list are appended,
+	// every one of them (the client checks against the list before the
+	// appends; a message kept above has an id the snapshot does not name).
 	for i := range e.Messages {
-		if !present[e.Messages[i].ID] {
+		if !matched[snap[e.Messages[i].ID]] {
 			out = append(out, newMsg(&e.Messages[i]))
 		}
 	}
 	c.msgs = out
 	c.dirty = true
+	return nil
 }
 
-func (c *Conversation) activitySnapshot(e *event.ActivitySnapshot) {
+func (c *Conversation) activitySnapshot(e *event.ActivitySnapshot) error {
+	if err := jsonx.CheckValue(e.Content, jsonx.TreeOptions{MaxDepth: maxValueDepth}); err != nil {
+		return err
+	}
 	replace := e.Replace == nil || *e.Replace
 	fresh := func() *msg {
 		return &msg{m: event.Message{ID: e.MessageID, Role: event.RoleActivity, ActivityType: strPtr(e.ActivityType),
 			ActivityContent: append(event.Object(nil), e.Content...), SubagentRunID: e.SubagentRunID}}
 	}
 	existing := c.find(e.MessageID)
+	switch {
+	case existing == nil:
+		if err := c.allocate(msgOverhead + int64(len(e.Content))); err != nil {
+			return err
+		}
+	case existing.m.Role != event.RoleActivity && replace:
+		if err := c.spendWork(len(c.msgs)); err != nil { // the indexes are rebuilt
+			return err
+		}
+		if err := c.allocate(int64(len(e.Content))); err != nil {
+			return err
+		}
+	case existing.m.Role == event.RoleActivity && replace:
+		if err := c.allocate(int64(len(e.Content))); err != nil {
+			return err
+		}
+	}
 	target := existing
 	switch {
 	case existing == nil:
@@ -772,9 +899,10 @@ func (c *Conversation) activitySnapshot(e *event.ActivitySnapshot) {
 		c.dirty = true
 	default:
 		c.stats.Ignored++
-		return
+		return nil
 	}
-	target.m.Metadata = merge(target.m.Metadata, e.Metadata)
+	target.m.Metadata = c.merge(target.m.Metadata, e.Metadata)
+	return nil
 }
 
 func (c *Conversation) activityDelta(e *event.ActivityDelta) error {
@@ -784,7 +912,7 @@ func (c *Conversation) activityDelta(e *event.ActivityDelta) error {
 		return nil
 	}
 	// Metadata does not depend on the patch: it is merged first.
-	m.m.Metadata = merge(m.m.Metadata, e.Metadata)
+	m.m.Metadata = c.merge(m.m.Metadata, e.Metadata)
 	doc := m.act
 	if doc == nil {
 		base := m.m.ActivityContent
@@ -795,17 +923,62 @@ func (c *Conversation) activityDelta(e *event.ActivityDelta) error {
 		if doc, err = parseValue(base); err != nil {
 			return err
 		}
+		if err := c.allocate(treeMemory(doc)); err != nil {
+			return err
+		}
 	}
 	mustBeObject := func(n *node) error {
-		if n == nil || n.k != kObj {
+		if n == nil || n.Kind != jsonx.Object {
 			return ErrActivityNotObject
 		}
 		return nil
 	}
-	if err := applyPatchTo(&doc, e.Patch, c.limits(), mustBeObject); err != nil {
+	lim := c.limits()
+	err := applyPatchTo(&doc, e.Patch, lim, mustBeObject)
+	c.patched(lim)
+	if err != nil {
 		return err
 	}
 	m.act = doc
 	m.m.ActivityType = strPtr(e.ActivityType)
 	return nil
+}
+
+// checkMessages reads the JSON values messages carry (metadata, activity
+// content, tool calls' and content parts' metadata) as the encoder reads
+// them: each key once, every number one a double holds.
+func checkMessages(msgs []event.Message) error {
+	for i := range msgs {
+		m := &msgs[i]
+		for _, v := range [][]byte{m.Metadata, m.ActivityContent} {
+			if err := checkValue(v); err != nil {
+				return jsonx.WithIndex(jsonx.WithKey(err, "messages"), i)
+			}
+		}
+		for j := range m.ToolCalls {
+			if err := checkValue(m.ToolCalls[j].Metadata); err != nil {
+				return jsonx.WithIndex(jsonx.WithKey(err, "messages"), i)
+			}
+		}
+		if err := checkParts(m.Parts); err != nil {
+			return jsonx.WithIndex(jsonx.WithKey(err, "messages"), i)
+		}
+	}
+	return nil
+}
+
+func checkParts(parts []event.ContentPart) error {
+	for j := range parts {
+		if err := checkValue(parts[j].Metadata); err != nil {
+			return jsonx.WithIndex(jsonx.WithKey(err, "content"), j)
+		}
+	}
+	return nil
+}
+
+func checkValue(v []byte) error {
+	if v == nil {
+		return nil
+	}
+	return jsonx.CheckValue(v, jsonx.TreeOptions{MaxDepth: maxValueDepth})
 }

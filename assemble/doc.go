@@ -73,7 +73,22 @@
 // snapshot; all state events become one STATE_SNAPSHOT; chunks are expanded.
 // It never moves a stream's events across a MESSAGES_SNAPSHOT, a RUN_STARTED
 // or an event naming the same message (it compacts each side instead), so it
-// stays replay-equivalent where the client's compactEvents is not.
+// stays replay-equivalent where the client's compactEvents is not. It is
+// never longer than its input, per stream (a stream that came as chunks
+// stays chunks), and with Options.MaxEventSize it splits a joined text into
+// several content events so that every event fits the output's frame limit.
+//
+// # JSON values
+//
+// The JSON values a Conversation reads — the state, patch values, activity
+// content, and the metadata of events, messages, tool calls and content
+// parts — are read as agwire's encoder reads them (internal/jsonx's value
+// tree): no byte order mark, no key twice in an object (ErrDuplicateKey),
+// no number a double does not hold exactly (ErrInexactNumber), so
+// assembling accepts
+// exactly the values `agwire encode` accepts; an event carrying another is
+// an *ApplyError naming it. Strings are written back as JSON.stringify
+// writes them; numbers keep their spelling.
 //
 // # JSON Patch
 //
@@ -86,15 +101,32 @@
 // json-patch-tests suite (testdata/json-patch-tests, TestJSONPatchSuite).
 //
 // A patch is atomic: on the first failing operation everything it did is
-// undone and a *PatchError names the operation. Its cost is bounded: every
-// operation is charged one unit per path segment, object member scanned,
-// array element shifted, and node copied or compared, and a patch over its
-// budget (Options.MaxPatchWork, default DefaultMaxPatchWork = 2^24 units)
-// fails with ErrPatchTooCostly, so no patch can be made quadratic in the
-// size of the state. Copy is the one operation that creates values no event
-// carried (a run of small deltas could otherwise double the state each
-// time): copies spend a budget for the conversation's life
-// (Options.MaxCopiedNodes, default DefaultMaxCopiedNodes = 2^22 nodes) and
-// fail with ErrCopyBudget beyond it, so the state and activity contents
-// never hold more than the events brought plus that many nodes.
+// undone and a *PatchError names the operation. Every operation is charged
+// one unit per path segment, object member scanned, array element shifted,
+// and node copied or compared; a patch over its own budget
+// (Options.MaxPatchWork, default DefaultMaxPatchWork = 2^24 units) fails with
+// ErrPatchTooCostly.
+//
+// # Budgets: cost linear in the input
+//
+// No stream can make a Conversation work or hold more than a fixed multiple
+// of its own size. Each event adds its size to the bytes applied, and three
+// budgets grow with them (Options.WorkBudget, CopyBudget, MemoryBudget; a
+// negative value removes one):
+//
+//   - the work of all patches together, of the events that walk or reorder
+//     the message list and of metadata merges is at most DefaultWorkBudget =
+//     64 units per byte plus WorkFloor (2^24): a stream of front inserts into
+//     a big array stops with ErrWorkBudget instead of growing with the
+//     square of its size;
+//   - copy operations, the one way to make values no event carried, create
+//     at most DefaultCopyBudget = 1 node per byte plus CopyFloor (2^16)
+//     nodes, ErrCopyBudget beyond (Options.MaxCopiedNodes can cap them
+//     further);
+//   - the memory the messages and state are built with is at most
+//     DefaultMemoryBudget = 64 bytes per byte plus MemoryFloor (16 MiB), as
+//     the decoder bounds a frame (ErrMemoryBudget).
+//
+// An event past a budget is refused, with an *ApplyError naming it, before
+// it changes anything.
 package assemble

@@ -1,6 +1,9 @@
 package assemble
 
-import "github.com/agwire/agwire/event"
+import (
+	"github.com/agwire/agwire/event"
+	"github.com/agwire/agwire/internal/jsonx"
+)
 
 // MergeMetadata folds incoming metadata into existing metadata the way an
 // AG-UI consumer accumulates it on a message or tool call: key by key, the
@@ -38,7 +41,7 @@ func MergeMetadata(existing, incoming event.Object) event.Object {
 		if len(out) > 1 {
 			out = append(out, ',')
 		}
-		out = appendString(out, k)
+		out = jsonx.AppendString(out, k)
 		out = append(out, ':')
 		out = append(out, v...)
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/agwire/agwire/event"
+	"github.com/agwire/agwire/internal/jsonx"
 )
 
 // JSON Patch (RFC 6902), applied to the node tree of json.go.
@@ -19,8 +20,10 @@ import (
 // unit per path segment, per object member scanned, per array element
 // shifted, per node copied or compared — and a patch whose charges exceed
 // its budget (Options.MaxPatchWork, DefaultMaxPatchWork) stops with
-// ErrPatchTooCostly and is undone. A patch can therefore never cost more
-// than a fixed amount of work, however large the document or deep the path.
+// ErrPatchTooCostly and is undone; the work of all patches together is
+// bounded by the conversation's work budget (Options.WorkBudget), and a patch
+// that would go past it stops with ErrWorkBudget. What a patch spent is
+// charged whether it applied or not.
 
 // Errors of a failed patch. They arrive in a *PatchError that names the
 // operation; test with errors.Is.
@@ -37,16 +40,16 @@ var (
 	// ErrPatchTooCostly: the patch would do more work than its budget.
 	ErrPatchTooCostly = errors.New("patch exceeds its work budget")
 	// ErrCopyBudget: copy operations would create more nodes than the
-	// conversation's copy budget (Options.MaxCopiedNodes) has left.
+	// conversation's copy budget (Options.CopyBudget, Options.MaxCopiedNodes)
+	// has left.
 	ErrCopyBudget = errors.New("copy exceeds the conversation's copy budget")
 )
 
-// DefaultMaxCopiedNodes is the copy budget of a conversation when
-// Options.MaxCopiedNodes is 0: the number of JSON nodes copy operations may
-// create over its life (about 4 million). Copy is the one operation that
-// makes values no event carried, so with this budget the state and activity
-// contents never hold more than what the events brought plus this many
-// nodes.
+// DefaultMaxCopiedNodes was the absolute copy budget of earlier versions.
+//
+// Deprecated: the copy budget is proportional to the input
+// (Options.CopyBudget); Options.MaxCopiedNodes, when set, is an absolute cap
+// beside it, and this constant is no longer a default.
 const DefaultMaxCopiedNodes = 1 << 22
 
 // DefaultMaxPatchWork is the work budget of one patch when
@@ -98,17 +101,17 @@ type undo struct {
 	op  uint8 // undoObjRestore, undoObjTruncate, undoObjInsert, undoArrRemove, undoArrInsert, undoArrSet, undoRoot
 	n   *node
 	i   int
-	m   member
+	m   jsonx.Member
 	old *node
 }
 
 const (
-	undoObjRestore  uint8 = iota // n.o[i].val = old
+	undoObjRestore  uint8 = iota // n.Members[i].Value = old
 	undoObjTruncate              // drop the last member (it was appended)
 	undoObjInsert                // insert m at i
 	undoArrRemove                // remove element i
 	undoArrInsert                // insert old at i
-	undoArrSet                   // n.a[i] = old
+	undoArrSet                   // n.Elems[i] = old
 	undoRoot                     // *root = old
 )
 
@@ -116,33 +119,43 @@ type patcher struct {
 	root   *node
 	w      work
 	copies work // what copy operations may still create
+	alloc  int64
 	log    []undo
 }
 
-// limits are the budgets a patch runs under: work for this patch, and the
-// conversation's remaining copy budget, which a successful patch spends.
+// limits are the budgets a patch runs under, and what it spent. The zero
+// value bounds the work by DefaultMaxPatchWork and nothing else.
 type limits struct {
-	work   int
-	copies *int
+	bounded bool  // copies and mem below are bounds
+	work    int   // this patch's work budget; 0 means DefaultMaxPatchWork unless bounded
+	workErr error // the error when it runs out; ErrPatchTooCostly when nil
+	copies  int   // nodes copy operations may create
+	mem     int64 // bytes the values the patch brings may occupy
+
+	// Filled in by the patch, applied or not.
+	spent  int   // work done
+	copied int   // nodes copied (0 when the patch failed)
+	added  int64 // memory of the values it brought (0 when it failed)
 }
 
 // applyPatch applies ops to *doc atomically. *doc may be nil (absent),
 // which only an operation on the root path can change.
-func applyPatch(doc **node, ops []event.PatchOp, lim limits) error {
+func applyPatch(doc **node, ops []event.PatchOp, lim *limits) error {
 	return applyPatchTo(doc, ops, lim, nil)
 }
 
 // applyPatchTo is applyPatch with a check of the result: when check fails
 // the patch is undone and check's error returned.
-func applyPatchTo(doc **node, ops []event.PatchOp, lim limits, check func(*node) error) error {
+func applyPatchTo(doc **node, ops []event.PatchOp, lim *limits, check func(*node) error) error {
 	budget := lim.work
-	if budget <= 0 {
+	if budget <= 0 && !lim.bounded {
 		budget = DefaultMaxPatchWork
 	}
-	p := patcher{root: *doc, w: work{left: budget}, copies: work{left: 1<<62 - 1, err: ErrCopyBudget}}
-	if lim.copies != nil {
-		p.copies.left = *lim.copies
+	p := patcher{root: *doc, w: work{left: budget, err: lim.workErr}, copies: work{left: 1<<62 - 1, err: ErrCopyBudget}}
+	if lim.bounded {
+		p.copies.left = lim.copies
 	}
+	defer func() { lim.spent = budget - max(p.w.left, 0) }()
 	for i := range ops {
 		op := &ops[i]
 		if err := p.apply(op); err != nil {
@@ -154,6 +167,10 @@ func applyPatchTo(doc **node, ops []event.PatchOp, lim limits, check func(*node)
 			return pe
 		}
 	}
+	if lim.bounded && p.alloc > lim.mem {
+		p.rollback()
+		return fmt.Errorf("%w: the patch brings %d bytes of values", ErrMemoryBudget, p.alloc)
+	}
 	if check != nil {
 		if err := check(p.root); err != nil {
 			p.rollback()
@@ -161,9 +178,11 @@ func applyPatchTo(doc **node, ops []event.PatchOp, lim limits, check func(*node)
 		}
 	}
 	*doc = p.root
-	if lim.copies != nil {
-		*lim.copies = p.copies.left
+	lim.copied = lim.copies - p.copies.left
+	if !lim.bounded {
+		lim.copied = 0
 	}
+	lim.added = p.alloc
 	return nil
 }
 
@@ -172,21 +191,21 @@ func (p *patcher) rollback() {
 		u := p.log[i]
 		switch u.op {
 		case undoObjRestore:
-			u.n.o[u.i].val = u.old
+			u.n.Members[u.i].Value = u.old
 		case undoObjTruncate:
-			u.n.o = u.n.o[:len(u.n.o)-1]
+			u.n.Members = u.n.Members[:len(u.n.Members)-1]
 		case undoObjInsert:
-			u.n.o = append(u.n.o, member{})
-			copy(u.n.o[u.i+1:], u.n.o[u.i:])
-			u.n.o[u.i] = u.m
+			u.n.Members = append(u.n.Members, jsonx.Member{})
+			copy(u.n.Members[u.i+1:], u.n.Members[u.i:])
+			u.n.Members[u.i] = u.m
 		case undoArrRemove:
-			u.n.a = append(u.n.a[:u.i], u.n.a[u.i+1:]...)
+			u.n.Elems = append(u.n.Elems[:u.i], u.n.Elems[u.i+1:]...)
 		case undoArrInsert:
-			u.n.a = append(u.n.a, nil)
-			copy(u.n.a[u.i+1:], u.n.a[u.i:])
-			u.n.a[u.i] = u.old
+			u.n.Elems = append(u.n.Elems, nil)
+			copy(u.n.Elems[u.i+1:], u.n.Elems[u.i:])
+			u.n.Elems[u.i] = u.old
 		case undoArrSet:
-			u.n.a[u.i] = u.old
+			u.n.Elems[u.i] = u.old
 		case undoRoot:
 			p.root = u.old
 		}
@@ -251,22 +270,22 @@ func (p *patcher) resolve(toks []string, path string) (*node, error) {
 		if err := p.w.spend(1); err != nil {
 			return nil, err
 		}
-		switch n.k {
-		case kObj:
-			if err := p.w.spend(len(n.o)); err != nil {
+		switch n.Kind {
+		case jsonx.Object:
+			if err := p.w.spend(len(n.Members)); err != nil {
 				return nil, err
 			}
-			i := n.index(t)
+			i := n.Index(t)
 			if i < 0 {
 				return nil, fmt.Errorf("%w: %q (no member %q)", ErrPatchPath, path, t)
 			}
-			n = n.o[i].val
-		case kArr:
+			n = n.Members[i].Value
+		case jsonx.Array:
 			i, ok := arrayIndex(t)
-			if !ok || i >= len(n.a) {
-				return nil, fmt.Errorf("%w: %q (no element %q in an array of %d)", ErrPatchPath, path, t, len(n.a))
+			if !ok || i >= len(n.Elems) {
+				return nil, fmt.Errorf("%w: %q (no element %q in an array of %d)", ErrPatchPath, path, t, len(n.Elems))
 			}
-			n = n.a[i]
+			n = n.Elems[i]
 		default:
 			return nil, fmt.Errorf("%w: %q (%q is inside a scalar)", ErrPatchPath, path, t)
 		}
@@ -280,8 +299,10 @@ func (p *patcher) value(op *event.PatchOp) (*node, error) {
 	}
 	v, err := parseValue(op.Value)
 	if err != nil {
-		return nil, fmt.Errorf("%w: value: %v", ErrPatchInvalid, err)
+		return nil, fmt.Errorf("%w: value: %w", ErrPatchInvalid, err)
 	}
+	size, _ := v.Size()
+	p.alloc += int64(size)
 	return v, nil
 }
 
@@ -339,10 +360,12 @@ func (p *patcher) apply(op *event.PatchOp) error {
 		if err != nil {
 			return err
 		}
-		v, err := src.clone(&p.w, &p.copies)
+		v, err := clone(src, &p.w, &p.copies)
 		if err != nil {
 			return err
 		}
+		size, _ := v.Size()
+		p.alloc += int64(size)
 		return p.add(toks, op.Path, v)
 	case "test":
 		v, err := p.value(op)
@@ -353,12 +376,12 @@ func (p *patcher) apply(op *event.PatchOp) error {
 		if err != nil {
 			return err
 		}
-		eq, err := got.equal(v, &p.w)
+		eq, err := equal(got, v, &p.w)
 		if err != nil {
 			return err
 		}
 		if !eq {
-			return fmt.Errorf("%w: %q is %s, not %s", ErrPatchTest, op.Path, clip(got.appendJSON(nil)), clip(op.Value))
+			return fmt.Errorf("%w: %q is %s, not %s", ErrPatchTest, op.Path, clip(got.AppendJSON(nil)), clip(op.Value))
 		}
 		return nil
 	}
@@ -385,34 +408,34 @@ func (p *patcher) add(toks []string, path string, v *node) error {
 		return err
 	}
 	last := toks[len(toks)-1]
-	switch parent.k {
-	case kObj:
-		if err := p.w.spend(len(parent.o)); err != nil {
+	switch parent.Kind {
+	case jsonx.Object:
+		if err := p.w.spend(len(parent.Members)); err != nil {
 			return err
 		}
-		if i := parent.index(last); i >= 0 {
-			p.log = append(p.log, undo{op: undoObjRestore, n: parent, i: i, old: parent.o[i].val})
-			parent.o[i].val = v
+		if i := parent.Index(last); i >= 0 {
+			p.log = append(p.log, undo{op: undoObjRestore, n: parent, i: i, old: parent.Members[i].Value})
+			parent.Members[i].Value = v
 			return nil
 		}
 		p.log = append(p.log, undo{op: undoObjTruncate, n: parent})
-		parent.o = append(parent.o, member{last, v})
+		parent.Members = append(parent.Members, jsonx.Member{Key: last, Value: v})
 		return nil
-	case kArr:
-		i := len(parent.a)
+	case jsonx.Array:
+		i := len(parent.Elems)
 		if last != "-" {
 			var ok bool
-			if i, ok = arrayIndex(last); !ok || i > len(parent.a) {
-				return fmt.Errorf("%w: %q (cannot add at %q in an array of %d)", ErrPatchPath, path, last, len(parent.a))
+			if i, ok = arrayIndex(last); !ok || i > len(parent.Elems) {
+				return fmt.Errorf("%w: %q (cannot add at %q in an array of %d)", ErrPatchPath, path, last, len(parent.Elems))
 			}
 		}
-		if err := p.w.spend(len(parent.a) - i); err != nil {
+		if err := p.w.spend(len(parent.Elems) - i); err != nil {
 			return err
 		}
 		p.log = append(p.log, undo{op: undoArrRemove, n: parent, i: i})
-		parent.a = append(parent.a, nil)
-		copy(parent.a[i+1:], parent.a[i:])
-		parent.a[i] = v
+		parent.Elems = append(parent.Elems, nil)
+		copy(parent.Elems[i+1:], parent.Elems[i:])
+		parent.Elems[i] = v
 		return nil
 	}
 	return fmt.Errorf("%w: %q (the parent is not an object or array)", ErrPatchPath, path)
@@ -434,30 +457,30 @@ func (p *patcher) remove(toks []string, path string) (*node, error) {
 		return nil, err
 	}
 	last := toks[len(toks)-1]
-	switch parent.k {
-	case kObj:
-		if err := p.w.spend(len(parent.o)); err != nil {
+	switch parent.Kind {
+	case jsonx.Object:
+		if err := p.w.spend(len(parent.Members)); err != nil {
 			return nil, err
 		}
-		i := parent.index(last)
+		i := parent.Index(last)
 		if i < 0 {
 			return nil, fmt.Errorf("%w: %q (no member %q)", ErrPatchPath, path, last)
 		}
-		m := parent.o[i]
+		m := parent.Members[i]
 		p.log = append(p.log, undo{op: undoObjInsert, n: parent, i: i, m: m})
-		parent.o = append(parent.o[:i], parent.o[i+1:]...)
-		return m.val, nil
-	case kArr:
+		parent.Members = append(parent.Members[:i], parent.Members[i+1:]...)
+		return m.Value, nil
+	case jsonx.Array:
 		i, ok := arrayIndex(last)
-		if !ok || i >= len(parent.a) {
-			return nil, fmt.Errorf("%w: %q (no element %q in an array of %d)", ErrPatchPath, path, last, len(parent.a))
+		if !ok || i >= len(parent.Elems) {
+			return nil, fmt.Errorf("%w: %q (no element %q in an array of %d)", ErrPatchPath, path, last, len(parent.Elems))
 		}
-		if err := p.w.spend(len(parent.a) - i); err != nil {
+		if err := p.w.spend(len(parent.Elems) - i); err != nil {
 			return nil, err
 		}
-		old := parent.a[i]
+		old := parent.Elems[i]
 		p.log = append(p.log, undo{op: undoArrInsert, n: parent, i: i, old: old})
-		parent.a = append(parent.a[:i], parent.a[i+1:]...)
+		parent.Elems = append(parent.Elems[:i], parent.Elems[i+1:]...)
 		return old, nil
 	}
 	return nil, fmt.Errorf("%w: %q (the parent is not an object or array)", ErrPatchPath, path)
@@ -479,25 +502,25 @@ func (p *patcher) replace(toks []string, path string, v *node) error {
 		return err
 	}
 	last := toks[len(toks)-1]
-	switch parent.k {
-	case kObj:
-		if err := p.w.spend(len(parent.o)); err != nil {
+	switch parent.Kind {
+	case jsonx.Object:
+		if err := p.w.spend(len(parent.Members)); err != nil {
 			return err
 		}
-		i := parent.index(last)
+		i := parent.Index(last)
 		if i < 0 {
 			return fmt.Errorf("%w: %q (no member %q)", ErrPatchPath, path, last)
 		}
-		p.log = append(p.log, undo{op: undoObjRestore, n: parent, i: i, old: parent.o[i].val})
-		parent.o[i].val = v
+		p.log = append(p.log, undo{op: undoObjRestore, n: parent, i: i, old: parent.Members[i].Value})
+		parent.Members[i].Value = v
 		return nil
-	case kArr:
+	case jsonx.Array:
 		i, ok := arrayIndex(last)
-		if !ok || i >= len(parent.a) {
-			return fmt.Errorf("%w: %q (no element %q in an array of %d)", ErrPatchPath, path, last, len(parent.a))
+		if !ok || i >= len(parent.Elems) {
+			return fmt.Errorf("%w: %q (no element %q in an array of %d)", ErrPatchPath, path, last, len(parent.Elems))
 		}
-		p.log = append(p.log, undo{op: undoArrSet, n: parent, i: i, old: parent.a[i]})
-		parent.a[i] = v
+		p.log = append(p.log, undo{op: undoArrSet, n: parent, i: i, old: parent.Elems[i]})
+		parent.Elems[i] = v
 		return nil
 	}
 	return fmt.Errorf("%w: %q (the parent is not an object or array)", ErrPatchPath, path)

@@ -68,8 +68,8 @@ func TestJSONPatchSuite(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s #%d: doc: %v", file, i, err)
 			}
-			before := string(doc.appendJSON(nil))
-			err = applyPatch(&doc, ops, limits{})
+			before := string(doc.AppendJSON(nil))
+			err = applyPatch(&doc, ops, &limits{})
 			switch {
 			case c.Error != "":
 				var pe *PatchError
@@ -77,7 +77,7 @@ func TestJSONPatchSuite(t *testing.T) {
 					t.Errorf("%s #%d %q: want error %q, got %v", file, i, c.Comment, c.Error, err)
 					continue
 				}
-				if got := string(doc.appendJSON(nil)); got != before {
+				if got := string(doc.AppendJSON(nil)); got != before {
 					t.Errorf("%s #%d %q: failed patch changed the document: %s -> %s", file, i, c.Comment, before, got)
 					continue
 				}
@@ -89,8 +89,8 @@ func TestJSONPatchSuite(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if eq, _ := doc.equal(want, nil); !eq {
-					t.Errorf("%s #%d %q: got %s, want %s", file, i, c.Comment, doc.appendJSON(nil), c.Expected)
+				if eq, _ := equal(doc, want, nil); !eq {
+					t.Errorf("%s #%d %q: got %s, want %s", file, i, c.Comment, doc.AppendJSON(nil), c.Expected)
 					continue
 				}
 			}

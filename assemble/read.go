@@ -7,6 +7,7 @@ import (
 
 	"github.com/agwire/agwire/codec"
 	"github.com/agwire/agwire/event"
+	"github.com/agwire/agwire/internal/jsonx"
 )
 
 // Source is anything with an event iterator: a *framing.Reader, a
@@ -68,25 +69,46 @@ func MarshalMessages(msgs []event.Message) ([]byte, error) {
 		return nil, err
 	}
 	// The snapshot's JSON is {"type":"MESSAGES_SNAPSHOT","messages":[…]}:
-	// take the array out of it.
-	n, err := parseValue(b)
-	if err != nil {
-		return nil, err
+	// take the array's text out of it.
+	var sc jsonx.Scanner
+	sc.Reset(b)
+	var arr []byte
+	err = sc.Object(func(key string) error {
+		v, err := sc.Raw()
+		if key == "messages" {
+			arr = v
+		}
+		return err
+	})
+	if err != nil || arr == nil {
+		return nil, errors.New("assemble: unexpected MESSAGES_SNAPSHOT form")
 	}
-	if i := n.index("messages"); n.k == kObj && i >= 0 {
-		return n.o[i].val.appendJSON(nil), nil
-	}
-	return nil, errors.New("assemble: unexpected MESSAGES_SNAPSHOT form")
+	return arr, nil
 }
+
+// marshalBatch is how many messages MarshalJSON materialises and writes at a
+// time, so writing a long conversation does not hold a second copy of it.
+const marshalBatch = 256
 
 // MarshalJSON writes the conversation as {"messages":[…],"state":…}.
 func (c *Conversation) MarshalJSON() ([]byte, error) {
-	msgs, err := MarshalMessages(c.Messages())
-	if err != nil {
-		return nil, err
+	out := append(make([]byte, 0, 64), `{"messages":[`...)
+	batch := make([]event.Message, 0, marshalBatch)
+	for i := 0; i < len(c.msgs); i += marshalBatch {
+		batch = batch[:0]
+		for _, m := range c.msgs[i:min(i+marshalBatch, len(c.msgs))] {
+			batch = append(batch, m.message())
+		}
+		arr, err := MarshalMessages(batch)
+		if err != nil {
+			return nil, err
+		}
+		if i > 0 {
+			out = append(out, ',')
+		}
+		out = append(out, arr[1:len(arr)-1]...) // without the brackets
 	}
-	out := append([]byte(`{"messages":`), msgs...)
-	out = append(out, `,"state":`...)
+	out = append(out, `],"state":`...)
 	out = append(out, c.State()...)
 	return append(out, '}'), nil
 }

@@ -10,7 +10,6 @@ import (
 	"github.com/agwire/agwire/codec"
 	"github.com/agwire/agwire/event"
 	"github.com/agwire/agwire/framing"
-	"github.com/agwire/agwire/transport"
 )
 
 const assembleSynopsis = `Assemble reads an AG-UI event stream (SSE, JSON lines or binary, told from its
@@ -55,7 +54,9 @@ func addStreamFlags(c *cli) *streamFlags {
 
 // openSource tells the input's format (unless given) and returns a source of
 // its events.
-func (f *streamFlags) openSource(br *bufio.Reader) (eventSource, streamFormat, error) {
+func (f *streamFlags) openSource(in io.Reader) (eventSource, streamFormat, error) {
+	rec := &recorder{r: in}
+	br := bufio.NewReaderSize(rec, 64<<10)
 	from := f.from
 	if from == "" {
 		var err error
@@ -63,14 +64,7 @@ func (f *streamFlags) openSource(br *bufio.Reader) (eventSource, streamFormat, e
 			return nil, "", err
 		}
 	}
-	switch from {
-	case formatSSE:
-		lr := &lineReader{br: br}
-		return &sseSource{lines: lr, r: transport.NewSSEReader(lr, int(f.maxFrame))}, from, nil
-	case formatBinary:
-		return &binarySource{r: framing.NewReader(br, framing.ReaderOptions{Codec: codec.Codec{}, MaxFrameSize: int(f.maxFrame)})}, from, nil
-	}
-	return &jsonlSource{br: br}, from, nil
+	return newEventSource(from, br, rec, event.Parser{}, codec.Codec{}, int(f.maxFrame)), from, nil
 }
 
 // readEvents reads every event of src. An event of a type this build does
@@ -119,7 +113,7 @@ func runAssemble(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return exitFail
 	}
 	defer out.close()
-	src, _, err := flags.openSource(bufio.NewReaderSize(in, 64<<10))
+	src, _, err := flags.openSource(in)
 	if err != nil {
 		c.failf("%v", err)
 		return exitFail
@@ -151,6 +145,7 @@ func runAssemble(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return exitFail
 	}
 	out.Write(append(b, '\n'))
+	out.complete = true
 	if err := out.close(); err != nil {
 		c.failf("writing output: %v", err)
 		return exitFail

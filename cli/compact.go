@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bufio"
 	"fmt"
 	"io"
 
@@ -58,6 +57,8 @@ func runCompact(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	flags := addStreamFlags(c)
 	var to streamFormat
 	c.fs.Var(&to, "to", "`sse|jsonl|binary`: the output's format; the input's when omitted")
+	maxOut := sizeFlag(0)
+	c.fs.Var(&maxOut, "max-output-frame-size", "write no event larger than `BYTES` as a binary frame (a longer joined text\nbecomes several content events); --max-frame-size when omitted")
 	if code, ok := c.parse(args); !ok {
 		return code
 	}
@@ -68,7 +69,7 @@ func runCompact(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	defer out.close()
 	counted := &countingReader{r: in}
-	src, from, err := flags.openSource(bufio.NewReaderSize(counted, 64<<10))
+	src, from, err := flags.openSource(counted)
 	if err != nil {
 		c.failf("%v", err)
 		return exitFail
@@ -86,9 +87,12 @@ func runCompact(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			return exitFail
 		}
 	}
-	compacted, rep, err := assemble.Compact(evs, assemble.Options{Check: !*flags.noCheck})
+	if maxOut == 0 {
+		maxOut = flags.maxFrame
+	}
+	compacted, rep, err := assemble.Compact(evs, assemble.Options{Check: !*flags.noCheck, MaxEventSize: int(maxOut)})
 	if err != nil {
-		c.failf("%v", err)
+		c.failf("%s", atEvent(err, at))
 		return exitFail
 	}
 	written := &countingWriter{w: out}
@@ -99,7 +103,7 @@ func runCompact(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	case formatSSE:
 		dst = &jsonSink{w: written, sse: true}
 	case formatBinary:
-		dst = &binarySink{w: framing.NewWriter(written, framing.WriterOptions{})}
+		dst = &binarySink{w: framing.NewWriter(written, framing.WriterOptions{MaxFrameSize: int(maxOut)})}
 	}
 	for _, ev := range compacted {
 		if err := dst.write(ev); err != nil {
@@ -107,6 +111,7 @@ func runCompact(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			return exitFail
 		}
 	}
+	out.complete = true
 	if err := out.close(); err != nil {
 		c.failf("writing output: %v", err)
 		return exitFail

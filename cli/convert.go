@@ -130,20 +130,8 @@ func runConvert(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			return exitFail
 		}
 	}
-	parser := event.Parser{DropUnknownFields: *drop}
-	var src eventSource
-	switch from {
-	case formatJSONL:
-		src = &jsonlSource{br: br, parser: parser, start: func() []byte { return rec.start }}
-	case formatSSE:
-		lr := &lineReader{br: br}
-		src = &sseSource{lines: lr, r: transport.NewSSEReader(lr, int(maxFrame)), parser: parser}
-	case formatBinary:
-		src = &binarySource{r: framing.NewReader(br, framing.ReaderOptions{
-			Codec:        codec.Codec{NonFiniteAsNull: *nonFinite},
-			MaxFrameSize: int(maxFrame),
-		}), rec: rec}
-	}
+	src := newEventSource(from, br, rec, event.Parser{DropUnknownFields: *drop},
+		codec.Codec{NonFiniteAsNull: *nonFinite}, int(maxFrame))
 	var dst eventSink
 	switch to {
 	case formatJSONL:
@@ -163,11 +151,7 @@ func runConvert(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		})}
 	}
 	status := c.convert(src, dst, from, out, br, rec)
-	if err := out.close(); err != nil && status != exitFail {
-		c.failf("writing output: %v", err)
-		return exitFail
-	}
-	return status
+	return c.finish(out, status)
 }
 
 // isSet reports whether the flag was given on the command line.
@@ -315,10 +299,24 @@ type typedError struct {
 func (e *typedError) Error() string { return string(e.typ) + ": " + e.err.Error() }
 func (e *typedError) Unwrap() error { return e.err }
 
+// newEventSource returns the source of the events of br, in the format
+// from. br reads through rec, which keeps the input's first bytes for the
+// hints about an input that is not what was expected.
+func newEventSource(from streamFormat, br *bufio.Reader, rec *recorder, parser event.Parser, cd codec.Codec, maxFrame int) eventSource {
+	switch from {
+	case formatSSE:
+		lr := &lineReader{br: br}
+		return &sseSource{lines: lr, r: transport.NewSSEReader(lr, maxFrame), parser: parser}
+	case formatBinary:
+		return &binarySource{r: framing.NewReader(br, framing.ReaderOptions{Codec: cd, MaxFrameSize: maxFrame}), rec: rec}
+	}
+	return &jsonlSource{br: br, parser: parser, rec: rec}
+}
+
 // jsonlSource reads JSON events, one per line.
 type jsonlSource struct {
 	br     *bufio.Reader
-	start  func() []byte // the first bytes of the input
+	rec    *recorder // the first bytes of the input
 	parser event.Parser
 	long   []byte // a line longer than br's buffer
 	line   int64
@@ -345,7 +343,7 @@ func (s *jsonlSource) next() (event.Event, error) {
 			if err != nil {
 				re := &recordError{at: s.at(), err: err, of: s.of()}
 				if s.line == 1 {
-					re.hint = formatHint(s.start(), "JSON")
+					re.hint = formatHint(s.rec.first(), "JSON")
 				}
 				if re.hint == "" && partialEvent(text, err) {
 					re.hint = onePerLine

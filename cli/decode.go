@@ -48,11 +48,7 @@ func runDecode(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		MaxFrameSize: int(maxFrame),
 	})
 	status := c.decode(r, out, rec)
-	if err := out.close(); err != nil && status != exitFail {
-		c.failf("writing output: %v", err)
-		return exitFail
-	}
-	return status
+	return c.finish(out, status)
 }
 
 // decode writes the events of r as JSON lines.
@@ -142,7 +138,7 @@ func streamHint(err error, rec *recorder) string {
 	if !errors.As(err, &fe) || fe.Frame != 0 || framing.Skippable(err) {
 		return ""
 	}
-	return formatHint(rec.start, "binary")
+	return formatHint(rec.first(), "binary")
 }
 
 // decodeStopped flushes what was written and says how much it was.

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -67,7 +66,7 @@ func runDemo(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			input, err = io.ReadAll(c.stdin)
 		} else {
 			name = c.in
-			input, err = os.ReadFile(c.in)
+			input, err = readInputFile(c.in)
 		}
 		if err != nil {
 			c.failf("%v", err)
@@ -75,15 +74,23 @@ func runDemo(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 	}
 	d, err := runDemoEvents(input, codec.Codec{Profile: codec.Profile(profile)})
-	if err != nil {
+	if err != nil && !errors.Is(err, errNoEvents) {
 		c.failf("%v", err)
 		return exitFail
 	}
 	c.in = "-" // read already: open only the output
-	_, out, err := c.open()
-	if err != nil {
-		c.failf("%v", err)
+	_, out, oerr := c.open()
+	if oerr != nil {
+		c.failf("%v", oerr)
 		return exitFail
+	}
+	if err != nil { // an empty input, as the other commands take it
+		out.complete = true
+		if status := c.finish(out, exitOK); status != exitOK {
+			return status
+		}
+		c.notef("the input is empty: no events written")
+		return exitOK
 	}
 	if *asJSON {
 		d.printJSON(out)
@@ -128,6 +135,9 @@ type demo struct {
 	failures int
 }
 
+// errNoEvents is runDemoEvents' error for an input without events.
+var errNoEvents = errors.New("no events in the input")
+
 // runDemoEvents parses the JSON lines of input, encodes the events to one
 // binary stream, decodes the stream and compares.
 func runDemoEvents(input []byte, cd codec.Codec) (*demo, error) {
@@ -147,7 +157,7 @@ func runDemoEvents(input []byte, cd codec.Codec) (*demo, error) {
 		d.rows = append(d.rows, demoRow{line: i + 1, ev: ev, json: js})
 	}
 	if len(d.rows) == 0 {
-		return nil, errors.New("no events in the input")
+		return nil, errNoEvents
 	}
 
 	// Encode: one stream, as a server would write it.

@@ -7,6 +7,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/agwire/agwire/assemble"
 	"github.com/agwire/agwire/codec"
 	"github.com/agwire/agwire/event"
 	"github.com/agwire/agwire/framing"
@@ -57,6 +58,27 @@ func located(path string, offset int, of string) string {
 		return fmt.Sprintf("byte %d of the %s: ", offset, of)
 	}
 	return ""
+}
+
+// atEvent spells an error of the assembler about the event at some index
+// of the events read (a *assemble.SequenceError or *assemble.ApplyError)
+// after the record the event came from, as at lists them: "line 3: event 2
+// (TEXT_MESSAGE_CONTENT): ..."; other errors as they are, unprefixed.
+func atEvent(err error, at []string) string {
+	index := -1
+	var se *assemble.SequenceError
+	var ae *assemble.ApplyError
+	switch {
+	case errors.As(err, &se):
+		index, err = se.Index, se
+	case errors.As(err, &ae):
+		index, err = ae.Index, ae
+	}
+	msg := strings.TrimPrefix(unprefixed(err.Error()), "assemble: ")
+	if index >= 0 && index < len(at) {
+		return at[index] + ": " + msg
+	}
+	return msg
 }
 
 // frameAt names a frame of a binary stream: "frame 2 (stream byte 120)".
@@ -138,13 +160,29 @@ func formatHint(start []byte, want string) string {
 const onePerLine = "the input must hold one JSON event per line; a pretty-printed event spans several lines: compact it first (jq -c . FILE | agwire ...)"
 
 // partialEvent reports whether a line that failed to parse looks like part
-// of a pretty-printed event rather than a whole event.
+// of a pretty-printed event rather than a whole event: an opening or
+// closing bracket on its own ("{", "},", "]"), an object's first line
+// ("{" then members, ending open or with a comma), or a member ("\"type\":
+// ..."). A line of anything else (random bytes, prose, a whole object with
+// bytes after it) is not one.
 func partialEvent(line []byte, err error) bool {
-	if !errors.Is(err, event.ErrSyntax) {
+	line = bytes.TrimSpace(line)
+	if len(line) > 0 && line[0] == '"' { // read as a string, then refused
+		return bytes.Contains(line, []byte(`":`)) || bytes.Contains(line, []byte(`" :`))
+	}
+	if !errors.Is(err, event.ErrSyntax) || len(line) == 0 {
 		return false
 	}
-	line = bytes.TrimSpace(line)
-	return len(line) == 0 || line[0] != '{' || line[len(line)-1] != '}'
+	switch line[0] {
+	case '}', ']':
+		return len(bytes.Trim(line, "}], ")) == 0 // closing lines: "}", "},", "]}"
+	case '[':
+		return len(line) == 1
+	case '{':
+		last := line[len(line)-1]
+		return last == '{' || last == '[' || last == ','
+	}
+	return false
 }
 
 // recorder keeps the first bytes read through it, for formatHint.
@@ -155,6 +193,14 @@ type recorder struct {
 }
 
 const recordLen = 64
+
+// first returns the first bytes read; nothing for a nil recorder.
+func (r *recorder) first() []byte {
+	if r == nil {
+		return nil
+	}
+	return r.start
+}
 
 func (r *recorder) Read(p []byte) (int, error) {
 	n, err := r.r.Read(p)

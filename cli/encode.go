@@ -50,11 +50,7 @@ func runEncode(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	w := framing.NewWriter(out, framing.WriterOptions{Codec: cd, MaxFrameSize: writeMax})
 	status := c.encode(bufio.NewReaderSize(rec, 64<<10), out, w, rec)
-	if err := out.close(); err != nil && status != exitFail {
-		c.failf("writing output: %v", err)
-		return exitFail
-	}
-	return status
+	return c.finish(out, status)
 }
 
 // encode converts the lines of in.
@@ -115,7 +111,7 @@ func (c *cli) encodeError(err error, text []byte, line int64, rec *recorder) str
 	}
 	msg := describe(err, "line")
 	if line == 1 {
-		if hint := formatHint(rec.start, "JSON"); hint != "" {
+		if hint := formatHint(rec.first(), "JSON"); hint != "" {
 			return msg + "; " + hint
 		}
 	}

@@ -1,15 +1,11 @@
 package cli
 
 import (
-	"bufio"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"io/fs"
 	"math"
-	"os"
-	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -23,6 +19,7 @@ type cli struct {
 	name     string // subcommand name, as in "agwire encode"
 	synopsis string // what the command does, for --help
 	example  string // an example, for --help
+	operands string // the arguments after the flags, for --help: "URL RUN_ID"
 	fs       *flag.FlagSet
 
 	stdin          io.Reader
@@ -126,7 +123,11 @@ func (c *cli) usageErrorf(format string, args ...any) int {
 // usage prints the command's help: synopsis, flags (with the GNU-style
 // double dash for long names; either spelling is accepted) and example.
 func (c *cli) usage(w io.Writer) {
-	fmt.Fprintf(w, "Usage: agwire %s [flags]\n\n%s\n\nFlags:\n", c.name, c.synopsis)
+	operands := ""
+	if c.operands != "" {
+		operands = " " + c.operands
+	}
+	fmt.Fprintf(w, "Usage: agwire %s [flags]%s\n\n%s\n\nFlags:\n", c.name, operands, c.synopsis)
 	c.fs.VisitAll(func(f *flag.Flag) {
 		dash := "--"
 		if len(f.Name) == 1 {
@@ -159,133 +160,6 @@ var errSameFile = errors.New("the output is the input file")
 // notef reports something worth knowing that is not a failure on stderr,
 // prefixed with the command's name.
 func (c *cli) notef(format string, args ...any) { c.failf(format, args...) }
-
-// discarded is what a message about a stopped run adds when the output
-// file will not be written: " (-o FILE left unchanged)".
-func (o *output) discarded() string {
-	if o.tmp == "" {
-		return ""
-	}
-	return " (" + o.final + " not written)"
-}
-
-// open opens the input and the output (in that order, so a missing input
-// leaves an existing output file alone). The output is buffered; finish
-// flushes and closes it.
-//
-// An output file (-o) that is the input (-i, or standard input redirected
-// from it), through a symbolic or a hard link too, is refused with
-// errSameFile. A regular output file is written as a temporary file in its
-// directory and renamed over it by close only if the command marked the
-// output complete: a run that fails leaves an existing file as it was and
-// no partial file behind. Other outputs (a device such as /dev/null, a
-// pipe) are written in place.
-func (c *cli) open() (io.Reader, *output, error) {
-	var in io.Reader = c.stdin
-	var inFile *os.File
-	if c.in != "-" && c.in != "" {
-		f, err := os.Open(c.in)
-		if err != nil {
-			return nil, nil, err
-		}
-		in, inFile = f, f
-	}
-	o := &output{inFile: inFile, w: c.stdout}
-	if c.out != "-" && c.out != "" {
-		if err := o.create(c.out, in); err != nil {
-			o.close()
-			return nil, nil, err
-		}
-	}
-	o.Writer = bufio.NewWriterSize(o.w, 64<<10)
-	return in, o, nil
-}
-
-// create opens the output file name for writing: a temporary file beside
-// it when it is (or will be) a regular file, the file itself otherwise.
-func (o *output) create(name string, in io.Reader) error {
-	target := name
-	if resolved, err := filepath.EvalSymlinks(name); err == nil {
-		target = resolved // rename over the link's target, not the link
-	}
-	fi, err := os.Stat(target)
-	switch {
-	case err == nil:
-		if f, ok := in.(*os.File); ok {
-			if ifi, err := f.Stat(); err == nil && os.SameFile(fi, ifi) {
-				return fmt.Errorf("%w: -o %s names the file being read; write to another file and rename it", errSameFile, name)
-			}
-		}
-		if !fi.Mode().IsRegular() {
-			f, err := os.OpenFile(target, os.O_WRONLY, 0)
-			if err != nil {
-				return err
-			}
-			o.w, o.outFile = f, f
-			return nil
-		}
-	case !errors.Is(err, fs.ErrNotExist):
-		return err
-	}
-	f, err := os.CreateTemp(filepath.Dir(target), "."+filepath.Base(target)+".agwire-*")
-	if err != nil {
-		return err
-	}
-	mode := fs.FileMode(0o644)
-	if fi != nil {
-		mode = fi.Mode().Perm()
-	}
-	if err := f.Chmod(mode); err != nil {
-		f.Close()
-		os.Remove(f.Name())
-		return err
-	}
-	o.w, o.outFile, o.tmp, o.final = f, f, f.Name(), target
-	return nil
-}
-
-// output is the buffered output of a command and the files to close.
-type output struct {
-	*bufio.Writer
-	w               io.Writer
-	inFile, outFile *os.File
-	tmp, final      string // the temporary file and the name it gets, when renamed
-	// complete is set by the command when it has read its input to the end
-	// (skipping bad records with --keep-going is complete too): close keeps
-	// the output only then.
-	complete bool
-}
-
-// close flushes the output and closes the files, returning the first error
-// concerning the output. A temporary output file is renamed to its final
-// name if the output is complete and was written without error, and
-// removed otherwise.
-func (o *output) close() error {
-	var err error
-	if o.Writer != nil {
-		err = o.Flush()
-	}
-	if o.outFile != nil {
-		if cerr := o.outFile.Close(); err == nil {
-			err = cerr
-		}
-		o.outFile = nil
-	}
-	if o.inFile != nil {
-		o.inFile.Close()
-		o.inFile = nil
-	}
-	if o.tmp != "" {
-		if err == nil && o.complete {
-			err = os.Rename(o.tmp, o.final)
-		}
-		if err != nil || !o.complete {
-			os.Remove(o.tmp)
-		}
-		o.tmp = ""
-	}
-	return err
-}
 
 // profileFlag is the --profile flag: "1.0" or "pre-1.0".
 type profileFlag codec.Profile

@@ -39,6 +39,7 @@ const followExample = `  agwire serve --resumable --detach &
 
 func runFollow(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	c := newBareCLI("follow", followSynopsis, followExample, stdin, stdout, stderr)
+	c.operands = "URL RUN_ID"
 	c.fs.StringVar(&c.out, "o", "-", "write to `FILE` (- is standard output)")
 	from := c.fs.String("from", "", "start after `CURSOR` (RUN_ID/SEQ, or SEQ)")
 	sse := c.fs.Bool("sse", false, "ask for Server-Sent Events instead of the binary stream")
@@ -75,7 +76,7 @@ func runFollow(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		if seq, err := strconv.ParseUint(*from, 10, 64); err == nil {
 			cursor.Seq = seq
 		} else if cursor, err = runlog.ParseCursor(*from); err != nil {
-			return c.usageErrorf("--from: %v", err)
+			return c.usageErrorf("--from %q: want RUN_ID/SEQ (a cursor as the server writes it) or a bare sequence number SEQ", *from)
 		} else if cursor.Run != run {
 			return c.usageErrorf("--from: the cursor is of run %q, not %q", cursor.Run, run)
 		}
@@ -124,9 +125,5 @@ func runFollow(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		out.Flush()
 	}
 	out.complete = status == exitOK
-	if err := out.close(); err != nil && status == exitOK {
-		c.failf("writing output: %v", err)
-		return exitFail
-	}
-	return status
+	return c.finish(out, status)
 }

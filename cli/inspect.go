@@ -61,11 +61,7 @@ func runInspect(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(out, textFrameFormat+"%-25s  %s\n", "FRAME", "OFFSET", "LENGTH", "TYPE", "IDS, METADATA KEYS")
 	}
 	status := c.inspect(r, out, emit, rec)
-	if err := out.close(); err != nil && status != exitFail {
-		c.failf("writing output: %v", err)
-		return exitFail
-	}
-	return status
+	return c.finish(out, status)
 }
 
 // Frame statuses, as --json spells them.

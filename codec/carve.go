@@ -2,9 +2,9 @@ package codec
 
 import (
 	"reflect"
-	"unsafe"
 
 	"github.com/agwire/agwire/event"
+	"github.com/agwire/agwire/internal/schema"
 )
 
 // Carving: an event's many small pieces — the JSON text of its dynamic
@@ -72,19 +72,19 @@ var (
 
 // makeSlice sets the slice at target (of type t) to a new slice of n zero
 // elements.
-func makeSlice(t reflect.Type, n int, target unsafe.Pointer) {
+func makeSlice(t reflect.Type, n int, target schema.Pointer) {
 	switch t {
 	case typeMessages:
-		*(*[]event.Message)(target) = make([]event.Message, n)
+		schema.MakeSliceOf[event.Message](target, n)
 	case typePatchOps:
-		*(*[]event.PatchOp)(target) = make([]event.PatchOp, n)
+		schema.MakeSliceOf[event.PatchOp](target, n)
 	case typeToolCalls:
-		*(*[]event.ToolCall)(target) = make([]event.ToolCall, n)
+		schema.MakeSliceOf[event.ToolCall](target, n)
 	case typeContentParts:
-		*(*[]event.ContentPart)(target) = make([]event.ContentPart, n)
+		schema.MakeSliceOf[event.ContentPart](target, n)
 	case typeStrings:
-		*(*[]string)(target) = make([]string, n)
+		schema.MakeSliceOf[string](target, n)
 	default:
-		reflect.NewAt(t, target).Elem().Set(reflect.MakeSlice(t, n, n))
+		target.MakeSlice(t, n)
 	}
 }

@@ -4,12 +4,12 @@ package codec
 
 import (
 	"strconv"
-	"unsafe"
 
 	"google.golang.org/protobuf/encoding/protowire"
 
 	"github.com/agwire/agwire/event"
 	"github.com/agwire/agwire/internal/jsonx"
+	"github.com/agwire/agwire/internal/schema"
 )
 
 // tablesFingerprint describes the tables this file was generated from;
@@ -915,7 +915,7 @@ func encodeRunFinished(g *genc, dst []byte, p *event.RunFinished) ([]byte, error
 		}
 	}
 	if o := p.Outcome; o != nil {
-		if err := rule(planRunOutcome, unsafe.Pointer(o)); err != nil {
+		if err := rule(planRunOutcome, schema.PointerTo(o)); err != nil {
 			return dst, jsonx.WithKey(err, "outcome")
 		}
 		v := o.Type
@@ -947,7 +947,7 @@ func encodeRunFinished(g *genc, dst []byte, p *event.RunFinished) ([]byte, error
 		}
 	}
 	if o := p.Outcome; o != nil {
-		if err := rule(planRunOutcome, unsafe.Pointer(o)); err != nil {
+		if err := rule(planRunOutcome, schema.PointerTo(o)); err != nil {
 			return dst, jsonx.WithKey(err, "outcome")
 		}
 		for i, s := range o.PendingToolCallIDs {
@@ -1411,7 +1411,7 @@ func encodeSubagentFinished(g *genc, dst []byte, p *event.SubagentFinished) ([]b
 		}
 	}
 	if o := p.Outcome; o != nil {
-		if err := rule(planSubagentOutcome, unsafe.Pointer(o)); err != nil {
+		if err := rule(planSubagentOutcome, schema.PointerTo(o)); err != nil {
 			return dst, jsonx.WithKey(err, "outcome")
 		}
 		v := o.Type
@@ -1517,7 +1517,7 @@ func encodeToolCallResult(g *genc, dst []byte, p *event.ToolCallResult) ([]byte,
 		return dst, err
 	}
 	n := 1 + protowire.SizeBytes(bn)
-	if err := rule(planToolCallResult, unsafe.Pointer(p)); err != nil {
+	if err := rule(planToolCallResult, schema.PointerTo(p)); err != nil {
 		return dst, err
 	}
 	{
@@ -2237,7 +2237,7 @@ func writePatchOp(g *genc, b []byte, p *event.PatchOp) []byte {
 
 func sizeMessage(g *genc, p *event.Message) (int, error) {
 	n := 0
-	if err := rule(planMessage, unsafe.Pointer(p)); err != nil {
+	if err := rule(planMessage, schema.PointerTo(p)); err != nil {
 		return 0, err
 	}
 	{
@@ -2870,7 +2870,7 @@ func writeResumeEntry(g *genc, b []byte, p *event.ResumeEntry) []byte {
 
 func sizeRunOutcome(g *genc, p *event.RunOutcome) (int, error) {
 	n := 0
-	if err := rule(planRunOutcome, unsafe.Pointer(p)); err != nil {
+	if err := rule(planRunOutcome, schema.PointerTo(p)); err != nil {
 		return 0, err
 	}
 	{
@@ -3154,7 +3154,7 @@ func writeUsage(g *genc, b []byte, p *event.Usage) []byte {
 
 func sizeSubagentOutcome(g *genc, p *event.SubagentOutcome) (int, error) {
 	n := 0
-	if err := rule(planSubagentOutcome, unsafe.Pointer(p)); err != nil {
+	if err := rule(planSubagentOutcome, schema.PointerTo(p)); err != nil {
 		return 0, err
 	}
 	{
@@ -3582,7 +3582,7 @@ func decTextMessageStart(d *decoder, b []byte, p *event.TextMessageStart, enum i
 		return false
 	}
 	d.depth++
-	if d.finish(planTextMessageStart, unsafe.Pointer(p)) != nil {
+	if d.finish(planTextMessageStart, schema.PointerTo(p)) != nil {
 		return false
 	}
 	d.depth--
@@ -3668,9 +3668,6 @@ func decBase(d *decoder, b []byte, p *event.Base, enum int32) bool {
 		}
 	}
 	if declared != enum {
-		return false
-	}
-	if d.finish(planBase, unsafe.Pointer(p)) != nil {
 		return false
 	}
 	d.depth--
@@ -3761,9 +3758,6 @@ func decTextMessageContent(d *decoder, b []byte, p *event.TextMessageContent, en
 		return false
 	}
 	d.depth++
-	if d.finish(planTextMessageContent, unsafe.Pointer(p)) != nil {
-		return false
-	}
 	d.depth--
 	return true
 }
@@ -3837,9 +3831,6 @@ func decTextMessageEnd(d *decoder, b []byte, p *event.TextMessageEnd, enum int32
 		return false
 	}
 	d.depth++
-	if d.finish(planTextMessageEnd, unsafe.Pointer(p)) != nil {
-		return false
-	}
 	d.depth--
 	return true
 }
@@ -3943,9 +3934,6 @@ func decToolCallStart(d *decoder, b []byte, p *event.ToolCallStart, enum int32) 
 		return false
 	}
 	d.depth++
-	if d.finish(planToolCallStart, unsafe.Pointer(p)) != nil {
-		return false
-	}
 	d.depth--
 	return true
 }
@@ -4034,9 +4022,6 @@ func decToolCallArgs(d *decoder, b []byte, p *event.ToolCallArgs, enum int32) bo
 		return false
 	}
 	d.depth++
-	if d.finish(planToolCallArgs, unsafe.Pointer(p)) != nil {
-		return false
-	}
 	d.depth--
 	return true
 }
@@ -4110,9 +4095,6 @@ func decToolCallEnd(d *decoder, b []byte, p *event.ToolCallEnd, enum int32) bool
 		return false
 	}
 	d.depth++
-	if d.finish(planToolCallEnd, unsafe.Pointer(p)) != nil {
-		return false
-	}
 	d.depth--
 	return true
 }
@@ -4186,9 +4168,6 @@ func decStateSnapshot(d *decoder, b []byte, p *event.StateSnapshot, enum int32) 
 		return false
 	}
 	d.depth++
-	if d.finish(planStateSnapshot, unsafe.Pointer(p)) != nil {
-		return false
-	}
 	d.depth--
 	return true
 }
@@ -4283,9 +4262,6 @@ func decStateDelta(d *decoder, b []byte, p *event.StateDelta, enum int32) bool {
 		return false
 	}
 	d.depth++
-	if d.finish(planStateDelta, unsafe.Pointer(p)) != nil {
-		return false
-	}
 	d.depth--
 	return true
 }
@@ -4369,7 +4345,7 @@ func decPatchOp(d *decoder, b []byte, p *event.PatchOp) bool {
 			return false // a field the reference skips, or a group
 		}
 	}
-	if d.finish(planPatchOp, unsafe.Pointer(p)) != nil {
+	if d.finish(planPatchOp, schema.PointerTo(p)) != nil {
 		return false
 	}
 	d.depth--
@@ -4451,9 +4427,6 @@ func decMessagesSnapshot(d *decoder, b []byte, p *event.MessagesSnapshot, enum i
 		return false
 	}
 	d.depth++
-	if d.finish(planMessagesSnapshot, unsafe.Pointer(p)) != nil {
-		return false
-	}
 	d.depth--
 	return true
 }
@@ -4704,7 +4677,7 @@ func decMessage(d *decoder, b []byte, p *event.Message) bool {
 			}
 		}
 	}
-	if d.finish(planMessage, unsafe.Pointer(p)) != nil {
+	if d.finish(planMessage, schema.PointerTo(p)) != nil {
 		return false
 	}
 	d.depth--
@@ -4803,7 +4776,7 @@ func decToolCall(d *decoder, b []byte, p *event.ToolCall) bool {
 			return false // a field the reference skips, or a group
 		}
 	}
-	if d.finish(planToolCall, unsafe.Pointer(p)) != nil {
+	if d.finish(planToolCall, schema.PointerTo(p)) != nil {
 		return false
 	}
 	d.depth--
@@ -4858,9 +4831,6 @@ func decFunctionCall(d *decoder, b []byte, p *event.FunctionCall) bool {
 		default:
 			return false // a field the reference skips, or a group
 		}
-	}
-	if d.finish(planFunctionCall, unsafe.Pointer(p)) != nil {
-		return false
 	}
 	d.depth--
 	return true
@@ -4950,9 +4920,6 @@ func decRaw(d *decoder, b []byte, p *event.Raw, enum int32) bool {
 		return false
 	}
 	d.depth++
-	if d.finish(planRaw, unsafe.Pointer(p)) != nil {
-		return false
-	}
 	d.depth--
 	return true
 }
@@ -5041,9 +5008,6 @@ func decCustom(d *decoder, b []byte, p *event.Custom, enum int32) bool {
 		return false
 	}
 	d.depth++
-	if d.finish(planCustom, unsafe.Pointer(p)) != nil {
-		return false
-	}
 	d.depth--
 	return true
 }
@@ -5165,9 +5129,6 @@ func decRunStarted(d *decoder, b []byte, p *event.RunStarted, enum int32) bool {
 		return false
 	}
 	d.depth++
-	if d.finish(planRunStarted, unsafe.Pointer(p)) != nil {
-		return false
-	}
 	d.depth--
 	return true
 }
@@ -5401,9 +5362,6 @@ func decRunAgentInput(d *decoder, b []byte, p *event.RunAgentInput) bool {
 			}
 		}
 	}
-	if d.finish(planRunAgentInput, unsafe.Pointer(p)) != nil {
-		return false
-	}
 	d.depth--
 	return true
 }
@@ -5490,9 +5448,6 @@ func decTool(d *decoder, b []byte, p *event.Tool) bool {
 			return false // a field the reference skips, or a group
 		}
 	}
-	if d.finish(planTool, unsafe.Pointer(p)) != nil {
-		return false
-	}
 	d.depth--
 	return true
 }
@@ -5545,9 +5500,6 @@ func decContext(d *decoder, b []byte, p *event.Context) bool {
 		default:
 			return false // a field the reference skips, or a group
 		}
-	}
-	if d.finish(planContext, unsafe.Pointer(p)) != nil {
-		return false
 	}
 	d.depth--
 	return true
@@ -5635,7 +5587,7 @@ func decResumeEntry(d *decoder, b []byte, p *event.ResumeEntry) bool {
 			return false // a field the reference skips, or a group
 		}
 	}
-	if d.finish(planResumeEntry, unsafe.Pointer(p)) != nil {
+	if d.finish(planResumeEntry, schema.PointerTo(p)) != nil {
 		return false
 	}
 	d.depth--
@@ -5864,7 +5816,7 @@ func decRunFinished(d *decoder, b []byte, p *event.RunFinished, enum int32) bool
 		return false
 	}
 	d.depth++
-	if d.finish(planRunFinished, unsafe.Pointer(p)) != nil {
+	if d.finish(planRunFinished, schema.PointerTo(p)) != nil {
 		return false
 	}
 	d.depth--
@@ -5969,7 +5921,7 @@ func decRunOutcome(d *decoder, b []byte, p *event.RunOutcome) bool {
 			}
 		}
 	}
-	if d.finish(planRunOutcome, unsafe.Pointer(p)) != nil {
+	if d.finish(planRunOutcome, schema.PointerTo(p)) != nil {
 		return false
 	}
 	d.depth--
@@ -6121,9 +6073,6 @@ func decInterrupt(d *decoder, b []byte, p *event.Interrupt) bool {
 			return false // a field the reference skips, or a group
 		}
 	}
-	if d.finish(planInterrupt, unsafe.Pointer(p)) != nil {
-		return false
-	}
 	d.depth--
 	return true
 }
@@ -6261,9 +6210,6 @@ func decUsage(d *decoder, b []byte, p *event.Usage) bool {
 			return false // a field the reference skips, or a group
 		}
 	}
-	if d.finish(planUsage, unsafe.Pointer(p)) != nil {
-		return false
-	}
 	d.depth--
 	return true
 }
@@ -6373,9 +6319,6 @@ func decRunError(d *decoder, b []byte, p *event.RunError, enum int32) bool {
 		return false
 	}
 	d.depth++
-	if d.finish(planRunError, unsafe.Pointer(p)) != nil {
-		return false
-	}
 	d.depth--
 	return true
 }
@@ -6449,9 +6392,6 @@ func decStepStarted(d *decoder, b []byte, p *event.StepStarted, enum int32) bool
 		return false
 	}
 	d.depth++
-	if d.finish(planStepStarted, unsafe.Pointer(p)) != nil {
-		return false
-	}
 	d.depth--
 	return true
 }
@@ -6525,9 +6465,6 @@ func decStepFinished(d *decoder, b []byte, p *event.StepFinished, enum int32) bo
 		return false
 	}
 	d.depth++
-	if d.finish(planStepFinished, unsafe.Pointer(p)) != nil {
-		return false
-	}
 	d.depth--
 	return true
 }
@@ -6646,7 +6583,7 @@ func decTextMessageChunk(d *decoder, b []byte, p *event.TextMessageChunk, enum i
 		return false
 	}
 	d.depth++
-	if d.finish(planTextMessageChunk, unsafe.Pointer(p)) != nil {
+	if d.finish(planTextMessageChunk, schema.PointerTo(p)) != nil {
 		return false
 	}
 	d.depth--
@@ -6767,9 +6704,6 @@ func decToolCallChunk(d *decoder, b []byte, p *event.ToolCallChunk, enum int32) 
 		return false
 	}
 	d.depth++
-	if d.finish(planToolCallChunk, unsafe.Pointer(p)) != nil {
-		return false
-	}
 	d.depth--
 	return true
 }
@@ -6903,9 +6837,6 @@ func decSubagentStarted(d *decoder, b []byte, p *event.SubagentStarted, enum int
 		return false
 	}
 	d.depth++
-	if d.finish(planSubagentStarted, unsafe.Pointer(p)) != nil {
-		return false
-	}
 	d.depth--
 	return true
 }
@@ -7053,7 +6984,7 @@ func decSubagentFinished(d *decoder, b []byte, p *event.SubagentFinished, enum i
 		return false
 	}
 	d.depth++
-	if d.finish(planSubagentFinished, unsafe.Pointer(p)) != nil {
+	if d.finish(planSubagentFinished, schema.PointerTo(p)) != nil {
 		return false
 	}
 	d.depth--
@@ -7132,7 +7063,7 @@ func decSubagentOutcome(d *decoder, b []byte, p *event.SubagentOutcome) bool {
 			}
 		}
 	}
-	if d.finish(planSubagentOutcome, unsafe.Pointer(p)) != nil {
+	if d.finish(planSubagentOutcome, schema.PointerTo(p)) != nil {
 		return false
 	}
 	d.depth--
@@ -7223,9 +7154,6 @@ func decSubagentError(d *decoder, b []byte, p *event.SubagentError, enum int32) 
 		return false
 	}
 	d.depth++
-	if d.finish(planSubagentError, unsafe.Pointer(p)) != nil {
-		return false
-	}
 	d.depth--
 	return true
 }
@@ -7380,7 +7308,7 @@ func decToolCallResult(d *decoder, b []byte, p *event.ToolCallResult, enum int32
 		return false
 	}
 	d.depth++
-	if d.finish(planToolCallResult, unsafe.Pointer(p)) != nil {
+	if d.finish(planToolCallResult, schema.PointerTo(p)) != nil {
 		return false
 	}
 	d.depth--
@@ -7500,7 +7428,7 @@ func decActivitySnapshot(d *decoder, b []byte, p *event.ActivitySnapshot, enum i
 		return false
 	}
 	d.depth++
-	if d.finish(planActivitySnapshot, unsafe.Pointer(p)) != nil {
+	if d.finish(planActivitySnapshot, schema.PointerTo(p)) != nil {
 		return false
 	}
 	d.depth--
@@ -7627,9 +7555,6 @@ func decActivityDelta(d *decoder, b []byte, p *event.ActivityDelta, enum int32) 
 		return false
 	}
 	d.depth++
-	if d.finish(planActivityDelta, unsafe.Pointer(p)) != nil {
-		return false
-	}
 	d.depth--
 	return true
 }
@@ -7703,9 +7628,6 @@ func decReasoningStart(d *decoder, b []byte, p *event.ReasoningStart, enum int32
 		return false
 	}
 	d.depth++
-	if d.finish(planReasoningStart, unsafe.Pointer(p)) != nil {
-		return false
-	}
 	d.depth--
 	return true
 }
@@ -7794,7 +7716,7 @@ func decReasoningMessageStart(d *decoder, b []byte, p *event.ReasoningMessageSta
 		return false
 	}
 	d.depth++
-	if d.finish(planReasoningMessageStart, unsafe.Pointer(p)) != nil {
+	if d.finish(planReasoningMessageStart, schema.PointerTo(p)) != nil {
 		return false
 	}
 	d.depth--
@@ -7885,9 +7807,6 @@ func decReasoningMessageContent(d *decoder, b []byte, p *event.ReasoningMessageC
 		return false
 	}
 	d.depth++
-	if d.finish(planReasoningMessageContent, unsafe.Pointer(p)) != nil {
-		return false
-	}
 	d.depth--
 	return true
 }
@@ -7961,9 +7880,6 @@ func decReasoningMessageEnd(d *decoder, b []byte, p *event.ReasoningMessageEnd, 
 		return false
 	}
 	d.depth++
-	if d.finish(planReasoningMessageEnd, unsafe.Pointer(p)) != nil {
-		return false
-	}
 	d.depth--
 	return true
 }
@@ -8052,9 +7968,6 @@ func decReasoningMessageChunk(d *decoder, b []byte, p *event.ReasoningMessageChu
 		return false
 	}
 	d.depth++
-	if d.finish(planReasoningMessageChunk, unsafe.Pointer(p)) != nil {
-		return false
-	}
 	d.depth--
 	return true
 }
@@ -8128,9 +8041,6 @@ func decReasoningEnd(d *decoder, b []byte, p *event.ReasoningEnd, enum int32) bo
 		return false
 	}
 	d.depth++
-	if d.finish(planReasoningEnd, unsafe.Pointer(p)) != nil {
-		return false
-	}
 	d.depth--
 	return true
 }
@@ -8234,7 +8144,7 @@ func decReasoningEncryptedValue(d *decoder, b []byte, p *event.ReasoningEncrypte
 		return false
 	}
 	d.depth++
-	if d.finish(planReasoningEncryptedValue, unsafe.Pointer(p)) != nil {
+	if d.finish(planReasoningEncryptedValue, schema.PointerTo(p)) != nil {
 		return false
 	}
 	d.depth--
@@ -10922,7 +10832,7 @@ func parseMessage(s *jsonx.Scanner, p *event.Message, open bool) bool {
 	if seen&0x3 != 0x3 {
 		return false
 	}
-	return rule(planMessage, unsafe.Pointer(p)) == nil
+	return rule(planMessage, schema.PointerTo(p)) == nil
 }
 
 func parseToolCall(s *jsonx.Scanner, p *event.ToolCall, open bool) bool {
@@ -12084,7 +11994,7 @@ func parseRunOutcome(s *jsonx.Scanner, p *event.RunOutcome, open bool) bool {
 	if seen&0x1 != 0x1 {
 		return false
 	}
-	return rule(planRunOutcome, unsafe.Pointer(p)) == nil
+	return rule(planRunOutcome, schema.PointerTo(p)) == nil
 }
 
 func parseInterrupt(s *jsonx.Scanner, p *event.Interrupt, open bool) bool {
@@ -13303,7 +13213,7 @@ func parseSubagentOutcome(s *jsonx.Scanner, p *event.SubagentOutcome, open bool)
 	if seen&0x1 != 0x1 {
 		return false
 	}
-	return rule(planSubagentOutcome, unsafe.Pointer(p)) == nil
+	return rule(planSubagentOutcome, schema.PointerTo(p)) == nil
 }
 
 func parseSubagentError(s *jsonx.Scanner, p *event.SubagentError, open bool) bool {
@@ -13562,7 +13472,7 @@ func parseToolCallResult(s *jsonx.Scanner, p *event.ToolCallResult, open bool) b
 	if seen&0x6 != 0x6 {
 		return false
 	}
-	return rule(planToolCallResult, unsafe.Pointer(p)) == nil
+	return rule(planToolCallResult, schema.PointerTo(p)) == nil
 }
 
 func parseActivitySnapshot(s *jsonx.Scanner, p *event.ActivitySnapshot, open bool) bool {

@@ -391,7 +391,7 @@ func wireTypeFor(k schema.Kind) protowire.Type {
 // length: the first pass decodes scalars, gathers the occurrences of
 // singular message fields and counts repeated elements; the second fills
 // the repeated fields, allocated once at their final size.
-func (d *decoder) message(p payload, plan *schema.Plan, ptr unsafe.Pointer, eventEnum int32) error {
+func (d *decoder) message(p payload, plan *schema.Plan, ptr schema.Pointer, eventEnum int32) error {
 	if err := d.enter(p.first); err != nil {
 		return err
 	}
@@ -504,29 +504,31 @@ func withField(err error, fd *schema.Field) error {
 
 // target returns where field fd of the struct at ptr lives: in the struct,
 // or in the flat container it points to, allocated on first use.
-func (d *decoder) target(fd *schema.Field, ptr unsafe.Pointer) (unsafe.Pointer, error) {
+func (d *decoder) target(fd *schema.Field, ptr schema.Pointer) (schema.Pointer, error) {
 	if fd.Via == nil {
-		return fd.Ptr(ptr), nil
+		return ptr.Field(fd), nil
 	}
-	cp := (*unsafe.Pointer)(fd.Via.Ptr(ptr))
-	if *cp == nil {
+	cp := ptr.Field(fd.Via)
+	c := cp.Elem()
+	if c.IsNil() {
 		if err := d.charge(int(fd.Via.Elem.Size)); err != nil {
-			return nil, err
+			return schema.Pointer{}, err
 		}
-		*cp = reflect.New(fd.Via.Elem.Type).UnsafePointer()
+		c = schema.New(fd.Via.Elem)
+		cp.SetElem(c)
 	}
-	return fd.Ptr(*cp), nil
+	return c.Field(fd), nil
 }
 
 // finish applies, after a message's last field, what the wire leaves
 // implicit (an enum's zero value, what proto3 does not write when empty)
 // and then the rules every path applies.
-func (d *decoder) finish(plan *schema.Plan, ptr unsafe.Pointer) error {
+func (d *decoder) finish(plan *schema.Plan, ptr schema.Pointer) error {
 	for i := range plan.Wire {
 		fd := &plan.Wire[i]
 		if fd.Kind == schema.Object && fd.Req && fd.Via == nil {
 			// A required object the wire left out is the empty object.
-			if o := (*event.Object)(fd.Ptr(ptr)); *o == nil {
+			if o := ptr.Field(fd).Bytes(); *o == nil {
 				*o = event.Object("{}")
 			}
 		}
@@ -535,11 +537,11 @@ func (d *decoder) finish(plan *schema.Plan, ptr unsafe.Pointer) error {
 		}
 		var s *string
 		if fd.Kind == schema.OptString {
-			if s = *(**string)(fd.Ptr(ptr)); s == nil {
+			if s = *ptr.Field(fd).OptString(); s == nil {
 				continue
 			}
 		} else {
-			s = (*string)(fd.Ptr(ptr))
+			s = ptr.Field(fd).String()
 		}
 		if fd.Kind == schema.Enum && *s == "" {
 			*s = fd.Names[0]
@@ -564,7 +566,7 @@ func (d *decoder) finish(plan *schema.Plan, ptr unsafe.Pointer) error {
 			continue
 		}
 		last = via
-		if cp := *(*unsafe.Pointer)(via.Ptr(ptr)); cp != nil && via.Elem.Check != nil {
+		if cp := ptr.Field(via).Elem(); !cp.IsNil() && via.Elem.Check != nil {
 			if err := via.Elem.Check(cp); err != nil {
 				return jsonx.WithKey(err, via.Name)
 			}
@@ -575,52 +577,52 @@ func (d *decoder) finish(plan *schema.Plan, ptr unsafe.Pointer) error {
 
 // scalar decodes one occurrence of a scalar field into p: the last
 // occurrence wins.
-func (d *decoder) scalar(fd *schema.Field, f field, p unsafe.Pointer) error {
+func (d *decoder) scalar(fd *schema.Field, f field, p schema.Pointer) error {
 	switch fd.Kind {
 	case schema.String:
 		s, err := d.str(f)
-		*(*string)(p) = s
+		*p.String() = s
 		return err
 	case schema.Enum:
 		n := int32(f.v)
 		if n < 0 || int(n) >= len(fd.Names) || int64(n) != int64(f.v) {
 			return d.malformed(f.at, "unknown %s number %d (known: 0..%d)", fd.Name, int64(f.v), len(fd.Names)-1)
 		}
-		*(*string)(p) = fd.Names[n]
+		*p.String() = fd.Names[n]
 	case schema.OptString:
 		s, err := d.str(f)
 		if err != nil {
 			return err
 		}
-		if q := *(**string)(p); q != nil {
+		if q := *p.OptString(); q != nil {
 			*q = s
 			return nil
 		}
 		if err := d.charge(16); err != nil {
 			return err
 		}
-		*(**string)(p) = d.newString(s)
+		*p.OptString() = d.newString(s)
 	case schema.OptBool:
-		if q := *(**bool)(p); q != nil {
+		if q := *p.OptBool(); q != nil {
 			*q = f.v != 0
 			return nil
 		}
 		if err := d.charge(8); err != nil {
 			return err
 		}
-		*(**bool)(p) = d.newBool(f.v != 0)
+		*p.OptBool() = d.newBool(f.v != 0)
 	case schema.OptInt64:
 		if v := int64(f.v); (v > maxSafeInt || v < -maxSafeInt) && !d.unsafeInts {
 			return &jsonx.Error{Offset: d.off(f.at), Err: fmt.Errorf("%w: %d (Codec.UnsafeIntegers reads it)", ErrUnsafeInteger, v)}
 		}
-		if q := *(**int64)(p); q != nil {
+		if q := *p.OptInt64(); q != nil {
 			*q = int64(f.v)
 			return nil
 		}
 		if err := d.charge(8); err != nil {
 			return err
 		}
-		*(**int64)(p) = d.newInt64(int64(f.v))
+		*p.OptInt64() = d.newInt64(int64(f.v))
 	}
 	return nil
 }
@@ -628,7 +630,7 @@ func (d *decoder) scalar(fd *schema.Field, f field, p unsafe.Pointer) error {
 // repeated fills the repeated fields of a message whose element counts the
 // first pass stored in d.pend[base:]: each slice is allocated once, at its
 // final size, after its cost is taken from the budget.
-func (d *decoder) repeated(p payload, plan *schema.Plan, ptr unsafe.Pointer, base int) error {
+func (d *decoder) repeated(p payload, plan *schema.Plan, ptr schema.Pointer, base int) error {
 	// Fill position per repeated field, by wire index, on the decoder's
 	// stack (nested messages push theirs above).
 	top := len(d.fill)
@@ -673,14 +675,13 @@ func (d *decoder) repeated(p payload, plan *schema.Plan, ptr unsafe.Pointer, bas
 		j := d.fill[top+int(i)]
 		d.fill[top+int(i)]++
 		target, _ := d.target(fd, ptr) // allocated above
-		sv := reflect.NewAt(fd.Type, target).Elem()
-		ep := sv.Index(int(j)).Addr().UnsafePointer()
 		switch fd.Kind {
 		case schema.Strings:
-			*(*string)(ep), err = d.str(f)
+			(*target.Strings())[j], err = d.str(f)
 		case schema.Parts:
-			err = d.contentPart(one(f.b), fd.Elem, (*event.ContentPart)(ep))
+			err = d.contentPart(one(f.b), fd.Elem, schema.As[event.ContentPart](target.Index(int(j), fd.Elem)))
 		default:
+			ep := target.Index(int(j), fd.Elem)
 			err = d.message(one(f.b), fd.Elem, ep, -1)
 		}
 		if err != nil {
@@ -701,18 +702,18 @@ func (d *decoder) str(f field) (string, error) {
 }
 
 // singular decodes a (merged) singular message-typed field.
-func (d *decoder) singular(fd *schema.Field, p payload, at unsafe.Pointer) error {
+func (d *decoder) singular(fd *schema.Field, p payload, at schema.Pointer) error {
 	switch fd.Kind {
 	case schema.Value:
 		v, err := d.valueJSON(p)
 		if fd.Opt && string(v) == "null" {
 			v = nil // JSON null on an optional value is its absence
 		}
-		*(*event.RawValue)(at) = v
+		*at.Bytes() = v
 		return err
 	case schema.Object:
 		v, err := d.structJSON(p)
-		*(*event.Object)(at) = v
+		*at.Bytes() = v
 		return err
 	case schema.Message:
 		return d.message(p, fd.Elem, at, -1)
@@ -720,11 +721,11 @@ func (d *decoder) singular(fd *schema.Field, p payload, at unsafe.Pointer) error
 		if err := d.charge(int(fd.Elem.Size)); err != nil {
 			return err
 		}
-		v := reflect.New(fd.Elem.Type)
-		if err := d.message(p, fd.Elem, v.UnsafePointer(), -1); err != nil {
+		v := schema.New(fd.Elem)
+		if err := d.message(p, fd.Elem, v, -1); err != nil {
 			return err
 		}
-		*(*unsafe.Pointer)(at) = v.UnsafePointer()
+		at.SetElem(v)
 	}
 	return nil
 }
@@ -840,7 +841,7 @@ func (d *decoder) contentPart(p payload, plan *schema.Plan, cp *event.ContentPar
 			return jsonx.WithKey(err, "source")
 		}
 	}
-	return plan.Check(unsafe.Pointer(cp))
+	return plan.Check(schema.PointerTo(cp))
 }
 
 // source decodes an InputContentSource.
@@ -882,7 +883,7 @@ func (d *decoder) source(p payload, s *event.Source) error {
 		}
 	}
 	if sourcePlan.FromWire != nil {
-		sourcePlan.FromWire(unsafe.Pointer(s))
+		sourcePlan.FromWire(schema.PointerTo(s))
 	}
 	return nil
 }

@@ -4,11 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"reflect"
 	"strconv"
 	"sync"
 	"unicode/utf8"
-	"unsafe"
 
 	"google.golang.org/protobuf/encoding/protowire"
 
@@ -179,7 +177,7 @@ func appendString(b []byte, num protowire.Number, s string) ([]byte, error) {
 }
 
 // fields writes the wire fields of the struct at ptr in field-number order.
-func (e *encoder) fields(b []byte, plan *schema.Plan, ptr unsafe.Pointer) ([]byte, error) {
+func (e *encoder) fields(b []byte, plan *schema.Plan, ptr schema.Pointer) ([]byte, error) {
 	if plan.Check != nil {
 		if err := plan.Check(ptr); err != nil {
 			return b, err
@@ -190,7 +188,7 @@ func (e *encoder) fields(b []byte, plan *schema.Plan, ptr unsafe.Pointer) ([]byt
 		f := &plan.Wire[i]
 		base := ptr
 		if f.Via != nil {
-			if base = *(*unsafe.Pointer)(f.Via.Ptr(ptr)); base == nil {
+			if base = ptr.Field(f.Via).Elem(); base.IsNil() {
 				continue
 			}
 			if i == 0 || plan.Wire[i-1].Via != f.Via {
@@ -213,12 +211,12 @@ func (e *encoder) fields(b []byte, plan *schema.Plan, ptr unsafe.Pointer) ([]byt
 	return b, nil
 }
 
-func (e *encoder) field(b []byte, f *schema.Field, base unsafe.Pointer) ([]byte, error) {
-	p := f.Ptr(base)
+func (e *encoder) field(b []byte, f *schema.Field, base schema.Pointer) ([]byte, error) {
+	p := base.Field(f)
 	num := protowire.Number(f.Num)
 	switch f.Kind {
 	case schema.String:
-		v := *(*string)(p)
+		v := *p.String()
 		if !f.Allows(v) {
 			return b, invalidf("%s", f.Unknown(v))
 		}
@@ -227,7 +225,7 @@ func (e *encoder) field(b []byte, f *schema.Field, base unsafe.Pointer) ([]byte,
 		}
 		return appendString(b, num, v)
 	case schema.Enum:
-		v := *(*string)(p)
+		v := *p.String()
 		n := f.NameIndex(v)
 		if n < 0 {
 			return b, invalidf("%s", f.Unknown(v))
@@ -238,19 +236,19 @@ func (e *encoder) field(b []byte, f *schema.Field, base unsafe.Pointer) ([]byte,
 		b = protowire.AppendTag(b, num, protowire.VarintType)
 		return protowire.AppendVarint(b, uint64(n)), nil
 	case schema.OptString:
-		if v := *(**string)(p); v != nil {
+		if v := *p.OptString(); v != nil {
 			if !f.Allows(*v) {
 				return b, invalidf("%s", f.Unknown(*v))
 			}
 			return appendString(b, num, *v)
 		}
 	case schema.OptBool:
-		if v := *(**bool)(p); v != nil {
+		if v := *p.OptBool(); v != nil {
 			b = protowire.AppendTag(b, num, protowire.VarintType)
 			b = protowire.AppendVarint(b, protowire.EncodeBool(*v))
 		}
 	case schema.OptInt64:
-		if v := *(**int64)(p); v != nil {
+		if v := *p.OptInt64(); v != nil {
 			if (*v > maxSafeInt || *v < -maxSafeInt) && !e.unsafeInts {
 				return b, &jsonx.Error{Offset: -1, Err: fmt.Errorf("%w: %d", ErrUnsafeInteger, *v)}
 			}
@@ -260,11 +258,11 @@ func (e *encoder) field(b []byte, f *schema.Field, base unsafe.Pointer) ([]byte,
 	case schema.Value:
 		// On an optional value, null is absence (as Parse and Unmarshal
 		// read it): it is not written.
-		if v := *(*event.RawValue)(p); v != nil && !(f.Opt && jsonx.IsNull(v)) {
+		if v := event.RawValue(*p.Bytes()); v != nil && !(f.Opt && jsonx.IsNull(v)) {
 			return e.valueField(b, num, v)
 		}
 	case schema.Object:
-		v := *(*event.Object)(p)
+		v := event.Object(*p.Bytes())
 		if v == nil && f.Req {
 			v = event.Object("{}") // a required object is never left out
 		}
@@ -277,28 +275,27 @@ func (e *encoder) field(b []byte, f *schema.Field, base unsafe.Pointer) ([]byte,
 		b, err := e.fields(b, f.Elem, p)
 		return endLen(b, start), err
 	case schema.OptMessage:
-		if v := *(*unsafe.Pointer)(p); v != nil {
+		if v := p.Elem(); !v.IsNil() {
 			var start int
 			b, start = beginLen(b, num)
 			b, err := e.fields(b, f.Elem, v)
 			return endLen(b, start), err
 		}
 	case schema.Strings:
-		for i, s := range *(*[]string)(p) {
+		for i, s := range *p.Strings() {
 			var err error
 			if b, err = appendString(b, num, s); err != nil {
 				return b, jsonx.WithIndex(err, i)
 			}
 		}
 	case schema.Messages, schema.Parts:
-		sv := reflect.NewAt(f.Type, p).Elem()
-		for i := 0; i < sv.Len(); i++ {
-			ep := sv.Index(i).Addr().UnsafePointer()
+		for i := range p.Len() {
+			ep := p.Index(i, f.Elem)
 			var start int
 			var err error
 			b, start = beginLen(b, num)
 			if f.Kind == schema.Parts {
-				b, err = e.contentPart(b, (*event.ContentPart)(ep))
+				b, err = e.contentPart(b, schema.As[event.ContentPart](ep))
 			} else {
 				b, err = e.fields(b, f.Elem, ep)
 			}

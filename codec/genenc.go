@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"reflect"
 	"unicode/utf8"
-	"unsafe"
 
 	"google.golang.org/protobuf/encoding/protowire"
 
@@ -173,7 +172,7 @@ func appendLen(b []byte, n int) []byte {
 }
 
 // rule runs the validation rule of plan on the struct at p, if it has one.
-func rule(plan *schema.Plan, p unsafe.Pointer) error {
+func rule(plan *schema.Plan, p schema.Pointer) error {
 	if plan.Check == nil {
 		return nil
 	}
@@ -198,7 +197,7 @@ var planContentPart = planFor[event.ContentPart]()
 
 // sizePart validates a content part and returns its InputContent body size.
 func sizePart(g *genc, cp *event.ContentPart) (int, error) {
-	if err := planContentPart.Check(unsafe.Pointer(cp)); err != nil {
+	if err := planContentPart.Check(schema.PointerTo(cp)); err != nil {
 		return 0, err
 	}
 	// The rule (checkPart, which checks the source too) holds from here: a

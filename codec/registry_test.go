@@ -61,7 +61,7 @@ func TestRegistryMatchesDescriptors(t *testing.T) {
 }
 
 // TestRegistryRecipe checks, for every registered type, each step of adding
-// an event type (README, design section): the proto message and its arm,
+// an event type (docs/design.md): the proto message and its arm,
 // the struct with its tags (a table whose wire fields are the message's),
 // the registry line (Lookup, Arm, New), and a golden case from the real
 // peer that the codec reproduces byte for byte. A type added without one of

@@ -9,9 +9,9 @@ package event
 import (
 	"fmt"
 	"reflect"
-	"unsafe"
 
 	"github.com/agwire/agwire/internal/jsonx"
+	"github.com/agwire/agwire/internal/schema"
 )
 
 // unmarshalInto parses data into the event ev points to, which must be of
@@ -255,7 +255,7 @@ func marshalPart[T any](v *T) ([]byte, error) {
 		if plan == nil {
 			return nil, fmt.Errorf("event: no JSON form for %T", v)
 		}
-		err = w.object(plan, unsafe.Pointer(v))
+		err = w.object(plan, schema.PointerTo(v))
 	}
 	if err != nil {
 		return nil, exported(err)
@@ -280,7 +280,7 @@ func unmarshalPart[T any](v *T, data []byte) error {
 		if plan == nil {
 			return fmt.Errorf("event: no JSON form for %T", v)
 		}
-		err = r.object(plan, unsafe.Pointer(&t), false)
+		err = r.object(plan, schema.PointerTo(&t), false)
 	}
 	if err == nil {
 		err = r.s.End()

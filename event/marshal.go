@@ -8,7 +8,6 @@ import (
 	"strconv"
 	"sync"
 	"unicode/utf8"
-	"unsafe"
 
 	"github.com/agwire/agwire/internal/jsonx"
 	"github.com/agwire/agwire/internal/link"
@@ -63,23 +62,23 @@ func appendJSON(dst []byte, ev Event, trusted bool) ([]byte, error) {
 
 // planOf returns the table and address of an event of this package's types,
 // refusing nil events and types defined elsewhere.
-func planOf(ev Event) (*schema.Plan, unsafe.Pointer, error) {
+func planOf(ev Event) (*schema.Plan, schema.Pointer, error) {
 	if ev == nil {
-		return nil, nil, &jsonx.Error{Offset: -1, Err: fmt.Errorf("%w: nil event", ErrInvalidField)}
+		return nil, schema.Pointer{}, &jsonx.Error{Offset: -1, Err: fmt.Errorf("%w: nil event", ErrInvalidField)}
 	}
 	v := reflect.ValueOf(ev)
 	if v.Kind() == reflect.Pointer && v.IsNil() {
-		return nil, nil, &jsonx.Error{Offset: -1, Err: fmt.Errorf("%w: nil %T", ErrInvalidField, ev)}
+		return nil, schema.Pointer{}, &jsonx.Error{Offset: -1, Err: fmt.Errorf("%w: nil %T", ErrInvalidField, ev)}
 	}
 	if v.Kind() != reflect.Pointer || goTypes[ev.Type()] != v.Type() {
-		return nil, nil, &jsonx.Error{Offset: -1, Err: fmt.Errorf("%w: %T (type %s) is not one of package event's types", ErrUnsupportedEvent, ev, jsonx.Quote(string(ev.Type())))}
+		return nil, schema.Pointer{}, &jsonx.Error{Offset: -1, Err: fmt.Errorf("%w: %T (type %s) is not one of package event's types", ErrUnsupportedEvent, ev, jsonx.Quote(string(ev.Type())))}
 	}
 	plan := plans[v.Type().Elem()]
-	return plan, v.UnsafePointer(), nil
+	return plan, schema.PointerOf(v), nil
 }
 
 func init() {
-	link.PlanOf = func(ev any) (*schema.Plan, unsafe.Pointer, error) {
+	link.PlanOf = func(ev any) (*schema.Plan, schema.Pointer, error) {
 		e, _ := ev.(Event)
 		return planOf(e)
 	}
@@ -88,7 +87,7 @@ func init() {
 // marshalRunAgentInput returns the JSON form of a RunAgentInput.
 func marshalRunAgentInput(in *RunAgentInput) ([]byte, error) {
 	w := writer{}
-	if err := w.object(plans[reflect.TypeOf(RunAgentInput{})], unsafe.Pointer(in)); err != nil {
+	if err := w.object(plans[reflect.TypeOf(RunAgentInput{})], schema.PointerTo(in)); err != nil {
 		return nil, exported(err)
 	}
 	return w.b, nil
@@ -121,7 +120,7 @@ func (w *writer) key(name string) {
 	w.b = append(w.b, '"', ':')
 }
 
-func (w *writer) object(plan *schema.Plan, ptr unsafe.Pointer) error {
+func (w *writer) object(plan *schema.Plan, ptr schema.Pointer) error {
 	w.b = append(w.b, '{')
 	w.first = true
 	if err := w.fields(plan, ptr); err != nil {
@@ -154,7 +153,7 @@ func validJSON(b []byte, want jsonx.Kind) error {
 	return s.End()
 }
 
-func (w *writer) fields(plan *schema.Plan, base unsafe.Pointer) error {
+func (w *writer) fields(plan *schema.Plan, base schema.Pointer) error {
 	if plan.Check != nil {
 		if err := plan.Check(base); err != nil {
 			return err
@@ -163,16 +162,16 @@ func (w *writer) fields(plan *schema.Plan, base unsafe.Pointer) error {
 	unionWritten := ""
 	for i := range plan.Fields {
 		f := &plan.Fields[i]
-		p := f.Ptr(base)
+		p := base.Field(f)
 		if f.Union {
 			set := false
 			switch f.Kind {
 			case schema.OptString:
-				set = *(**string)(p) != nil
+				set = *p.OptString() != nil
 			case schema.Parts:
-				set = *(*[]ContentPart)(p) != nil
+				set = *schema.As[[]ContentPart](p) != nil
 			case schema.Object:
-				set = *(*Object)(p) != nil
+				set = *p.Bytes() != nil
 			}
 			if !set {
 				continue
@@ -189,11 +188,11 @@ func (w *writer) fields(plan *schema.Plan, base unsafe.Pointer) error {
 	return nil
 }
 
-func (w *writer) field(f *schema.Field, base unsafe.Pointer) error {
-	p := f.Ptr(base)
+func (w *writer) field(f *schema.Field, base schema.Pointer) error {
+	p := base.Field(f)
 	switch f.Kind {
 	case schema.String, schema.Enum:
-		v := *(*string)(p)
+		v := *p.String()
 		if !w.trusted && !utf8.ValidString(v) {
 			return errInvalidUTF8()
 		}
@@ -203,7 +202,7 @@ func (w *writer) field(f *schema.Field, base unsafe.Pointer) error {
 		w.key(f.Name)
 		w.b = jsonx.AppendValidString(w.b, v) // validated above or by the decoder
 	case schema.OptString:
-		if v := *(**string)(p); v != nil {
+		if v := *p.OptString(); v != nil {
 			if !w.trusted && !utf8.ValidString(*v) {
 				return errInvalidUTF8()
 			}
@@ -214,17 +213,17 @@ func (w *writer) field(f *schema.Field, base unsafe.Pointer) error {
 			w.b = jsonx.AppendValidString(w.b, *v) // validated above or by the decoder
 		}
 	case schema.OptBool:
-		if v := *(**bool)(p); v != nil {
+		if v := *p.OptBool(); v != nil {
 			w.key(f.Name)
 			w.b = strconv.AppendBool(w.b, *v)
 		}
 	case schema.OptInt64:
-		if v := *(**int64)(p); v != nil {
+		if v := *p.OptInt64(); v != nil {
 			w.key(f.Name)
 			w.b = strconv.AppendInt(w.b, *v, 10)
 		}
 	case schema.Value:
-		if v := *(*RawValue)(p); v != nil && !(f.Opt && jsonx.IsNull(v)) {
+		if v := RawValue(*p.Bytes()); v != nil && !(f.Opt && jsonx.IsNull(v)) {
 			if err := w.valid(v, 0); err != nil {
 				return err
 			}
@@ -232,7 +231,7 @@ func (w *writer) field(f *schema.Field, base unsafe.Pointer) error {
 			w.raw(v)
 		}
 	case schema.Object:
-		v := *(*Object)(p)
+		v := Object(*p.Bytes())
 		if v == nil && f.Req {
 			v = Object("{}") // a required object is never left out
 		}
@@ -247,12 +246,12 @@ func (w *writer) field(f *schema.Field, base unsafe.Pointer) error {
 		w.key(f.Name)
 		return w.object(f.Elem, p)
 	case schema.OptMessage:
-		if v := *(*unsafe.Pointer)(p); v != nil {
+		if v := p.Elem(); !v.IsNil() {
 			w.key(f.Name)
 			return w.object(f.Elem, v)
 		}
 	case schema.Strings:
-		v := *(*[]string)(p)
+		v := *p.Strings()
 		if len(v) == 0 && f.Opt {
 			return nil
 		}
@@ -262,20 +261,20 @@ func (w *writer) field(f *schema.Field, base unsafe.Pointer) error {
 		w.key(f.Name)
 		w.strings(v)
 	case schema.Messages, schema.Parts:
-		sv := reflect.NewAt(f.Type, p).Elem()
-		if sv.Len() == 0 && f.Opt && (f.Always == nil || !f.Always.Holds(base)) {
+		n := p.Len()
+		if n == 0 && f.Opt && (f.Always == nil || !f.Always.Holds(base)) {
 			return nil
 		}
 		w.key(f.Name)
 		w.b = append(w.b, '[')
-		for i := 0; i < sv.Len(); i++ {
+		for i := range n {
 			if i > 0 {
 				w.b = append(w.b, ',')
 			}
-			ep := sv.Index(i).Addr().UnsafePointer()
+			ep := p.Index(i, f.Elem)
 			var err error
 			if f.Kind == schema.Parts {
-				err = w.contentPart((*ContentPart)(ep))
+				err = w.contentPart(schema.As[ContentPart](ep))
 			} else {
 				err = w.object(f.Elem, ep)
 			}

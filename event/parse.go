@@ -5,7 +5,6 @@ import (
 	"reflect"
 	"strings"
 	"sync"
-	"unsafe"
 
 	"github.com/agwire/agwire/internal/jsonx"
 	"github.com/agwire/agwire/internal/link"
@@ -73,7 +72,7 @@ func (p Parser) parse(data []byte, into Event) (Event, error) {
 		return th, r.s.End()
 	}
 	plan := plans[reflect.TypeOf(ev).Elem()]
-	if err := r.object(plan, reflect.ValueOf(ev).UnsafePointer(), true); err != nil {
+	if err := r.object(plan, schema.PointerOf(reflect.ValueOf(ev)), true); err != nil {
 		return nil, err
 	}
 	if err := r.s.End(); err != nil {
@@ -96,7 +95,7 @@ func (p Parser) ParseRunAgentInput(data []byte) (*RunAgentInput, error) {
 	r.s.AliasStrings = true
 	r.s.Reset(data)
 	in := new(RunAgentInput)
-	if err := r.object(plans[reflect.TypeOf(in).Elem()], unsafe.Pointer(in), false); err != nil {
+	if err := r.object(plans[reflect.TypeOf(in).Elem()], schema.PointerTo(in), false); err != nil {
 		return nil, exported(err)
 	}
 	if err := r.s.End(); err != nil {
@@ -189,7 +188,7 @@ func TypeOf(data []byte) (Type, error) {
 
 // object reads a JSON object into the struct at ptr described by plan. For
 // events, "type" and the Base fields are accepted too.
-func (r *reader) object(plan *schema.Plan, ptr unsafe.Pointer, isEvent bool) error {
+func (r *reader) object(plan *schema.Plan, ptr schema.Pointer, isEvent bool) error {
 	if r.s.Peek() != jsonx.Object {
 		return r.invalidHere("expected an object, found %s", r.s.Peek())
 	}
@@ -304,8 +303,8 @@ func unionKinds(plan *schema.Plan, key string) string {
 }
 
 // field reads one member's value into the field f of the struct at base.
-func (r *reader) field(f *schema.Field, base unsafe.Pointer) error {
-	p := f.Ptr(base)
+func (r *reader) field(f *schema.Field, base schema.Pointer) error {
+	p := base.Field(f)
 	k := r.s.Peek()
 	if k == jsonx.Null {
 		switch f.Kind {
@@ -324,7 +323,7 @@ func (r *reader) field(f *schema.Field, base unsafe.Pointer) error {
 		case schema.Value:
 			if !f.Opt {
 				raw, err := r.s.Raw()
-				*(*RawValue)(p) = raw
+				*p.Bytes() = raw
 				return err
 			}
 			return r.s.Null()
@@ -343,7 +342,7 @@ func (r *reader) field(f *schema.Field, base unsafe.Pointer) error {
 		if err == nil && !f.Allows(v) {
 			return &jsonx.Error{Offset: at, Err: fmt.Errorf("%w: %s", ErrInvalidField, f.Unknown(v))}
 		}
-		*(*string)(p) = v
+		*p.String() = v
 		return err
 	case schema.OptString:
 		if k != jsonx.String {
@@ -354,32 +353,32 @@ func (r *reader) field(f *schema.Field, base unsafe.Pointer) error {
 		if err == nil && !f.Allows(v) {
 			return &jsonx.Error{Offset: at, Err: fmt.Errorf("%w: %s", ErrInvalidField, f.Unknown(v))}
 		}
-		*(**string)(p) = &v
+		*p.OptString() = &v
 		return err
 	case schema.OptBool:
 		v, err := r.s.Bool()
 		if err != nil {
 			return r.invalidHere("%s must be a boolean, found %s", f.Name, k)
 		}
-		*(**bool)(p) = &v
+		*p.OptBool() = &v
 		return nil
 	case schema.OptInt64:
 		v, err := r.int64(f.Name)
 		if err != nil {
 			return err
 		}
-		*(**int64)(p) = &v
+		*p.OptInt64() = &v
 		return nil
 	case schema.Value:
 		raw, err := r.s.Raw()
-		*(*RawValue)(p) = raw
+		*p.Bytes() = raw
 		return err
 	case schema.Object:
 		if k != jsonx.Object {
 			return r.invalidHere("%s must be an object, found %s", f.Name, k)
 		}
 		raw, err := r.s.Raw()
-		*(*Object)(p) = raw
+		*p.Bytes() = raw
 		return err
 	case schema.Message:
 		return r.object(f.Elem, p, false)
@@ -387,11 +386,11 @@ func (r *reader) field(f *schema.Field, base unsafe.Pointer) error {
 		if k != jsonx.Object {
 			return r.invalidHere("%s must be an object, found %s", f.Name, k)
 		}
-		v := reflect.New(f.Elem.Type)
-		if err := r.object(f.Elem, v.UnsafePointer(), false); err != nil {
+		v := schema.New(f.Elem)
+		if err := r.object(f.Elem, v, false); err != nil {
 			return err
 		}
-		*(*unsafe.Pointer)(p) = v.UnsafePointer()
+		p.SetElem(v)
 		return nil
 	case schema.Messages, schema.Parts:
 		if k != jsonx.Array {
@@ -400,7 +399,7 @@ func (r *reader) field(f *schema.Field, base unsafe.Pointer) error {
 		return r.slice(f, p)
 	case schema.Strings:
 		ids, err := r.strings(f.Name)
-		*(*[]string)(p) = ids
+		*p.Strings() = ids
 		return err
 	}
 	return fmt.Errorf("event: unhandled field kind %d", f.Kind)
@@ -423,14 +422,14 @@ func (r *reader) int64(name string) (int64, error) {
 }
 
 // slice reads a JSON array into the []T field at p.
-func (r *reader) slice(f *schema.Field, p unsafe.Pointer) error {
-	sv := reflect.NewAt(f.Type, p).Elem()
+func (r *reader) slice(f *schema.Field, p schema.Pointer) error {
+	sv := p.Slice(f.Type)
 	sv.Set(reflect.MakeSlice(f.Type, 0, 0))
 	return r.s.Array(func(i int) error {
 		sv.Set(reflect.Append(sv, reflect.Zero(f.Type.Elem())))
-		ep := sv.Index(i).Addr().UnsafePointer()
+		ep := schema.PointerOf(sv.Index(i).Addr())
 		if f.Kind == schema.Parts {
-			return r.contentPart((*ContentPart)(ep))
+			return r.contentPart(schema.As[ContentPart](ep))
 		}
 		return r.object(f.Elem, ep, false)
 	})
@@ -658,7 +657,7 @@ func (r *reader) thinking(th *Thinking) error {
 				return r.s.Fail(ErrDuplicateKey)
 			}
 			seen |= 1 << i
-			return r.field(&plan.Fields[i], unsafe.Pointer(&th.Base))
+			return r.field(&plan.Fields[i], schema.PointerTo(&th.Base))
 		}
 		return r.s.Skip()
 	})

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"reflect"
 	"strings"
-	"unsafe"
 
 	"github.com/agwire/agwire/internal/jsonx"
 	"github.com/agwire/agwire/internal/schema"
@@ -54,20 +53,20 @@ var tableRules = schema.Rules{
 		"resumestatus":     {"resolved", "cancelled"},
 	},
 	Hand: []reflect.Type{reflect.TypeFor[ContentPart](), reflect.TypeFor[Source]()},
-	Check: map[reflect.Type]func(unsafe.Pointer) error{
-		reflect.TypeFor[Message]():         func(p unsafe.Pointer) error { return checkMessage((*Message)(p)) },
-		reflect.TypeFor[ToolCallResult]():  func(p unsafe.Pointer) error { return checkToolCallResult((*ToolCallResult)(p)) },
-		reflect.TypeFor[RunOutcome]():      func(p unsafe.Pointer) error { return checkRunOutcome((*RunOutcome)(p)) },
-		reflect.TypeFor[SubagentOutcome](): func(p unsafe.Pointer) error { return checkSubagentOutcome((*SubagentOutcome)(p)) },
-		reflect.TypeFor[ContentPart]():     func(p unsafe.Pointer) error { return checkPart((*ContentPart)(p)) },
-		reflect.TypeFor[Source]():          func(p unsafe.Pointer) error { return checkSource((*Source)(p)) },
+	Check: map[reflect.Type]func(schema.Pointer) error{
+		reflect.TypeFor[Message]():         func(p schema.Pointer) error { return checkMessage(schema.As[Message](p)) },
+		reflect.TypeFor[ToolCallResult]():  func(p schema.Pointer) error { return checkToolCallResult(schema.As[ToolCallResult](p)) },
+		reflect.TypeFor[RunOutcome]():      func(p schema.Pointer) error { return checkRunOutcome(schema.As[RunOutcome](p)) },
+		reflect.TypeFor[SubagentOutcome](): func(p schema.Pointer) error { return checkSubagentOutcome(schema.As[SubagentOutcome](p)) },
+		reflect.TypeFor[ContentPart]():     func(p schema.Pointer) error { return checkPart(schema.As[ContentPart](p)) },
+		reflect.TypeFor[Source]():          func(p schema.Pointer) error { return checkSource(schema.As[Source](p)) },
 	},
-	FromWire: map[reflect.Type]func(unsafe.Pointer){
-		reflect.TypeFor[Message]():          func(p unsafe.Pointer) { messageFromWire((*Message)(p)) },
-		reflect.TypeFor[ToolCallResult]():   func(p unsafe.Pointer) { toolCallResultFromWire((*ToolCallResult)(p)) },
-		reflect.TypeFor[RunFinished]():      func(p unsafe.Pointer) { runFinishedFromWire((*RunFinished)(p)) },
-		reflect.TypeFor[SubagentFinished](): func(p unsafe.Pointer) { subagentFinishedFromWire((*SubagentFinished)(p)) },
-		reflect.TypeFor[Source]():           func(p unsafe.Pointer) { sourceFromWire((*Source)(p)) },
+	FromWire: map[reflect.Type]func(schema.Pointer){
+		reflect.TypeFor[Message]():          func(p schema.Pointer) { messageFromWire(schema.As[Message](p)) },
+		reflect.TypeFor[ToolCallResult]():   func(p schema.Pointer) { toolCallResultFromWire(schema.As[ToolCallResult](p)) },
+		reflect.TypeFor[RunFinished]():      func(p schema.Pointer) { runFinishedFromWire(schema.As[RunFinished](p)) },
+		reflect.TypeFor[SubagentFinished](): func(p schema.Pointer) { subagentFinishedFromWire(schema.As[SubagentFinished](p)) },
+		reflect.TypeFor[Source]():           func(p schema.Pointer) { sourceFromWire(schema.As[Source](p)) },
 	},
 }
 

@@ -117,7 +117,7 @@ func (g *gen) parser(p *schema.Plan) {
 		g.p("\tif seen&%#x != %#x {\n\t\treturn false\n\t}\n", req, req)
 	}
 	if p.Check != nil {
-		g.p("\treturn rule(%s, unsafe.Pointer(p)) == nil\n}\n\n", planVar(p))
+		g.p("\treturn rule(%s, schema.PointerTo(p)) == nil\n}\n\n", planVar(p))
 	} else {
 		g.p("\treturn true\n}\n\n")
 	}

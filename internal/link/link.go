@@ -4,11 +4,7 @@
 // event sets them in its init; nothing changes them afterwards.
 package link
 
-import (
-	"unsafe"
-
-	"github.com/agwire/agwire/internal/schema"
-)
+import "github.com/agwire/agwire/internal/schema"
 
 var (
 	// ParseTransient parses a JSON event like event.Parser{MaxDepth,
@@ -25,5 +21,5 @@ var (
 	// PlanOf returns the field table and address of an event (an
 	// event.Event), or an error wrapping event.ErrUnsupportedEvent for nil
 	// events and types defined outside package event.
-	PlanOf func(ev any) (*schema.Plan, unsafe.Pointer, error)
+	PlanOf func(ev any) (*schema.Plan, schema.Pointer, error)
 )

@@ -1,7 +1,9 @@
 // Package readme_test holds the Go snippets of the repository's README.md
-// as compiled, tested code: TestREADMESnippets fails if a Go block of the
-// README does not appear, line for line, in this file, and the Example
-// functions run the snippets and check their output.
+// and docs/*.md as compiled, tested code: TestDocSnippets fails if a Go
+// block of a page does not appear, line for line, in this file, or if a page
+// loses a block, and the Example functions run the snippets and check their
+// output. TestDesignGraph holds docs/design.md's package graph to the
+// imports.
 package readme_test
 
 import (
@@ -9,13 +11,17 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"go/build"
 	"io"
+	"io/fs"
 	"iter"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -28,14 +34,14 @@ import (
 	"github.com/agwire/agwire/transport"
 )
 
-// writeStream is the README's "Encode events into a binary stream".
+// writeStream is docs/transport.md's "Encode events into a binary stream".
 func writeStream(out io.Writer) error {
 	w := framing.NewWriter(out, framing.WriterOptions{})
 	err := w.WriteEvent(&event.TextMessageContent{MessageID: "m1", Delta: "Hello"})
 	return err
 }
 
-// readStream is the README's "Read a binary stream".
+// readStream is docs/transport.md's "Read a binary stream".
 func readStream(in io.Reader) error {
 	r := framing.NewReader(bufio.NewReader(in), framing.ReaderOptions{})
 	for ev, err := range r.Events() {
@@ -50,7 +56,7 @@ func readStream(in io.Reader) error {
 	return nil
 }
 
-// convertJSON is the README's JSON ⇄ binary conversion.
+// convertJSON is docs/transport.md's JSON ⇄ binary conversion.
 func convertJSON() error {
 	wire, err := codec.AppendFromJSON(nil, []byte(`{"type":"TEXT_MESSAGE_CONTENT","messageId":"m1","delta":"Hi"}`))
 	if err != nil {
@@ -80,7 +86,7 @@ func Example_framing() {
 	// 14 bytes on the wire; {"type":"TEXT_MESSAGE_CONTENT","messageId":"m1","delta":"Hi"}
 }
 
-// serve is the README's server: it mounts the agent at /agent on mux.
+// serve is the server of README.md and docs/transport.md: it mounts the agent at /agent on mux.
 func serve(mux *http.ServeMux) error {
 	agent, err := transport.NewHandler(func(ctx context.Context, req *http.Request, in *event.RunAgentInput, w transport.EventWriter) error {
 		w.WriteEvent(&event.RunStarted{ThreadID: in.ThreadID, RunID: in.RunID})
@@ -96,7 +102,7 @@ func serve(mux *http.ServeMux) error {
 	return nil
 }
 
-// newServer is the README's http.Server with the timeouts a handler needs.
+// newServer is docs/transport.md's http.Server with the timeouts a handler needs.
 func newServer(mux *http.ServeMux) *http.Server {
 	srv := &http.Server{
 		Addr:              "127.0.0.1:8080",
@@ -108,7 +114,7 @@ func newServer(mux *http.ServeMux) *http.Server {
 	return srv
 }
 
-// client is the README's client.
+// client is docs/transport.md's client.
 func client(ctx context.Context, serverURL string) error {
 	in := &event.RunAgentInput{ThreadID: "t1", RunID: "r1"}
 	r, err := transport.Run(ctx, nil, serverURL+"/agent", in, transport.ClientOptions{})
@@ -175,7 +181,7 @@ func follow(r interface {
 
 // or in one call: assemble.FromSource(r, opts), FromSeq(seq, opts), FromEvents(slice, opts)
 
-// TestFollow runs the README's assembling loop over a framed stream.
+// TestFollow runs docs/assembling.md's assembling loop over a framed stream.
 func TestFollow(t *testing.T) {
 	var buf bytes.Buffer
 	w := framing.NewWriter(&buf, framing.WriterOptions{})
@@ -197,7 +203,7 @@ func TestFollow(t *testing.T) {
 	}
 }
 
-// resumable is the README's "Resumable runs": a run log, a resumable
+// resumable is docs/resumable-runs.md's "Over HTTP": a run log, a resumable
 // agent and its follower route.
 func resumable(mux *http.ServeMux, run transport.RunFunc) error {
 	log := runlog.NewMemory(runlog.MemoryOptions{})
@@ -267,25 +273,178 @@ func normalize(s string) string {
 	return b.String()
 }
 
-// TestREADMESnippets: every Go block of README.md is in this file, so it
-// compiles, fits the current API and runs in the examples above.
-func TestREADMESnippets(t *testing.T) {
-	readme, err := os.ReadFile("../../README.md")
+// goBlocks are the Go blocks each page must have, in order, by their first
+// line: a page that loses one, or gains one not listed here, fails
+// TestDocSnippets. Every block must also be in this file, where it compiles
+// and the examples above run it.
+var goBlocks = map[string][]string{
+	"README.md": {
+		"agent, err := transport.NewHandler(",
+	},
+	"docs/transport.md": {
+		"w := framing.NewWriter(out, framing.WriterOptions{})",
+		"r := framing.NewReader(bufio.NewReader(in), framing.ReaderOptions{})",
+		"wire, err := codec.AppendFromJSON(",
+		"agent, err := transport.NewHandler(",
+		"srv := &http.Server{",
+		"in := &event.RunAgentInput{ThreadID: \"t1\", RunID: \"r1\"}",
+	},
+	"docs/assembling.md": {
+		"// follow keeps a UI current: r is a framing.Reader or a transport.EventReader.",
+	},
+	"docs/resumable-runs.md": {
+		"log := runlog.NewMemory(runlog.MemoryOptions{})",
+	},
+	"docs/cli.md":         nil,
+	"docs/design.md":      nil,
+	"docs/performance.md": nil,
+}
+
+// maxFrontPage bounds README.md: what agwire is, why binary, the two
+// commands, an example and the map of the packages; the rest is in docs/.
+const maxFrontPage = 12 << 10
+
+var goBlock = regexp.MustCompile("(?s)```go\n(.*?)```")
+
+// TestDocSnippets: every page (README.md and docs/*.md, each listed in
+// goBlocks) has exactly the Go blocks listed for it, and every Go block is
+// in this file, so it compiles, fits the current API and runs in the
+// examples above.
+func TestDocSnippets(t *testing.T) {
+	pages, err := filepath.Glob("../../docs/*.md")
 	if err != nil {
 		t.Fatal(err)
+	}
+	pages = append(pages, "../../README.md")
+	if len(pages) != len(goBlocks) {
+		t.Errorf("%d pages (README.md and docs/*.md), %d listed in goBlocks", len(pages), len(goBlocks))
 	}
 	self, err := os.ReadFile("readme_test.go")
 	if err != nil {
 		t.Fatal(err)
 	}
-	blocks := regexp.MustCompile("(?s)```go\n(.*?)```").FindAllStringSubmatch(string(readme), -1)
-	if len(blocks) < 5 {
-		t.Fatalf("README.md has %d Go blocks; expected the framing, JSON, server and client ones", len(blocks))
-	}
 	code := normalize(string(self))
-	for _, b := range blocks {
-		if !strings.Contains(code, normalize(b[1])) {
-			t.Errorf("this README.md Go block is not in internal/readme/readme_test.go (it must compile and run here):\n%s", b[1])
+	for _, page := range pages {
+		name := strings.TrimPrefix(page, "../../")
+		want, listed := goBlocks[name]
+		if !listed {
+			t.Errorf("%s is not listed in goBlocks", name)
+			continue
+		}
+		text, err := os.ReadFile(page)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if name == "README.md" && len(text) > maxFrontPage {
+			t.Errorf("README.md is %d bytes: the front page stays within %d; the guides are in docs/", len(text), maxFrontPage)
+		}
+		var got []string
+		for _, b := range goBlock.FindAllStringSubmatch(string(text), -1) {
+			first, _, _ := strings.Cut(b[1], "\n")
+			got = append(got, first)
+			if !strings.Contains(code, normalize(b[1])) {
+				t.Errorf("this Go block of %s is not in internal/readme/readme_test.go (it must compile and run here):\n%s", name, b[1])
+			}
+		}
+		if len(got) != len(want) {
+			t.Errorf("%s has %d Go blocks, want %d: %q", name, len(got), len(want), want)
+			continue
+		}
+		for i := range want {
+			if !strings.HasPrefix(got[i], want[i]) {
+				t.Errorf("%s: Go block %d starts %q, want %q", name, i+1, got[i], want[i])
+			}
 		}
 	}
+}
+
+// TestDesignGraph: the table of imports in docs/design.md is the main
+// module's import graph, bottom to top: each package imports (outside its
+// tests) exactly the agwire packages its row lists, all of them on earlier
+// rows, and every package of the module is in the table or named beside
+// it (besideGraph).
+func TestDesignGraph(t *testing.T) {
+	const module = "github.com/agwire/agwire/"
+	text, err := os.ReadFile("../../docs/design.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	row := regexp.MustCompile("(?m)^\\| `([a-z/]+)` \\| (.*) \\|$")
+	tick := regexp.MustCompile("`([a-z/]+)`")
+	seen := map[string]bool{}
+	rows := row.FindAllStringSubmatch(string(text), -1)
+	if len(rows) < 10 {
+		t.Fatalf("docs/design.md has %d rows of imports", len(rows))
+	}
+	for _, r := range rows {
+		pkg := r[1]
+		var listed []string
+		for _, m := range tick.FindAllStringSubmatch(r[2], -1) {
+			listed = append(listed, m[1])
+			if !seen[m[1]] {
+				t.Errorf("docs/design.md: %s imports %s, which is not on an earlier row", pkg, m[1])
+			}
+		}
+		bp, err := build.ImportDir(filepath.Join("../..", pkg), 0)
+		if err != nil {
+			t.Errorf("docs/design.md names %s: %v", pkg, err)
+			continue
+		}
+		var actual []string
+		for _, imp := range bp.Imports {
+			if rest, ok := strings.CutPrefix(imp, module); ok {
+				actual = append(actual, rest)
+			}
+		}
+		slices.Sort(actual)
+		slices.Sort(listed)
+		if !slices.Equal(actual, listed) {
+			t.Errorf("docs/design.md: %s imports %q, the table says %q", pkg, actual, listed)
+		}
+		seen[pkg] = true
+	}
+	// Every package of the main module (nested modules are their own).
+	err = filepath.WalkDir("../..", func(path string, d fs.DirEntry, err error) error {
+		if err != nil || !d.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel("../..", path)
+		rel = filepath.ToSlash(rel)
+		if rel != "." {
+			if strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata" || d.Name() == "node_modules" {
+				return filepath.SkipDir
+			}
+			if _, err := os.Stat(filepath.Join(path, "go.mod")); err == nil {
+				return filepath.SkipDir // a nested module
+			}
+		}
+		bp, err := build.ImportDir(path, 0)
+		if err != nil || len(bp.GoFiles) == 0 {
+			return nil // no package, or only tests
+		}
+		if !seen[rel] && !besideGraph[rel] {
+			t.Errorf("package %s is neither in docs/design.md's table of imports nor beside it (besideGraph)", rel)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for pkg := range besideGraph {
+		if !strings.Contains(string(text), "`"+pkg+"`") && !strings.Contains(string(text), "`"+pkg+"/`") {
+			t.Errorf("docs/design.md does not name %s beside the graph", pkg)
+		}
+	}
+}
+
+// besideGraph are the main module's packages docs/design.md names beside
+// the graph: test helpers, generators and the test-only packages.
+var besideGraph = map[string]bool{
+	"assemble/assembletest": true,
+	"runlog/runlogtest":     true,
+	"internal/codecgen":     true,
+	"internal/linkcheck":    true,
+	"internal/readme":       true,
+	"fuzz":                  true,
+	"interop":               true,
 }

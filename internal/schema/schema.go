@@ -3,8 +3,9 @@
 // encoder/decoder (package codec) walk. Everything that varies by type lives
 // here, attached to the table when it is built: enum names, allowed values,
 // flattened messages, the hand-mapped content parts, and each type's
-// validation rule. The four loops that walk the tables contain no test of
-// which struct or which field number they are on.
+// validation rule. The walkers reach a struct's fields only through
+// Pointer (pointer.go), the one place where the tables' offsets become
+// memory.
 //
 // Tables are built once, at first use, and never change afterwards. A build
 // that fails (a malformed tag: a programming error, reported by panic)
@@ -19,7 +20,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"unsafe"
 
 	"github.com/agwire/agwire/internal/jsonx"
 )
@@ -90,13 +90,9 @@ type Cond struct {
 }
 
 // Holds reports whether the condition holds for the struct at base.
-func (c *Cond) Holds(base unsafe.Pointer) bool {
-	return *(*string)(c.Field.Ptr(base)) == c.Value
+func (c *Cond) Holds(base Pointer) bool {
+	return *base.Field(c.Field).String() == c.Value
 }
-
-// Ptr returns a pointer to the field inside the struct at base. For a Via
-// field, base is the flat container's address.
-func (f *Field) Ptr(base unsafe.Pointer) unsafe.Pointer { return unsafe.Add(base, f.Offset) }
 
 // NameIndex returns the index of s in f.Names, or -1.
 func (f *Field) NameIndex(s string) int { return slices.Index(f.Names, s) }
@@ -138,11 +134,11 @@ type Plan struct {
 	// a role takes, which lists an outcome type carries, ...). Every path
 	// calls it: JSON parse and marshal, wire encode and decode. Nil when the
 	// type has none.
-	Check func(unsafe.Pointer) error
+	Check func(Pointer) error
 	// FromWire fills, after a wire decode and before Check, what proto3
 	// cannot carry: a required string that is empty is not written, so
 	// decode restores it as "" rather than leaving it out. Nil when none.
-	FromWire func(unsafe.Pointer)
+	FromWire func(Pointer)
 }
 
 // FieldByNum returns the wire field with protobuf number n, or nil.
@@ -197,8 +193,8 @@ func Fingerprint(roots ...*Plan) string {
 // Rules is what the event package attaches to its tables.
 type Rules struct {
 	// Check and FromWire by struct type (see Plan).
-	Check    map[reflect.Type]func(unsafe.Pointer) error
-	FromWire map[reflect.Type]func(unsafe.Pointer)
+	Check    map[reflect.Type]func(Pointer) error
+	FromWire map[reflect.Type]func(Pointer)
 	// Enums by the name a tag's ",enum=NAME" option gives: JSON names
 	// indexed by wire number.
 	Enums map[string][]string

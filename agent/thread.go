@@ -1,0 +1,320 @@
+package agent
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/agwire/agwire/assemble"
+	"github.com/agwire/agwire/event"
+)
+
+// ProtocolVersion is the protocolVersion PrepareInput sends, as
+// @ag-ui/client 1.0.0 sends it.
+const ProtocolVersion = "1.0"
+
+// Options configure a Thread. The zero value is ready to use.
+type Options struct {
+	// ThreadID is the thread's id; empty means a random UUID.
+	ThreadID string
+	// Messages and State are the thread's conversation before its first
+	// run (State nil means {}).
+	Messages []event.Message
+	State    event.RawValue
+	// Middleware transforms each run's events. As in the client's use(),
+	// Middleware[0] is the outermost: an event goes through the last one
+	// first and through Middleware[0] last, and what it returns is applied.
+	Middleware []Middleware
+	// Assemble configures the conversation each run is applied to (its
+	// budgets); its Messages and State are the thread's, and Check is
+	// always on.
+	Assemble assemble.Options
+	// Now is the clock interrupts expire by; nil means time.Now.
+	Now func() time.Time
+}
+
+// Thread is a conversation with an agent, run after run. It is not safe for
+// concurrent use.
+type Thread struct {
+	id      string
+	runner  Runner
+	opts    Options
+	msgs    []event.Message
+	state   event.RawValue
+	pending []event.Interrupt
+}
+
+// New returns a thread that runs its runs with r.
+func New(r Runner, opts Options) *Thread {
+	t := &Thread{id: opts.ThreadID, runner: r, opts: opts, state: opts.State}
+	if t.id == "" {
+		t.id = newUUID()
+	}
+	t.msgs = append([]event.Message(nil), opts.Messages...)
+	if t.state == nil {
+		t.state = event.RawValue("{}")
+	}
+	return t
+}
+
+// ID returns the thread id.
+func (t *Thread) ID() string { return t.id }
+
+// Messages returns the thread's messages.
+func (t *Thread) Messages() []event.Message { return append([]event.Message(nil), t.msgs...) }
+
+// State returns the thread's state as JSON text.
+func (t *Thread) State() event.RawValue { return append(event.RawValue(nil), t.state...) }
+
+// AddMessages appends messages to the thread (a user's turn).
+func (t *Thread) AddMessages(msgs ...event.Message) { t.msgs = append(t.msgs, msgs...) }
+
+// SetState replaces the thread's state.
+func (t *Thread) SetState(state event.RawValue) { t.state = append(event.RawValue(nil), state...) }
+
+// PendingInterrupts returns the interrupts the last finished run left
+// pending: the next run must address each of them in its resume entries.
+func (t *Thread) PendingInterrupts() []event.Interrupt {
+	return append([]event.Interrupt(nil), t.pending...)
+}
+
+// RunParams are what a run sends besides the thread's conversation.
+type RunParams struct {
+	// RunID is the run's id; empty means a random UUID.
+	RunID          string
+	Tools          []event.Tool
+	Context        []event.Context
+	ForwardedProps event.RawValue // nil means {}
+	// Resume answers the pending interrupts (see PendingInterrupts); nil
+	// sends none.
+	Resume []event.ResumeEntry
+}
+
+// PrepareInput returns the RunAgentInput a run with p sends: the thread's
+// id, the run id, its messages without the activity messages, its state,
+// and p's tools, context (both [] when absent), forwarded properties ({}
+// when absent) and resume entries, as @ag-ui/client prepares it.
+func (t *Thread) PrepareInput(p RunParams) *event.RunAgentInput {
+	in := &event.RunAgentInput{ThreadID: t.id, RunID: p.RunID, State: t.State(),
+		Messages: []event.Message{}, Tools: p.Tools, Context: p.Context,
+		ForwardedProps: p.ForwardedProps, Resume: p.Resume, ProtocolVersion: strPtr(ProtocolVersion)}
+	if in.RunID == "" {
+		in.RunID = newUUID()
+	}
+	for _, m := range t.msgs {
+		if m.Role != event.RoleActivity {
+			in.Messages = append(in.Messages, m)
+		}
+	}
+	if in.Tools == nil {
+		in.Tools = []event.Tool{}
+	}
+	if in.Context == nil {
+		in.Context = []event.Context{}
+	}
+	if in.ForwardedProps == nil {
+		in.ForwardedProps = event.RawValue("{}")
+	}
+	return in
+}
+
+// Errors of a run refused before it starts, in a *ResumeError.
+var (
+	// ErrInterruptsNotAddressed: interrupts are pending and the run's
+	// resume entries do not name every one of them.
+	ErrInterruptsNotAddressed = errors.New("pending interrupts not addressed by resume")
+	// ErrInterruptExpired: a pending interrupt's expiresAt has passed and
+	// the run answers it other than by cancelling it.
+	ErrInterruptExpired = errors.New("interrupt expired and can no longer be answered; cancel it to continue the thread")
+)
+
+// ResumeError is a run refused because of its resume entries: Missing lists
+// the pending interrupts they do not address (ErrInterruptsNotAddressed),
+// or Expired names the expired interrupt they answer (ErrInterruptExpired).
+type ResumeError struct {
+	Missing   []string
+	Expired   string
+	ExpiresAt string
+	Err       error
+}
+
+func (e *ResumeError) Error() string {
+	if e.Expired != "" {
+		return fmt.Sprintf("agent: interrupt %s expired at %s: %v", e.Expired, e.ExpiresAt, e.Err)
+	}
+	return fmt.Sprintf("agent: %d %v: %s", len(e.Missing), e.Err, strings.Join(e.Missing, ", "))
+}
+
+func (e *ResumeError) Unwrap() error { return e.Err }
+
+// CheckResume reports whether a run with these resume entries may start:
+// nil when no interrupt is pending, or when every pending one is addressed
+// and no expired one is answered other than by cancelling it; a
+// *ResumeError otherwise. Run calls it first.
+func (t *Thread) CheckResume(resume []event.ResumeEntry) error {
+	if len(t.pending) == 0 {
+		return nil
+	}
+	answered := map[string]*event.ResumeEntry{}
+	for i := range resume {
+		if _, ok := answered[resume[i].InterruptID]; !ok {
+			answered[resume[i].InterruptID] = &resume[i]
+		}
+	}
+	var missing []string
+	for _, in := range t.pending {
+		if answered[in.ID] == nil {
+			missing = append(missing, in.ID)
+		}
+	}
+	if len(missing) > 0 {
+		return &ResumeError{Missing: missing, Err: ErrInterruptsNotAddressed}
+	}
+	now := time.Now
+	if t.opts.Now != nil {
+		now = t.opts.Now
+	}
+	for _, in := range t.pending {
+		if expired(in, now()) && answered[in.ID].Status != "cancelled" {
+			return &ResumeError{Expired: in.ID, ExpiresAt: *in.ExpiresAt, Err: ErrInterruptExpired}
+		}
+	}
+	return nil
+}
+
+// expired reports whether the interrupt's expiresAt is at or before now. An
+// expiresAt that is not a date-time (RFC 3339) or a date never expires, as
+// an invalid Date never compares as passed in JavaScript.
+func expired(in event.Interrupt, now time.Time) bool {
+	if in.ExpiresAt == nil {
+		return false
+	}
+	at, err := time.Parse(time.RFC3339Nano, *in.ExpiresAt)
+	if err != nil {
+		if at, err = time.Parse(time.DateOnly, *in.ExpiresAt); err != nil {
+			return false
+		}
+	}
+	return !at.After(now)
+}
+
+// Result is what a run did.
+type Result struct {
+	// Input is what was sent.
+	Input *event.RunAgentInput
+	// Run is the run as its events described it (status, outcome, result,
+	// steps); the zero Run when the stream carried no RUN_STARTED.
+	Run assemble.Run
+	// NewMessages are the messages the run added to the thread.
+	NewMessages []event.Message
+	// Interrupts are the interrupts now pending.
+	Interrupts []event.Interrupt
+	// Events counts the events applied (after middleware).
+	Events int
+	// Warnings are the events that could not be applied (a failed JSON
+	// Patch, a budget exceeded): skipped, as the client warns and skips.
+	Warnings []error
+}
+
+// Run runs the agent once: it checks p.Resume against the pending
+// interrupts (CheckResume; nothing is sent when it fails), prepares the
+// input, runs it, and applies every event the run streams through the
+// middleware to the thread's conversation. A sequence error or a failing
+// stream ends the run with an error; what was applied before stays in the
+// thread, as do the pending interrupts of the last RUN_FINISHED.
+func (t *Thread) Run(ctx context.Context, p RunParams) (*Result, error) {
+	if err := t.CheckResume(p.Resume); err != nil {
+		return nil, err
+	}
+	in := t.PrepareInput(p)
+	res := &Result{Input: in}
+	aopts := t.opts.Assemble
+	aopts.Messages, aopts.State, aopts.Check = t.msgs, t.state, true
+	conv, err := assemble.New(aopts)
+	if err != nil {
+		return nil, fmt.Errorf("agent: %w", err)
+	}
+	before := map[string]bool{}
+	for _, m := range t.msgs {
+		before[m.ID] = true
+	}
+	defer func() {
+		t.msgs, t.state = conv.Messages(), conv.State()
+		for _, m := range t.msgs {
+			if !before[m.ID] {
+				res.NewMessages = append(res.NewMessages, m)
+			}
+		}
+		if runs := conv.Runs(); len(runs) > 0 {
+			res.Run = runs[len(runs)-1]
+		}
+		res.Interrupts = t.PendingInterrupts()
+	}()
+	stream, err := t.runner.Run(ctx, in)
+	if err != nil {
+		return res, fmt.Errorf("agent: starting the run: %w", err)
+	}
+	defer stream.Close()
+	var expand assemble.Expander
+	steps := make([]func(event.Event) []event.Event, len(t.opts.Middleware))
+	for i, m := range t.opts.Middleware {
+		steps[i] = m.NewRun(in)
+	}
+	apply := func(ev event.Event) error {
+		res.Events++
+		if err := conv.Apply(ev); err != nil {
+			var ae *assemble.ApplyError
+			if errors.As(err, &ae) {
+				res.Warnings = append(res.Warnings, err)
+				return nil
+			}
+			return fmt.Errorf("agent: %w", err)
+		}
+		if f, ok := ev.(*event.RunFinished); ok {
+			t.pending = nil
+			if f.Outcome != nil && f.Outcome.Type == event.OutcomeInterrupt {
+				t.pending = append([]event.Interrupt(nil), f.Outcome.Interrupts...)
+			}
+		}
+		return nil
+	}
+	for ev, err := range stream.Events() {
+		if err != nil {
+			return res, fmt.Errorf("agent: reading the run's events: %w", err)
+		}
+		evs := []event.Event{ev}
+		if len(steps) > 0 {
+			if evs, err = expand.Expand(ev); err != nil {
+				return res, fmt.Errorf("agent: event %d: %w", res.Events, err)
+			}
+			for i := len(steps) - 1; i >= 0; i-- {
+				step := steps[i]
+				var next []event.Event
+				for _, x := range evs {
+					next = append(next, step(x)...)
+				}
+				evs = next
+			}
+		}
+		for _, x := range evs {
+			if err := apply(x); err != nil {
+				return res, err
+			}
+		}
+	}
+	return res, nil
+}
+
+func strPtr(s string) *string { return &s }
+
+// newUUID returns a random (version 4) UUID.
+func newUUID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:])
+}
