@@ -326,6 +326,9 @@ func newServeHandler(opts serveOptions) (http.Handler, error) {
 		WriteTimeout: orDefault(opts.writeTimeout, 30*time.Second),
 		ErrorLog:     opts.errorLog,
 		Capabilities: demoCapabilities(),
+		// curl sends "Accept: */*": keep SSE, readable in a terminal, for
+		// clients that do not name the binary type.
+		WildcardSSE: true,
 	}
 	if opts.runLog != nil {
 		ho.Log, ho.Detach, ho.Heartbeat = opts.runLog, opts.detach, opts.heartbeat
@@ -337,6 +340,7 @@ func newServeHandler(opts serveOptions) (http.Handler, error) {
 			ho.RunContext = opts.runs
 		}
 		follow, err := transport.NewFollowHandler(opts.runLog, transport.FollowOptions{
+			WildcardSSE:  true,
 			Compression:  opts.compression,
 			WriteTimeout: ho.WriteTimeout,
 			Heartbeat:    opts.heartbeat,

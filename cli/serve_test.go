@@ -517,3 +517,27 @@ func TestServeCapabilities(t *testing.T) {
 		s.stop()
 	}
 }
+
+// TestServeWildcardSSE: agwire serve answers SSE to a client that names
+// neither type ("Accept: */*", what curl sends) and binary to one that
+// names it.
+func TestServeWildcardSSE(t *testing.T) {
+	s := startServe(t, serveOptions{delay: 0})
+	for accept, want := range map[string]string{"*/*": transport.MediaTypeSSE, transport.MediaTypeBinary: transport.MediaTypeBinary} {
+		req, err := http.NewRequest(http.MethodPost, s.url, strings.NewReader(`{"threadId":"t","runId":"r","messages":[]}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", accept)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		if got := resp.Header.Get("Content-Type"); got != want {
+			t.Errorf("Accept %q: %s, want %s", accept, got, want)
+		}
+	}
+}
