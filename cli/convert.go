@@ -139,9 +139,15 @@ func runConvert(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	case formatSSE:
 		dst = &jsonSink{w: out, sse: true}
 	case formatBinary:
+		// The writer keeps to the stock client's limit (framing's default)
+		// unless --max-frame-size says otherwise.
+		writeMax := 0
+		if isSet(c.fs, "max-frame-size") {
+			writeMax = int(maxFrame)
+		}
 		dst = &binarySink{w: framing.NewWriter(out, framing.WriterOptions{
 			Codec:        codec.Codec{Profile: codec.Profile(profile), LossyNumbers: *lossy},
-			MaxFrameSize: int(maxFrame),
+			MaxFrameSize: writeMax,
 		})}
 	}
 	status := c.convert(src, dst, from, out, br, rec)
