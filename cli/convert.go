@@ -132,9 +132,15 @@ func runConvert(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 	}
 	parser := event.Parser{DropUnknownFields: *drop}
+	// The writer keeps to the stock client's limit (framing's default)
+	// unless --max-frame-size says otherwise.
+	writeMax := 0
+	if isSet(c.fs, "max-frame-size") {
+		writeMax = int(maxFrame)
+	}
 	wopts := framing.WriterOptions{
 		Codec:        codec.Codec{Profile: codec.Profile(profile), LossyNumbers: *lossy},
-		MaxFrameSize: int(maxFrame),
+		MaxFrameSize: writeMax,
 	}
 	if from != formatSSE { // JSON lines and frames split into records: convert them on every core
 		rec.r = pipelineInput(rec.r)

@@ -506,3 +506,21 @@ func TestConvertProgress(t *testing.T) {
 		t.Errorf("exit %d, stderr %q", code, errOut.String())
 	}
 }
+
+// TestWritersKeepToThePeerLimit: encode and convert --to binary refuse by
+// default an event whose frame the stock TypeScript client would refuse
+// (more than 10 MiB with its prefix), and write it when --max-frame-size
+// raises the limit.
+func TestWritersKeepToThePeerLimit(t *testing.T) {
+	big := []byte(`{"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"` + strings.Repeat("x", 10<<20) + `"}` + "\n")
+	for _, args := range [][]string{{"encode"}, {"convert", "--from", "jsonl", "--to", "binary"}} {
+		_, errOut, code := agwire(t, big, args...)
+		if code == 0 || !strings.Contains(errOut, "10485760") {
+			t.Errorf("%v: exit %d, stderr %.300s", args, code, errOut)
+		}
+		out, errOut, code := agwire(t, big, append(args, "--max-frame-size", "11000000")...)
+		if code != 0 || len(out) < 10<<20 {
+			t.Errorf("%v --max-frame-size: exit %d, %d bytes, stderr %.300s", args, code, len(out), errOut)
+		}
+	}
+}

@@ -32,8 +32,8 @@ func runEncode(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	c.fs.Var(&profile, "profile", "`1.0|pre-1.0`: the wire of the receiving peer; pre-1.0 peers know only\nthe first 18 event types (RUN_STARTED ... CUSTOM and the chunk events)")
 	lossy := c.fs.Bool("lossy-numbers", false, "round JSON numbers a double cannot hold exactly (9007199254740993,\n1e400) to the nearest double instead of refusing the event")
 	drop := c.fs.Bool("drop-unknown-fields", false, "drop fields an event type does not declare instead of refusing the event")
-	maxFrame := sizeFlag(framing.DefaultMaxFrameSize)
-	c.fs.Var(&maxFrame, "max-frame-size", "refuse events whose frame would be longer than `BYTES` (the limit decode\nand every default reader apply)")
+	maxFrame := sizeFlag(framing.DefaultMaxWriteFrameSize)
+	c.fs.Var(&maxFrame, "max-frame-size", "refuse events whose frame payload would be longer than `BYTES` (by default\nwhat the stock TypeScript client reads: 10 MiB with the 4-byte prefix)")
 	if code, ok := c.parse(args); !ok {
 		return code
 	}
@@ -44,7 +44,11 @@ func runEncode(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	cd := codec.Codec{Profile: codec.Profile(profile), LossyNumbers: *lossy, DropUnknownFields: *drop}
 	rec := &recorder{r: pipelineInput(in)}
-	status := c.encode(rec, out, framing.WriterOptions{Codec: cd, MaxFrameSize: int(maxFrame)}, rec)
+	writeMax := 0 // framing's default: the stock client's limit
+	if isSet(c.fs, "max-frame-size") {
+		writeMax = int(maxFrame)
+	}
+	status := c.encode(rec, out, framing.WriterOptions{Codec: cd, MaxFrameSize: writeMax}, rec)
 	return c.finish(out, status)
 }
 

@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/signal"
 	"strconv"
-	"strings"
 	"syscall"
 	"time"
 
@@ -95,9 +94,14 @@ func runFollow(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if *attempts > 0 {
 		opts.Reconnect = &transport.ReconnectOptions{MaxAttempts: *attempts, MaxBackoff: 2 * time.Second}
 	}
-	target := strings.TrimSuffix(u.String(), "/") + "/runs/" + url.PathEscape(run)
 	status := exitOK
-	r, err := transport.Follow(ctx, nil, target, cursor, opts)
+	client, err := transport.NewClient(u.String(), opts) // follows at URL/runs/RUN_ID
+	if err != nil {
+		c.failf("%v", err)
+		out.close()
+		return exitFail
+	}
+	r, err := client.Follow(ctx, run, cursor)
 	if err != nil {
 		c.failf("%v", err)
 		out.close()

@@ -31,7 +31,9 @@ thinking. The Accept header chooses Server-Sent Events or the AG-UI 1.0
 binary stream, and Accept-Encoding zstd or gzip compression; the request is
 checked as any transport handler checks it (400 for a body that is not a
 valid RunAgentInput, naming the field; 405, 406, 413, 415). GET / answers
-with a short help page.
+with a short help page, or, asked for application/json, with the agent's
+capabilities (AG-UI AgentCapabilities: binary, streaming, resumable with
+--resumable).
 
 Each request is logged on standard error: method, path, status, content type
 and coding, events written, duration. SIGINT (Ctrl-C) or SIGTERM stops the
@@ -43,8 +45,10 @@ response is served from it: each SSE event carries its cursor as its id, a
 binary response names where it starts in the Agwire-Cursor header, and a
 request with Last-Event-ID resumes the run after that cursor without running
 it again. GET /runs/RUN_ID follows a run from the start, or from
-Last-Event-ID (agwire follow does this). With --detach a run goes on when
-its client leaves; it ends when the server stops. --nats URL keeps the runs
+Last-Event-ID (agwire follow does this). A run whose clients all left
+waits --reconnect-grace for one to come back (a follower counts) before it
+ends with RUN_ERROR; with --detach it goes on without clients until the
+server stops. --nats URL keeps the runs
 on NATS JetStream instead, in the build of runlog/natslog/cmd/agwire.
 
 Slow and idle clients are cut off: a request must arrive whole (headers and
@@ -83,6 +87,7 @@ func runServe(o Options, args []string, stdin io.Reader, stdout, stderr io.Write
 	detach := c.fs.Bool("detach", false, "with --resumable: a run goes on when its client leaves, until the\nserver stops")
 	natsURL := c.fs.String("nats", "", "with --resumable: keep runs on NATS JetStream at `URL` (stream AGWIRE_RUNS),\nshared by every server given the same URL; needs the build of\nrunlog/natslog/cmd/agwire")
 	heartbeat := c.fs.Duration("heartbeat", transport.DefaultHeartbeat, "with --resumable: send an SSE comment after `DURATION` of silence")
+	grace := c.fs.Duration("reconnect-grace", transport.DefaultReconnectGrace, "with --resumable: keep a run going `DURATION` after its last client left,\nfor one to resume it (0: end it when its client leaves)")
 	if code, ok := c.parse(args); !ok {
 		return code
 	}
@@ -91,6 +96,9 @@ func runServe(o Options, args []string, stdin io.Reader, stdout, stderr io.Write
 	}
 	if *heartbeat <= 0 {
 		return c.usageErrorf("--heartbeat must be positive")
+	}
+	if *grace < 0 {
+		return c.usageErrorf("--reconnect-grace must not be negative")
 	}
 	if *natsURL != "" && o.OpenNATS == nil {
 		c.failf("--nats: this build of agwire has no NATS support (the main module has no NATS dependency); build the one that has: (cd runlog/natslog && go build -o agwire ./cmd/agwire)")
@@ -124,6 +132,7 @@ func runServe(o Options, args []string, stdin io.Reader, stdout, stderr io.Write
 	defer endRuns(errShuttingDown)
 	opts := serveOptions{
 		detach:       *detach,
+		grace:        *grace,
 		heartbeat:    *heartbeat,
 		runs:         runs,
 		delay:        *delay,
@@ -272,6 +281,7 @@ type serveOptions struct {
 	// Resumable runs: runLog nil serves each run to its client only.
 	runLog    runlog.Log
 	detach    bool            // HandlerOptions.Detach
+	grace     time.Duration   // HandlerOptions.ReconnectGrace; 0: none
 	heartbeat time.Duration   // HandlerOptions.Heartbeat
 	runs      context.Context // HandlerOptions.RunContext: ends at shutdown
 
@@ -315,13 +325,22 @@ func newServeHandler(opts serveOptions) (http.Handler, error) {
 		Compression:  opts.compression,
 		WriteTimeout: orDefault(opts.writeTimeout, 30*time.Second),
 		ErrorLog:     opts.errorLog,
+		Capabilities: demoCapabilities(),
+		// curl sends "Accept: */*": keep SSE, readable in a terminal, for
+		// clients that do not name the binary type.
+		WildcardSSE: true,
 	}
 	if opts.runLog != nil {
 		ho.Log, ho.Detach, ho.Heartbeat = opts.runLog, opts.detach, opts.heartbeat
-		if opts.detach {
+		ho.ReconnectGrace = opts.grace
+		if opts.grace == 0 {
+			ho.ReconnectGrace = -1 // none
+		}
+		if opts.detach || opts.grace > 0 {
 			ho.RunContext = opts.runs
 		}
 		follow, err := transport.NewFollowHandler(opts.runLog, transport.FollowOptions{
+			WildcardSSE:  true,
 			Compression:  opts.compression,
 			WriteTimeout: ho.WriteTimeout,
 			Heartbeat:    opts.heartbeat,
@@ -340,10 +359,44 @@ func newServeHandler(opts serveOptions) (http.Handler, error) {
 	return s, nil
 }
 
-// runStats is what the request log says about a run.
+// demoCapabilities is what the demo agent says it does (the handler adds
+// the transport flags): the built-in run streams text, reasoning, tool
+// calls and state snapshots and deltas.
+func demoCapabilities() *event.AgentCapabilities {
+	yes, name, desc := true, "agwire serve", "the built-in demo run of agwire: a weather assistant"
+	return &event.AgentCapabilities{
+		Identity:  &event.IdentityCapabilities{Name: &name, Description: &desc},
+		Tools:     &event.ToolsCapabilities{Supported: &yes},
+		State:     &event.StateCapabilities{Snapshots: &yes, Deltas: &yes},
+		Reasoning: &event.ReasoningCapabilities{Supported: &yes, Streaming: &yes},
+	}
+}
+
+// wantsJSON reports whether a GET asks for JSON (the capabilities) rather
+// than the help page: its Accept names application/json and not text/html.
+func wantsJSON(r *http.Request) bool {
+	a := strings.ToLower(strings.Join(r.Header.Values("Accept"), ","))
+	return strings.Contains(a, "application/json") && !strings.Contains(a, "text/html")
+}
+
+// runStats is what the request log says about a run. A resumable run may
+// outlive its response, so err is guarded.
 type runStats struct {
-	events int
-	err    error // why the run stopped early
+	delivered transport.ResponseStats // the events the response delivered
+	mu        sync.Mutex
+	err       error // why the run stopped early
+}
+
+func (s *runStats) setErr(err error) {
+	s.mu.Lock()
+	s.err = err
+	s.mu.Unlock()
+}
+
+func (s *runStats) getErr() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.err
 }
 
 type runStatsKey struct{}
@@ -358,10 +411,13 @@ func (s *demoServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.follow.ServeHTTP(rec, r)
 	case r.URL.Path != "/":
 		http.Error(rec, "404 not found: the demo AG-UI agent is at /", http.StatusNotFound)
+	case (r.Method == http.MethodGet || r.Method == http.MethodHead) && wantsJSON(r):
+		s.run.ServeHTTP(rec, r) // the capabilities
 	case r.Method == http.MethodGet || r.Method == http.MethodHead:
 		s.help(rec, r)
 	case r.Method == http.MethodPost:
-		s.run.ServeHTTP(rec, r.WithContext(context.WithValue(r.Context(), runStatsKey{}, stats)))
+		ctx := transport.WithResponseStats(context.WithValue(r.Context(), runStatsKey{}, stats), &stats.delivered)
+		s.run.ServeHTTP(rec, r.WithContext(ctx))
 	default:
 		rec.Header().Set("Allow", "GET, HEAD, POST")
 		http.Error(rec, "405 method not allowed: POST a RunAgentInput to start a run, GET for help", http.StatusMethodNotAllowed)
@@ -389,15 +445,15 @@ func requestLine(r *http.Request, rec *responseRecorder, stats *runStats, d time
 	}
 	line := fmt.Sprintf("%s %s %s %d %s", r.RemoteAddr, r.Method, r.URL.Path, status, ct)
 	if r.Method == http.MethodPost && status == http.StatusOK {
-		line += fmt.Sprintf(" %s, %s", coding, plural(int64(stats.events), "event"))
+		line += fmt.Sprintf(" %s, %s", coding, plural(stats.delivered.Events, "event"))
 	}
 	line += fmt.Sprintf(", %v", d.Round(time.Microsecond))
-	switch {
-	case stats.err == nil:
-	case errors.Is(stats.err, context.Canceled):
+	switch err := stats.getErr(); {
+	case err == nil:
+	case errors.Is(err, context.Canceled):
 		line += ", stopped: the client went away"
 	default:
-		line += ", stopped: " + stats.err.Error()
+		line += ", stopped: " + err.Error()
 	}
 	if status >= 400 {
 		msg, _, _ := strings.Cut(strings.TrimSpace(string(rec.body)), "\n")
@@ -425,8 +481,9 @@ func (s *demoServer) stream(ctx context.Context, _ *http.Request, in *event.RunA
 			}
 			select {
 			case <-ctx.Done():
-				stats.err = context.Cause(ctx)
-				return stats.err
+				err := context.Cause(ctx)
+				stats.setErr(err)
+				return err
 			case <-timer.C:
 			}
 		}
@@ -441,10 +498,9 @@ func (s *demoServer) stream(ctx context.Context, _ *http.Request, in *event.RunA
 			ev = &c
 		}
 		if err := w.WriteEvent(ev); err != nil {
-			stats.err = err
+			stats.setErr(err)
 			return err
 		}
-		stats.events++
 	}
 	return nil
 }

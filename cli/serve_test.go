@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/agwire/agwire/event"
+	"github.com/agwire/agwire/runlog"
 	"github.com/agwire/agwire/transport"
 )
 
@@ -310,7 +311,8 @@ func TestServeBadRequests(t *testing.T) {
 }
 
 // TestServeShutdown: a run still going when the server stops, past the
-// grace period, is ended with a RUN_ERROR event.
+// grace period, is ended with a RUN_ERROR event. The log counts the events
+// the response delivered, the RUN_ERROR too.
 func TestServeShutdown(t *testing.T) {
 	old := serveShutdownTimeout
 	serveShutdownTimeout = time.Millisecond
@@ -339,7 +341,7 @@ func TestServeShutdown(t *testing.T) {
 		t.Errorf("after the RUN_ERROR: %v", err)
 	}
 	s.stop()
-	if logs := s.log.String(); !strings.Contains(logs, "1 event, ") || !strings.Contains(logs, "stopped: the server is shutting down") {
+	if logs := s.log.String(); !strings.Contains(logs, "2 events, ") || !strings.Contains(logs, "stopped: the server is shutting down") {
 		t.Errorf("log:\n%s", logs)
 	}
 }
@@ -442,5 +444,100 @@ func TestServeUsage(t *testing.T) {
 	}
 	if _, err := parseCodings("gzip,gzip"); err == nil {
 		t.Error("gzip twice accepted")
+	}
+}
+
+// TestServeResumableGrace: serve --resumable (no --detach) keeps a run going
+// when its client is cut: the client resumes with its cursor and gets the
+// rest of the run, and the request log counts the events each response
+// delivered (8, then 19 of the 27).
+func TestServeResumableGrace(t *testing.T) {
+	mem := runlog.NewMemory(runlog.MemoryOptions{})
+	defer mem.Close()
+	s := startServe(t, serveOptions{runLog: mem, grace: 10 * time.Second, heartbeat: time.Second, runs: context.Background(), delay: 5 * time.Millisecond})
+	client := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
+	r, err := transport.Run(context.Background(), client, s.url, runInput("t-1", "r-1"), transport.ClientOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 8 {
+		if _, err := r.Next(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cursor, _ := r.Cursor()
+	r.Close()
+	time.Sleep(50 * time.Millisecond)
+	r, err = transport.Run(context.Background(), client, s.url, runInput("t-1", "r-1"), transport.ClientOptions{
+		Header: http.Header{transport.HeaderLastEventID: {cursor.String()}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var types []event.Type
+	for ev, err := range r.Events() {
+		if err != nil {
+			t.Fatal(err)
+		}
+		types = append(types, ev.Type())
+	}
+	r.Close()
+	if len(types) != 19 || types[len(types)-1] != event.TypeRunFinished {
+		t.Fatalf("resumed: %v", types)
+	}
+	s.stop()
+	logs := s.log.String()
+	if !strings.Contains(logs, " 8 events, ") || !strings.Contains(logs, " 19 events, ") {
+		t.Errorf("log:\n%s", logs)
+	}
+}
+
+// TestServeCapabilities: agwire serve advertises its capabilities to a GET
+// asking for JSON, with the transport flags of its options.
+func TestServeCapabilities(t *testing.T) {
+	for _, resumable := range []bool{false, true} {
+		opts := serveOptions{}
+		if resumable {
+			mem := runlog.NewMemory(runlog.MemoryOptions{})
+			defer mem.Close()
+			opts = serveOptions{runLog: mem, grace: time.Second, heartbeat: time.Second, runs: context.Background()}
+		}
+		s := startServe(t, opts)
+		c, err := transport.NewClient(s.url, transport.ClientOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		caps, err := c.Capabilities(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if caps.Identity == nil || *caps.Identity.Name != "agwire serve" || !*caps.Transport.HTTPBinary || *caps.Transport.Resumable != resumable {
+			b, _ := json.Marshal(caps)
+			t.Errorf("resumable %v: %s", resumable, b)
+		}
+		s.stop()
+	}
+}
+
+// TestServeWildcardSSE: agwire serve answers SSE to a client that names
+// neither type ("Accept: */*", what curl sends) and binary to one that
+// names it.
+func TestServeWildcardSSE(t *testing.T) {
+	s := startServe(t, serveOptions{delay: 0})
+	for accept, want := range map[string]string{"*/*": transport.MediaTypeSSE, transport.MediaTypeBinary: transport.MediaTypeBinary} {
+		req, err := http.NewRequest(http.MethodPost, s.url, strings.NewReader(`{"threadId":"t","runId":"r","messages":[]}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", accept)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		if got := resp.Header.Get("Content-Type"); got != want {
+			t.Errorf("Accept %q: %s, want %s", accept, got, want)
+		}
 	}
 }

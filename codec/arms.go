@@ -2,8 +2,11 @@ package codec
 
 import (
 	"fmt"
+	"reflect"
 
 	"github.com/agwire/agwire/event"
+	"github.com/agwire/agwire/internal/jsonx"
+	"github.com/agwire/agwire/internal/schema"
 )
 
 // maxArm is the highest envelope field number of AG-UI 1.0; preV1MaxArm the
@@ -73,4 +76,34 @@ func (p Profile) Supports(t event.Type) bool {
 		return ti.preV1
 	}
 	return true
+}
+
+// eventPlans holds the field table of each registered event type, by its
+// Go type (the pointer type), read without a lock after init.
+var eventPlans = func() map[reflect.Type]*schema.Plan {
+	m := map[reflect.Type]*schema.Plan{}
+	for _, in := range event.Registry() {
+		t := reflect.TypeOf(in.New())
+		m[t] = schema.For(t.Elem())
+	}
+	return m
+}()
+
+// planOf returns the field table and the address of an event of package
+// event's types, refusing nil events and types defined elsewhere (which
+// may embed event.Base and name a registered type).
+func planOf(ev event.Event) (*schema.Plan, schema.Pointer, error) {
+	if ev == nil {
+		return nil, schema.Pointer{}, &jsonx.Error{Offset: -1, Err: fmt.Errorf("%w: nil event", event.ErrInvalidField)}
+	}
+	v := reflect.ValueOf(ev)
+	if v.Kind() == reflect.Pointer && v.IsNil() {
+		return nil, schema.Pointer{}, &jsonx.Error{Offset: -1, Err: fmt.Errorf("%w: nil %T", event.ErrInvalidField, ev)}
+	}
+	// Only package event's own types are in the table: a look-alike is not.
+	plan, ok := eventPlans[v.Type()]
+	if !ok {
+		return nil, schema.Pointer{}, &jsonx.Error{Offset: -1, Err: fmt.Errorf("%w: %T (type %s) is not one of package event's types", event.ErrUnsupportedEvent, ev, jsonx.Quote(string(ev.Type())))}
+	}
+	return plan, schema.PointerOf(v), nil
 }

@@ -8,7 +8,6 @@ import (
 
 	"github.com/agwire/agwire/event"
 	"github.com/agwire/agwire/internal/jsonx"
-	"github.com/agwire/agwire/internal/link"
 )
 
 // Profile selects the set of events a peer can read.
@@ -197,9 +196,9 @@ func (c Codec) AppendFromJSON(dst, jsonEvent []byte) ([]byte, error) {
 	if ev, ok := parseFast(c.MaxDepth, jsonEvent); ok {
 		return c.appendEvent(dst, ev, true)
 	}
-	parsed, err := link.ParseTransient(c.MaxDepth, c.DropUnknownFields, jsonEvent)
+	parsed, err := event.Parser{MaxDepth: c.MaxDepth, DropUnknownFields: c.DropUnknownFields}.Parse(jsonEvent)
 	if err != nil {
-		var pe *jsonx.Error
+		var pe *event.PathError
 		t, _ := event.TypeOf(jsonEvent)
 		if !t.Known() && !t.IsThinking() {
 			t = ""
@@ -217,7 +216,7 @@ func (c Codec) AppendFromJSON(dst, jsonEvent []byte) ([]byte, error) {
 		return dst, out
 	}
 	// The reader checked every string's UTF-8: not again.
-	return c.appendEvent(dst, parsed.(event.Event), true)
+	return c.appendEvent(dst, parsed, true)
 }
 
 // AppendJSONFromWire converts one protobuf Event to its AG-UI JSON form.
@@ -231,7 +230,7 @@ func (c Codec) AppendJSONFromWire(dst, wire []byte) ([]byte, error) {
 	if out, ok := appendJSONGenerated(dst, ev); ok {
 		return out, nil
 	}
-	out, err := link.AppendTrustedJSON(dst, ev)
+	out, err := event.AppendJSON(dst, ev)
 	if err != nil {
 		return dst, &Error{Op: "decode", Type: ev.Type(), Offset: -1, Err: err}
 	}

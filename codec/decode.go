@@ -14,7 +14,6 @@ import (
 
 	"github.com/agwire/agwire/event"
 	"github.com/agwire/agwire/internal/jsonx"
-	"github.com/agwire/agwire/internal/link"
 	"github.com/agwire/agwire/internal/schema"
 )
 
@@ -341,7 +340,7 @@ func (d *decoder) envelope() (event.Event, error) {
 	}
 	t := arms[arm]
 	ev := event.New(t)
-	plan, ptr, err := link.PlanOf(ev)
+	plan, ptr, err := planOf(ev)
 	if err != nil {
 		return nil, err
 	}

@@ -12,7 +12,6 @@ import (
 
 	"github.com/agwire/agwire/event"
 	"github.com/agwire/agwire/internal/jsonx"
-	"github.com/agwire/agwire/internal/link"
 	"github.com/agwire/agwire/internal/schema"
 )
 
@@ -51,7 +50,7 @@ func (c Codec) appendEvent(dst []byte, ev event.Event, validUTF8 bool) ([]byte, 
 // run time. The generated coders must agree with it byte for byte and
 // error for error (FuzzGeneratedEncode, fuzz/).
 func (c Codec) appendReference(dst []byte, ev event.Event) ([]byte, error) {
-	plan, ptr, err := link.PlanOf(ev)
+	plan, ptr, err := planOf(ev)
 	if err != nil {
 		return dst, toError("encode", "", err)
 	}

@@ -10,7 +10,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/agwire/agwire/internal/jsonx"
-	"github.com/agwire/agwire/internal/link"
 	"github.com/agwire/agwire/internal/schema"
 )
 
@@ -23,23 +22,17 @@ func Marshal(ev Event) ([]byte, error) { return AppendJSON(nil, ev) }
 
 // AppendJSON appends the JSON form of ev to dst.
 func AppendJSON(dst []byte, ev Event) ([]byte, error) {
-	out, err := appendJSON(dst, ev, false)
+	out, err := appendJSON(dst, ev)
 	return out, exported(err)
 }
 
-func init() {
-	link.AppendTrustedJSON = func(dst []byte, ev any) ([]byte, error) { return appendJSON(dst, ev.(Event), true) }
-}
-
-// appendJSON writes ev. trusted skips the validity check of dynamic values
-// and the UTF-8 check of strings, for events whose values and strings
-// agwire's decoder produced (and validated).
-func appendJSON(dst []byte, ev Event, trusted bool) ([]byte, error) {
+// appendJSON writes ev, checking every string and dynamic value.
+func appendJSON(dst []byte, ev Event) ([]byte, error) {
 	plan, ptr, err := planOf(ev)
 	if err != nil {
 		return dst, err
 	}
-	w := writer{b: dst, trusted: trusted}
+	w := writer{b: dst}
 	if th, ok := ev.(*Thinking); ok {
 		if err := w.valid(th.JSON, jsonx.Object); err != nil {
 			return dst, fmt.Errorf("event: %s: %w", th.Kind, err)
@@ -77,13 +70,6 @@ func planOf(ev Event) (*schema.Plan, schema.Pointer, error) {
 	return plan, schema.PointerOf(v), nil
 }
 
-func init() {
-	link.PlanOf = func(ev any) (*schema.Plan, schema.Pointer, error) {
-		e, _ := ev.(Event)
-		return planOf(e)
-	}
-}
-
 // marshalRunAgentInput returns the JSON form of a RunAgentInput.
 func marshalRunAgentInput(in *RunAgentInput) ([]byte, error) {
 	w := writer{}
@@ -97,18 +83,12 @@ func marshalRunAgentInput(in *RunAgentInput) ([]byte, error) {
 // the AG-UI shape too.
 
 type writer struct {
-	b       []byte
-	first   bool
-	trusted bool // dynamic values are known to be valid JSON, strings valid UTF-8
+	b     []byte
+	first bool
 }
 
-// valid checks a dynamic value unless the writer trusts its values.
-func (w *writer) valid(b []byte, want jsonx.Kind) error {
-	if w.trusted {
-		return nil
-	}
-	return validJSON(b, want)
-}
+// valid checks a dynamic value before it is written out.
+func (w *writer) valid(b []byte, want jsonx.Kind) error { return validJSON(b, want) }
 
 func (w *writer) key(name string) {
 	if !w.first {
@@ -193,24 +173,24 @@ func (w *writer) field(f *schema.Field, base schema.Pointer) error {
 	switch f.Kind {
 	case schema.String, schema.Enum:
 		v := *p.String()
-		if !w.trusted && !utf8.ValidString(v) {
+		if !utf8.ValidString(v) {
 			return errInvalidUTF8()
 		}
 		if !f.Allows(v) {
 			return &jsonx.Error{Offset: -1, Err: fmt.Errorf("%w: %s", ErrInvalidField, f.Unknown(v))}
 		}
 		w.key(f.Name)
-		w.b = jsonx.AppendValidString(w.b, v) // validated above or by the decoder
+		w.b = jsonx.AppendValidString(w.b, v) // validated above
 	case schema.OptString:
 		if v := *p.OptString(); v != nil {
-			if !w.trusted && !utf8.ValidString(*v) {
+			if !utf8.ValidString(*v) {
 				return errInvalidUTF8()
 			}
 			if !f.Allows(*v) {
 				return &jsonx.Error{Offset: -1, Err: fmt.Errorf("%w: %s", ErrInvalidField, f.Unknown(*v))}
 			}
 			w.key(f.Name)
-			w.b = jsonx.AppendValidString(w.b, *v) // validated above or by the decoder
+			w.b = jsonx.AppendValidString(w.b, *v) // validated above
 		}
 	case schema.OptBool:
 		if v := *p.OptBool(); v != nil {

@@ -7,7 +7,6 @@ import (
 	"sync"
 
 	"github.com/agwire/agwire/internal/jsonx"
-	"github.com/agwire/agwire/internal/link"
 	"github.com/agwire/agwire/internal/schema"
 )
 
@@ -79,12 +78,6 @@ func (p Parser) parse(data []byte, into Event) (Event, error) {
 		return nil, err
 	}
 	return ev, nil
-}
-
-func init() {
-	link.ParseTransient = func(maxDepth int, drop bool, data []byte) (any, error) {
-		return Parser{MaxDepth: maxDepth, DropUnknownFields: drop}.parse(data, nil)
-	}
 }
 
 // ParseRunAgentInput reads a RunAgentInput request body.

@@ -58,6 +58,18 @@ import (
 // ReaderOptions.MaxFrameSize is 0: 16 MiB.
 const DefaultMaxFrameSize = 16 << 20
 
+// PeerMaxFrame is the largest frame, its 4-byte length prefix included,
+// that the stock TypeScript client (@ag-ui/client 1.0.0) reads: 10 MiB. It
+// fails the whole stream on a longer one ("Protobuf message size exceeded
+// maximum limit of 10 MB").
+const PeerMaxFrame = 10 << 20
+
+// DefaultMaxWriteFrameSize is the largest payload a Writer writes when
+// WriterOptions.MaxFrameSize is 0: PeerMaxFrame less the prefix, so that
+// everything a default Writer writes is read by the stock client. Readers
+// accept more (DefaultMaxFrameSize): be strict in what you send.
+const DefaultMaxWriteFrameSize = PeerMaxFrame - prefixLen
+
 // prefixLen is the size of the length prefix; maxPayload the largest length
 // it can declare.
 const (

@@ -13,6 +13,71 @@ import (
 	"github.com/agwire/agwire/framing"
 )
 
+// TestWriterPeerLimit: a default Writer writes a frame of exactly
+// PeerMaxFrame bytes (prefix included) and refuses one byte more, which the
+// stock TypeScript client would refuse; a default Reader reads both.
+func TestWriterPeerLimit(t *testing.T) {
+	if framing.DefaultMaxWriteFrameSize != 10<<20-4 {
+		t.Fatalf("DefaultMaxWriteFrameSize = %d", framing.DefaultMaxWriteFrameSize)
+	}
+	// A frame of PeerMaxFrame bytes: a payload of PeerMaxFrame-4.
+	payload := func(n int) []byte {
+		ev := &event.Custom{Name: "n", Value: event.RawValue(`""`)}
+		base, err := codec.Append(nil, ev)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// grow the string value until the payload is n bytes long
+		for k := n - len(base); ; k-- {
+			ev.Value = event.RawValue(`"` + strings.Repeat("x", k) + `"`)
+			b, err := codec.Append(nil, ev)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(b) <= n {
+				if len(b) != n {
+					t.Fatalf("cannot build a payload of %d bytes (got %d)", n, len(b))
+				}
+				return b
+			}
+		}
+	}
+	fits := payload(framing.PeerMaxFrame - 4)
+	over := payload(framing.PeerMaxFrame - 3)
+	for _, tc := range []struct {
+		name    string
+		payload []byte
+		ok      bool
+	}{{"at the limit", fits, true}, {"one byte more", over, false}} {
+		ev, err := codec.Unmarshal(tc.payload)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, write := range []func(*framing.Writer) error{
+			func(w *framing.Writer) error { return w.WriteEvent(ev) },
+			func(w *framing.Writer) error { return w.WriteFrame(tc.payload) },
+		} {
+			var buf bytes.Buffer
+			err := write(framing.NewWriter(&buf, framing.WriterOptions{}))
+			if tc.ok != (err == nil) {
+				t.Fatalf("%s: got %v", tc.name, err)
+			}
+			if !tc.ok {
+				if !errors.Is(err, framing.ErrFrameTooLarge) || !framing.Skippable(err) || buf.Len() != 0 {
+					t.Fatalf("%s: got %v after %d bytes, want a skippable ErrFrameTooLarge and nothing written", tc.name, err, buf.Len())
+				}
+				continue
+			}
+			if buf.Len() != framing.PeerMaxFrame {
+				t.Fatalf("%s: wrote %d bytes", tc.name, buf.Len())
+			}
+			if _, err := framing.NewReader(&buf, framing.ReaderOptions{}).ReadEvent(); err != nil {
+				t.Fatalf("%s: default reader: %v", tc.name, err)
+			}
+		}
+	}
+}
+
 // TestWriterMaxFrameSize: a default Writer refuses what a default Reader
 // would refuse, writes nothing for it, and goes on.
 func TestWriterMaxFrameSize(t *testing.T) {
@@ -23,8 +88,8 @@ func TestWriterMaxFrameSize(t *testing.T) {
 	if !errors.Is(err, framing.ErrFrameTooLarge) || !framing.Skippable(err) {
 		t.Fatalf("got %v, want a skippable ErrFrameTooLarge", err)
 	}
-	if !strings.Contains(err.Error(), fmt.Sprint(framing.DefaultMaxFrameSize)) {
-		t.Errorf("%q does not name the limit", err)
+	if !strings.Contains(err.Error(), fmt.Sprint(framing.PeerMaxFrame)) || !strings.Contains(err.Error(), "WriterOptions.MaxFrameSize") {
+		t.Errorf("%q does not name the limit and the option that raises it", err)
 	}
 	if buf.Len() != 0 || w.FramesWritten() != 0 {
 		t.Fatalf("wrote %d bytes for a refused event", buf.Len())

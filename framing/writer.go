@@ -18,34 +18,38 @@ import (
 // largest frame written; in steady state writing an event allocates nothing
 // beyond what the codec allocates. A Writer is not safe for concurrent use.
 type Writer struct {
-	w      io.Writer
-	c      codec.Codec
-	max    uint64 // largest payload written
-	buf    []byte // prefix + payload of the frame being built
-	err    error  // sticky error of w
-	frames int64
-	bytes  int64
+	w   io.Writer
+	c   codec.Codec
+	max uint64 // largest payload written
+	// explicit: max was given in WriterOptions, not the peer's default
+	explicit bool
+	buf      []byte // prefix + payload of the frame being built
+	err      error  // sticky error of w
+	frames   int64
+	bytes    int64
 }
 
 // WriterOptions configures a Writer. The zero value writes frames of up to
-// DefaultMaxFrameSize bytes with the strict default codec, so that a Reader
-// with default options reads everything a default Writer writes.
+// DefaultMaxWriteFrameSize bytes with the strict default codec, so that the
+// stock TypeScript client, and a Reader with default options, read
+// everything a default Writer writes.
 type WriterOptions struct {
 	// Codec encodes the events of WriteEvent and WriteJSON.
 	Codec codec.Codec
 	// MaxFrameSize is the largest payload written, in bytes; a longer one is
 	// refused with ErrFrameTooLarge and nothing is written. 0 (or less)
-	// means DefaultMaxFrameSize; math.MaxUint32 allows every frame the
-	// length prefix can declare.
+	// means DefaultMaxWriteFrameSize (the stock TypeScript client's limit);
+	// math.MaxUint32 allows every frame the length prefix can declare.
 	MaxFrameSize int
 }
 
 // NewWriter returns a Writer that encodes events as opts says and writes
 // the frames to w.
 func NewWriter(w io.Writer, opts WriterOptions) *Writer {
-	fw := &Writer{w: w, c: opts.Codec, max: DefaultMaxFrameSize}
+	fw := &Writer{w: w, c: opts.Codec, max: DefaultMaxWriteFrameSize}
 	if opts.MaxFrameSize > 0 {
 		fw.max = min(uint64(opts.MaxFrameSize), maxPayload)
+		fw.explicit = true
 	}
 	return fw
 }
@@ -113,8 +117,16 @@ func (w *Writer) prefix() []byte {
 
 func (w *Writer) checkLen(n int) error {
 	if uint64(n) > w.max {
-		return &Error{Offset: w.bytes, Frame: w.frames, skippable: true,
-			Err: fmt.Errorf("%w: payload of %d bytes exceeds the limit of %d", ErrFrameTooLarge, n, w.max)}
+		var err error
+		switch {
+		case uint64(n) > maxPayload:
+			err = fmt.Errorf("%w: payload of %d bytes exceeds the %d a 4-byte length prefix can declare", ErrFrameTooLarge, n, uint64(maxPayload))
+		case w.explicit:
+			err = fmt.Errorf("%w: payload of %d bytes exceeds the limit of %d (WriterOptions.MaxFrameSize)", ErrFrameTooLarge, n, w.max)
+		default:
+			err = fmt.Errorf("%w: a frame of %d bytes (4-byte prefix and payload) exceeds %d, the most @ag-ui/client 1.0.0 reads; raise the limit with WriterOptions.MaxFrameSize", ErrFrameTooLarge, n+prefixLen, PeerMaxFrame)
+		}
+		return &Error{Offset: w.bytes, Frame: w.frames, skippable: true, Err: err}
 	}
 	return nil
 }

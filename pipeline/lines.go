@@ -92,7 +92,7 @@ func flushing(dst io.Writer, errp *error) func() error {
 
 // newEncoder returns a worker that encodes the lines of a batch into frames.
 func newEncoder(wo framing.WriterOptions) func(*batch) {
-	limit := uint64(framing.DefaultMaxFrameSize)
+	limit := uint64(framing.DefaultMaxWriteFrameSize)
 	if wo.MaxFrameSize > 0 {
 		limit = min(uint64(wo.MaxFrameSize), math.MaxUint32)
 	}

@@ -273,3 +273,22 @@ func TestLongRecords(t *testing.T) {
 		}
 	}
 }
+
+// TestDefaultFrameLimit encodes events just under and just over the
+// framing.Writer's default limit: the parallel encoder refuses what the
+// Writer refuses, with its error.
+func TestDefaultFrameLimit(t *testing.T) {
+	if raceEnabled || testing.Short() {
+		t.Skip("encodes 20 MB events")
+	}
+	event := func(payload int) []byte {
+		// TEXT_MESSAGE_CONTENT with a message id "m": the envelope, the
+		// event's header and the delta's tag and length take 17 bytes.
+		return []byte(`{"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"` + strings.Repeat("x", payload-17) + `"}` + "\n")
+	}
+	in := append(event(framing.DefaultMaxWriteFrameSize), event(framing.DefaultMaxWriteFrameSize+1)...)
+	res := same(t, setup{encode: true, stopAfter: -1}, in)
+	if res.stats.Records != 1 || len(res.reported) != 1 || !strings.Contains(res.reported[0], "is(frame too large)") {
+		t.Errorf("one event at the limit and one over it: %+v, reported %v", res.stats, res.reported)
+	}
+}

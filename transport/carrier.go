@@ -3,6 +3,7 @@ package transport
 import (
 	"io"
 
+	"github.com/agwire/agwire/codec"
 	"github.com/agwire/agwire/event"
 )
 
@@ -15,7 +16,7 @@ import (
 type carrier struct {
 	mediaType string
 	// newEncoder returns the encoder of a stream written to w.
-	newEncoder func(w io.Writer, opts ServerOptions) encoder
+	newEncoder func(w io.Writer, c codec.Codec, lim sizeLimit) encoder
 	// newDecoder returns the decoder of a stream read from r.
 	newDecoder func(r io.Reader, opts ClientOptions) decoder
 }
@@ -36,7 +37,8 @@ func carrierFor(mediaType string) *carrier {
 
 // An encoder writes events, one Write call on its writer per event.
 //
-// Both methods return nil, or an error from refuse when the event cannot
+// The write methods check the bytes they would send with lim (sizeLimit)
+// and return nil, or an error from refuse when the event cannot
 // be carried (nothing was written), or the writer's error.
 type encoder interface {
 	// writeEvent writes ev.

@@ -2,9 +2,11 @@ package transport
 
 import (
 	"bufio"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
+	"math"
 
 	"github.com/agwire/agwire/codec"
 	"github.com/agwire/agwire/event"
@@ -15,8 +17,8 @@ import (
 // frames (package framing).
 var binaryCarrier = carrier{
 	mediaType: MediaTypeBinary,
-	newEncoder: func(w io.Writer, opts ServerOptions) encoder {
-		return &binaryEncoder{framing.NewWriter(w, framing.WriterOptions{Codec: opts.Codec, MaxFrameSize: opts.maxEventSize()})}
+	newEncoder: func(w io.Writer, c codec.Codec, lim sizeLimit) encoder {
+		return &binaryEncoder{w: w, c: c, lim: lim, buf: make([]byte, 4, 512)}
 	},
 	newDecoder: func(r io.Reader, opts ClientOptions) decoder {
 		return &binaryDecoder{framing.NewReader(bufio.NewReaderSize(r, 32<<10), framing.ReaderOptions{
@@ -27,17 +29,52 @@ var binaryCarrier = carrier{
 	},
 }
 
-type binaryEncoder struct{ w *framing.Writer }
+// binaryEncoder writes each event as one frame, built in buf: the 4-byte
+// big-endian length, then the payload (the framing package's format).
+type binaryEncoder struct {
+	w   io.Writer
+	c   codec.Codec
+	lim sizeLimit
+	buf []byte // the frame being built
+}
 
-func (e *binaryEncoder) reset(w io.Writer) { e.w.Reset(w) }
+func (e *binaryEncoder) reset(w io.Writer) { e.w = w }
 
-func (e *binaryEncoder) writeEvent(ev event.Event) error { return e.check(e.w.WriteEvent(ev)) }
+func (e *binaryEncoder) writeEvent(ev event.Event) error {
+	b, err := e.c.Append(e.buf[:4], ev)
+	e.buf = b[:4] // keep what the codec grew
+	if err != nil {
+		return refuse(err)
+	}
+	if err := e.lim.frame(len(b) - 4); err != nil {
+		return refuse(err)
+	}
+	return e.write(b)
+}
+
+func (e *binaryEncoder) writeJSON(ev event.Event, _ []byte) error { return e.writeEvent(ev) }
 
 // writeWire writes the wire bytes as one frame. The binary stream has no
 // place for the cursor: the response's Agwire-Cursor header names where the
 // stream starts, and a client counts frames.
 func (e *binaryEncoder) writeWire(wire []byte, _ string) error {
-	return e.check(e.w.WriteFrame(wire))
+	if err := e.lim.frame(len(wire)); err != nil {
+		return refuse(err)
+	}
+	return e.write(append(e.buf[:4], wire...))
+}
+
+// write fills in the length of the frame in b, checked against the limit,
+// and writes it.
+func (e *binaryEncoder) write(b []byte) error {
+	e.buf = b[:4]
+	n := len(b) - 4
+	if uint64(n) > math.MaxUint32 {
+		return refuse(fmt.Errorf("%w: a payload of %d bytes is more than a 4-byte length prefix can declare", ErrEventTooLarge, n))
+	}
+	binary.BigEndian.PutUint32(b, uint32(n))
+	_, err := e.w.Write(b)
+	return err
 }
 
 // heartbeat writes nothing. The format has no frame that is not an event:
@@ -46,26 +83,6 @@ func (e *binaryEncoder) writeWire(wire []byte, _ string) error {
 // on it, so a binary stream stays silent while a run is, and a connection
 // cut by an idle timeout is resumed from its cursor instead.
 func (e *binaryEncoder) heartbeat() (bool, error) { return false, nil }
-
-func (e *binaryEncoder) writeJSON(ev event.Event, _ []byte) error {
-	return e.check(e.w.WriteEvent(ev))
-}
-
-// check turns the Writer's refusals (the codec's, or a frame over the
-// limit) into the carrier-neutral form.
-func (e *binaryEncoder) check(err error) error {
-	if err == nil || !framing.Skippable(err) {
-		return err
-	}
-	var fe *framing.Error
-	if errors.As(err, &fe) { // over the limit: the Writer's own error
-		err = fe.Err
-		if errors.Is(err, framing.ErrFrameTooLarge) {
-			err = fmt.Errorf("%w (%w)", ErrEventTooLarge, err)
-		}
-	}
-	return refuse(err)
-}
 
 type binaryDecoder struct{ r *framing.Reader }
 
@@ -76,8 +93,8 @@ func (d *binaryDecoder) next() (event.Event, error) {
 		return ev, err
 	case framing.Skippable(err):
 		return nil, &badEvent{err: err, unknown: errors.Is(err, codec.ErrUnknownEvent)}
-	case errors.Is(err, framing.ErrTruncated):
-		return nil, fmt.Errorf("%w: %w", ErrTruncated, err)
+	case errors.Is(err, framing.ErrTruncated): // ErrTruncated itself
+		return nil, err
 	case errors.Is(err, framing.ErrFrameTooLarge):
 		return nil, fmt.Errorf("%w: %w", ErrEventTooLarge, err)
 	}

@@ -3,7 +3,6 @@ package transport
 import (
 	"bytes"
 	"errors"
-	"fmt"
 	"io"
 
 	"github.com/agwire/agwire/codec"
@@ -14,8 +13,8 @@ import (
 // event.
 var sseCarrier = carrier{
 	mediaType: MediaTypeSSE,
-	newEncoder: func(w io.Writer, opts ServerOptions) encoder {
-		return &sseEncoder{w: w, max: opts.maxEventSize(), c: opts.Codec, buf: append(make([]byte, 0, 512), sseDataPrefix...)}
+	newEncoder: func(w io.Writer, c codec.Codec, lim sizeLimit) encoder {
+		return &sseEncoder{w: w, lim: lim, c: c, buf: append(make([]byte, 0, 512), sseDataPrefix...)}
 	},
 	newDecoder: func(r io.Reader, opts ClientOptions) decoder {
 		return &sseDecoder{r: NewSSEReader(r, opts.MaxEventSize), parser: opts.parser()}
@@ -27,7 +26,7 @@ const sseDataPrefix = "data: "
 
 type sseEncoder struct {
 	w   io.Writer
-	max int
+	lim sizeLimit
 	c   codec.Codec
 	buf []byte // the event block being built, starting with sseDataPrefix
 }
@@ -56,9 +55,9 @@ func (e *sseEncoder) writeWire(wire []byte, id string) error {
 		e.buf = append(b[:0], sseDataPrefix...)
 		return refuse(err)
 	}
-	if n := len(b) - start; n > e.max {
+	if err := e.lim.sse(len(b)-start, len(b)+1); err != nil {
 		e.buf = append(b[:0], sseDataPrefix...)
-		return refuse(fmt.Errorf("%w: %d bytes of JSON exceed the limit of %d", ErrEventTooLarge, n, e.max))
+		return refuse(err)
 	}
 	b = append(b, '\n', '\n')
 	_, err = e.w.Write(b)
@@ -98,8 +97,10 @@ func (e *sseEncoder) writeJSON(_ event.Event, text []byte) error {
 // writes it, unless its data is over the limit.
 func (e *sseEncoder) write(b []byte) error {
 	e.buf = b[:len(sseDataPrefix)]
-	if n := len(b) - len(sseDataPrefix); n > e.max {
-		return refuse(fmt.Errorf("%w: %d bytes of JSON exceed the limit of %d", ErrEventTooLarge, n, e.max))
+	// The peer holds the block until its blank line: all of it but the
+	// last line feed.
+	if err := e.lim.sse(len(b)-len(sseDataPrefix), len(b)+1); err != nil {
+		return refuse(err)
 	}
 	b = append(b, '\n', '\n')
 	e.buf = b[:len(sseDataPrefix)]

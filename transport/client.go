@@ -1,15 +1,14 @@
 package transport
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"iter"
 	"mime"
 	"net/http"
+	"time"
 
 	"github.com/agwire/agwire/codec"
 	"github.com/agwire/agwire/event"
@@ -26,8 +25,8 @@ type ClientOptions struct {
 	Codec codec.Codec
 	// MaxEventSize is the largest event accepted, in bytes: a binary
 	// frame's payload or an SSE line or event's data. A larger one ends the
-	// stream with ErrEventTooLarge, on both transports. 0 (or less) means
-	// DefaultMaxEventSize.
+	// stream with ErrEventTooLarge, on both transports. 0 means
+	// DefaultMaxEventSize; negative is an error (NewClient, NewEventReader).
 	MaxEventSize int
 	// MaxConsecutiveErrors is how many events in a row may fail to decode
 	// (each reported as an *EventError) before the stream is given up with
@@ -55,7 +54,40 @@ type ClientOptions struct {
 	// Header holds extra request headers for Run, such as Authorization.
 	// Content-Type, Accept and Accept-Encoding are set by Run.
 	Header http.Header
+	// IdleTimeout ends a read when no byte of the response arrives for
+	// this long, with an error wrapping ErrIdleTimeout; a resumable stream
+	// read with Reconnect resumes instead. An SSE server sending
+	// heartbeats (an agwire server does, every 15 s by default) keeps an
+	// idle run within it; a binary stream has none, so allow for the
+	// longest silence of a run. 0 means no limit.
+	IdleTimeout time.Duration
+	// HTTPClient sends the requests of a Client; nil means
+	// http.DefaultClient.
+	HTTPClient Doer
+	// FollowURL is the follower route of a Client's Follow, with "{run}"
+	// standing for the run id (%-escaped). "" means the agent URL with
+	// "/runs/{run}" appended, the route "agwire serve" uses.
+	FollowURL string
+	// Prefer chooses the transport a Client asks for: PreferBinary (the
+	// default: binary, SSE as the fallback), PreferSSE (text/event-stream
+	// only, like the PreferSSE field) or PreferAuto (ask the server's
+	// capabilities once, then binary if it says it speaks it, else SSE).
+	Prefer Prefer
 }
+
+// Prefer is the transport a Client asks for (ClientOptions.Prefer).
+type Prefer int
+
+const (
+	// PreferBinary asks for the binary stream with SSE as the fallback.
+	PreferBinary Prefer = iota
+	// PreferSSEOnly asks for text/event-stream only.
+	PreferSSEOnly
+	// PreferAuto reads the server's capabilities (Client.Capabilities)
+	// before the first run and asks for binary when their
+	// transport.httpBinary is true, for SSE only otherwise.
+	PreferAuto
+)
 
 // DefaultMaxConsecutiveErrors is the number of undecodable events in a row
 // an EventReader reports before it gives up the stream, when
@@ -98,6 +130,10 @@ type EventReader struct {
 // response body has been closed. NewEventReader does not read the body of a
 // 2xx response.
 func NewEventReader(resp *http.Response, opts ClientOptions) (*EventReader, error) {
+	if opts.MaxEventSize < 0 || opts.IdleTimeout < 0 {
+		resp.Body.Close()
+		return nil, fmt.Errorf("transport: ClientOptions.MaxEventSize (%d) or IdleTimeout (%v) is negative", opts.MaxEventSize, opts.IdleTimeout)
+	}
 	r := &EventReader{opts: opts, maxBad: DefaultMaxConsecutiveErrors}
 	if err := r.attach(resp); err != nil {
 		return nil, err
@@ -129,6 +165,10 @@ func (r *EventReader) attach(resp *http.Response) error {
 	if err != nil {
 		resp.Body.Close()
 		return err
+	}
+	if r.opts.IdleTimeout > 0 {
+		resp.Body = newIdleBody(resp.Body, r.opts.IdleTimeout)
+		body = &idleReader{body, resp.Body.(*idleBody)}
 	}
 	r.resp, r.mediaType, r.coding, r.dec = resp, mt, coding, car.newDecoder(body, r.opts)
 	if v := resp.Header.Get(HeaderCursor); v != "" {
@@ -194,7 +234,7 @@ func (r *EventReader) Next() (event.Event, error) {
 		r.n++
 		r.bad = 0
 		r.cursor.Seq++
-		if t := ev.Type(); t == event.TypeRunFinished || t == event.TypeRunError {
+		if endsRun(ev.Type()) {
 			r.ended = true
 		}
 		return ev, nil
@@ -212,7 +252,7 @@ func (r *EventReader) Next() (event.Event, error) {
 	r.n++
 	r.bad++
 	if r.maxBad >= 0 && r.bad > r.maxBad {
-		r.err = fmt.Errorf("%w: %d events in a row did not decode (the last, event %d: %v)", ErrTooManyErrors, r.bad, index, bad.err)
+		r.err = &textError{fmt.Sprintf("transport: too many undecodable events in a row: %d events in a row did not decode (the last, event %d: %v)", r.bad, index, bad.err), []error{ErrTooManyErrors}}
 		return nil, r.err
 	}
 	return nil, &EventError{Index: index, Err: bad.err, unknown: bad.unknown}
@@ -252,50 +292,24 @@ type Doer interface {
 	Do(*http.Request) (*http.Response, error)
 }
 
-// Run starts a run: it POSTs in as JSON to url with client (nil means
-// http.DefaultClient) and returns a reader of the response's events. The
-// request carries ctx; cancelling it ends the stream.
+// Run starts a run as Client.Run does, with client (nil means
+// http.DefaultClient) as ClientOptions.HTTPClient.
 //
-// The request asks for the binary transport with SSE as the fallback (or
-// for SSE only, with PreferSSE), and for zstd or gzip compression when
-// opts.Compression is set. Errors are those of the client and of
-// NewEventReader. The caller must Close the reader.
+// Deprecated: build a Client once with NewClient and call its Run.
 func Run(ctx context.Context, client Doer, url string, in *event.RunAgentInput, opts ClientOptions) (*EventReader, error) {
-	if c, ok := client.(*http.Client); client == nil || ok && c == nil {
-		client = http.DefaultClient
+	if client != nil {
+		opts.HTTPClient = client
 	}
-	body, err := json.Marshal(in)
-	if err != nil {
-		return nil, fmt.Errorf("transport: encoding the RunAgentInput: %w", err)
-	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
+	c, err := NewClient(url, opts)
 	if err != nil {
 		return nil, err
 	}
-	for k, v := range opts.Header {
-		req.Header[k] = append([]string(nil), v...)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	setAccept(req, opts)
-	var re *reconnector
-	if opts.Reconnect != nil {
-		re = newReconnector(ctx, client, req, body, opts.Reconnect)
-	}
-	resp, err := client.Do(req)
-	if err != nil {
-		return nil, err
-	}
-	r, err := NewEventReader(resp, opts)
-	if err != nil {
-		return nil, err
-	}
-	r.re = re
-	return r, nil
+	return c.Run(ctx, in)
 }
 
 // setAccept sets the Accept and Accept-Encoding headers opts ask for.
 func setAccept(req *http.Request, opts ClientOptions) {
-	if opts.PreferSSE {
+	if opts.PreferSSE || opts.Prefer == PreferSSEOnly {
 		req.Header.Set("Accept", acceptSSEOnly)
 	} else {
 		req.Header.Set("Accept", acceptBinaryFirst)

@@ -66,10 +66,10 @@ var (
 )
 
 // checkCodings validates ServerOptions.Compression.
-func checkCodings(codings []string) error {
+func checkCodings(name string, codings []string) error {
 	for _, c := range codings {
 		if c != EncodingZstd && c != EncodingGzip {
-			return fmt.Errorf("transport: ServerOptions.Compression: unknown content coding %q (use %q or %q)", c, EncodingZstd, EncodingGzip)
+			return fmt.Errorf("transport: %s.Compression: unknown content coding %q (use %q or %q)", name, c, EncodingZstd, EncodingGzip)
 		}
 	}
 	return nil

@@ -16,24 +16,35 @@
 //
 // and a client a loop:
 //
-//	r, err := transport.Run(ctx, nil, url, in, transport.ClientOptions{})
+//	c, err := transport.NewClient(url, transport.ClientOptions{}) // once
+//	...
+//	r, err := c.Run(ctx, in)
 //	...
 //	defer r.Close()
 //	for ev, err := range r.Events() { ... } // or ev, err := r.Next()
 //
-// NewHandler and Run are built from the lower-level pieces NewEventWriter,
+// A handler also answers a GET of its route with the agent's
+// capabilities (HandlerOptions.Capabilities, event.AgentCapabilities),
+// which Client.Capabilities reads; with ClientOptions.Prefer set to
+// PreferAuto a Client asks for the binary stream when they say the server
+// speaks it.
+//
+// NewHandler and Client are built from the lower-level pieces NewEventWriter,
 // NewEventReader, Negotiate and SSEReader, which serve other shapes of
 // endpoint (a GET that resumes a thread, a proxy that re-encodes). Which
 // http.Server timeouts a handler needs is said at NewHandler.
 //
 // # Negotiation
 //
-// The client's Accept header picks the transport (see Negotiate): the
-// highest q wins, then the more specific match, and on a full tie SSE, so a
-// client gets binary only when it prefers it. A client that accepts neither
-// gets 406 Not Acceptable. Run asks for binary with SSE as the fallback,
-// and reads whichever the server sends: the response's Content-Type
-// decides, not the request.
+// The client's Accept header picks the transport (see Negotiate) as
+// @ag-ui/encoder's EventEncoder and the draft AG-UI spec do: binary
+// whenever the header admits application/vnd.ag-ui.event+proto, by name or
+// by a wildcard, with q > 0; otherwise SSE, and SSE when there is no
+// header. HandlerOptions.WildcardSSE keeps SSE for clients that admit
+// binary only by a wildcard. A client that accepts neither gets 406 Not
+// Acceptable. Run asks for binary with SSE as the fallback, and reads
+// whichever the server sends: the response's Content-Type decides, not
+// the request.
 //
 // # Delivery
 //
@@ -73,13 +84,18 @@
 //
 // Errors are typed: sentinels tested with errors.Is (ErrNotAcceptable,
 // ErrUnsupportedMediaType, ErrTruncated, ErrEventTooLarge, ...),
-// *StatusError for a non-2xx response, and *EventError for one event that
+// *StatusError for a non-2xx response (its text says the status once), and
+// *EventError for one event that
 // failed alone, after which reading or writing goes on (framing.Skippable
 // reports true for it and false for every error that ends the stream). The
 // same failure gives the same error on both transports: a cut stream is
 // ErrTruncated, an undecodable event an *EventError (with ErrUnknownEvent
 // for one from a later protocol version), whether it came as SSE or as
-// frames.
+// frames. A concept has one sentinel across the module: ErrTruncated is
+// framing.ErrTruncated, ErrTooManyErrors framing.ErrTooManyErrors,
+// ErrUnknownEvent codec.ErrUnknownEvent, so errors.Is works with either
+// name. An options error names the struct the caller wrote (HandlerOptions,
+// ServerOptions, FollowOptions: one type under three names).
 //
 // # Resumable runs
 //
@@ -105,9 +121,15 @@
 // starting a run the log holds (no Last-Event-ID), 409. Each names the
 // problem as text.
 //
-// Without Detach the run's context ends when its client goes, as without
-// a log: the run ends (RUN_ERROR), and what it had logged can still be
-// read. With Detach the run goes on, writing to the log; its context ends
+// What a cut loses: without Detach a run waits HandlerOptions.ReconnectGrace
+// (30 s by default) after its last client left; a client that comes back
+// with its cursor within the grace loses nothing — it gets the rest of the
+// run exactly once. Resuming clients and followers count as clients. Once
+// the grace passes with no client the run's context ends with cause
+// ErrNoClient: the run ends with RUN_ERROR, and what it had logged, that
+// RUN_ERROR too, can still be read. A negative ReconnectGrace ends the
+// run's context when the client that started it goes. With Detach the run
+// goes on, writing to the log; its context ends
 // only when RunContext is cancelled (do it on server shutdown) or
 // RunDeadline passes. A detached run function gets a clone of the request
 // whose context is the run's.
@@ -115,7 +137,10 @@
 // Events with no wire form (THINKING_*) cannot be logged: WriteEvent
 // refuses them with an *EventError on both carriers. SSE data is rendered
 // from the wire bytes, so it is the codec's JSON, not the text given to
-// WriteJSON.
+// WriteJSON. Since any response, of either carrier, may serve a logged
+// event, the size limit is checked on both of its forms when it is
+// logged: an event refused by a plain response of either carrier is
+// refused by the log, and nothing the log holds stops a response.
 //
 // NewFollowHandler serves the follower route: any number of clients GET a
 // run by id, from the start or from Last-Event-ID, and follow it live.
@@ -130,18 +155,25 @@
 //
 // Clients: with ClientOptions.Reconnect, a reader from Run or Follow whose
 // stream is cut before the run's end asks again with its cursor, backing
-// off between attempts, and its caller's iteration goes on with the next
-// event: none repeated, none missing. It gives up with ErrReconnectFailed
-// after ReconnectOptions.MaxAttempts failures in a row, and with
-// ErrRunGone (wrapping runlog.ErrUnknownRun or runlog.ErrEvicted) when the
-// server no longer holds the run or the events after the cursor.
+// off (with jitter) before every attempt, and its caller's iteration goes
+// on with the next event: none repeated, none missing. It gives up with
+// ErrReconnectFailed after ReconnectOptions.MaxAttempts failures in a row,
+// with ErrReconnectLimit after MaxReconnects reconnections of the run
+// (even if each delivered events), and with ErrRunGone (wrapping
+// runlog.ErrUnknownRun or runlog.ErrEvicted) when the server no longer
+// holds the run or the events after the cursor. ClientOptions.IdleTimeout
+// ends a response silent that long with ErrIdleTimeout, or resumes it.
 //
-// # Design: one seam for the carriers
+// # Design: one seam for the carriers, one writer for the paths
 //
 // SSE and the binary stream are two carriers behind one internal
 // encoder/decoder pair: everything else (negotiation, headers,
 // compression, deadlines, flushing, the size limit, the cap on bad events
 // in a row, the error types) is shared, so a new carrier is one file.
+// Every EventWriter — a plain response, a resumable run writing to its
+// log, a detached run — is one writer with one event counter, one rule of
+// which events end a run, one sticky error and one size check, in front
+// of either the response or the log.
 //
 // The run function receives an EventWriter interface rather than a
 // concrete type, so that an agent can be tested with a fake that collects

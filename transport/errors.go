@@ -2,9 +2,23 @@ package transport
 
 import (
 	"errors"
+	"net/http"
 	"strconv"
 	"strings"
+
+	"github.com/agwire/agwire/codec"
+	"github.com/agwire/agwire/framing"
 )
+
+// textError is an error with its own text that wraps others: a sentinel
+// shared with another package keeps this package's wording.
+type textError struct {
+	text string
+	errs []error
+}
+
+func (e *textError) Error() string   { return e.text }
+func (e *textError) Unwrap() []error { return e.errs }
 
 // Errors. Test for them with errors.Is; most arrive wrapped with details.
 // Each failure of a stream gives the same sentinel on both transports; the
@@ -33,19 +47,23 @@ var (
 	// ErrEventTooLarge: an event exceeds the size limit: on a reader
 	// (ClientOptions.MaxEventSize) it ends the stream, wrapping
 	// framing.ErrFrameTooLarge on the binary transport; on a writer
-	// (ServerOptions.MaxEventSize) the event is refused with an *EventError.
+	// (ServerOptions.MaxEventSize, by default the stock TypeScript client's
+	// limits) the event is refused with an *EventError whose text names the
+	// limit and the option that raises it.
 	ErrEventTooLarge = errors.New("transport: event too large")
-	// ErrTruncated: the stream ends inside an event (wrapping
-	// framing.ErrTruncated on the binary transport, io.ErrUnexpectedEOF on
-	// SSE).
-	ErrTruncated = errors.New("transport: stream ends inside an event")
+	// ErrTruncated: the stream ends inside an event, on either carrier. It
+	// is framing.ErrTruncated, the same value: errors.Is works with either
+	// name (on SSE the error also wraps io.ErrUnexpectedEOF).
+	ErrTruncated = framing.ErrTruncated
 	// ErrTooManyErrors: more events in a row failed to decode than
-	// ClientOptions.MaxConsecutiveErrors allows; the reader gave up.
-	ErrTooManyErrors = errors.New("transport: too many undecodable events in a row")
+	// ClientOptions.MaxConsecutiveErrors allows; the reader gave up. It is
+	// framing.ErrTooManyErrors, the same value.
+	ErrTooManyErrors = framing.ErrTooManyErrors
 	// ErrUnknownEvent: an *EventError for an event from a later protocol
 	// version (an unknown SSE event type, a frame whose only field the
-	// codec does not know). It is skippable like every *EventError.
-	ErrUnknownEvent = errors.New("transport: event from a later protocol version")
+	// codec does not know). It is skippable like every *EventError. It is
+	// codec.ErrUnknownEvent, the same value.
+	ErrUnknownEvent = codec.ErrUnknownEvent
 )
 
 // StatusError is a response whose status is not 2xx.
@@ -57,12 +75,26 @@ type StatusError struct {
 	Body []byte
 }
 
+// Error says the status once: a body that starts by repeating it (as
+// "409 conflict: ..." does, the form of this package's handlers and of
+// http.Error users) is given without that part.
 func (e *StatusError) Error() string {
-	s := "transport: server answered " + e.Status
-	if e.Status == "" {
-		s += strconv.Itoa(e.StatusCode)
+	status := e.Status
+	if status == "" {
+		status = strconv.Itoa(e.StatusCode) + " " + http.StatusText(e.StatusCode)
 	}
-	if b := strings.TrimSpace(string(e.Body)); b != "" {
+	s := "transport: server answered " + strings.TrimSpace(status)
+	b := strings.TrimSpace(string(e.Body))
+	for _, prefix := range []string{status, strconv.Itoa(e.StatusCode) + " " + http.StatusText(e.StatusCode), strconv.Itoa(e.StatusCode)} {
+		prefix = strings.TrimSpace(prefix)
+		if len(b) >= len(prefix) && strings.EqualFold(b[:len(prefix)], prefix) {
+			if rest := b[len(prefix):]; rest == "" || rest[0] == ':' || rest[0] == '\n' {
+				b = strings.TrimSpace(strings.TrimPrefix(rest, ":"))
+				break
+			}
+		}
+	}
+	if b != "" {
 		s += ": " + b
 	}
 	return s

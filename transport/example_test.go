@@ -96,9 +96,9 @@ func ExampleNegotiate() {
 	}
 	// Output:
 	// "" → "text/event-stream" true
-	// "*/*" → "text/event-stream" true
+	// "*/*" → "application/vnd.ag-ui.event+proto" true
 	// "application/vnd.ag-ui.event+proto" → "application/vnd.ag-ui.event+proto" true
-	// "application/vnd.ag-ui.event+proto, text/event-stream" → "text/event-stream" true
+	// "application/vnd.ag-ui.event+proto, text/event-stream" → "application/vnd.ag-ui.event+proto" true
 	// "application/vnd.ag-ui.event+proto, text/event-stream;q=0.5" → "application/vnd.ag-ui.event+proto" true
 	// "application/json" → "" false
 }
@@ -122,4 +122,50 @@ func ExampleSSEReader() {
 	// second line ID:42 Retry:0s}
 	// {Event: Data:{"type":"STEP_STARTED","stepName":"plan"} ID:42 Retry:3s}
 	// transport: stream ends inside an event (SSE: unexpected EOF)
+}
+
+// A client: built once, used for every run. With PreferAuto it reads the
+// server's capabilities first and asks for the binary stream because the
+// handler says it speaks it.
+func ExampleNewClient() {
+	name := "greeter"
+	h, err := transport.NewHandler(agent, transport.HandlerOptions{
+		Capabilities: &event.AgentCapabilities{Identity: &event.IdentityCapabilities{Name: &name}},
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+
+	c, err := transport.NewClient(srv.URL, transport.ClientOptions{Prefer: transport.PreferAuto})
+	if err != nil {
+		log.Fatal(err)
+	}
+	caps, err := c.Capabilities(context.Background())
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(*caps.Identity.Name, "binary:", *caps.Transport.HTTPBinary, "resumable:", *caps.Transport.Resumable)
+	for _, run := range []string{"r1", "r2"} {
+		r, err := c.Run(context.Background(), &event.RunAgentInput{ThreadID: "t1", RunID: run})
+		if err != nil {
+			log.Fatal(err)
+		}
+		for ev, err := range r.Events() {
+			if err != nil {
+				log.Fatal(err)
+			}
+			fmt.Println(r.ContentType(), ev.Type())
+		}
+		r.Close()
+	}
+	// Output:
+	// greeter binary: true resumable: false
+	// application/vnd.ag-ui.event+proto RUN_STARTED
+	// application/vnd.ag-ui.event+proto TEXT_MESSAGE_CONTENT
+	// application/vnd.ag-ui.event+proto RUN_FINISHED
+	// application/vnd.ag-ui.event+proto RUN_STARTED
+	// application/vnd.ag-ui.event+proto TEXT_MESSAGE_CONTENT
+	// application/vnd.ag-ui.event+proto RUN_FINISHED
 }

@@ -2,6 +2,7 @@ package transport
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -21,22 +22,48 @@ import (
 // HandlerOptions.MaxBodyBytes is 0: 8 MiB.
 const DefaultMaxBodyBytes = 8 << 20
 
-// HandlerOptions configures NewHandler: the event stream's options, as
-// for NewEventWriter, and the request's.
+// HandlerOptions configures NewHandler: the event stream, the request,
+// resumable runs and the capabilities. It is the one options struct of the
+// package's servers: NewEventWriter (as ServerOptions) uses its stream
+// settings, NewFollowHandler (as FollowOptions) those and Heartbeat and
+// ErrorLog; each refuses options that set a field it does not use. The
+// zero value streams uncompressed events encoded with the strict default
+// codec.
 type HandlerOptions struct {
-	// Codec encodes events on the binary transport; its MaxDepth and
+	// Codec encodes events on the binary transport. Its MaxDepth and
 	// DropUnknownFields also configure the parser of the request body and
-	// of WriteJSON's input (see ServerOptions.Codec).
+	// of WriteJSON's input on both transports.
 	Codec codec.Codec
-	// Compression lists the content codings the server may use (see
-	// ServerOptions.Compression). Off by default.
+	// Compression lists the content codings the server may use, in its
+	// order of preference: EncodingZstd, EncodingGzip, or both. The client's
+	// Accept-Encoding decides among them (highest q first, then this
+	// order); a client that asks for neither gets the identity coding. Nil,
+	// the default, never compresses. See the package documentation for why.
 	Compression []string
-	// WriteTimeout bounds the writing of one event (see
-	// ServerOptions.WriteTimeout).
+	// WriteTimeout bounds the time to write and flush one event, as a write
+	// deadline on the connection renewed before each event. A client that
+	// stops reading then fails the write once the deadline passes, instead
+	// of holding the handler until it leaves. 0 means no deadline beyond
+	// http.Server.WriteTimeout (which bounds the whole response, and so the
+	// whole run). A ResponseWriter that cannot set deadlines makes
+	// NewEventWriter fail when this is set.
 	WriteTimeout time.Duration
-	// MaxEventSize is the largest event written (see
-	// ServerOptions.MaxEventSize).
+	// MaxEventSize is the largest event written, in bytes: a binary
+	// frame's payload, an SSE event's JSON. A larger one is refused with an
+	// *EventError wrapping ErrEventTooLarge, and nothing is written. 0, the
+	// default, keeps to what the stock TypeScript client (@ag-ui/client
+	// 1.0.0) reads: a frame of at most framing.PeerMaxFrame bytes (10 MiB,
+	// the 4-byte prefix included), an SSE event block of at most
+	// PeerMaxSSEBuffer bytes before its last line feed (10 MiB). Readers
+	// accept more by default (DefaultMaxEventSize, 16 MiB). Negative is an
+	// error.
 	MaxEventSize int
+	// WildcardSSE keeps SSE for a client that admits the binary stream
+	// only by a wildcard ("*/*", "application/*") and accepts SSE: binary
+	// goes only to clients that name its media type. By default a wildcard
+	// admits binary, as @ag-ui/encoder and the draft spec have it (see
+	// Negotiate).
+	WildcardSSE bool
 	// MaxBodyBytes is the largest RunAgentInput body accepted; a larger one
 	// is answered 413. 0 means DefaultMaxBodyBytes.
 	MaxBodyBytes int64
@@ -47,9 +74,21 @@ type HandlerOptions struct {
 	Log runlog.Log
 	// Detach lets a resumable run outlive its client: its context ends
 	// only when RunContext does or RunDeadline passes, not when the
-	// client goes. Without Detach a run ends when the client that started
-	// it goes. Only with Log.
+	// client goes. Without Detach a run waits ReconnectGrace for a client
+	// to come back. Only with Log.
 	Detach bool
+	// ReconnectGrace is how long a resumable run without Detach keeps
+	// running after its last client left: a client that resumes it within
+	// the grace (with its cursor in Last-Event-ID) gets the rest of the run
+	// exactly once, as if nothing had happened. Clients are the response
+	// that started the run, responses resuming it and followers
+	// (NewFollowHandler on the same Log, in this process). When the grace
+	// passes with no client connected, the run's context ends with cause
+	// ErrNoClient: the run ends with RUN_ERROR, and what it logged can
+	// still be read. 0 means DefaultReconnectGrace (30 s); negative, none:
+	// the run's context ends when the client that started it goes. Only
+	// with Log.
+	ReconnectGrace time.Duration
 	// RunContext is the parent of detached runs' contexts; cancel it when
 	// the server shuts down. Nil means context.Background().
 	RunContext context.Context
@@ -60,6 +99,13 @@ type HandlerOptions struct {
 	// connection. 0 means DefaultHeartbeat (15 s); negative, none. A binary
 	// stream gets none: the format has no frame that is not an event.
 	Heartbeat time.Duration
+	// Capabilities is what the handler says the agent can do, served as
+	// JSON to a GET of its route (see NewHandler). The handler fills in the
+	// transport flags it decides — streaming and httpBinary true,
+	// resumable true exactly when Log is set — and NewHandler refuses
+	// Capabilities that set one of them otherwise. Nil serves those flags
+	// alone.
+	Capabilities *event.AgentCapabilities
 	// ErrorLog receives what cannot be told to the client: an error of the
 	// run function that came after its RUN_FINISHED or RUN_ERROR event, or
 	// one that could not be written because the stream was broken. Errors
@@ -90,8 +136,11 @@ type RunFunc func(ctx context.Context, req *http.Request, in *event.RunAgentInpu
 // null". The stream's media type is negotiated before the body is read
 // (406 Not Acceptable, see Negotiate).
 //
-// A CORS preflight (OPTIONS) gets 405 too: answer it in CORS middleware in
-// front of the Handler.
+// A GET (or HEAD) of the route is answered with the agent's capabilities,
+// an AG-UI AgentCapabilities object as application/json
+// (HandlerOptions.Capabilities; Client.Capabilities reads it). Any other
+// method but POST gets 405 Method Not Allowed. A CORS preflight (OPTIONS)
+// gets 405 too: answer it in CORS middleware in front of the Handler.
 //
 // Then the response header is sent (status 200, see NewEventWriter) and fn
 // runs. Since the status is sent before fn runs, checks that need an HTTP
@@ -117,13 +166,10 @@ func NewHandler(fn RunFunc, opts HandlerOptions) (http.Handler, error) {
 	if fn == nil {
 		return nil, errors.New("transport: NewHandler: nil RunFunc")
 	}
-	so := ServerOptions{Codec: opts.Codec, Compression: opts.Compression, WriteTimeout: opts.WriteTimeout, MaxEventSize: opts.MaxEventSize}
-	if err := so.validate(); err != nil {
+	if err := opts.validate("HandlerOptions"); err != nil {
 		return nil, err
 	}
 	switch {
-	case opts.MaxEventSize < 0:
-		return nil, fmt.Errorf("transport: HandlerOptions.MaxEventSize is negative (%d)", opts.MaxEventSize)
 	case opts.MaxBodyBytes < 0:
 		return nil, fmt.Errorf("transport: HandlerOptions.MaxBodyBytes is negative (%d)", opts.MaxBodyBytes)
 	case opts.MaxBodyBytes == 0:
@@ -132,38 +178,54 @@ func NewHandler(fn RunFunc, opts HandlerOptions) (http.Handler, error) {
 	switch {
 	case opts.RunDeadline < 0:
 		return nil, fmt.Errorf("transport: HandlerOptions.RunDeadline is negative (%v)", opts.RunDeadline)
-	case opts.Log == nil && (opts.Detach || opts.RunDeadline > 0 || opts.RunContext != nil):
-		return nil, errors.New("transport: HandlerOptions.Detach, RunDeadline and RunContext need a Log")
+	case opts.Log == nil && (opts.Detach || opts.RunDeadline > 0 || opts.RunContext != nil || opts.ReconnectGrace > 0):
+		return nil, errors.New("transport: HandlerOptions.Detach, RunDeadline, RunContext and ReconnectGrace need a Log")
+	}
+	if opts.ReconnectGrace == 0 {
+		opts.ReconnectGrace = DefaultReconnectGrace
 	}
 	if opts.Heartbeat == 0 {
 		opts.Heartbeat = DefaultHeartbeat
 	}
+	caps, err := capabilitiesOf(&opts)
+	if err != nil {
+		return nil, err
+	}
+	capsJSON, err := json.Marshal(caps)
+	if err != nil {
+		return nil, fmt.Errorf("transport: HandlerOptions.Capabilities: %w", err)
+	}
 	return &handler{
+		caps:   capsJSON,
 		opts:   opts,
-		stream: so,
 		fn:     fn,
 		parser: event.Parser{MaxDepth: opts.Codec.MaxDepth, DropUnknownFields: opts.Codec.DropUnknownFields},
 	}, nil
 }
 
 type handler struct {
+	caps   []byte // the capabilities' JSON
 	opts   HandlerOptions
-	stream ServerOptions // checked once by NewHandler
 	fn     RunFunc
 	parser event.Parser
 }
 
 func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if r.Method != http.MethodPost {
-		w.Header().Set("Allow", http.MethodPost)
-		http.Error(w, "405 method not allowed: start an AG-UI run with POST", http.StatusMethodNotAllowed)
+	switch r.Method {
+	case http.MethodPost:
+	case http.MethodGet, http.MethodHead:
+		serveCapabilities(w, r, h.caps)
+		return
+	default:
+		w.Header().Set("Allow", "GET, HEAD, POST")
+		http.Error(w, "405 method not allowed: start an AG-UI run with POST, read the agent's capabilities with GET", http.StatusMethodNotAllowed)
 		return
 	}
 	if ct := r.Header.Get("Content-Type"); !isJSON(ct) {
 		http.Error(w, "415 unsupported media type: the body must be a RunAgentInput as application/json, not "+strconv.Quote(ct), http.StatusUnsupportedMediaType)
 		return
 	}
-	mediaType, ok := Negotiate(r.Header.Values("Accept"))
+	mediaType, ok := negotiate(r.Header.Values("Accept"), h.opts.WildcardSSE)
 	if !ok {
 		notAcceptable(w)
 		return
@@ -192,7 +254,7 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.serveResumable(w, r, in, mediaType)
 		return
 	}
-	s, err := newStream(w, r, mediaType, &h.stream)
+	s, err := newStream(w, r, mediaType, &h.opts, "HandlerOptions.MaxEventSize")
 	if err != nil {
 		if errors.Is(err, ErrStreamingUnsupported) || r.Context().Err() == nil {
 			http.Error(w, "500 internal server error: cannot stream events", http.StatusInternalServerError)
@@ -201,18 +263,27 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	runErr := h.fn(s.Context(), r, in, s)
-	if runErr != nil {
-		switch {
-		case s.wroteTerminal():
-			h.log(r, slog.LevelError, "agwire: run failed after it ended", runErr)
-		default:
-			if err := s.WriteEvent(&event.RunError{Message: runErr.Error()}); err != nil {
-				h.log(r, h.brokenLevel(r), "agwire: run failed; RUN_ERROR not delivered", runErr, slog.Any("writeError", err))
-			}
-		}
-	}
+	h.finishRun(r, s, runErr, h.brokenLevel(r))
 	if err := s.Close(); err != nil && runErr == nil {
 		h.log(r, h.brokenLevel(r), "agwire: event stream broken", err)
+	}
+	report(r, s)
+}
+
+// finishRun is what becomes of the error of a run function, on every path:
+// a RUN_ERROR event carrying its text if the run has not ended yet, else a
+// report to ErrorLog. A RUN_ERROR that cannot be delivered is reported at
+// level broken.
+func (h *handler) finishRun(r *http.Request, w *runWriter, runErr error, broken slog.Level) {
+	if runErr == nil {
+		return
+	}
+	if w.ended() {
+		h.log(r, slog.LevelError, "agwire: run failed after it ended", runErr)
+		return
+	}
+	if err := w.WriteEvent(&event.RunError{Message: runErr.Error()}); err != nil {
+		h.log(r, broken, "agwire: run failed; RUN_ERROR not delivered", runErr, slog.Any("writeError", err))
 	}
 }
 

@@ -1,7 +1,11 @@
 package transport
 
 import (
+	"errors"
+	"math"
+	"strconv"
 	"strings"
+	"unicode"
 )
 
 // The two media types a server can answer with.
@@ -13,48 +17,250 @@ const (
 	MediaTypeBinary = "application/vnd.ag-ui.event+proto"
 )
 
-// offers lists what a server can serve, the carriers' media types split in
-// type and subtype, in the order that breaks a full tie (see carriers).
-var offers = func() []struct{ mediaType, typ, sub string } {
-	out := make([]struct{ mediaType, typ, sub string }, len(carriers))
-	for i, c := range carriers {
-		typ, sub, _ := strings.Cut(c.mediaType, "/")
-		out[i].mediaType, out[i].typ, out[i].sub = c.mediaType, typ, sub
-	}
-	return out
-}()
-
-// maxOffers bounds the number of carriers, for Negotiate's arrays.
-const maxOffers = 8
-
 // Negotiate picks the media type of an event stream from the values of a
 // request's Accept header fields (r.Header.Values("Accept")): MediaTypeSSE
 // or MediaTypeBinary, and ok = false when the client accepts neither.
 //
-// The rules are those of RFC 9110 §12.5.1, decided for this pair:
+// It decides as @ag-ui/encoder 1.0.0's EventEncoder.getContentType and the
+// draft AG-UI HTTP transport do: the binary stream whenever the header
+// admits application/vnd.ag-ui.event+proto, by name or by a wildcard
+// ("application/*", "*/*") with q > 0; otherwise SSE. q values of the two
+// types are not compared: "text/event-stream;q=1,
+// application/vnd.ag-ui.event+proto;q=0.1" gives binary. No Accept header,
+// or an empty one, gives SSE. In detail, as the encoder reads a header:
 //
-//   - Each type gets the quality (q) of the most specific media range that
-//     matches it: "text/event-stream" before "text/*" before "*/*". Media
-//     types and parameter names compare case-insensitively; parameters
-//     other than q are ignored for matching. When ranges of equal
-//     specificity match, the highest q counts.
-//   - q=0 means "not acceptable": an explicit
-//     "text/event-stream;q=0" rules SSE out even if "*/*" is listed.
-//   - The type with the highest q wins. On equal q, the type matched by the
-//     more specific range wins, so "application/vnd.ag-ui.event+proto, */*"
-//     gives binary. On a full tie SSE wins, since every AG-UI client reads
-//     it: binary is chosen only when the client prefers it.
-//   - No Accept header, an empty one, or one in which no element parses
-//     counts as "*/*" and gives SSE. Elements that do not parse (no slash,
-//     "*/json", a bad q) are skipped; several header fields are read as one
-//     comma-separated list.
+//   - Fields are joined with ", " and split at commas outside quotes.
+//   - An element is type/subtype, then parameters after ';'. The media
+//     range that decides is the most specific one that matches the binary
+//     type (type and subtype named before a wildcard subtype before
+//     "*/*"; a range with parameters other than q matches only when each
+//     is "*" or empty, and is then more specific still), then the one with
+//     the highest q, then the later one.
+//   - q is read as a decimal number from the start of its value (a value
+//     that does not start with one is not acceptable); parameters after q
+//     are not looked at.
+//
+// When the binary type is not admitted, SSE is chosen if the header
+// accepts it by RFC 9110 §12.5.1 (the most specific matching range's q is
+// above 0, parameters other than q ignored; a header in which no element
+// parses counts as "*/*"), and otherwise the client accepts neither: a
+// handler answers 406. The encoder itself never refuses: it answers SSE.
 func Negotiate(acceptHeaders []string) (mediaType string, ok bool) {
-	var qa, speca [maxOffers]int
-	q, spec := qa[:len(offers)], speca[:len(offers)]
-	for i := range offers {
-		q[i], spec[i] = -1, -1
+	return negotiate(acceptHeaders, false)
+}
+
+// negotiate is Negotiate; with wildcardSSE a client that admits the binary
+// type only by a wildcard gets SSE when it accepts SSE
+// (HandlerOptions.WildcardSSE).
+func negotiate(acceptHeaders []string, wildcardSSE bool) (string, bool) {
+	sseOK := acceptsSSE(acceptHeaders)
+	if spec, ok := admitsBinary(strings.Join(acceptHeaders, ", ")); ok && !(wildcardSSE && spec < specNamed && sseOK) {
+		return MediaTypeBinary, true
 	}
-	valid := false
+	if sseOK {
+		return MediaTypeSSE, true
+	}
+	return "", false
+}
+
+// The specificity of a media range that matches the binary type, as the
+// encoder ranks them: type named, subtype named, parameters matched.
+const (
+	specType   = 4
+	specSub    = 2
+	specParams = 1
+	specNamed  = specType | specSub
+)
+
+// admitsBinary reports whether the Accept header value h admits
+// MediaTypeBinary as the encoder decides it, and the specificity of the
+// range that decided.
+func admitsBinary(h string) (spec int, ok bool) {
+	if strings.TrimSpace(h) == "" {
+		return 0, false
+	}
+	const typ, sub = "application", "vnd.ag-ui.event+proto"
+	// The decision so far, starting from a virtual range of specificity 0,
+	// q 0 and order -1.
+	best := struct {
+		s     int
+		q     float64
+		order int
+	}{0, 0, -1}
+	for i, elem := range splitQuoted(h, ',') {
+		rt, rs, params, ok := cutMediaType(elem)
+		if !ok {
+			continue
+		}
+		s := 0
+		switch {
+		case strings.EqualFold(rt, typ):
+			s |= specType
+		case rt != "*":
+			continue
+		}
+		switch {
+		case strings.EqualFold(rs, sub):
+			s |= specSub
+		case rs != "*":
+			continue
+		}
+		q, matched, hasParams := 1.0, true, false
+		if params != "" {
+			for _, p := range splitQuoted(params, ';') {
+				p = trimJS(p)
+				k, v, _ := strings.Cut(p, "=")
+				k = strings.ToLower(k)
+				if len(v) >= 1 && v[0] == '"' && v[len(v)-1] == '"' {
+					v = v[1:max(len(v)-1, 1)] // a lone quote leaves nothing
+				}
+				if k == "q" {
+					q = parseJSFloat(v)
+					break
+				}
+				hasParams = true
+				if v != "*" && v != "" {
+					matched = false
+				}
+			}
+		}
+		if hasParams {
+			if !matched {
+				continue
+			}
+			s |= specParams
+		}
+		// Replace the decision when this range is more specific, or as
+		// specific with a higher q, or as specific and as good (a q that
+		// does not compare counts as equal) and later.
+		if d := best.s - s; d != 0 {
+			if d < 0 {
+				best.s, best.q, best.order = s, q, i
+			}
+			continue
+		}
+		if d := best.q - q; d != 0 && !math.IsNaN(d) {
+			if d < 0 {
+				best.s, best.q, best.order = s, q, i
+			}
+			continue
+		}
+		if best.order < i {
+			best.s, best.q, best.order = s, q, i
+		}
+	}
+	return best.s, best.q > 0
+}
+
+// cutMediaType splits one Accept element as the encoder's pattern does:
+// optional space, a type (no space, '/' or ';'), '/', a subtype (no space
+// or ';'), optional space, and optionally ';' and the parameters.
+func cutMediaType(elem string) (typ, sub, params string, ok bool) {
+	e := strings.TrimLeftFunc(elem, isJSSpace)
+	i := strings.IndexFunc(e, func(r rune) bool { return r == '/' || r == ';' || isJSSpace(r) })
+	if i <= 0 || e[i] != '/' {
+		return "", "", "", false
+	}
+	typ, e = e[:i], e[i+1:]
+	j := strings.IndexFunc(e, func(r rune) bool { return r == ';' || isJSSpace(r) })
+	if j == 0 {
+		return "", "", "", false
+	}
+	if j < 0 {
+		return typ, e, "", true
+	}
+	sub, e = e[:j], strings.TrimLeftFunc(e[j:], isJSSpace)
+	switch {
+	case e == "":
+		return typ, sub, "", true
+	case e[0] != ';':
+		return "", "", "", false
+	}
+	return typ, sub, e[1:], true
+}
+
+// splitQuoted splits s at each sep outside double quotes, as the encoder
+// does (it splits at every sep, then rejoins pieces while the joined text
+// holds an odd number of quotes). One pass: linear in len(s) whatever the
+// quotes.
+func splitQuoted(s string, sep byte) []string {
+	var out []string
+	inQuote, start := false, 0
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '"':
+			inQuote = !inQuote
+		case sep:
+			if !inQuote {
+				out = append(out, s[start:i])
+				start = i + 1
+			}
+		}
+	}
+	return append(out, s[start:])
+}
+
+// isJSSpace reports whether r is white space or a line terminator to
+// JavaScript (String.prototype.trim, \s in a pattern).
+func isJSSpace(r rune) bool { return unicode.IsSpace(r) || r == '\ufeff' }
+
+func trimJS(s string) string { return strings.TrimFunc(s, isJSSpace) }
+
+// parseJSFloat reads a number from the start of s as JavaScript's
+// parseFloat does: leading white space skipped, the longest prefix that is
+// a decimal literal (or Infinity), NaN when there is none.
+func parseJSFloat(s string) float64 {
+	s = strings.TrimLeftFunc(s, isJSSpace)
+	i := 0
+	if i < len(s) && (s[i] == '+' || s[i] == '-') {
+		i++
+	}
+	if strings.HasPrefix(s[i:], "Infinity") {
+		if s[0] == '-' {
+			return math.Inf(-1)
+		}
+		return math.Inf(1)
+	}
+	digits := func() int {
+		n := 0
+		for i < len(s) && '0' <= s[i] && s[i] <= '9' {
+			i++
+			n++
+		}
+		return n
+	}
+	n := digits()
+	if i < len(s) && s[i] == '.' {
+		i++
+		n += digits()
+	}
+	if n == 0 {
+		return math.NaN()
+	}
+	end := i
+	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
+		i++
+		if i < len(s) && (s[i] == '+' || s[i] == '-') {
+			i++
+		}
+		if digits() > 0 {
+			end = i
+		}
+	}
+	f, err := strconv.ParseFloat(s[:end], 64)
+	if err != nil && !errors.Is(err, strconv.ErrRange) {
+		return math.NaN()
+	}
+	return f
+}
+
+// acceptsSSE reports whether the Accept header fields accept MediaTypeSSE
+// by RFC 9110 §12.5.1: the most specific matching range (the highest q
+// among equally specific ones) has q > 0. No field, or none that parses,
+// accepts everything.
+func acceptsSSE(acceptHeaders []string) bool {
+	typ, sub, _ := strings.Cut(MediaTypeSSE, "/")
+	q, spec, valid := -1, -1, false
 	for _, h := range acceptHeaders {
 		for elem := range splitList(h) {
 			mr, ok := parseMediaRange(elem)
@@ -62,33 +268,12 @@ func Negotiate(acceptHeaders []string) (mediaType string, ok bool) {
 				continue
 			}
 			valid = true
-			for i, o := range offers {
-				s := mr.match(o.typ, o.sub)
-				if s < 0 {
-					continue
-				}
-				if s > spec[i] || (s == spec[i] && mr.q > q[i]) {
-					spec[i], q[i] = s, mr.q
-				}
+			if s := mr.match(typ, sub); s > spec || (s == spec && s >= 0 && mr.q > q) {
+				spec, q = s, mr.q
 			}
 		}
 	}
-	if !valid {
-		return MediaTypeSSE, true
-	}
-	best := -1
-	for i := range offers {
-		if q[i] <= 0 {
-			continue
-		}
-		if best < 0 || q[i] > q[best] || (q[i] == q[best] && spec[i] > spec[best]) {
-			best = i
-		}
-	}
-	if best < 0 {
-		return "", false
-	}
-	return offers[best].mediaType, true
+	return !valid || q > 0
 }
 
 // mediaRange is one parsed element of an Accept header. q is the quality

@@ -1,6 +1,8 @@
 package transport
 
 import (
+	"math"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -19,19 +21,19 @@ func TestNegotiate(t *testing.T) {
 		{"no header", nil, sse},
 		{"empty header", []string{""}, sse},
 		{"blank elements", []string{" , ,"}, sse},
-		{"any", []string{"*/*"}, sse},
+		{"any admits binary", []string{"*/*"}, bin},
 		{"sse exact", []string{"text/event-stream"}, sse},
 		{"binary exact", []string{"application/vnd.ag-ui.event+proto"}, bin},
-		{"both equal q: SSE breaks the tie", []string{"application/vnd.ag-ui.event+proto, text/event-stream"}, sse},
+		{"both: binary admitted", []string{"application/vnd.ag-ui.event+proto, text/event-stream"}, bin},
 		{"both, binary preferred by q", []string{"application/vnd.ag-ui.event+proto, text/event-stream;q=0.5"}, bin},
-		{"both, sse preferred by q", []string{"text/event-stream, application/vnd.ag-ui.event+proto;q=0.9"}, sse},
+		{"q values of the two not compared", []string{"text/event-stream, application/vnd.ag-ui.event+proto;q=0.9"}, bin},
 		{"binary higher q than sse", []string{"text/event-stream;q=0.4, application/vnd.ag-ui.event+proto;q=0.41"}, bin},
 		{"binary exact beats */* at equal q", []string{"application/vnd.ag-ui.event+proto, */*"}, bin},
-		{"sse exact beats */* at equal q", []string{"*/*, text/event-stream"}, sse},
-		{"wildcard with higher q wins over exact", []string{"application/vnd.ag-ui.event+proto;q=0.2, */*;q=0.8"}, sse},
+		{"*/* admits binary next to sse", []string{"*/*, text/event-stream"}, bin},
+		{"exact range decides over a wildcard", []string{"application/vnd.ag-ui.event+proto;q=0.2, */*;q=0.8"}, bin},
 		{"application/* gives binary", []string{"application/*"}, bin},
 		{"text/* gives sse", []string{"text/*"}, sse},
-		{"application/* and text/* tie", []string{"application/*, text/*"}, sse},
+		{"application/* and text/*", []string{"application/*, text/*"}, bin},
 		{"text/* lower q than application/*", []string{"text/*;q=0.5, application/*"}, bin},
 		{"q=0 rules sse out under */*", []string{"*/*, text/event-stream;q=0"}, bin},
 		{"q=0 rules binary out", []string{"application/vnd.ag-ui.event+proto;q=0, text/*"}, sse},
@@ -40,8 +42,8 @@ func TestNegotiate(t *testing.T) {
 		{"unrelated and q=0.0", []string{"text/event-stream;q=0.0, application/json"}, no},
 		{"more specific q=0 beats wildcard", []string{"text/*, text/event-stream;q=0"}, no},
 		{"parameters ignored for matching", []string{"text/event-stream; charset=utf-8"}, sse},
-		{"parameters with quoted comma", []string{`application/vnd.ag-ui.event+proto; v="1,2"; q=1, text/event-stream;q=0.1`}, bin},
-		{"q after other parameters", []string{"application/vnd.ag-ui.event+proto;version=1;q=0.3, text/event-stream;q=0.2"}, bin},
+		{"parameters other than q do not match", []string{`application/vnd.ag-ui.event+proto; v="1,2"; q=1, text/event-stream;q=0.1`}, sse},
+		{"a parameter of value * matches", []string{"application/vnd.ag-ui.event+proto;version=*;q=0.3, text/event-stream;q=0.2"}, bin},
 		{"accept-ext after q ignored", []string{"application/vnd.ag-ui.event+proto;q=0.9;ext=1, text/event-stream;q=0.8"}, bin},
 		{"case-insensitive type", []string{"Application/VND.AG-UI.Event+Proto"}, bin},
 		{"case-insensitive q", []string{"text/event-stream;Q=0, application/*"}, bin},
@@ -53,16 +55,32 @@ func TestNegotiate(t *testing.T) {
 		{"garbage only counts as absent", []string{"garbage"}, sse},
 		{"garbage skipped", []string{"nonsense, application/vnd.ag-ui.event+proto"}, bin},
 		{"bad q skips the range", []string{"text/event-stream;q=2, application/vnd.ag-ui.event+proto;q=0.5"}, bin},
-		{"bad q syntax skips the range", []string{"application/vnd.ag-ui.event+proto;q=.5, text/event-stream;q=0.1"}, sse},
-		{"q with four decimals is bad", []string{"application/vnd.ag-ui.event+proto;q=0.5555, text/event-stream;q=0.1"}, sse},
+		{"q read as a number", []string{"application/vnd.ag-ui.event+proto;q=.5, text/event-stream;q=0.1"}, bin},
+		{"q with four decimals", []string{"application/vnd.ag-ui.event+proto;q=0.5555, text/event-stream;q=0.1"}, bin},
 		{"*/subtype is invalid", []string{"*/event-stream"}, sse},
 		{"missing subtype is invalid", []string{"text/, application/*"}, bin},
 		{"parameter without value is invalid", []string{"application/*;q, text/*;q=0.1"}, sse},
-		{"browser default", []string{"text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8"}, sse},
-		{"fetch default", []string{"*/*"}, sse},
+		{"browser default", []string{"text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8"}, bin},
+		{"fetch default", []string{"*/*"}, bin},
 		{"Run's default", []string{acceptBinaryFirst}, bin},
 		{"Run's PreferSSE", []string{acceptSSEOnly}, sse},
 	}
+	tests = append(tests, []struct {
+		name   string
+		accept []string
+		want   string
+	}{
+		{"not a number q", []string{"application/vnd.ag-ui.event+proto;q=abc, */*"}, sse},
+		{"not a number q, later exact", []string{"application/vnd.ag-ui.event+proto;q=abc, application/vnd.ag-ui.event+proto"}, bin},
+		{"not a number q, earlier exact", []string{"application/vnd.ag-ui.event+proto, application/vnd.ag-ui.event+proto;q=abc"}, no},
+		{"a lone quote", []string{`application/vnd.ag-ui.event+proto;v="`}, bin},
+		{"exponent", []string{"application/vnd.ag-ui.event+proto;q=1e-3"}, bin},
+		{"negative", []string{"application/vnd.ag-ui.event+proto;q=-1, text/*"}, sse},
+		{"q=0 on sse only", []string{"text/event-stream;q=0, */*"}, bin},
+		{"q=0 on both", []string{"text/event-stream;q=0, application/vnd.ag-ui.event+proto;q=0"}, no},
+		{"text/* only", []string{"text/*"}, sse},
+		{"*/*;q=0.1", []string{"*/*;q=0.1"}, bin},
+	}...)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got, ok := Negotiate(tt.accept)
@@ -134,5 +152,47 @@ func TestSplitList(t *testing.T) {
 	want := []string{`a`, `"b,c" ;x="1,2"`, `d\`, `e`}
 	if strings.Join(got, "|") != strings.Join(want, "|") {
 		t.Errorf("splitList = %q; want %q", got, want)
+	}
+}
+
+// FuzzNegotiate: any Accept header gets an answer without a panic, binary
+// exactly when the encoder's rule admits it, and the same answer twice.
+func FuzzNegotiate(f *testing.F) {
+	for _, s := range []string{"*/*", `application/vnd.ag-ui.event+proto;q="0.5"`, "text/*;q=0, */*;q=abc", `a/b;v="`, "application/*;q=1e5;q=0"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, h string) {
+		mt, ok := Negotiate([]string{h})
+		_, bin := admitsBinary(h)
+		if bin != (ok && mt == MediaTypeBinary) {
+			t.Fatalf("%q: %q %v, admits binary %v", h, mt, ok, bin)
+		}
+		if mt2, ok2 := Negotiate([]string{h}); mt2 != mt || ok2 != ok {
+			t.Fatalf("%q: two answers", h)
+		}
+	})
+}
+
+// TestNegotiateLinear: a hostile Accept header — an open quote and then
+// nothing but separators — costs memory linear in its length: four times
+// the header, about four times the bytes allocated.
+func TestNegotiateLinear(t *testing.T) {
+	// The fewest bytes of five runs: other goroutines' allocations only add.
+	alloc := func(n int) uint64 {
+		h := []string{`application/vnd.ag-ui.event+proto;v="` + strings.Repeat(",;", n)}
+		least := uint64(math.MaxUint64)
+		for range 5 {
+			var before, after runtime.MemStats
+			runtime.GC()
+			runtime.ReadMemStats(&before)
+			Negotiate(h)
+			runtime.ReadMemStats(&after)
+			least = min(least, after.TotalAlloc-before.TotalAlloc)
+		}
+		return least
+	}
+	small, large := alloc(20000), alloc(80000)
+	if large > 6*small {
+		t.Fatalf("4x the header allocates %d bytes, %.1fx the %d of 1x", large, float64(large)/float64(small), small)
 	}
 }

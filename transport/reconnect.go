@@ -18,7 +18,14 @@ const (
 	DefaultReconnectAttempts = 5
 	DefaultMinBackoff        = 100 * time.Millisecond
 	DefaultMaxBackoff        = 5 * time.Second
+	DefaultMaxReconnects     = 50
 )
+
+// ErrReconnectLimit: a reader resumed its run ReconnectOptions.MaxReconnects
+// times, and the stream was cut again. The cap holds even when every
+// connection delivered events, so a server that sends one event per
+// connection and resets cannot keep a client reconnecting for ever.
+var ErrReconnectLimit = errors.New("transport: the run's reconnections are spent")
 
 // ErrRunGone: a reader could not resume a run because the server no longer
 // holds it (404) or no longer holds the events after the reader's cursor
@@ -39,9 +46,12 @@ var ErrReconnectFailed = errors.New("transport: resuming the run failed")
 // ErrTruncated, a clean end without the run's end — is requested again
 // with the cursor of the last event read in Last-Event-ID; the reader goes
 // on with the events after it, so the caller's iteration sees every event
-// once, in order, as if nothing had happened. Between attempts it waits a
-// backoff that doubles from MinBackoff to MaxBackoff, with jitter. An
-// attempt that delivers an event resets the count.
+// once, in order, as if nothing had happened. Before every attempt, the
+// first after a cut too, it waits a backoff that doubles from MinBackoff
+// to MaxBackoff, of which a random part up to half is taken off (jitter,
+// so that clients cut together do not come back together). An attempt
+// that delivers an event resets the count of failures in a row, but not
+// the count of reconnections, capped by MaxReconnects.
 type ReconnectOptions struct {
 	// MaxAttempts is how many attempts in a row may fail before the reader
 	// gives up with ErrReconnectFailed. 0 means DefaultReconnectAttempts.
@@ -49,6 +59,10 @@ type ReconnectOptions struct {
 	// MinBackoff and MaxBackoff bound the wait before an attempt. 0 means
 	// DefaultMinBackoff and DefaultMaxBackoff.
 	MinBackoff, MaxBackoff time.Duration
+	// MaxReconnects caps the reconnections of one reader (one run),
+	// successful or not: past it the reader ends with ErrReconnectLimit.
+	// 0 means DefaultMaxReconnects; negative, no cap.
+	MaxReconnects int
 }
 
 type reconnector struct {
@@ -58,6 +72,7 @@ type reconnector struct {
 	body    []byte
 	opts    ReconnectOptions
 	failed  int   // attempts failed in a row
+	tries   int   // attempts in all
 	lastSeq int64 // cursor at the last attempt, -1 before the first
 }
 
@@ -73,6 +88,9 @@ func newReconnector(ctx context.Context, client Doer, req *http.Request, body []
 		opts.MaxBackoff = DefaultMaxBackoff
 	}
 	opts.MaxBackoff = max(opts.MaxBackoff, opts.MinBackoff)
+	if opts.MaxReconnects == 0 {
+		opts.MaxReconnects = DefaultMaxReconnects
+	}
 	return &reconnector{ctx: ctx, client: client, req: req, body: body, opts: opts, lastSeq: -1}
 }
 
@@ -103,10 +121,14 @@ func (r *EventReader) reconnect(cut error) error {
 		if re.failed >= re.opts.MaxAttempts {
 			return fmt.Errorf("%w: %d attempts from cursor %s (the stream was cut: %v)", ErrReconnectFailed, re.failed, r.cursor, cut)
 		}
+		if re.opts.MaxReconnects >= 0 && re.tries >= re.opts.MaxReconnects {
+			return fmt.Errorf("%w: %d reconnections (ReconnectOptions.MaxReconnects), cut again at cursor %s: %v", ErrReconnectLimit, re.tries, r.cursor, cut)
+		}
 		if err := re.wait(); err != nil {
 			return err
 		}
 		re.failed++
+		re.tries++
 		req := re.req.Clone(re.ctx)
 		if re.body != nil {
 			req.Body = io.NopCloser(bytes.NewReader(re.body))
@@ -143,14 +165,11 @@ func (r *EventReader) reconnect(cut error) error {
 	}
 }
 
-// wait sleeps the backoff of the next attempt: none before the first
-// attempt after events were delivered, then MinBackoff doubling up to
-// MaxBackoff, each with up to half of it taken off at random.
+// wait sleeps the backoff of the next attempt: MinBackoff before the first
+// attempt after a cut, doubling with each failure up to MaxBackoff, each
+// with up to half of it taken off at random.
 func (re *reconnector) wait() error {
-	if re.failed == 0 {
-		return re.ctx.Err()
-	}
-	d := re.opts.MinBackoff << min(re.failed-1, 30)
+	d := re.opts.MinBackoff << min(re.failed, 30)
 	if d > re.opts.MaxBackoff || d <= 0 {
 		d = re.opts.MaxBackoff
 	}
@@ -165,37 +184,17 @@ func (re *reconnector) wait() error {
 	}
 }
 
-// Follow follows a run through a follower route (NewFollowHandler): it
-// GETs url, with Last-Event-ID when from names a run, and returns a reader
-// of the run's events after from, as Run does (opts.Reconnect applies too).
-// The caller must Close the reader.
+// Follow follows a run through a follower route (NewFollowHandler) as
+// Client.Follow does, at url, with client (nil means http.DefaultClient).
+//
+// Deprecated: build a Client once with NewClient and call its Follow.
 func Follow(ctx context.Context, client Doer, url string, from runlog.Cursor, opts ClientOptions) (*EventReader, error) {
-	if c, ok := client.(*http.Client); client == nil || ok && c == nil {
-		client = http.DefaultClient
+	if client != nil {
+		opts.HTTPClient = client
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	c, err := NewClient(url, opts)
 	if err != nil {
 		return nil, err
 	}
-	for k, v := range opts.Header {
-		req.Header[k] = append([]string(nil), v...)
-	}
-	setAccept(req, opts)
-	if from.Run != "" {
-		req.Header.Set(HeaderLastEventID, from.String())
-	}
-	var re *reconnector
-	if opts.Reconnect != nil {
-		re = newReconnector(ctx, client, req, nil, opts.Reconnect)
-	}
-	resp, err := client.Do(req)
-	if err != nil {
-		return nil, err
-	}
-	r, err := NewEventReader(resp, opts)
-	if err != nil {
-		return nil, err
-	}
-	r.re = re
-	return r, nil
+	return c.follow(ctx, url, from)
 }

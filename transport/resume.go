@@ -8,10 +8,8 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
-	"sync"
 	"time"
 
-	"github.com/agwire/agwire/codec"
 	"github.com/agwire/agwire/event"
 	"github.com/agwire/agwire/runlog"
 )
@@ -90,7 +88,8 @@ func (h *handler) serveResumable(w http.ResponseWriter, r *http.Request, in *eve
 			http.Error(w, fmt.Sprintf("%d %s: %v", code, strings.ToLower(http.StatusText(code)), err), code)
 			return
 		}
-		serveLog(w, r, mediaType, &h.stream, h.opts.Heartbeat, rd, from, h.logger())
+		defer attachPresence(keyOf(log, h, run))()
+		serveLog(w, r, mediaType, &h.opts, "HandlerOptions.MaxEventSize", h.opts.Heartbeat, rd, from, h.logger())
 		return
 	}
 	lw, err := log.Start(r.Context(), run)
@@ -112,7 +111,11 @@ func (h *handler) serveResumable(w http.ResponseWriter, r *http.Request, in *eve
 	var ctx context.Context
 	var cancel context.CancelFunc
 	req := r
-	if h.opts.Detach {
+	grace := h.opts.ReconnectGrace
+	var p *presence
+	key := keyOf(log, h, run)
+	switch {
+	case h.opts.Detach:
 		parent := h.opts.RunContext
 		if parent == nil {
 			parent = context.Background()
@@ -123,18 +126,39 @@ func (h *handler) serveResumable(w http.ResponseWriter, r *http.Request, in *eve
 			ctx, cancel = context.WithCancel(parent)
 		}
 		req = r.Clone(ctx)
-	} else {
+	case grace > 0:
+		// The run outlives its client by the grace: it has a context of its
+		// own, ended when no client has been connected for the grace (or
+		// when the server's RunContext ends).
+		parent := h.opts.RunContext
+		if parent == nil {
+			parent = context.WithoutCancel(r.Context())
+		}
+		var cancelCause context.CancelCauseFunc
+		ctx, cancelCause = context.WithCancelCause(parent)
+		cancel = func() { cancelCause(context.Canceled) }
+		p = startPresence(key, grace, cancelCause)
+		req = r.Clone(ctx)
+	default:
 		ctx, cancel = context.WithCancel(r.Context())
 	}
-	ew := &logWriter{w: lw, c: h.opts.Codec, parser: h.parser, max: h.stream.maxEventSize(), mediaType: mediaType}
-	ew.ctx, ew.cancel = context.WithCancelCause(ctx)
+	out := newLogOutlet(lw, run, h.opts.Codec, newSizeLimit(h.opts.MaxEventSize, "HandlerOptions.MaxEventSize"))
+	ew := newRunWriter(ctx, mediaType, h.parser, out, "logging")
+	out.ctx = ew.ctx
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
 		defer cancel()
-		h.runLogged(req, in, ew)
+		if p != nil {
+			defer endPresence(key, p)
+		}
+		h.runLogged(req, in, ew, lw)
 	}()
-	serveLog(w, r, mediaType, &h.stream, h.opts.Heartbeat, rd, from, h.logger())
+	serveLog(w, r, mediaType, &h.opts, "HandlerOptions.MaxEventSize", h.opts.Heartbeat, rd, from, h.logger())
+	if p != nil {
+		p.detach()
+		return
+	}
 	if !h.opts.Detach {
 		cancel()
 		<-done
@@ -142,19 +166,13 @@ func (h *handler) serveResumable(w http.ResponseWriter, r *http.Request, in *eve
 }
 
 // runLogged runs fn writing to the log, and ends the run in the log.
-func (h *handler) runLogged(r *http.Request, in *event.RunAgentInput, ew *logWriter) {
-	runErr := h.fn(ew.ctx, r, in, ew)
-	if runErr != nil {
-		if ew.wroteTerminal() {
-			h.log(r, slog.LevelError, "agwire: run failed after it ended", runErr)
-		} else if err := ew.WriteEvent(&event.RunError{Message: runErr.Error()}); err != nil {
-			h.log(r, slog.LevelError, "agwire: run failed; RUN_ERROR not logged", runErr, slog.Any("writeError", err))
-		}
-	}
+func (h *handler) runLogged(r *http.Request, in *event.RunAgentInput, ew *runWriter, lw runlog.Writer) {
+	runErr := h.fn(ew.Context(), r, in, ew)
+	h.finishRun(r, ew, runErr, slog.LevelError)
 	ew.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	if err := ew.w.End(ctx); err != nil {
+	if err := lw.End(ctx); err != nil {
 		h.log(r, slog.LevelError, "agwire: the run's end was not logged; its readers wait until their contexts end", err)
 	}
 }
@@ -168,11 +186,11 @@ func (h *handler) logger() *slog.Logger {
 
 // serveLog streams a run from a log reader to the client, each event with
 // its cursor, and a heartbeat after each silence of hb on SSE.
-func serveLog(w http.ResponseWriter, r *http.Request, mediaType string, opts *ServerOptions, hb time.Duration, rd runlog.Reader, from runlog.Cursor, log *slog.Logger) {
+func serveLog(w http.ResponseWriter, r *http.Request, mediaType string, opts *HandlerOptions, option string, hb time.Duration, rd runlog.Reader, from runlog.Cursor, log *slog.Logger) {
 	defer rd.Close()
 	w.Header().Set(HeaderCursor, from.String())
 	w.Header().Set("Trailer", HeaderEnd)
-	s, err := newStream(w, r, mediaType, opts)
+	s, err := newStream(w, r, mediaType, opts, option)
 	if err != nil {
 		if errors.Is(err, ErrStreamingUnsupported) || r.Context().Err() == nil {
 			http.Error(w, "500 internal server error: cannot stream events", http.StatusInternalServerError)
@@ -180,6 +198,7 @@ func serveLog(w http.ResponseWriter, r *http.Request, mediaType string, opts *Se
 		log.Error("agwire: cannot start the event stream", "error", err, "path", r.URL.Path)
 		return
 	}
+	defer report(r, s)
 	defer s.Close()
 	if mediaType != MediaTypeSSE {
 		hb = -1
@@ -222,104 +241,13 @@ func serveLog(w http.ResponseWriter, r *http.Request, mediaType string, opts *Se
 	}
 }
 
-// logWriter is the EventWriter of a resumable run: events go to the run
-// log, encoded by the codec, from which every response is served.
-type logWriter struct {
-	mu        sync.Mutex
-	ctx       context.Context
-	cancel    context.CancelCauseFunc
-	w         runlog.Writer
-	c         codec.Codec
-	parser    event.Parser
-	max       int
-	mediaType string
-	buf       []byte
-	n         int64
-	terminal  bool
-	err       error
-	closed    bool
-}
-
-func (l *logWriter) ContentType() string      { return l.mediaType }
-func (l *logWriter) Context() context.Context { return l.ctx }
-
-func (l *logWriter) WriteEvent(ev event.Event) error {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if ev == nil {
-		return &EventError{Index: l.n, Err: errors.New("nil event")}
-	}
-	return l.append(ev)
-}
-
-func (l *logWriter) WriteJSON(jsonEvent []byte) error {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	ev, err := l.parser.Parse(jsonEvent)
-	if err != nil {
-		return &EventError{Index: l.n, Err: err}
-	}
-	return l.append(ev)
-}
-
-func (l *logWriter) append(ev event.Event) error {
-	if l.closed {
-		return ErrClosed
-	}
-	if l.err != nil {
-		return l.err
-	}
-	b, err := l.c.Append(l.buf[:0], ev)
-	if err != nil {
-		return &EventError{Index: l.n, Err: err}
-	}
-	l.buf = b[:0]
-	if len(b) > l.max {
-		return &EventError{Index: l.n, Err: fmt.Errorf("%w: %d bytes exceed the limit of %d", ErrEventTooLarge, len(b), l.max)}
-	}
-	if _, err := l.w.Append(context.WithoutCancel(l.ctx), b); err != nil {
-		if errors.Is(err, runlog.ErrTooLarge) {
-			return &EventError{Index: l.n, Err: err}
-		}
-		l.err = fmt.Errorf("transport: logging event %d: %w", l.n, err)
-		l.cancel(l.err)
-		return l.err
-	}
-	l.n++
-	if t := ev.Type(); t == event.TypeRunFinished || t == event.TypeRunError {
-		l.terminal = true
-	}
-	return nil
-}
-
-func (l *logWriter) wroteTerminal() bool {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.terminal
-}
-
-func (l *logWriter) Close() error {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.closed = true
-	l.cancel(ErrClosed)
-	return l.err
-}
-
-// FollowOptions configures NewFollowHandler.
-type FollowOptions struct {
-	// Codec renders events on the binary transport (its MaxDepth and the
-	// like configure nothing else here).
-	Codec codec.Codec
-	// Compression, WriteTimeout and MaxEventSize are as for HandlerOptions.
-	Compression  []string
-	WriteTimeout time.Duration
-	MaxEventSize int
-	// Heartbeat is as for HandlerOptions: 0 means DefaultHeartbeat.
-	Heartbeat time.Duration
-	// ErrorLog: nil means slog.Default().
-	ErrorLog *slog.Logger
-}
+// FollowOptions is HandlerOptions, for NewFollowHandler, which uses its
+// stream settings (Codec, Compression, WriteTimeout, MaxEventSize,
+// WildcardSSE), Heartbeat and ErrorLog, and refuses options that set any
+// other field.
+//
+// Deprecated: write HandlerOptions; the two names are one type.
+type FollowOptions = HandlerOptions
 
 // NewFollowHandler returns the follower route of a run log: a GET streams
 // one run, as SSE or binary by Accept like a run request, from the start
@@ -340,12 +268,11 @@ func NewFollowHandler(log runlog.Log, opts FollowOptions) (http.Handler, error) 
 	if log == nil {
 		return nil, errors.New("transport: NewFollowHandler: nil Log")
 	}
-	so := ServerOptions{Codec: opts.Codec, Compression: opts.Compression, WriteTimeout: opts.WriteTimeout, MaxEventSize: opts.MaxEventSize}
-	if err := so.validate(); err != nil {
+	if err := opts.validate("FollowOptions"); err != nil {
 		return nil, err
 	}
-	if opts.MaxEventSize < 0 {
-		return nil, fmt.Errorf("transport: FollowOptions.MaxEventSize is negative (%d)", opts.MaxEventSize)
+	if err := opts.only("FollowOptions", "NewFollowHandler", append(streamFields, "Heartbeat", "ErrorLog")...); err != nil {
+		return nil, err
 	}
 	if opts.Heartbeat == 0 {
 		opts.Heartbeat = DefaultHeartbeat
@@ -353,13 +280,12 @@ func NewFollowHandler(log runlog.Log, opts FollowOptions) (http.Handler, error) 
 	if opts.ErrorLog == nil {
 		opts.ErrorLog = slog.Default()
 	}
-	return &followHandler{log: log, opts: opts, stream: so}, nil
+	return &followHandler{log: log, opts: opts}, nil
 }
 
 type followHandler struct {
-	log    runlog.Log
-	opts   FollowOptions
-	stream ServerOptions
+	log  runlog.Log
+	opts HandlerOptions
 }
 
 func (f *followHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -368,7 +294,7 @@ func (f *followHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "405 method not allowed: follow a run with GET", http.StatusMethodNotAllowed)
 		return
 	}
-	mediaType, ok := Negotiate(r.Header.Values("Accept"))
+	mediaType, ok := negotiate(r.Header.Values("Accept"), f.opts.WildcardSSE)
 	if !ok {
 		notAcceptable(w)
 		return
@@ -393,5 +319,6 @@ func (f *followHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, fmt.Sprintf("%d %s: %v", code, strings.ToLower(http.StatusText(code)), err), code)
 		return
 	}
-	serveLog(w, r, mediaType, &f.stream, f.opts.Heartbeat, rd, from, f.opts.ErrorLog)
+	defer attachPresence(keyOf(f.log, f, run))()
+	serveLog(w, r, mediaType, &f.opts, "FollowOptions.MaxEventSize", f.opts.Heartbeat, rd, from, f.opts.ErrorLog)
 }

@@ -486,11 +486,21 @@ func TestDetach(t *testing.T) {
 	}
 	t.Run("attached", func(t *testing.T) {
 		var cancelled atomic.Bool
-		s := newResumeServer(t, transport.HandlerOptions{}, gate(nil, &cancelled))
+		s := newResumeServer(t, transport.HandlerOptions{ReconnectGrace: -1}, gate(nil, &cancelled))
 		leave(t, s, "a")
 		got := types(t, s, "a") // waits for the run's end
 		if !cancelled.Load() || len(got) != 2 || got[1] != event.TypeRunError {
 			t.Fatalf("run after its client left: %v (cancelled %v), want RUN_STARTED, RUN_ERROR", got, cancelled.Load())
+		}
+	})
+	t.Run("grace passed", func(t *testing.T) {
+		var cancelled atomic.Bool
+		s := newResumeServer(t, transport.HandlerOptions{ReconnectGrace: 20 * time.Millisecond}, gate(nil, &cancelled))
+		leave(t, s, "g")
+		time.Sleep(200 * time.Millisecond)
+		got := types(t, s, "g")
+		if !cancelled.Load() || len(got) != 2 || got[1] != event.TypeRunError {
+			t.Fatalf("run after the grace: %v (cancelled %v), want RUN_STARTED, RUN_ERROR", got, cancelled.Load())
 		}
 	})
 	t.Run("detached", func(t *testing.T) {

@@ -6,11 +6,11 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"reflect"
+	"slices"
 	"strings"
-	"sync"
 	"time"
 
-	"github.com/agwire/agwire/codec"
 	"github.com/agwire/agwire/event"
 )
 
@@ -48,49 +48,28 @@ type EventWriter interface {
 	Close() error
 }
 
-// ServerOptions configures the event stream of NewEventWriter. The zero
-// value streams uncompressed events encoded with the strict default codec.
-type ServerOptions struct {
-	// Codec encodes events on the binary transport. Its MaxDepth and
-	// DropUnknownFields also configure the parser that checks WriteJSON's
-	// input on both transports.
-	Codec codec.Codec
-	// Compression lists the content codings the server may use, in its
-	// order of preference: EncodingZstd, EncodingGzip, or both. The client's
-	// Accept-Encoding decides among them (highest q first, then this
-	// order); a client that asks for neither gets the identity coding. Nil,
-	// the default, never compresses. See the package documentation for why.
-	Compression []string
-	// WriteTimeout bounds the time to write and flush one event, as a write
-	// deadline on the connection renewed before each event. A client that
-	// stops reading then fails the write once the deadline passes, instead
-	// of holding the handler until it leaves. 0 means no deadline beyond
-	// http.Server.WriteTimeout (which bounds the whole response, and so the
-	// whole run). A ResponseWriter that cannot set deadlines makes
-	// NewEventWriter fail when this is set.
-	WriteTimeout time.Duration
-	// MaxEventSize is the largest event written, in bytes (a binary frame's
-	// payload, an SSE event's JSON): a larger one is refused with an
-	// *EventError wrapping ErrEventTooLarge, on both transports, so that a
-	// client with the same limit reads everything the server writes. 0 (or
-	// less) means DefaultMaxEventSize, the client's default.
-	MaxEventSize int
+// ServerOptions is HandlerOptions, for NewEventWriter, which uses its
+// stream settings only: Codec, Compression, WriteTimeout, MaxEventSize and
+// WildcardSSE (NewEventWriter refuses options that set any other field).
+//
+// Deprecated: write HandlerOptions; the two names are one type.
+type ServerOptions = HandlerOptions
+
+func (o *HandlerOptions) parser() event.Parser {
+	return event.Parser{MaxDepth: o.Codec.MaxDepth, DropUnknownFields: o.Codec.DropUnknownFields}
 }
 
-func (o *ServerOptions) maxEventSize() int {
-	if o.MaxEventSize > 0 {
-		return o.MaxEventSize
-	}
-	return DefaultMaxEventSize
-}
-
-// validate checks the options.
-func (o *ServerOptions) validate() error {
-	if err := checkCodings(o.Compression); err != nil {
+// validate checks the options, given in the struct named name
+// (ServerOptions, HandlerOptions, FollowOptions), which errors name.
+func (o *HandlerOptions) validate(name string) error {
+	if err := checkCodings(name, o.Compression); err != nil {
 		return err
 	}
 	if o.WriteTimeout < 0 {
-		return fmt.Errorf("transport: ServerOptions.WriteTimeout is negative (%v)", o.WriteTimeout)
+		return fmt.Errorf("transport: %s.WriteTimeout is negative (%v)", name, o.WriteTimeout)
+	}
+	if o.MaxEventSize < 0 {
+		return fmt.Errorf("transport: %s.MaxEventSize is negative (%d)", name, o.MaxEventSize)
 	}
 	return nil
 }
@@ -114,15 +93,18 @@ func (o *ServerOptions) validate() error {
 // The caller must Close the EventWriter when the run is over (a Handler
 // does), which also returns a pooled compressor.
 func NewEventWriter(w http.ResponseWriter, r *http.Request, opts ServerOptions) (EventWriter, error) {
-	if err := opts.validate(); err != nil {
+	if err := opts.validate("ServerOptions"); err != nil {
 		return nil, err
 	}
-	mt, ok := Negotiate(r.Header.Values("Accept"))
+	if err := opts.only("ServerOptions", "NewEventWriter", streamFields...); err != nil {
+		return nil, err
+	}
+	mt, ok := negotiate(r.Header.Values("Accept"), opts.WildcardSSE)
 	if !ok {
 		notAcceptable(w)
 		return nil, ErrNotAcceptable
 	}
-	return newStream(w, r, mt, &opts)
+	return newStream(w, r, mt, &opts, "ServerOptions.MaxEventSize")
 }
 
 // notAcceptable answers 406 with the two media types in the body.
@@ -149,33 +131,14 @@ func addVary(h http.Header, names ...string) {
 	}
 }
 
-// stream is the EventWriter of every carrier: they differ only in their
-// encoder, which turns an event into bytes.
-type stream struct {
-	mu        sync.Mutex
-	rc        *http.ResponseController
-	ctx       context.Context
-	cancel    context.CancelCauseFunc
-	mediaType string
-	timeout   time.Duration
-	parser    event.Parser
-
-	comp compressor // nil for identity
-	enc  encoder    // writes to the response, or to comp
-
-	n        int64 // events written
-	terminal bool  // a RUN_FINISHED or RUN_ERROR was written
-	err      error // sticky write error
-	closed   bool
-}
-
-// newStream starts the stream of a negotiated media type; opts are valid.
-func newStream(w http.ResponseWriter, r *http.Request, mediaType string, opts *ServerOptions) (*stream, error) {
+// newStream starts the response of a negotiated media type; opts are
+// valid, and option names the MaxEventSize option in errors.
+func newStream(w http.ResponseWriter, r *http.Request, mediaType string, opts *HandlerOptions, option string) (*runWriter, error) {
 	car := carrierFor(mediaType)
 	rc := http.NewResponseController(w)
 	if opts.WriteTimeout > 0 {
 		if err := rc.SetWriteDeadline(time.Time{}); err != nil {
-			return nil, fmt.Errorf("transport: ServerOptions.WriteTimeout needs write deadlines: %w", err)
+			return nil, fmt.Errorf("transport: %s.WriteTimeout needs write deadlines: %w", optStruct(option), err)
 		}
 	}
 	coding := negotiateEncoding(r.Header.Values("Accept-Encoding"), opts.Compression)
@@ -201,185 +164,36 @@ func newStream(w http.ResponseWriter, r *http.Request, mediaType string, opts *S
 		return nil, fmt.Errorf("transport: sending the response header: %w", err)
 	}
 
-	s := &stream{
-		rc:        rc,
-		mediaType: mediaType,
-		timeout:   opts.WriteTimeout,
-		parser:    event.Parser{MaxDepth: opts.Codec.MaxDepth, DropUnknownFields: opts.Codec.DropUnknownFields},
-	}
-	s.ctx, s.cancel = context.WithCancelCause(r.Context())
-	var out io.Writer = w
+	out := &response{rc: rc, timeout: opts.WriteTimeout}
+	var dst io.Writer = w
 	if coding != "" {
-		s.comp = getCompressor(coding, w)
-		out = s.comp
+		out.comp = getCompressor(coding, w)
+		dst = out.comp
 	}
-	s.enc = car.newEncoder(out, *opts)
-	return s, nil
+	out.enc = car.newEncoder(dst, opts.Codec, newSizeLimit(opts.MaxEventSize, option))
+	return newRunWriter(r.Context(), mediaType, opts.parser(), out, "writing"), nil
 }
 
-func (s *stream) ContentType() string      { return s.mediaType }
-func (s *stream) Context() context.Context { return s.ctx }
-
-func (s *stream) WriteEvent(ev event.Event) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if err := s.usable(); err != nil {
-		return err
-	}
-	if ev == nil {
-		return s.refuse(errors.New("nil event"))
-	}
-	return s.write(ev.Type(), func() error { return s.enc.writeEvent(ev) })
+// optStruct returns the struct of an option's name, "ServerOptions" of
+// "ServerOptions.MaxEventSize".
+func optStruct(option string) string {
+	s, _, _ := strings.Cut(option, ".")
+	return s
 }
 
-func (s *stream) WriteJSON(jsonEvent []byte) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if err := s.usable(); err != nil {
-		return err
-	}
-	ev, err := s.parser.Parse(jsonEvent)
-	if err != nil {
-		return s.refuse(err)
-	}
-	return s.write(ev.Type(), func() error { return s.enc.writeJSON(ev, jsonEvent) })
-}
+// streamFields are the HandlerOptions fields of an event stream, the ones
+// NewEventWriter uses.
+var streamFields = []string{"Codec", "Compression", "WriteTimeout", "MaxEventSize", "WildcardSSE"}
 
-// writeWire writes an event read from a run log, with its cursor text.
-func (s *stream) writeWire(wire []byte, id string) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if err := s.usable(); err != nil {
-		return err
-	}
-	return s.write("", func() error { return s.enc.writeWire(wire, id) })
-}
-
-// heartbeat writes the carrier's keep-alive, if it has one, and flushes.
-func (s *stream) heartbeat() error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if err := s.usable(); err != nil {
-		return err
-	}
-	if err := s.setDeadline(); err != nil {
-		return s.fail(err)
-	}
-	wrote, err := s.enc.heartbeat()
-	if err != nil {
-		return s.fail(err)
-	}
-	if !wrote {
-		return nil
-	}
-	if s.comp != nil {
-		if err := s.comp.Flush(); err != nil {
-			return s.fail(err)
+// only refuses options that set a field outside allowed: one that fn
+// would ignore. name is the struct's name for the error.
+func (o *HandlerOptions) only(name, fn string, allowed ...string) error {
+	v := reflect.ValueOf(o).Elem()
+	for i := range v.NumField() {
+		f := v.Type().Field(i)
+		if !slices.Contains(allowed, f.Name) && !v.Field(i).IsZero() {
+			return fmt.Errorf("transport: %s.%s is set, but %s does not use it", name, f.Name, fn)
 		}
-	}
-	if err := s.rc.Flush(); err != nil {
-		return s.fail(err)
-	}
-	return nil
-}
-
-// write runs the encoder's write of one event under the write deadline and
-// flushes it.
-func (s *stream) write(typ event.Type, encode func() error) error {
-	if err := s.setDeadline(); err != nil {
-		return s.fail(err)
-	}
-	if err := encode(); err != nil {
-		if r, ok := err.(*refusal); ok {
-			return s.refuse(r.err)
-		}
-		return s.fail(err)
-	}
-	return s.flush(typ)
-}
-
-// flush pushes the event written through the compressor and the response.
-func (s *stream) flush(typ event.Type) error {
-	if s.comp != nil {
-		if err := s.comp.Flush(); err != nil {
-			return s.fail(err)
-		}
-	}
-	if err := s.rc.Flush(); err != nil {
-		return s.fail(err)
-	}
-	s.n++
-	if typ == event.TypeRunFinished || typ == event.TypeRunError {
-		s.terminal = true
-	}
-	return nil
-}
-
-func (s *stream) setDeadline() error {
-	if s.timeout <= 0 {
-		return nil
-	}
-	return s.rc.SetWriteDeadline(time.Now().Add(s.timeout))
-}
-
-func (s *stream) usable() error {
-	if s.closed {
-		return ErrClosed
-	}
-	return s.err
-}
-
-// refuse reports an event that was not written; the stream goes on.
-func (s *stream) refuse(err error) error {
-	return &EventError{Index: s.n, Err: err}
-}
-
-// fail records a write error of the connection: sticky, and it cancels the
-// stream's context.
-func (s *stream) fail(err error) error {
-	s.err = fmt.Errorf("transport: writing event %d: %w", s.n, err)
-	s.cancel(s.err)
-	return s.err
-}
-
-// wroteTerminal reports whether a RUN_FINISHED or RUN_ERROR went out.
-func (s *stream) wroteTerminal() bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.terminal
-}
-
-func (s *stream) Close() error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.closed {
-		return s.err
-	}
-	s.closed = true
-	defer s.cancel(ErrClosed)
-	if s.err != nil {
-		return s.err // a broken compressor is not pooled again
-	}
-	if s.comp != nil {
-		err := s.setDeadline()
-		if err == nil {
-			err = s.comp.Close()
-		}
-		if err == nil {
-			err = s.rc.Flush()
-		}
-		if err != nil {
-			s.comp = nil
-			return s.fail(err)
-		}
-		putCompressor(s.comp)
-		s.comp = nil
-		s.enc.reset(io.Discard)
-	}
-	if s.timeout > 0 {
-		// Net/http does not reset a deadline it did not set: clear ours so
-		// that a kept-alive connection's next response does not inherit it.
-		_ = s.rc.SetWriteDeadline(time.Time{})
 	}
 	return nil
 }

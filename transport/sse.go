@@ -222,7 +222,7 @@ func (r *SSEReader) readLine() ([]byte, error) {
 				return nil, r.srcErr
 			}
 			if r.start < r.end || r.pending {
-				return nil, fmt.Errorf("%w (SSE: %w)", ErrTruncated, io.ErrUnexpectedEOF)
+				return nil, &textError{"transport: stream ends inside an event (SSE: unexpected EOF)", []error{ErrTruncated, io.ErrUnexpectedEOF}}
 			}
 			return nil, io.EOF
 		}

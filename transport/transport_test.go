@@ -248,7 +248,7 @@ func TestHandlerRequestErrors(t *testing.T) {
 		status      int
 		bodyHas     []string
 	}{
-		{"GET", http.MethodGet, "application/json", "", nil, 405, []string{"POST"}},
+		{"GET: the capabilities", http.MethodGet, "application/json", "", nil, 200, []string{`"httpBinary":true`}},
 		{"PUT", http.MethodPut, "application/json", "", strings.NewReader(validBody), 405, []string{"POST"}},
 		{"text/plain", http.MethodPost, "text/plain", "", strings.NewReader(validBody), 415, []string{"application/json", `"text/plain"`}},
 		{"form", http.MethodPost, "application/x-www-form-urlencoded", "", strings.NewReader(validBody), 415, nil},
@@ -300,7 +300,7 @@ func TestHandlerRequestErrors(t *testing.T) {
 			}
 			switch tt.status {
 			case 405:
-				if got := resp.Header.Get("Allow"); got != "POST" {
+				if got := resp.Header.Get("Allow"); got != "GET, HEAD, POST" {
 					t.Errorf("Allow = %q; want POST", got)
 				}
 			case 406:

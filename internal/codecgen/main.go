@@ -563,7 +563,7 @@ func repeatedAny(p *schema.Plan) string {
 // The JSON writers, for events the generated decoders produced: they are
 // trusted (every string was checked for UTF-8, every dynamic value written
 // by the decoder itself, every rule applied), so a writer only lays out
-// what the reference writer (event.AppendJSON's trusted mode) lays out: the
+// what the reference writer (event.AppendJSON) lays out, without its checks: the
 // type, the fields in declaration order, then the base fields; optional
 // fields left out when absent, optional lists when empty (unless their
 // condition holds), a required object never left out.

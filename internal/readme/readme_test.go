@@ -116,8 +116,12 @@ func newServer(mux *http.ServeMux) *http.Server {
 
 // client is docs/transport.md's client.
 func client(ctx context.Context, serverURL string) error {
+	c, err := transport.NewClient(serverURL+"/agent", transport.ClientOptions{})
+	if err != nil {
+		return err
+	}
 	in := &event.RunAgentInput{ThreadID: "t1", RunID: "r1"}
-	r, err := transport.Run(ctx, nil, serverURL+"/agent", in, transport.ClientOptions{})
+	r, err := c.Run(ctx, in)
 	if err != nil {
 		return err
 	}
@@ -287,7 +291,7 @@ var goBlocks = map[string][]string{
 		"wire, err := codec.AppendFromJSON(",
 		"agent, err := transport.NewHandler(",
 		"srv := &http.Server{",
-		"in := &event.RunAgentInput{ThreadID: \"t1\", RunID: \"r1\"}",
+		"c, err := transport.NewClient(serverURL+\"/agent\", transport.ClientOptions{})",
 	},
 	"docs/assembling.md": {
 		"// follow keeps a UI current: r is a framing.Reader or a transport.EventReader.",
