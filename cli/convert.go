@@ -11,6 +11,7 @@ import (
 	"github.com/agwire/agwire/codec"
 	"github.com/agwire/agwire/event"
 	"github.com/agwire/agwire/framing"
+	"github.com/agwire/agwire/pipeline"
 	"github.com/agwire/agwire/transport"
 )
 
@@ -130,7 +131,26 @@ func runConvert(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			return exitFail
 		}
 	}
-	src := newEventSource(from, br, rec, event.Parser{DropUnknownFields: *drop},
+	parser := event.Parser{DropUnknownFields: *drop}
+	// The writer keeps to the stock client's limit (framing's default)
+	// unless --max-frame-size says otherwise.
+	writeMax := 0
+	if isSet(c.fs, "max-frame-size") {
+		writeMax = int(maxFrame)
+	}
+	wopts := framing.WriterOptions{
+		Codec:        codec.Codec{Profile: codec.Profile(profile), LossyNumbers: *lossy},
+		MaxFrameSize: writeMax,
+	}
+	if from != formatSSE { // JSON lines and frames split into records: convert them on every core
+		rec.r = pipelineInput(rec.r)
+		status := c.convertRecords(from, to, br, rec, out, parser, framing.ReaderOptions{
+			Codec:        codec.Codec{NonFiniteAsNull: *nonFinite},
+			MaxFrameSize: int(maxFrame),
+		}, wopts)
+		return c.finish(out, status)
+	}
+	src := newEventSource(from, br, rec, parser,
 		codec.Codec{NonFiniteAsNull: *nonFinite}, int(maxFrame))
 	var dst eventSink
 	switch to {
@@ -139,16 +159,7 @@ func runConvert(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	case formatSSE:
 		dst = &jsonSink{w: out, sse: true}
 	case formatBinary:
-		// The writer keeps to the stock client's limit (framing's default)
-		// unless --max-frame-size says otherwise.
-		writeMax := 0
-		if isSet(c.fs, "max-frame-size") {
-			writeMax = int(maxFrame)
-		}
-		dst = &binarySink{w: framing.NewWriter(out, framing.WriterOptions{
-			Codec:        codec.Codec{Profile: codec.Profile(profile), LossyNumbers: *lossy},
-			MaxFrameSize: writeMax,
-		})}
+		dst = &binarySink{w: framing.NewWriter(out, wopts)}
 	}
 	status := c.convert(src, dst, from, out, br, rec)
 	return c.finish(out, status)
@@ -196,7 +207,7 @@ func (c *cli) convert(src eventSource, dst eventSink, from streamFormat, out *ou
 			continue
 		}
 		written++
-		prog.update(written, rec.n)
+		prog.update(written, rec.read())
 		if in.Buffered() == 0 { // the input may be a live stream: pass the event on
 			if err := out.Flush(); err != nil {
 				c.failf("writing output: %v", err)
@@ -217,6 +228,138 @@ func (c *cli) convert(src eventSource, dst eventSink, from streamFormat, out *ou
 		c.notef("the input is empty: no events written")
 	}
 	return exitOK
+}
+
+// convertRecords converts JSON lines or frames as convert does, through
+// the parallel pipeline: each worker parses or decodes records and writes
+// them with a sink of its own; the errors become the recordErrors the
+// sources give, reported in input order.
+func (c *cli) convertRecords(from, to streamFormat, br *bufio.Reader, rec *recorder, out *output,
+	parser event.Parser, ropts framing.ReaderOptions, wopts framing.WriterOptions) int {
+	prog := c.startProgress(out, "event", "read")
+	defer prog.clear()
+	var bad, later int64
+	newSink := func() pipeline.EventFunc {
+		var buf bytes.Buffer
+		var sink eventSink
+		switch to {
+		case formatJSONL:
+			sink = &jsonSink{w: &buf}
+		case formatSSE:
+			sink = &jsonSink{w: &buf, sse: true}
+		case formatBinary:
+			sink = &binarySink{w: framing.NewWriter(&buf, wopts)}
+		}
+		return func(dst []byte, ev event.Event) ([]byte, error) {
+			buf.Reset()
+			if err := sink.write(ev); err != nil {
+				return dst, err
+			}
+			return append(dst, buf.Bytes()...), nil
+		}
+	}
+	opts := pipeline.Options{
+		OnError: func(err error) bool {
+			re := recordErrorOf(err, rec)
+			if c.skipLater(re) {
+				later++
+				return true
+			}
+			c.failf("%v", re)
+			if re.fatal || !c.keepGoing {
+				return false
+			}
+			bad++
+			return true
+		},
+		Progress: func(st pipeline.Stats) { prog.update(st.Records, rec.read()) },
+	}
+	var st pipeline.Stats
+	var err error
+	if from == formatJSONL {
+		st, err = pipeline.ConvertLines(out, br, func() pipeline.LineFunc {
+			write := newSink()
+			return func(dst, line []byte, num int64) ([]byte, error) {
+				if num == 1 {
+					line = bytes.TrimPrefix(line, utf8BOM)
+				}
+				if line = bytes.TrimSpace(line); len(line) == 0 {
+					return dst, pipeline.Skip
+				}
+				ev, err := parseEvent(parser, line)
+				if err != nil {
+					return dst, &lineFailure{text: line, err: err}
+				}
+				return write(dst, ev)
+			}
+		}, opts)
+	} else {
+		st, err = pipeline.ConvertFrames(out, br, ropts, newSink, opts)
+	}
+	var oe *pipeline.OutputError
+	switch {
+	case errors.As(err, &oe):
+		c.failf("writing output: %v", oe.Err)
+		return exitFail
+	case err != nil: // reported
+		return c.convertStopped(out, st.Records)
+	}
+	out.complete = true
+	c.laterSummary(later)
+	if bad > 0 {
+		if err := out.Flush(); err != nil {
+			c.failf("writing output: %v", err)
+		}
+		c.failf("wrote %s; skipped %s", plural(st.Records, "event"), plural(bad, from.records()))
+		return exitFail
+	}
+	if st.Records == 0 && later == 0 {
+		c.notef("the input is empty: no events written")
+	}
+	return exitOK
+}
+
+// lineFailure is a JSON line that does not parse, with the text parsed.
+type lineFailure struct {
+	text []byte
+	err  error
+}
+
+func (e *lineFailure) Error() string { return e.err.Error() }
+func (e *lineFailure) Unwrap() error { return e.err }
+
+// recordErrorOf is the recordError the sources of convert give for an
+// error of the pipeline.
+func recordErrorOf(err error, rec *recorder) *recordError {
+	var le *pipeline.LineError
+	var fe *pipeline.FrameError
+	var ie *pipeline.InputError
+	var bad *framing.Error
+	switch {
+	case errors.As(err, &le):
+		at := fmt.Sprintf("line %d", le.Line)
+		var lf *lineFailure
+		if !errors.As(le.Err, &lf) { // the sink refused the event
+			return &recordError{at: at, err: errors.Unwrap(le.Err), of: "line"}
+		}
+		re := &recordError{at: at, err: lf.err, of: "line"}
+		if le.Line == 1 {
+			re.hint = formatHint(rec.first(), "JSON")
+		}
+		if re.hint == "" && partialEvent(lf.text, lf.err) {
+			re.hint = onePerLine
+		}
+		return re
+	case errors.As(err, &fe):
+		return &recordError{at: frameAt(fe.Frame, fe.Offset), err: errors.Unwrap(fe.Err), of: "frame payload"}
+	case errors.As(err, &ie):
+		return &recordError{at: fmt.Sprintf("reading input after line %d", ie.Line), err: ie.Err, fatal: true}
+	case errors.As(err, &bad):
+		skip := framing.Skippable(err)
+		return &recordError{at: frameAt(bad.Frame, bad.Offset), err: bad.Err, of: "frame payload", fatal: !skip,
+			hint: streamHint(err, rec), later: skip && errors.Is(err, codec.ErrUnknownEvent)}
+	}
+	return &recordError{at: "input", err: err, fatal: true}
 }
 
 // convertStopped flushes what was written and says how much it was.

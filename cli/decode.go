@@ -1,12 +1,12 @@
 package cli
 
 import (
-	"bufio"
 	"errors"
 	"io"
 
 	"github.com/agwire/agwire/codec"
 	"github.com/agwire/agwire/framing"
+	"github.com/agwire/agwire/pipeline"
 )
 
 const decodeSynopsis = `Decode reads an AG-UI 1.0 binary stream (4-byte big-endian length, then one
@@ -42,49 +42,45 @@ func runDecode(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		c.failf("%v", err)
 		return exitFail
 	}
-	rec := &recorder{r: in}
-	r := framing.NewReader(bufio.NewReaderSize(rec, 64<<10), framing.ReaderOptions{
+	rec := &recorder{r: pipelineInput(in)}
+	status := c.decode(rec, out, framing.ReaderOptions{
 		Codec:        codec.Codec{NonFiniteAsNull: *nonFinite},
 		MaxFrameSize: int(maxFrame),
-	})
-	status := c.decode(r, out, rec)
+	}, rec)
 	return c.finish(out, status)
 }
 
-// decode writes the events of r as JSON lines.
-func (c *cli) decode(r *framing.Reader, out *output, rec *recorder) int {
-	var written, bad, later int64
-	var js []byte
+// decode writes the events of the frames of in as JSON lines, on every
+// core.
+func (c *cli) decode(in io.Reader, out *output, ro framing.ReaderOptions, rec *recorder) int {
+	var bad, later int64
 	prog := c.startProgress(out, "event", "read")
 	defer prog.clear()
-	for {
-		var err error
-		js, err = r.ReadJSON(js[:0])
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
+	st, err := pipeline.DecodeFrames(out, in, ro, pipeline.Options{
+		OnError: func(err error) bool {
 			if c.skipLater(err) {
 				later++
-				continue
+				return true
 			}
 			c.failf("%s", describeFrameError(err))
 			if hint := streamHint(err, rec); hint != "" {
 				c.failf("%s", hint)
 			}
 			if !framing.Skippable(err) || !c.keepGoing {
-				return c.decodeStopped(out, written)
+				return false
 			}
 			bad++
-			continue
-		}
-		js = append(js, '\n')
-		if _, err := out.Write(js); err != nil {
-			c.failf("writing output: %v", err)
-			return exitFail
-		}
-		written++
-		prog.update(written, r.Offset())
+			return true
+		},
+		Progress: func(st pipeline.Stats) { prog.update(st.Records, st.Offset) },
+	})
+	var oe *pipeline.OutputError
+	switch {
+	case errors.As(err, &oe):
+		c.failf("writing output: %v", oe.Err)
+		return exitFail
+	case err != nil: // reported
+		return c.decodeStopped(out, st.Records)
 	}
 	out.complete = true
 	c.laterSummary(later)
@@ -92,10 +88,10 @@ func (c *cli) decode(r *framing.Reader, out *output, rec *recorder) int {
 		if err := out.Flush(); err != nil {
 			c.failf("writing output: %v", err)
 		}
-		c.failf("wrote %s; skipped %s", plural(written, "event"), plural(bad, "bad frame"))
+		c.failf("wrote %s; skipped %s", plural(st.Records, "event"), plural(bad, "bad frame"))
 		return exitFail
 	}
-	if rec.n == 0 {
+	if rec.read() == 0 {
 		c.notef("the input is empty: no events written")
 	}
 	return exitOK

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync"
 
 	"github.com/agwire/agwire/assemble"
 	"github.com/agwire/agwire/codec"
@@ -185,9 +186,12 @@ func partialEvent(line []byte, err error) bool {
 	return false
 }
 
-// recorder keeps the first bytes read through it, for formatHint.
+// recorder keeps the first bytes read through it, for formatHint. It is
+// safe for concurrent use: a parallel conversion reads through it while
+// its errors are reported.
 type recorder struct {
 	r     io.Reader
+	mu    sync.Mutex
 	start []byte
 	n     int64 // bytes read
 }
@@ -199,14 +203,25 @@ func (r *recorder) first() []byte {
 	if r == nil {
 		return nil
 	}
-	return r.start
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.start[:len(r.start):len(r.start)]
+}
+
+// read returns the number of bytes read.
+func (r *recorder) read() int64 {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.n
 }
 
 func (r *recorder) Read(p []byte) (int, error) {
 	n, err := r.r.Read(p)
+	r.mu.Lock()
 	if len(r.start) < recordLen {
 		r.start = append(r.start, p[:min(n, recordLen-len(r.start))]...)
 	}
 	r.n += int64(n)
+	r.mu.Unlock()
 	return n, err
 }

@@ -2,12 +2,12 @@ package cli
 
 import (
 	"bufio"
-	"bytes"
 	"errors"
 	"io"
 
 	"github.com/agwire/agwire/codec"
 	"github.com/agwire/agwire/framing"
+	"github.com/agwire/agwire/pipeline"
 )
 
 const encodeSynopsis = `Encode reads AG-UI JSON events, one per line (blank lines are skipped; lines
@@ -43,58 +43,53 @@ func runEncode(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return exitFail
 	}
 	cd := codec.Codec{Profile: codec.Profile(profile), LossyNumbers: *lossy, DropUnknownFields: *drop}
-	rec := &recorder{r: in}
+	rec := &recorder{r: pipelineInput(in)}
 	writeMax := 0 // framing's default: the stock client's limit
 	if isSet(c.fs, "max-frame-size") {
 		writeMax = int(maxFrame)
 	}
-	w := framing.NewWriter(out, framing.WriterOptions{Codec: cd, MaxFrameSize: writeMax})
-	status := c.encode(bufio.NewReaderSize(rec, 64<<10), out, w, rec)
+	status := c.encode(rec, out, framing.WriterOptions{Codec: cd, MaxFrameSize: writeMax}, rec)
 	return c.finish(out, status)
 }
 
-// encode converts the lines of in.
-func (c *cli) encode(in *bufio.Reader, out *output, w *framing.Writer, rec *recorder) int {
+// encode converts the lines of in, on every core.
+func (c *cli) encode(in io.Reader, out *output, wo framing.WriterOptions, rec *recorder) int {
 	prog := c.startProgress(out, "event", "written")
 	defer prog.clear()
-	var line, bad int64
-	var long []byte // a line longer than in's buffer
-	for {
-		text, readErr := readLine(in, &long)
-		if len(text) > 0 || readErr == nil {
-			line++
-		}
-		if text = bytes.TrimSpace(text); len(text) > 0 {
-			if err := w.WriteJSON(text); err != nil {
-				if !framing.Skippable(err) {
-					c.failf("writing output: %v", err)
-					return c.encodeStopped(out, w)
-				}
-				bad++
-				c.failf("line %d: %s", line, c.encodeError(err, text, line, rec))
-				if !c.keepGoing {
-					return c.encodeStopped(out, w)
-				}
+	var bad int64
+	st, err := pipeline.EncodeLines(out, in, wo, pipeline.Options{
+		OnError: func(err error) bool {
+			var le *pipeline.LineError
+			if !errors.As(err, &le) {
+				return false
 			}
-			prog.update(w.FramesWritten(), w.BytesWritten())
-		}
-		if readErr == io.EOF {
-			break
-		}
-		if readErr != nil {
-			c.failf("reading input after line %d: %v", line, readErr)
-			return c.encodeStopped(out, w)
-		}
+			bad++
+			c.failf("line %d: %s", le.Line, c.encodeError(le.Err, le.Text, le.Line, rec))
+			return c.keepGoing
+		},
+		Progress: func(st pipeline.Stats) { prog.update(st.Records, st.BytesOut) },
+	})
+	var ie *pipeline.InputError
+	var oe *pipeline.OutputError
+	switch {
+	case errors.As(err, &oe):
+		c.failf("writing output: %v", oe.Err)
+		return c.encodeStopped(out, st.Records)
+	case errors.As(err, &ie):
+		c.failf("reading input after line %d: %v", ie.Line, ie.Err)
+		return c.encodeStopped(out, st.Records)
+	case err != nil: // a bad line, reported
+		return c.encodeStopped(out, st.Records)
 	}
 	out.complete = true
 	if bad > 0 {
 		if err := out.Flush(); err != nil {
 			c.failf("writing output: %v", err)
 		}
-		c.failf("wrote %s; skipped %s", plural(w.FramesWritten(), "event"), plural(bad, "bad line"))
+		c.failf("wrote %s; skipped %s", plural(st.Records, "event"), plural(bad, "bad line"))
 		return exitFail
 	}
-	if w.FramesWritten() == 0 {
+	if st.Records == 0 {
 		c.notef("the input is empty: no events written")
 	}
 	return exitOK
@@ -122,12 +117,12 @@ func (c *cli) encodeError(err error, text []byte, line int64, rec *recorder) str
 }
 
 // encodeStopped flushes what was written and says how much it was.
-func (c *cli) encodeStopped(out *output, w *framing.Writer) int {
+func (c *cli) encodeStopped(out *output, written int64) int {
 	if err := out.Flush(); err != nil {
 		c.failf("writing output: %v", err)
 		return exitFail
 	}
-	c.failf("stopped after writing %s%s", plural(w.FramesWritten(), "event"), out.discarded())
+	c.failf("stopped after writing %s%s", plural(written, "event"), out.discarded())
 	return exitFail
 }
 
