@@ -775,7 +775,7 @@ func (d *decoder) contentPart(p payload, plan *schema.Plan, cp *event.ContentPar
 	if arm == 0 {
 		return d.malformed(nil, "content part of a kind this build does not know (no text, image, audio, video or document arm)")
 	}
-	cp.Type = [...]string{1: event.PartText, 2: event.PartImage, 3: event.PartAudio, 4: event.PartVideo, 5: event.PartDocument}[arm]
+	cp.Type = partTypes[arm]
 	var meta, src payload
 	c := body.cursor()
 	for {
@@ -852,7 +852,7 @@ func (d *decoder) source(p payload, s *event.Source) error {
 	if arm == 0 {
 		return d.malformed(nil, "source of a kind this build does not know (no data, url or file arm)")
 	}
-	s.Type = [...]string{1: event.SourceData, 2: event.SourceURL, 3: event.SourceFile}[arm]
+	s.Type = sourceTypes[arm]
 	c := body.cursor()
 	for {
 		f, ok, err := d.read(&c)

@@ -193,6 +193,18 @@ var partArms = map[string]protowire.Number{
 
 var sourceArms = map[string]protowire.Number{event.SourceData: 1, event.SourceURL: 2, event.SourceFile: 3}
 
+// partTypes and sourceTypes name each arm number, for the decoder: the
+// same mapping read the other way.
+var partTypes, sourceTypes = byArm(partArms, 5), byArm(sourceArms, 3)
+
+func byArm(arms map[string]protowire.Number, last int) []string {
+	out := make([]string, last+1)
+	for name, n := range arms {
+		out[n] = name
+	}
+	return out
+}
+
 var planContentPart = planFor[event.ContentPart]()
 
 // sizePart validates a content part and returns its InputContent body size.
