@@ -34,18 +34,11 @@ import (
 // Codec.MemoryBudget. The event does not alias b; its strings share one
 // private copy of b, which stays alive while any of them does.
 func (c Codec) Unmarshal(b []byte) (event.Event, error) {
-	d := decoders.Get().(*decoder)
-	defer d.release()
-	d.nonFiniteAsNull = c.NonFiniteAsNull
-	d.unsafeInts = c.UnsafeIntegers
-	d.maxDepth = c.maxDepth()
-	d.depth = 0
-	d.budget = c.budget(len(b))
-	if err := d.charge(len(b)); err != nil {
-		return nil, toError("decode", "", err)
+	d, err := c.decoder(b)
+	if err != nil {
+		return nil, err
 	}
-	// One private copy of the input backs every string of the event.
-	d.data = append([]byte(nil), b...)
+	defer d.release()
 	// The generated decoders read the canonical shape of a frame; for any
 	// other, and for any error, the reference decoder starts again.
 	budget := d.budget
@@ -53,6 +46,29 @@ func (c Codec) Unmarshal(b []byte) (event.Event, error) {
 		return ev, nil
 	}
 	d.restart(budget)
+	return d.reference()
+}
+
+// decoder returns a pooled decoder set up for frame b with c's options,
+// holding its private copy of b, the copy charged to the budget.
+func (c Codec) decoder(b []byte) (*decoder, error) {
+	d := decoders.Get().(*decoder)
+	d.nonFiniteAsNull = c.NonFiniteAsNull
+	d.unsafeInts = c.UnsafeIntegers
+	d.maxDepth = c.maxDepth()
+	d.depth, d.reads = 0, 0
+	d.budget = c.budget(len(b))
+	if err := d.charge(len(b)); err != nil {
+		d.release()
+		return nil, toError("decode", "", err)
+	}
+	// One private copy of the input backs every string of the event.
+	d.data = append([]byte(nil), b...)
+	return d, nil
+}
+
+// reference decodes d's frame with the reference decoder.
+func (d *decoder) reference() (event.Event, error) {
 	ev, err := d.envelope()
 	if err != nil {
 		t := event.Type("")

@@ -3,19 +3,15 @@ package codec
 import "github.com/agwire/agwire/event"
 
 // DecodeWork decodes b with c and returns the number of protobuf fields the
-// decoder read: the measure of decoding work the growth tests compare,
-// free of a shared machine's timing noise.
+// reference decoder read: the measure of decoding work the growth tests
+// compare, free of a shared machine's timing noise.
 func DecodeWork(c Codec, b []byte) (int, error) {
-	d := decoders.Get().(*decoder)
+	d, err := c.decoder(b)
+	if err != nil {
+		return 0, err
+	}
 	defer d.release()
-	d.reads = 0
-	d.nonFiniteAsNull = c.NonFiniteAsNull
-	d.unsafeInts = c.UnsafeIntegers
-	d.maxDepth = c.maxDepth()
-	d.depth = 0
-	d.budget = c.budget(len(b))
-	d.data = append([]byte(nil), b...)
-	_, err := d.envelope()
+	_, err = d.reference()
 	return d.reads, err
 }
 
@@ -30,42 +26,22 @@ type Event = event.Event
 
 // UnmarshalReference decodes with the reference decoder alone.
 func UnmarshalReference(c Codec, b []byte) (Event, error) {
-	d := decoders.Get().(*decoder)
-	defer d.release()
-	d.nonFiniteAsNull = c.NonFiniteAsNull
-	d.unsafeInts = c.UnsafeIntegers
-	d.maxDepth = c.maxDepth()
-	d.depth = 0
-	d.budget = c.budget(len(b))
-	if err := d.charge(len(b)); err != nil {
-		return nil, toError("decode", "", err)
-	}
-	d.data = append([]byte(nil), b...)
-	ev, err := d.envelope()
+	d, err := c.decoder(b)
 	if err != nil {
-		t := event.Type("")
-		if ev != nil {
-			t = ev.Type()
-		}
-		return nil, toError("decode", t, err)
+		return nil, err
 	}
-	return ev, nil
+	defer d.release()
+	return d.reference()
 }
 
 // DecodeGenerated decodes with the generated decoders alone: ok is false
 // where they leave the frame to the reference decoder.
 func DecodeGenerated(c Codec, b []byte) (ev Event, ok bool) {
-	d := decoders.Get().(*decoder)
-	defer d.release()
-	d.nonFiniteAsNull = c.NonFiniteAsNull
-	d.unsafeInts = c.UnsafeIntegers
-	d.maxDepth = c.maxDepth()
-	d.depth = 0
-	d.budget = c.budget(len(b))
-	if d.charge(len(b)) != nil {
+	d, err := c.decoder(b)
+	if err != nil {
 		return nil, false
 	}
-	d.data = append([]byte(nil), b...)
+	defer d.release()
 	return decodeGenerated(d)
 }
 
