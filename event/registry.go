@@ -7,16 +7,19 @@ import (
 
 // The registry is the one list of event types. Everything else that varies
 // by event type — New, Types, the JSON reader's and writer's tables, the
-// codec's envelope arms and profiles, the assembler's dispatch — is derived
-// from it or checked against it when its package initialises, so a type
-// cannot be half-registered: a missing or duplicated entry panics at init,
-// naming the type.
+// codec's envelope arms, profiles and generated coders — is derived from it
+// or checked against it when its package initialises, so a type cannot be
+// half-registered: a missing or duplicated entry panics at init, naming the
+// type. (The assembler's dispatch is held to it by a test, and refuses at
+// run time a type it has no case for.)
 //
 // Adding an event type takes: its message in proto/ag_ui/events.proto (and
 // its arm in the Event envelope), a struct with `agui` tags in types.go, a
-// Type constant, one line below, its rules in rules.go if it has any, and a
-// golden case in codec/testdata. TestRegistryRecipe (package codec) fails
-// when one of those steps is missing.
+// Type constant and Type method, one line below, its rules in rules.go if
+// it has any, and a golden case in interop/fixtures/events.jsonl
+// (interop/regen-golden.sh has the real peer encode it); then
+// `go generate ./codec`. TestRegistryRecipe (package codec) fails when one
+// of those steps is missing.
 var registry = [...]Info{
 	// Name                      Go type                               arm enum pre-1.0
 	{TypeTextMessageStart, func() Event { return new(TextMessageStart) }, 1, 0, true},
