@@ -307,11 +307,7 @@ func (c *cli) convertRecords(from, to streamFormat, br *bufio.Reader, rec *recor
 	out.complete = true
 	c.laterSummary(later)
 	if bad > 0 {
-		if err := out.Flush(); err != nil {
-			c.failf("writing output: %v", err)
-		}
-		c.failf("wrote %s; skipped %s", plural(st.Records, "event"), plural(bad, from.records()))
-		return exitFail
+		return c.skipped(out, st.Records, bad, from.records())
 	}
 	if st.Records == 0 && later == 0 {
 		c.notef("the input is empty: no events written")

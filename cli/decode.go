@@ -85,11 +85,7 @@ func (c *cli) decode(in io.Reader, out *output, ro framing.ReaderOptions, rec *r
 	out.complete = true
 	c.laterSummary(later)
 	if bad > 0 {
-		if err := out.Flush(); err != nil {
-			c.failf("writing output: %v", err)
-		}
-		c.failf("wrote %s; skipped %s", plural(st.Records, "event"), plural(bad, "bad frame"))
-		return exitFail
+		return c.skipped(out, st.Records, bad, "bad frame")
 	}
 	if rec.read() == 0 {
 		c.notef("the input is empty: no events written")
@@ -144,5 +140,15 @@ func (c *cli) decodeStopped(out *output, written int64) int {
 		return exitFail
 	}
 	c.failf("stopped after writing %s%s", plural(written, "event"), out.discarded())
+	return exitFail
+}
+
+// skipped ends a conversion that skipped bad records: what was written is
+// flushed, and the counts are said; the status is a failure.
+func (c *cli) skipped(out *output, written, bad int64, what string) int {
+	if err := out.Flush(); err != nil {
+		c.failf("writing output: %v", err)
+	}
+	c.failf("wrote %s; skipped %s", plural(written, "event"), plural(bad, what))
 	return exitFail
 }

@@ -83,11 +83,7 @@ func (c *cli) encode(in io.Reader, out *output, wo framing.WriterOptions, rec *r
 	}
 	out.complete = true
 	if bad > 0 {
-		if err := out.Flush(); err != nil {
-			c.failf("writing output: %v", err)
-		}
-		c.failf("wrote %s; skipped %s", plural(st.Records, "event"), plural(bad, "bad line"))
-		return exitFail
+		return c.skipped(out, st.Records, bad, "bad line")
 	}
 	if st.Records == 0 {
 		c.notef("the input is empty: no events written")

@@ -24,7 +24,12 @@ var benchEvents = []struct {
 	{"MessagesSnapshot", `{"type":"MESSAGES_SNAPSHOT","messages":[{"id":"m1","role":"system","content":"You are a travel agent."},{"id":"m2","role":"user","content":"Find me a flight to Seoul next Friday."},{"id":"m3","role":"assistant","content":"Looking up flights.","toolCalls":[{"id":"call_1","type":"function","function":{"name":"search_flights","arguments":"{\"to\":\"ICN\",\"date\":\"2026-12-11\"}"},"metadata":{"provider":"anthropic","latencyMs":84}}]},{"id":"m4","role":"tool","toolCallId":"call_1","content":"[{\"flight\":\"KE082\",\"price\":812.4}]"},{"id":"m5","role":"assistant","content":"KE082 departs at 13:00 for $812.40.","metadata":{"finishReason":"stop"}}]}`},
 }
 
-func BenchmarkEncode(b *testing.B) {
+func BenchmarkEncode(b *testing.B) { benchEncode(b, codec.Codec{}.Append) }
+
+func BenchmarkDecode(b *testing.B) { benchDecode(b, codec.Codec{}.Unmarshal) }
+
+// benchEncode and benchDecode run one encoder or decoder over benchEvents.
+func benchEncode(b *testing.B, encode func([]byte, event.Event) ([]byte, error)) {
 	for _, bc := range benchEvents {
 		ev, err := event.Parse([]byte(bc.json))
 		if err != nil {
@@ -34,7 +39,7 @@ func BenchmarkEncode(b *testing.B) {
 			b.ReportAllocs()
 			var buf []byte
 			for b.Loop() {
-				buf, err = codec.Append(buf[:0], ev)
+				buf, err = encode(buf[:0], ev)
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -44,7 +49,7 @@ func BenchmarkEncode(b *testing.B) {
 	}
 }
 
-func BenchmarkDecode(b *testing.B) {
+func benchDecode(b *testing.B, decode func([]byte) (event.Event, error)) {
 	for _, bc := range benchEvents {
 		wire, err := codec.AppendFromJSON(nil, []byte(bc.json))
 		if err != nil {
@@ -54,7 +59,7 @@ func BenchmarkDecode(b *testing.B) {
 			b.ReportAllocs()
 			b.SetBytes(int64(len(wire)))
 			for b.Loop() {
-				if _, err := codec.Unmarshal(wire); err != nil {
+				if _, err := decode(wire); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -136,41 +141,13 @@ func BenchmarkGenerated(b *testing.B) {
 // encoder that walks the tables at run time, for comparing the generated
 // coders with it in one run.
 func BenchmarkEncodeReference(b *testing.B) {
-	for _, bc := range benchEvents {
-		ev, err := event.Parse([]byte(bc.json))
-		if err != nil {
-			b.Fatal(err)
-		}
-		b.Run(bc.name, func(b *testing.B) {
-			b.ReportAllocs()
-			var buf []byte
-			for b.Loop() {
-				buf, err = codec.AppendReference(codec.Codec{}, buf[:0], ev)
-				if err != nil {
-					b.Fatal(err)
-				}
-			}
-			b.SetBytes(int64(len(buf)))
-		})
-	}
+	benchEncode(b, func(dst []byte, ev event.Event) ([]byte, error) {
+		return codec.AppendReference(codec.Codec{}, dst, ev)
+	})
 }
 
 // BenchmarkDecodeReference is BenchmarkDecode through the reference
 // decoder alone.
 func BenchmarkDecodeReference(b *testing.B) {
-	for _, bc := range benchEvents {
-		wire, err := codec.AppendFromJSON(nil, []byte(bc.json))
-		if err != nil {
-			b.Fatal(err)
-		}
-		b.Run(bc.name, func(b *testing.B) {
-			b.ReportAllocs()
-			b.SetBytes(int64(len(wire)))
-			for b.Loop() {
-				if _, err := codec.UnmarshalReference(codec.Codec{}, wire); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
-	}
+	benchDecode(b, func(wire []byte) (event.Event, error) { return codec.UnmarshalReference(codec.Codec{}, wire) })
 }

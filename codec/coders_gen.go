@@ -10698,7 +10698,28 @@ func parseMessage(s *jsonx.Scanner, p *event.Message, open bool) bool {
 				}
 				p.Content = &v
 			case jsonx.Array:
-				return false // content parts: the reference reader's
+				if s.ArrayStart() != nil {
+					return false
+				}
+				v := []event.ContentPart{}
+				for first := true; ; first = false {
+					more, err := s.ArrayNext(first)
+					if err != nil {
+						return false
+					}
+					if !more {
+						break
+					}
+					raw, err := s.Raw()
+					if err != nil {
+						return false
+					}
+					v = append(v, event.ContentPart{})
+					if v[len(v)-1].UnmarshalJSON(raw) != nil {
+						return false
+					}
+				}
+				p.Parts = v
 			case jsonx.Object:
 				if s.Peek() != jsonx.Object {
 					return false
@@ -13402,7 +13423,28 @@ func parseToolCallResult(s *jsonx.Scanner, p *event.ToolCallResult, open bool) b
 				}
 				p.Content = &v
 			case jsonx.Array:
-				return false // content parts: the reference reader's
+				if s.ArrayStart() != nil {
+					return false
+				}
+				v := []event.ContentPart{}
+				for first := true; ; first = false {
+					more, err := s.ArrayNext(first)
+					if err != nil {
+						return false
+					}
+					if !more {
+						break
+					}
+					raw, err := s.Raw()
+					if err != nil {
+						return false
+					}
+					v = append(v, event.ContentPart{})
+					if v[len(v)-1].UnmarshalJSON(raw) != nil {
+						return false
+					}
+				}
+				p.Parts = v
 			default:
 				return false
 			}

@@ -15,7 +15,8 @@ import (
 // parser) then reads the text from the start and reports it. They use the
 // same scanner, so a string, number or dynamic value is accepted or refused
 // by the same code; they apply the same required-field test and the same
-// rule (the table's Check). Content parts are left to the reference reader.
+// rule (the table's Check); content parts go through package event's own
+// part reader.
 
 func (g *gen) parsers(events []event.Info) {
 	g.p("// parseJSONGenerated reads a JSON event with the generated parsers;\n")
@@ -208,7 +209,17 @@ func (g *gen) member(plan *schema.Plan, f *schema.Field, target, in string) {
 		p("\tif s.Peek() != jsonx.Object || !parse%s(s, &v[len(v)-1], true) {\n%s\t\treturn false\n%s\t}\n}\n", f.Elem.Type.Name(), in, in)
 		p("%s = v\n", acc)
 	case schema.Parts:
-		p("return false // content parts: the reference reader's\n")
+		// Each part is read by package event's own part reader (where the
+		// JSON form of parts is stated), from the text the scanner took.
+		fail("s.ArrayStart() != nil")
+		p("v := []event.%s{}\n", f.Elem.Type.Name())
+		p("for first := true; ; first = false {\n")
+		p("\tmore, err := s.ArrayNext(first)\n\tif err != nil {\n%s\t\treturn false\n%s\t}\n", in, in)
+		p("\tif !more {\n%s\t\tbreak\n%s\t}\n", in, in)
+		p("\traw, err := s.Raw()\n\tif err != nil {\n%s\t\treturn false\n%s\t}\n", in, in)
+		p("\tv = append(v, event.%s{})\n", f.Elem.Type.Name())
+		p("\tif v[len(v)-1].UnmarshalJSON(raw) != nil {\n%s\t\treturn false\n%s\t}\n}\n", in, in)
+		p("%s = v\n", acc)
 	default:
 		panic(fmt.Sprintf("codecgen: %s: kind %d has no parser", f.GoName, f.Kind))
 	}
