@@ -161,14 +161,21 @@ func (r *EventReader) attach(resp *http.Response) error {
 		resp.Body.Close()
 		return fmt.Errorf("%w: Content-Type %q", ErrUnsupportedMediaType, ct)
 	}
+	// The idle timer watches the bytes of the connection: it wraps the body
+	// under the decompressor, so that every byte that arrives resets it,
+	// even one that completes no decompressed output yet.
+	var idle *idleBody
+	if r.opts.IdleTimeout > 0 {
+		idle = newIdleBody(resp.Body, r.opts.IdleTimeout)
+		resp.Body = idle
+	}
 	body, coding, err := decompress(resp.Header.Values("Content-Encoding"), resp.Body)
 	if err != nil {
 		resp.Body.Close()
 		return err
 	}
-	if r.opts.IdleTimeout > 0 {
-		resp.Body = newIdleBody(resp.Body, r.opts.IdleTimeout)
-		body = &idleReader{body, resp.Body.(*idleBody)}
+	if idle != nil && coding != "" {
+		body = &idleReader{body, idle}
 	}
 	r.resp, r.mediaType, r.coding, r.dec = resp, mt, coding, car.newDecoder(body, r.opts)
 	if v := resp.Header.Get(HeaderCursor); v != "" {
