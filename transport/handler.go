@@ -94,10 +94,12 @@ type HandlerOptions struct {
 	RunContext context.Context
 	// RunDeadline bounds a detached run; 0 means no bound.
 	RunDeadline time.Duration
-	// Heartbeat is the silence after which a resumable SSE stream gets a
-	// comment line (": keep-alive"), so that proxies do not close an idle
-	// connection. 0 means DefaultHeartbeat (15 s); negative, none. A binary
-	// stream gets none: the format has no frame that is not an event.
+	// Heartbeat is the silence after which a stream gets a keep-alive, so
+	// that proxies do not close an idle connection: every stream, plain or
+	// resumable. An SSE stream gets a comment line (": keep-alive"); a
+	// binary stream a zero-length frame, but only when its request asked
+	// for them with HeaderKeepalive (see "Keep-alive" in the package
+	// documentation). 0 means DefaultHeartbeat (15 s); negative, none.
 	Heartbeat time.Duration
 	// Capabilities is what the handler says the agent can do, served as
 	// JSON to a GET of its route (see NewHandler). The handler fills in the
@@ -254,7 +256,7 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.serveResumable(w, r, in, mediaType)
 		return
 	}
-	s, err := newStream(w, r, mediaType, &h.opts, "HandlerOptions.MaxEventSize")
+	s, err := newStream(w, r, mediaType, &h.opts, "HandlerOptions.MaxEventSize", h.opts.Heartbeat)
 	if err != nil {
 		if errors.Is(err, ErrStreamingUnsupported) || r.Context().Err() == nil {
 			http.Error(w, "500 internal server error: cannot stream events", http.StatusInternalServerError)
