@@ -25,8 +25,8 @@ const DefaultMaxBodyBytes = 8 << 20
 // HandlerOptions configures NewHandler: the event stream, the request,
 // resumable runs and the capabilities. It is the one options struct of the
 // package's servers: NewEventWriter (as ServerOptions) uses its stream
-// settings, NewFollowHandler (as FollowOptions) those and Heartbeat and
-// ErrorLog; each refuses options that set a field it does not use. The
+// settings, NewFollowHandler (as FollowOptions) those and Heartbeat, CORS
+// and ErrorLog; each refuses options that set a field it does not use. The
 // zero value streams uncompressed events encoded with the strict default
 // codec.
 type HandlerOptions struct {
@@ -108,6 +108,11 @@ type HandlerOptions struct {
 	// Capabilities that set one of them otherwise. Nil serves those flags
 	// alone.
 	Capabilities *event.AgentCapabilities
+	// CORS, when set, lets web pages of the origins it allows use the
+	// handler from the browser: it answers their preflights and marks its
+	// responses for them (see CORSOptions). Nil, the default, answers a
+	// preflight 405 like any OPTIONS request, and adds no CORS header.
+	CORS *CORSOptions
 	// ErrorLog receives what cannot be told to the client: an error of the
 	// run function that came after its RUN_FINISHED or RUN_ERROR event, or
 	// one that could not be written because the stream was broken. Errors
@@ -141,8 +146,8 @@ type RunFunc func(ctx context.Context, req *http.Request, in *event.RunAgentInpu
 // A GET (or HEAD) of the route is answered with the agent's capabilities,
 // an AG-UI AgentCapabilities object as application/json
 // (HandlerOptions.Capabilities; Client.Capabilities reads it). Any other
-// method but POST gets 405 Method Not Allowed. A CORS preflight (OPTIONS)
-// gets 405 too: answer it in CORS middleware in front of the Handler.
+// method but POST gets 405 Method Not Allowed, a CORS preflight (OPTIONS)
+// too unless HandlerOptions.CORS allows cross-origin requests.
 //
 // Then the response header is sent (status 200, see NewEventWriter) and fn
 // runs. Since the status is sent before fn runs, checks that need an HTTP
@@ -189,6 +194,10 @@ func NewHandler(fn RunFunc, opts HandlerOptions) (http.Handler, error) {
 	if opts.Heartbeat == 0 {
 		opts.Heartbeat = DefaultHeartbeat
 	}
+	cors, err := newCORS("HandlerOptions", opts.CORS)
+	if err != nil {
+		return nil, err
+	}
 	caps, err := capabilitiesOf(&opts)
 	if err != nil {
 		return nil, err
@@ -198,6 +207,7 @@ func NewHandler(fn RunFunc, opts HandlerOptions) (http.Handler, error) {
 		return nil, fmt.Errorf("transport: HandlerOptions.Capabilities: %w", err)
 	}
 	return &handler{
+		cors:   cors,
 		caps:   capsJSON,
 		opts:   opts,
 		fn:     fn,
@@ -206,6 +216,7 @@ func NewHandler(fn RunFunc, opts HandlerOptions) (http.Handler, error) {
 }
 
 type handler struct {
+	cors   *cors  // nil: no CORS
 	caps   []byte // the capabilities' JSON
 	opts   HandlerOptions
 	fn     RunFunc
@@ -213,6 +224,9 @@ type handler struct {
 }
 
 func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if h.cors.serve(w, r, "GET, HEAD, POST") {
+		return
+	}
 	switch r.Method {
 	case http.MethodPost:
 	case http.MethodGet, http.MethodHead:

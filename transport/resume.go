@@ -231,7 +231,7 @@ func serveLog(w http.ResponseWriter, r *http.Request, mediaType string, opts *Ha
 
 // FollowOptions is HandlerOptions, for NewFollowHandler, which uses its
 // stream settings (Codec, Compression, WriteTimeout, MaxEventSize,
-// WildcardSSE), Heartbeat and ErrorLog, and refuses options that set any
+// WildcardSSE), Heartbeat, CORS and ErrorLog, and refuses options that set any
 // other field.
 //
 // Deprecated: write HandlerOptions; the two names are one type.
@@ -259,7 +259,11 @@ func NewFollowHandler(log runlog.Log, opts FollowOptions) (http.Handler, error) 
 	if err := opts.validate("FollowOptions"); err != nil {
 		return nil, err
 	}
-	if err := opts.only("FollowOptions", "NewFollowHandler", append(streamFields, "Heartbeat", "ErrorLog")...); err != nil {
+	if err := opts.only("FollowOptions", "NewFollowHandler", append(streamFields, "Heartbeat", "CORS", "ErrorLog")...); err != nil {
+		return nil, err
+	}
+	cors, err := newCORS("FollowOptions", opts.CORS)
+	if err != nil {
 		return nil, err
 	}
 	if opts.Heartbeat == 0 {
@@ -268,15 +272,19 @@ func NewFollowHandler(log runlog.Log, opts FollowOptions) (http.Handler, error) 
 	if opts.ErrorLog == nil {
 		opts.ErrorLog = slog.Default()
 	}
-	return &followHandler{log: log, opts: opts}, nil
+	return &followHandler{log: log, opts: opts, cors: cors}, nil
 }
 
 type followHandler struct {
 	log  runlog.Log
 	opts HandlerOptions
+	cors *cors // nil: no CORS
 }
 
 func (f *followHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if f.cors.serve(w, r, http.MethodGet) {
+		return
+	}
 	if r.Method != http.MethodGet {
 		w.Header().Set("Allow", http.MethodGet)
 		http.Error(w, "405 method not allowed: follow a run with GET", http.StatusMethodNotAllowed)
