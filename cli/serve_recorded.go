@@ -2,8 +2,8 @@ package cli
 
 import (
 	"bufio"
-	"fmt"
 	"errors"
+	"fmt"
 	"io"
 	"path/filepath"
 	"strings"
