@@ -182,6 +182,17 @@ export async function runStock({ url, carrier, companion = {}, test = {}, fetchI
   const errors = [];
   const origError = console.error;
   console.error = (...a) => errors.push(a.map(String).join(" "));
+  // @ag-ui/client 1.0.0 cancels the body's reader when its stream ends in
+  // an error, and rethrows that cancel's rejection (the stored error) from
+  // a .catch handler nobody awaits: every failed body becomes an unhandled
+  // rejection, which fails a node test. Record those instead.
+  const cancel = ReadableStreamDefaultReader.prototype.cancel;
+  out.cancelRejections = [];
+  ReadableStreamDefaultReader.prototype.cancel = function (...a) {
+    return cancel.apply(this, a).catch((e) => {
+      out.cancelRejections.push(e);
+    });
+  };
   try {
     const { result } = await agent.runAgent(
       { runId: runId ?? `run-${process.pid}-${++runSeq}`, forwardedProps: { agwireTest: test } },
@@ -192,6 +203,8 @@ export async function runStock({ url, carrier, companion = {}, test = {}, fetchI
     out.error = err;
   } finally {
     console.error = origError;
+    await new Promise((r) => setTimeout(r, 0));
+    ReadableStreamDefaultReader.prototype.cancel = cancel;
   }
   out.contentType = seen.contentType;
   out.events = events;
