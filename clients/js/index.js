@@ -258,6 +258,10 @@ function spliced(first, carrier, req, base, cfg) {
     {
       async pull(controller) {
         try {
+          // One macrotask per piece: the stock client reads as fast as it
+          // can and queues what it has not applied yet; left alone, that
+          // queue grows with the run and the run's cost with it.
+          await macrotask();
           const { value, done: end } = await gen.next();
           if (end) {
             done = true;
@@ -281,6 +285,23 @@ function spliced(first, carrier, req, base, cfg) {
     },
     { highWaterMark: 0 },
   );
+}
+
+// macrotask resolves after the pending microtasks have run (a message on
+// a MessageChannel: no timer clamping; setTimeout where there is none).
+let channel = null;
+const waiting = [];
+function macrotask() {
+  if (channel === null) {
+    if (typeof MessageChannel === "undefined") return new Promise((r) => setTimeout(r, 0));
+    channel = new MessageChannel();
+    channel.port1.onmessage = () => waiting.shift()?.();
+    channel.port1.unref?.(); // node: do not keep the process alive
+  }
+  return new Promise((r) => {
+    waiting.push(r);
+    channel.port2.postMessage(0);
+  });
 }
 
 function cursorText(c) {

@@ -9,6 +9,9 @@
 //	pauseAfter  pause after this many events (0: never)
 //	pauseMs     how long to pause, in milliseconds
 //	delayMs     wait this long between two events (default 0)
+//	custom      1: the events between the message's start and end are
+//	            CUSTOM events instead of text deltas (the message stays
+//	            empty), for runs whose client-side assembly must not grow
 //
 // The run is RUN_STARTED, STATE_SNAPSHOT, one assistant text message whose
 // content is split over the events left, a tool call with its result, a
@@ -41,6 +44,7 @@ type Params struct {
 	PauseAfter int `json:"pauseAfter"`
 	PauseMs    int `json:"pauseMs"`
 	DelayMs    int `json:"delayMs"`
+	Custom     int `json:"custom"`
 }
 
 // ParamsOf reads forwardedProps.agwireTest of a run input.
@@ -108,7 +112,11 @@ func Run(ctx context.Context, req *http.Request, in *event.RunAgentInput, w tran
 	}
 	deltas := p.Events - MinEvents + 1
 	for i := range deltas {
-		if err := write(&event.TextMessageContent{MessageID: msg, Delta: "w" + strconv.Itoa(i) + " "}); err != nil {
+		var ev event.Event = &event.TextMessageContent{MessageID: msg, Delta: "w" + strconv.Itoa(i) + " "}
+		if p.Custom != 0 {
+			ev = &event.Custom{Name: "tick", Value: event.RawValue(strconv.Itoa(i))}
+		}
+		if err := write(ev); err != nil {
 			return err
 		}
 	}
