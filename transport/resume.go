@@ -185,12 +185,12 @@ func (h *handler) logger() *slog.Logger {
 }
 
 // serveLog streams a run from a log reader to the client, each event with
-// its cursor, and a heartbeat after each silence of hb on SSE.
+// its cursor, and a heartbeat after each silence of hb (see newStream).
 func serveLog(w http.ResponseWriter, r *http.Request, mediaType string, opts *HandlerOptions, option string, hb time.Duration, rd runlog.Reader, from runlog.Cursor, log *slog.Logger) {
 	defer rd.Close()
 	w.Header().Set(HeaderCursor, from.String())
 	w.Header().Set("Trailer", HeaderEnd)
-	s, err := newStream(w, r, mediaType, opts, option)
+	s, err := newStream(w, r, mediaType, opts, option, hb)
 	if err != nil {
 		if errors.Is(err, ErrStreamingUnsupported) || r.Context().Err() == nil {
 			http.Error(w, "500 internal server error: cannot stream events", http.StatusInternalServerError)
@@ -200,17 +200,9 @@ func serveLog(w http.ResponseWriter, r *http.Request, mediaType string, opts *Ha
 	}
 	defer report(r, s)
 	defer s.Close()
-	if mediaType != MediaTypeSSE {
-		hb = -1
-	}
 	ctx := s.Context()
 	for {
-		wait, cancel := ctx, context.CancelFunc(func() {})
-		if hb > 0 {
-			wait, cancel = context.WithTimeout(ctx, hb)
-		}
-		e, err := rd.Next(wait)
-		cancel()
+		e, err := rd.Next(ctx)
 		switch {
 		case err == nil:
 			if err := s.writeWire(e.Wire, runlog.Cursor{Run: from.Run, Seq: e.Seq}.String()); err != nil {
@@ -225,10 +217,6 @@ func serveLog(w http.ResponseWriter, r *http.Request, mediaType string, opts *Ha
 				w.Header().Set(HeaderEnd, "run ended")
 			}
 			return
-		case hb > 0 && ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded):
-			if s.heartbeat() != nil {
-				return
-			}
 		default:
 			// The client went away, or the log failed the reader (ErrEvicted
 			// when it fell behind retention): end the response; a client
@@ -243,7 +231,7 @@ func serveLog(w http.ResponseWriter, r *http.Request, mediaType string, opts *Ha
 
 // FollowOptions is HandlerOptions, for NewFollowHandler, which uses its
 // stream settings (Codec, Compression, WriteTimeout, MaxEventSize,
-// WildcardSSE), Heartbeat and ErrorLog, and refuses options that set any
+// WildcardSSE), Heartbeat, CORS and ErrorLog, and refuses options that set any
 // other field.
 //
 // Deprecated: write HandlerOptions; the two names are one type.
@@ -271,7 +259,11 @@ func NewFollowHandler(log runlog.Log, opts FollowOptions) (http.Handler, error) 
 	if err := opts.validate("FollowOptions"); err != nil {
 		return nil, err
 	}
-	if err := opts.only("FollowOptions", "NewFollowHandler", append(streamFields, "Heartbeat", "ErrorLog")...); err != nil {
+	if err := opts.only("FollowOptions", "NewFollowHandler", append(streamFields, "Heartbeat", "CORS", "ErrorLog")...); err != nil {
+		return nil, err
+	}
+	cors, err := newCORS("FollowOptions", opts.CORS)
+	if err != nil {
 		return nil, err
 	}
 	if opts.Heartbeat == 0 {
@@ -280,15 +272,19 @@ func NewFollowHandler(log runlog.Log, opts FollowOptions) (http.Handler, error) 
 	if opts.ErrorLog == nil {
 		opts.ErrorLog = slog.Default()
 	}
-	return &followHandler{log: log, opts: opts}, nil
+	return &followHandler{log: log, opts: opts, cors: cors}, nil
 }
 
 type followHandler struct {
 	log  runlog.Log
 	opts HandlerOptions
+	cors *cors // nil: no CORS
 }
 
 func (f *followHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if f.cors.serve(w, r, http.MethodGet) {
+		return
+	}
 	if r.Method != http.MethodGet {
 		w.Header().Set("Allow", http.MethodGet)
 		http.Error(w, "405 method not allowed: follow a run with GET", http.StatusMethodNotAllowed)
