@@ -213,3 +213,41 @@ func commas(n int64) string {
 	}
 	return b.String()
 }
+
+func TestBrowserCrossOrigin(t *testing.T) {
+	setup(t)
+	pages, _ := server(t, pageHandler())
+	const events = 300
+	withCORS, _ := agent(t, nil, func(o *transport.HandlerOptions) {
+		o.CORS = &transport.CORSOptions{AllowOrigins: []string{pages.URL}}
+	})
+	agentSrv, _ := server(t, withCORS)
+	noCORS, _ := agent(t, nil, nil)
+	plainSrv, _ := server(t, noCORS)
+	tab := page(t, pages.URL+"/")
+	for _, carrier := range []string{"binary", "sse"} {
+		want := nodeRun(t, agentSrv.URL, carrier, events)
+		for _, companion := range []any{false, map[string]any{}} {
+			name := fmt.Sprintf("%s/companion=%v", carrier, companion != false)
+			got := run(t, tab, runSpec{URL: agentSrv.URL, Carrier: carrier, Companion: companion, Test: map[string]int{"events": events}})
+			if got.Error != "" || conversation(got) != conversation(want) {
+				t.Errorf("%s across origins: error %q\n%s\nwant\n%s", name, got.Error, conversation(got), conversation(want))
+			}
+		}
+		// The same page against an agent without CORS: the browser refuses.
+		got := run(t, tab, runSpec{URL: plainSrv.URL, Carrier: carrier, Companion: map[string]any{}, Test: map[string]int{"events": events}})
+		if !strings.Contains(got.Error, "Failed to fetch") {
+			t.Errorf("%s without CORS: want the browser's refusal, got error %q, %d events", carrier, got.Error, got.Events)
+		}
+		// A cut run resumes across origins: the companion reads the exposed
+		// Agwire-Cursor and sends Last-Event-ID, which the preflight allows.
+		addr, conns := proxy(t, strings.TrimPrefix(agentSrv.URL, "http://"), 5000)
+		got = run(t, tab, runSpec{URL: "http://" + addr, Carrier: carrier, Companion: map[string]any{"retryDelay": 10}, Test: map[string]int{"events": events}})
+		if got.Error != "" || conversation(got) != conversation(want) {
+			t.Errorf("%s cut across origins: error %q\n%s\nwant\n%s", carrier, got.Error, conversation(got), conversation(want))
+		}
+		if conns.Load() < 2 {
+			t.Errorf("%s cut across origins: %d connections, the run did not resume", carrier, conns.Load())
+		}
+	}
+}

@@ -132,13 +132,42 @@ for (const carrier of ["binary", "sse"]) {
 
   test(`${carrier}: a run that is not resumable is passed through as the stock client sees it`, { skip }, async () => {
     const proxy = await startProxy(plain.url, { policy: () => ({ cutAfter: 3000 }) });
+    const accept = carrier === "binary" ? "application/vnd.ag-ui.event+proto" : "text/event-stream";
+    const read = async (f, runId) => {
+      const resp = await f(proxy.url, {
+        method: "POST",
+        // the header the companion adds, on both (the response's headers,
+        // and so where the cut falls, are then the same)
+        headers: { "Content-Type": "application/json", Accept: accept, "Agwire-Keepalive": "1" },
+        body: JSON.stringify({ threadId: "t", runId, messages: [], tools: [], context: [], state: {}, forwardedProps: { agwireTest: { events: EVENTS } } }),
+      });
+      const parts = [];
+      const rd = resp.body.getReader();
+      let error = null;
+      try {
+        for (;;) {
+          const { done, value } = await rd.read();
+          if (done) break;
+          parts.push(Buffer.from(value));
+        }
+      } catch (e) {
+        error = e;
+      }
+      return { body: Buffer.concat(parts), error };
+    };
     try {
-      const stock = await runStock({ url: proxy.url, carrier, companion: null, test: { events: EVENTS } });
-      const comp = await runStock({ url: proxy.url, carrier, test: { events: EVENTS } });
+      const stock = await read(fetch, `plain-a-${carrier}`);
+      const comp = await read(createFetch(), `plain-b-${carrier}`);
       assert.equal(proxy.stats.connections, 2, "one request each, no re-request");
-      assert.ok(stock.error !== undefined, "the stock client fails");
-      assert.equal(String(comp.error), String(stock.error), "the same failure");
-      assert.equal(comp.events.length, stock.events.length, "the same events before it");
+      assert.ok(stock.error, "the cut is an error for the stock fetch");
+      assert.equal(String(comp.error), String(stock.error), "the same error");
+      const norm = (b) => b.toString("latin1").replaceAll(/plain-[ab]-/g, "plain-");
+      assert.equal(norm(comp.body), norm(stock.body), "the same bytes, the partial event included");
+      // and the stock client fails the run the same way with or without it
+      const a = await runStock({ url: proxy.url, carrier, companion: null, test: { events: EVENTS } });
+      const b = await runStock({ url: proxy.url, carrier, test: { events: EVENTS } });
+      assert.ok(a.error, "the stock client fails");
+      assert.equal(String(b.error), String(a.error));
     } finally {
       await proxy.close();
     }
@@ -172,5 +201,42 @@ test("the request's signal stops a resume waiting in its backoff", { skip }, asy
     assert.ok(Date.now() - t0 < 30_000, "did not wait out the 60 s backoff");
   } finally {
     await proxy.close();
+  }
+});
+
+for (const carrier of ["binary", "sse"]) {
+  test(`${carrier}: keepalive keeps a quiet run alive through an idle-timeout proxy; zero-length frames never reach the stock parser`, { skip }, async () => {
+    const quiet = await startServer(["-heartbeat", "50ms"]);
+    const proxy = await startProxy(quiet.url, { idleMs: 300 });
+    const test = { events: 40, pauseAfter: 20, pauseMs: 1000 };
+    let keepaliveAnswer = null;
+    const recording = async (u, init) => {
+      const r = await fetch(u, init);
+      keepaliveAnswer ??= r.headers.get("agwire-keepalive");
+      return r;
+    };
+    try {
+      const want = await runStock({ url: quiet.url, carrier, companion: null, test: { events: 40 } });
+      const got = await runStock({ url: proxy.url, carrier, test, fetchImpl: recording });
+      same(got, want, "quiet run");
+      assert.equal(proxy.stats.idleCuts, 0, "no idle cut: keepalives flowed");
+      assert.equal(proxy.stats.connections, 1, "one connection");
+      if (carrier === "binary") assert.equal(keepaliveAnswer, "1", "the server answered Agwire-Keepalive: 1");
+    } finally {
+      await proxy.close();
+      await quiet.close();
+    }
+  });
+}
+
+test("binary: the stock client alone cannot read keepalive frames (why the companion strips them)", { skip }, async () => {
+  const quiet = await startServer(["-heartbeat", "50ms"]);
+  try {
+    const stockWithHeader = (u, init) => fetch(u, { ...init, headers: { ...init.headers, "Agwire-Keepalive": "1" } });
+    const got = await runStock({ url: quiet.url, carrier: "binary", companion: null, fetchImpl: stockWithHeader, test: { events: 40, pauseAfter: 20, pauseMs: 300 } });
+    assert.ok(got.error, "the stock parser fails on a zero-length frame");
+    assert.match(String(got.error), /Failed to decode|Invalid event/);
+  } finally {
+    await quiet.close();
   }
 });

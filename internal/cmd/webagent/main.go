@@ -25,6 +25,7 @@ func main() {
 	compression := flag.String("compression", "", "comma-separated codings (zstd, gzip)")
 	heartbeat := flag.Duration("heartbeat", 0, "HandlerOptions.Heartbeat (0: the default)")
 	grace := flag.Duration("reconnect-grace", 0, "HandlerOptions.ReconnectGrace (0: the default)")
+	cors := flag.String("cors", "", "allow web pages of `ORIGIN` (HandlerOptions.CORS)")
 	flag.Parse()
 
 	o := webagent.Options{Resumable: *resumable, Heartbeat: *heartbeat}
@@ -34,6 +35,9 @@ func main() {
 	o.Configure = func(h *transport.HandlerOptions) {
 		if *grace != 0 {
 			h.ReconnectGrace = *grace
+		}
+		if *cors != "" {
+			h.CORS = &transport.CORSOptions{AllowOrigins: []string{*cors}}
 		}
 	}
 	h, release, err := webagent.Handler(o)
