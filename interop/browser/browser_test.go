@@ -61,6 +61,9 @@ var errMissing = errors.New("browser lane unavailable")
 // chromiumPath finds Debian's Chromium.
 func chromiumPath() (string, error) {
 	if p := os.Getenv("AGWIRE_CHROMIUM"); p != "" {
+		if _, err := os.Stat(p); err != nil {
+			return "", fmt.Errorf("%w: AGWIRE_CHROMIUM=%s: %v", errMissing, p, err)
+		}
 		return p, nil
 	}
 	for _, name := range []string{"/usr/bin/chromium", "chromium", "chromium-browser"} {
