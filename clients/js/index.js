@@ -471,8 +471,9 @@ const NL = 0x0a;
 
 /**
  * SSECarrier hands on an SSE body in whole blocks (up to and including the
- * blank line), so a continuation never lands in the middle of one. It
- * records each block's `id:` (the cursor) and whether its data was
+ * blank line), so a continuation never lands in the middle of one. After
+ * each piece, `lastId` is the `id:` of its last event (the cursor), `count`
+ * grew if that id is new, and `ended` tells whether that event was
  * RUN_FINISHED or RUN_ERROR.
  */
 export class SSECarrier {
@@ -535,20 +536,32 @@ export class SSECarrier {
     return [piece];
   }
 
-  // blocks reads the id and type of each whole block of piece.
+  // blocks reads the last event block of piece (whole blocks): its id is
+  // the cursor, and whether it is RUN_FINISHED or RUN_ERROR. Only the last
+  // one is decoded, so the cost per piece does not grow with it; a run's
+  // end that is not the last event of its piece is missed, and then a
+  // resume finds nothing more and ends the body.
   blocks(piece) {
-    const text = this.decoder.decode(piece);
-    for (const block of text.split("\n\n")) {
-      if (block === "") continue;
+    let end = piece.length - 2; // the block's end, before its blank line
+    while (end > 0) {
+      let start = end;
+      while (start > 0 && !(piece[start - 1] === NL && start >= 2 && piece[start - 2] === NL)) start--;
+      const block = this.decoder.decode(piece.subarray(start, end));
       let id = null;
       let data = null;
       for (const line of block.split("\n")) {
         if (line.startsWith("id:")) id = line.slice(line[3] === " " ? 4 : 3);
         else if (line.startsWith("data:")) data = (data === null ? "" : data + "\n") + line.slice(line[5] === " " ? 6 : 5);
       }
-      if (data === null) continue; // a comment (keepalive) or an id alone
-      this.count++;
-      if (id !== null) this.lastId = id;
+      if (data === null) {
+        // a comment (keepalive): look at the block before it
+        end = start - 2;
+        continue;
+      }
+      if (id !== null && id !== this.lastId) {
+        this.lastId = id;
+        this.count++;
+      }
       if (data.includes("RUN_FINISHED") || data.includes("RUN_ERROR")) {
         try {
           const t = JSON.parse(data).type;
@@ -557,6 +570,7 @@ export class SSECarrier {
           // not JSON: the stock parser reports it
         }
       }
+      return;
     }
   }
 }

@@ -120,6 +120,9 @@ func setup(t *testing.T) {
 			chromedp.Flag("disable-component-update", true),
 			chromedp.Flag("disable-sync", true),
 			chromedp.Flag("disable-dev-shm-usage", true),
+			// A name for loopback that is not a secure context (127.0.0.1
+			// and localhost are), to see what Chromium offers there.
+			chromedp.Flag("host-resolver-rules", "MAP "+insecureHost+" 127.0.0.1"),
 			chromedp.UserDataDir(filepath.Join(dir, "profile")),
 		}
 		actx, acancel := chromedp.NewExecAllocator(context.Background(), opts...)
@@ -150,6 +153,9 @@ func setup(t *testing.T) {
 		t.Fatal(lane.err)
 	}
 }
+
+// insecureHost resolves to 127.0.0.1 in the lane's browser only.
+const insecureHost = "agwire-lane.test"
 
 const pageHTML = `<!doctype html><meta charset="utf-8"><title>agwire browser lane</title>
 <script type="module" src="/app.js"></script>`
@@ -249,7 +255,7 @@ func page(t *testing.T, pageURL string) context.Context {
 func run(t *testing.T, tab context.Context, spec runSpec) runResult {
 	t.Helper()
 	if spec.RunID == "" {
-		spec.RunID = fmt.Sprintf("browser-%d", seq.Add(1))
+		spec.RunID = fmt.Sprintf("browser-%06d", seq.Add(1)) // one width: SSE ids carry it
 	}
 	arg, err := json.Marshal(spec)
 	if err != nil {
@@ -274,7 +280,7 @@ func nodeRun(t *testing.T, url, carrier string, events int) runResult {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "node", filepath.Join(sourceDir(), "page", "noderun.mjs"), url, carrier, fmt.Sprint(events), fmt.Sprintf("node-%d", seq.Add(1)))
+	cmd := exec.CommandContext(ctx, "node", filepath.Join(sourceDir(), "page", "noderun.mjs"), url, carrier, fmt.Sprint(events), fmt.Sprintf("node-%06d", seq.Add(1)))
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()

@@ -251,3 +251,34 @@ func TestBrowserCrossOrigin(t *testing.T) {
 		}
 	}
 }
+
+// What Chromium offers in Accept-Encoding on a secure origin (loopback is
+// one) and on plain http with another name: docs/browser.md's advice on
+// compression rests on it.
+func TestBrowserAcceptEncoding(t *testing.T) {
+	setup(t)
+	h, ae := agent(t, []string{"zstd", "gzip"}, nil)
+	mux := http.NewServeMux()
+	mux.Handle("/agent", h)
+	mux.Handle("/", pageHandler())
+	s, _ := server(t, mux)
+	port := s.URL[strings.LastIndex(s.URL, ":"):]
+	offered := map[string]string{}
+	for _, origin := range []string{"http://127.0.0.1" + port, "http://" + insecureHost + port} {
+		tab := page(t, origin+"/")
+		got := run(t, tab, runSpec{URL: origin + "/agent", Carrier: "binary", Companion: map[string]any{}, Test: map[string]int{"events": 50}})
+		if got.Error != "" {
+			t.Fatalf("%s: %s", origin, got.Error)
+		}
+		offered[origin] = ae.Load().(string)
+		t.Logf("Chromium on %s: Accept-Encoding: %s", origin, offered[origin])
+		if !strings.Contains(offered[origin], "gzip") {
+			t.Errorf("%s: gzip not offered: %q", origin, offered[origin])
+		}
+	}
+	if os.Getenv("AGWIRE_BROWSER_TABLE") != "" {
+		for o, v := range offered {
+			fmt.Printf("Accept-Encoding from Chromium on %s: %s\n", o, v)
+		}
+	}
+}
