@@ -10,7 +10,7 @@ export interface CreateFetchOptions {
   fetch?: FetchLike;
   /** Re-request a run cut before RUN_FINISHED / RUN_ERROR from its cursor; default true. */
   resume?: boolean;
-  /** Re-requests in a row that bring no event before giving up; default 5. */
+  /** How often a re-request that brings no event is tried again before giving up; default 5. */
   maxRetries?: number;
   /** Re-requests in all for one response; default 100. */
   maxResumes?: number;

@@ -46,8 +46,9 @@ export class ResumeError extends Error {
  * - fetch: the fetch to call (default globalThis.fetch).
  * - resume (true): re-request a run cut before RUN_FINISHED / RUN_ERROR
  *   from its cursor (Last-Event-ID), splicing the rest into the same body.
- * - maxRetries (5): re-requests in a row that bring no event before
- *   giving up with a ResumeError.
+ * - maxRetries (5): how often a re-request that brings no event is tried
+ *   again before giving up with a ResumeError (at most maxRetries + 1
+ *   re-requests in a row without an event).
  * - maxResumes (100): re-requests in all for one response.
  * - retryDelay (250): the first backoff in ms; each failed try doubles
  *   it (up to maxRetryDelay, 5000), with ±50 % jitter.

@@ -22,6 +22,7 @@ package webagent
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -31,6 +32,10 @@ import (
 	"github.com/agwire/agwire/runlog"
 	"github.com/agwire/agwire/transport"
 )
+
+// ErrParams is the error of forwardedProps.agwireTest that the agent cannot
+// run (the handler turns it into RUN_ERROR).
+var ErrParams = errors.New("webagent: forwardedProps.agwireTest")
 
 // MinEvents is the fewest events a run has.
 const MinEvents = 12
@@ -55,7 +60,7 @@ func ParamsOf(in *event.RunAgentInput) (Params, error) {
 			Test *Params `json:"agwireTest"`
 		}
 		if err := json.Unmarshal(in.ForwardedProps, &fp); err != nil {
-			return p, fmt.Errorf("forwardedProps: %w", err)
+			return p, fmt.Errorf("%w: %v", ErrParams, err)
 		}
 		if fp.Test != nil {
 			p = *fp.Test
@@ -65,10 +70,10 @@ func ParamsOf(in *event.RunAgentInput) (Params, error) {
 		p.Events = MinEvents
 	}
 	if p.Events > MaxEvents {
-		return p, fmt.Errorf("forwardedProps.agwireTest.events: at most %d", MaxEvents)
+		return p, fmt.Errorf("%w: events: at most %d", ErrParams, MaxEvents)
 	}
 	if p.PauseMs < 0 || p.DelayMs < 0 || p.PauseAfter < 0 {
-		return p, fmt.Errorf("forwardedProps.agwireTest: negative value")
+		return p, fmt.Errorf("%w: pauseAfter, pauseMs and delayMs must not be negative", ErrParams)
 	}
 	return p, nil
 }
