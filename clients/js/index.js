@@ -289,18 +289,24 @@ function spliced(first, carrier, req, base, cfg) {
 }
 
 // macrotask resolves after the pending microtasks have run (a message on
-// a MessageChannel: no timer clamping; setTimeout where there is none).
+// a MessageChannel: no timer clamping; setTimeout where there is none). In
+// node the port holds the process open only while a wait is pending.
 let channel = null;
 const waiting = [];
 function macrotask() {
   if (channel === null) {
     if (typeof MessageChannel === "undefined") return new Promise((r) => setTimeout(r, 0));
     channel = new MessageChannel();
-    channel.port1.onmessage = () => waiting.shift()?.();
-    channel.port1.unref?.(); // node: do not keep the process alive
+    channel.port1.onmessage = () => {
+      const r = waiting.shift();
+      if (waiting.length === 0) channel.port1.unref?.();
+      r?.();
+    };
+    channel.port1.unref?.();
   }
   return new Promise((r) => {
     waiting.push(r);
+    channel.port1.ref?.();
     channel.port2.postMessage(0);
   });
 }

@@ -240,3 +240,25 @@ test("binary: the stock client alone cannot read keepalive frames (why the compa
     await quiet.close();
   }
 });
+
+test("a node process reading a body through the companion exits by itself", async () => {
+  // The companion waits one macrotask per piece on a MessageChannel; the
+  // port must keep node alive while a wait is pending (and never after).
+  // Nothing else is alive here: the body is in memory.
+  const { execFile } = await import("node:child_process");
+  const { fileURLToPath } = await import("node:url");
+  const dir = fileURLToPath(new URL("..", import.meta.url));
+  const script = `
+    import { createFetch } from "./index.js";
+    const body = new TextEncoder().encode('id: r/1\\ndata: {"type":"RUN_FINISHED","threadId":"t","runId":"r"}\\n\\n');
+    const f = createFetch({ fetch: async () => new Response(body, { headers: { "content-type": "text/event-stream" } }) });
+    const r = await f("http://127.0.0.1:9/agent", { method: "POST", body: "{}" });
+    console.log(JSON.stringify(await r.text()));`;
+  const { code, stdout, stderr } = await new Promise((res) => {
+    execFile(process.execPath, ["--input-type=module", "-e", script], { cwd: dir, timeout: 30_000 }, (err, stdout, stderr) =>
+      res({ code: err ? err.code ?? err.signal : 0, stdout, stderr }),
+    );
+  });
+  assert.equal(code, 0, `exit ${code} (13: a top-level await never settled): ${stderr}`);
+  assert.equal(JSON.parse(stdout), 'id: r/1\ndata: {"type":"RUN_FINISHED","threadId":"t","runId":"r"}\n\n');
+});
