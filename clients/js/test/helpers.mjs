@@ -163,10 +163,11 @@ let runSeq = 0;
 // Resolves to what it assembled (ids of the run removed from the events).
 export async function runStock({ url, carrier, companion = {}, test = {}, fetchImpl, runId }) {
   let f = fetchImpl ?? globalThis.fetch;
-  const seen = { contentType: null };
+  const seen = { contentType: null, contentEncoding: undefined };
   const recording = async (u, init) => {
     const r = await f(u, init);
     seen.contentType ??= r.headers.get("content-type");
+    if (seen.contentEncoding === undefined) seen.contentEncoding = r.headers.get("content-encoding");
     return r;
   };
   const fetch = companion ? createFetch({ ...companion, fetch: recording }) : recording;
@@ -207,6 +208,7 @@ export async function runStock({ url, carrier, companion = {}, test = {}, fetchI
     ReadableStreamDefaultReader.prototype.cancel = cancel;
   }
   out.contentType = seen.contentType;
+  out.contentEncoding = seen.contentEncoding ?? null;
   out.events = events;
   out.messages = agent.messages;
   out.state = agent.state;

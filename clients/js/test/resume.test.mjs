@@ -9,15 +9,18 @@ import { createFetch, ResumeError } from "../index.js";
 
 const skip = skipWithoutGo() ?? false;
 let server;
+let gzipped; // compresses (node's fetch offers gzip)
 let plain; // not resumable
 
 before(async () => {
   if (skip) return;
   server = await startServer([]);
+  gzipped = await startServer(["-compression", "gzip"]);
   plain = await startServer(["-resumable=false"]);
 });
 after(async () => {
   await server?.close();
+  await gzipped?.close();
   await plain?.close();
 });
 
@@ -34,20 +37,22 @@ function same(got, want, what) {
 }
 
 for (const carrier of ["binary", "sse"]) {
-  test(`${carrier}: cut after every ~1/12th of the response, the run resumes to the uncut conversation`, { skip }, async () => {
-    const want = await runStock({ url: server.url, carrier, companion: null, test: { events: EVENTS } });
+  for (const coding of ["identity", "gzip"]) test(`${carrier} (${coding}): cut after every ~1/12th of the response, the run resumes to the uncut conversation`, { skip }, async () => {
+    const origin = coding === "gzip" ? gzipped : server;
+    const want = await runStock({ url: origin.url, carrier, companion: null, test: { events: EVENTS } });
     assert.equal(want.error, undefined, String(want.error));
+    assert.equal(want.contentEncoding, coding === "gzip" ? "gzip" : null);
     assert.equal(want.contentType, carrier === "binary" ? "application/vnd.ag-ui.event+proto" : "text/event-stream");
     assert.equal(want.events.length, EVENTS);
     // the response's size through a proxy that cuts nothing
     let total = 0;
-    const probe = await startProxy(server.url, { onData: (_, d) => (total += d.length) });
+    const probe = await startProxy(origin.url, { onData: (_, d) => (total += d.length) });
     await runStock({ url: probe.url, carrier, test: { events: EVENTS } });
     await probe.close();
     let resumed = 0;
     for (let k = 1; k <= 12; k++) {
       const cutAfter = Math.floor((total * k) / 13);
-      const proxy = await startProxy(server.url, { policy: (i) => (i === 0 ? { cutAfter } : {}) });
+      const proxy = await startProxy(origin.url, { policy: (i) => (i === 0 ? { cutAfter } : {}) });
       try {
         const got = await runStock({ url: proxy.url, carrier, test: { events: EVENTS, delayMs: 0 }, companion: { retryDelay: 10 } });
         same(got, want, `cut after ${cutAfter} of ${total} bytes`);
@@ -235,7 +240,8 @@ test("binary: the stock client alone cannot read keepalive frames (why the compa
     const stockWithHeader = (u, init) => fetch(u, { ...init, headers: { ...init.headers, "Agwire-Keepalive": "1" } });
     const got = await runStock({ url: quiet.url, carrier: "binary", companion: null, fetchImpl: stockWithHeader, test: { events: 40, pauseAfter: 20, pauseMs: 300 } });
     assert.ok(got.error, "the stock parser fails on a zero-length frame");
-    assert.match(String(got.error), /Failed to decode|Invalid event/);
+    assert.match(String(got.error), /Failed to decode protocol buffer message: Invalid event/);
+    assert.equal(got.events.length, 20, "it stops at the first keepalive, after the pause");
   } finally {
     await quiet.close();
   }
