@@ -33,10 +33,10 @@ sees them come back; the rest of each event, its timestamp too, is sent as
 recorded. Events go one every --delay as if the agent were thinking, or
 with --pace timestamps as far apart as their timestamp fields say (each gap
 at most --max-gap; an event without a timestamp waits --delay). The Accept
-header chooses Server-Sent Events or the AG-UI 1.0
-binary stream, and Accept-Encoding zstd or gzip compression; the request is
-checked as any transport handler checks it (400 for a body that is not a
-valid RunAgentInput, naming the field; 405, 406, 413, 415). GET / answers
+header chooses Server-Sent Events or the AG-UI 1.0 binary stream, and
+Accept-Encoding zstd or gzip compression; the request is checked as any
+transport handler checks it (400 for a body that is not a valid
+RunAgentInput, naming the field; 405, 406, 413, 415). GET / answers
 with a short help page, or, asked for application/json, with the agent's
 capabilities (AG-UI AgentCapabilities: binary, streaming, resumable with
 --resumable).
@@ -79,6 +79,7 @@ const serveExample = `  agwire serve --resumable --detach   # then: agwire follo
   curl -sN -H 'Content-Type: application/json' -H 'Accept: ` + transport.MediaTypeBinary + `' \
       -d '{"threadId":"t1","runId":"r1","messages":[]}' http://127.0.0.1:8080/ | agwire decode
   agwire serve --addr 127.0.0.1:9000 --delay 0 --compression none
+  agwire serve -i recorded.sse --pace timestamps --max-gap 2s --cors http://localhost:5173
 `
 
 // serveShutdownTimeout is how long a stopping server waits for the runs in

@@ -92,6 +92,17 @@ func TestServeRecorded(t *testing.T) {
 	}
 }
 
+// TestServeRecordedStdin: -i - reads the recording from standard input.
+func TestServeRecordedStdin(t *testing.T) {
+	rec, err := loadRecorded("-", bytes.NewReader(convert(t, sampleRun(t), "--from", "jsonl", "--to", "binary")), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rec.events) != len(events(string(sampleRun(t)))) {
+		t.Fatalf("%d events from standard input, want %d", len(rec.events), len(events(string(sampleRun(t)))))
+	}
+}
+
 func testContext(t *testing.T) context.Context {
 	ctx, cancel := context.WithTimeout(context.Background(), guard)
 	t.Cleanup(cancel)

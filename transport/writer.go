@@ -123,10 +123,11 @@ type runWriter struct {
 	err      error // sticky error of the outlet
 	closed   bool
 
-	// Heartbeats (a response only): beat fires after every; an event
-	// delivered resets it.
+	// Heartbeats (a response only): beat fires every after the last
+	// thing sent, an event or a keep-alive, at last.
 	beat  *time.Timer
 	every time.Duration
+	last  time.Time
 }
 
 func newRunWriter(parent context.Context, mediaType string, p event.Parser, out outlet, verb string) *runWriter {
@@ -181,21 +182,28 @@ func (w *runWriter) writeWire(wire []byte, id string) error {
 func (w *runWriter) keepAlive(d time.Duration) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	w.every = d
+	w.every, w.last = d, time.Now()
 	w.beat = time.AfterFunc(d, w.heartbeat)
 }
 
-// heartbeat sends the carrier's keep-alive (the timer's function).
+// heartbeat sends the carrier's keep-alive if nothing was sent for the
+// interval, and sets the timer for the end of the next one (the timer's
+// function).
 func (w *runWriter) heartbeat() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.usable() != nil {
 		return
 	}
+	if quiet := time.Since(w.last); quiet < w.every {
+		w.beat.Reset(w.every - quiet) // an event went out meanwhile
+		return
+	}
 	if err := w.out.(*response).beat(); err != nil {
 		w.fail(err)
 		return
 	}
+	w.last = time.Now()
 	w.beat.Reset(w.every)
 }
 
@@ -211,7 +219,7 @@ func (w *runWriter) deliver(t event.Type, put func() error) error {
 		w.terminal = true
 	}
 	if w.beat != nil {
-		w.beat.Reset(w.every)
+		w.last = time.Now()
 	}
 	return nil
 }
