@@ -227,6 +227,47 @@ func resumable(mux *http.ServeMux, run transport.RunFunc) error {
 	return nil
 }
 
+// browserAgent is docs/browser.md's handler for a web UI on another origin:
+// resumable, compressed, with CORS.
+func browserAgent(mux *http.ServeMux, run transport.RunFunc) error {
+	log := runlog.NewMemory(runlog.MemoryOptions{})
+	agent, err := transport.NewHandler(run, transport.HandlerOptions{
+		Log:         log,
+		Compression: []string{"zstd", "gzip"},
+		CORS:        &transport.CORSOptions{AllowOrigins: []string{"https://app.example"}},
+	})
+	if err != nil {
+		return err
+	}
+	mux.Handle("/agent", agent)
+	return nil
+}
+
+func Example_browserAgent() {
+	mux := http.NewServeMux()
+	err := browserAgent(mux, func(ctx context.Context, _ *http.Request, in *event.RunAgentInput, w transport.EventWriter) error {
+		return w.WriteEvent(&event.RunFinished{ThreadID: in.ThreadID, RunID: in.RunID})
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	srv := httptest.NewServer(mux)
+	defer srv.Close()
+	req, _ := http.NewRequest(http.MethodOptions, srv.URL+"/agent", nil)
+	req.Header.Set("Origin", "https://app.example")
+	req.Header.Set("Access-Control-Request-Method", "POST")
+	req.Header.Set("Access-Control-Request-Headers", "content-type, agwire-keepalive, last-event-id")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	resp.Body.Close()
+	fmt.Println(resp.StatusCode, resp.Header.Get("Access-Control-Allow-Origin"))
+	// Output: 204 https://app.example
+}
+
 func Example_resumable() {
 	mux := http.NewServeMux()
 	err := resumable(mux, func(ctx context.Context, _ *http.Request, in *event.RunAgentInput, w transport.EventWriter) error {
@@ -297,6 +338,9 @@ var goBlocks = map[string][]string{
 		"// follow keeps a UI current: r is a framing.Reader or a transport.EventReader.",
 	},
 	"docs/resumable-runs.md": {
+		"log := runlog.NewMemory(runlog.MemoryOptions{})",
+	},
+	"docs/browser.md": {
 		"log := runlog.NewMemory(runlog.MemoryOptions{})",
 	},
 	"docs/cli.md":         nil,
@@ -449,6 +493,8 @@ var besideGraph = map[string]bool{
 	"internal/codecgen":     true,
 	"internal/linkcheck":    true,
 	"internal/readme":       true,
+	"internal/webagent":     true,
+	"internal/cmd/webagent": true,
 	"fuzz":                  true,
 	"interop":               true,
 }
