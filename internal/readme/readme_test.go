@@ -114,6 +114,19 @@ func newServer(mux *http.ServeMux) *http.Server {
 	return srv
 }
 
+// corsAgent is docs/transport.md's handler for pages on other origins.
+func corsAgent(run transport.RunFunc) (http.Handler, error) {
+	agent, err := transport.NewHandler(run, transport.HandlerOptions{
+		CORS: &transport.CORSOptions{
+			AllowOrigins: []string{"https://app.example", "http://localhost:5173"}, // or "*"
+			// Request headers beyond the ones AG-UI uses.
+			AllowHeaders: []string{"Authorization"},
+			MaxAge:       10 * time.Minute, // how long a browser keeps the preflight
+		},
+	})
+	return agent, err
+}
+
 // client is docs/transport.md's client.
 func client(ctx context.Context, serverURL string) error {
 	c, err := transport.NewClient(serverURL+"/agent", transport.ClientOptions{})
@@ -333,6 +346,7 @@ var goBlocks = map[string][]string{
 		"agent, err := transport.NewHandler(",
 		"srv := &http.Server{",
 		"c, err := transport.NewClient(serverURL+\"/agent\", transport.ClientOptions{})",
+		"agent, err := transport.NewHandler(run, transport.HandlerOptions{",
 	},
 	"docs/assembling.md": {
 		"// follow keeps a UI current: r is a framing.Reader or a transport.EventReader.",
