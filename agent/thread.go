@@ -34,6 +34,13 @@ type Options struct {
 	Assemble assemble.Options
 	// Now is the clock interrupts expire by; nil means time.Now.
 	Now func() time.Time
+	// Warn receives the run's warnings as they happen: a RUN_STARTED
+	// declaring a protocol version newer than ProtocolVersion, or one this
+	// client cannot read. (Events that cannot be applied are reported in
+	// Result.Warnings; what a consuming parse removes is reported by the
+	// parser, see event.Parser.Consume and transport.ClientOptions.Consume.)
+	// Nil discards them.
+	Warn func(event.Warning)
 }
 
 // Thread is a conversation with an agent, run after run. It is not safe for
@@ -273,6 +280,11 @@ func (t *Thread) Run(ctx context.Context, p RunParams) (*Result, error) {
 			}
 			return fmt.Errorf("agent: %w", err)
 		}
+		if rs, ok := ev.(*event.RunStarted); ok && rs.ProtocolVersion != nil && t.opts.Warn != nil {
+			if w, ok := versionWarning(*rs.ProtocolVersion); ok {
+				t.opts.Warn(w)
+			}
+		}
 		if f, ok := ev.(*event.RunFinished); ok {
 			t.pending = nil
 			if f.Outcome != nil && f.Outcome.Type == event.OutcomeInterrupt {
@@ -317,4 +329,62 @@ func newUUID() string {
 	b[6] = b[6]&0x0f | 0x40
 	b[8] = b[8]&0x3f | 0x80
 	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:])
+}
+
+// versionWarning says what a client speaking ProtocolVersion makes of a
+// producer declaring v: nothing for the same or an older version, a
+// warning for a newer one or one it cannot read.
+func versionWarning(v string) (event.Warning, bool) {
+	w := event.Warning{Type: event.TypeRunStarted, Path: "/protocolVersion"}
+	cmp, ok := compareVersions(v, ProtocolVersion)
+	switch {
+	case !ok:
+		w.Reason = fmt.Sprintf("the producer declared protocol version %q, which this client cannot interpret", v)
+	case cmp > 0:
+		w.Reason = fmt.Sprintf("the producer speaks protocol %s; this client speaks %s, and removes what it does not recognise with a warning", v, ProtocolVersion)
+	default:
+		return w, false
+	}
+	return w, true
+}
+
+// compareVersions compares two versions of the form MAJOR[.MINOR[.PATCH]]
+// (digits only, no leading "v").
+func compareVersions(a, b string) (int, bool) {
+	pa, oka := versionParts(a)
+	pb, okb := versionParts(b)
+	if !oka || !okb {
+		return 0, false
+	}
+	for i := range pa {
+		if pa[i] != pb[i] {
+			if pa[i] < pb[i] {
+				return -1, true
+			}
+			return 1, true
+		}
+	}
+	return 0, true
+}
+
+func versionParts(v string) ([3]int, bool) {
+	var out [3]int
+	parts := strings.Split(v, ".")
+	if len(parts) == 0 || len(parts) > 3 {
+		return out, false
+	}
+	for i, p := range parts {
+		if p == "" || len(p) > 9 {
+			return out, false
+		}
+		n := 0
+		for _, c := range p {
+			if c < '0' || c > '9' {
+				return out, false
+			}
+			n = n*10 + int(c-'0')
+		}
+		out[i] = n
+	}
+	return out, true
 }
