@@ -192,20 +192,15 @@ func (t *Thread) CheckResume(resume []event.ResumeEntry) error {
 	return nil
 }
 
-// expired reports whether the interrupt's expiresAt is at or before now. An
-// expiresAt that is not a date-time (RFC 3339) or a date never expires, as
-// an invalid Date never compares as passed in JavaScript.
+// expired reports whether the interrupt's expiresAt is at or before now,
+// as @ag-ui/client decides it (new Date(expiresAt) <= now; see parseDate):
+// an expiresAt that is not a date never expires, as NaN <= now is false.
 func expired(in event.Interrupt, now time.Time) bool {
 	if in.ExpiresAt == nil {
 		return false
 	}
-	at, err := time.Parse(time.RFC3339Nano, *in.ExpiresAt)
-	if err != nil {
-		if at, err = time.Parse(time.DateOnly, *in.ExpiresAt); err != nil {
-			return false
-		}
-	}
-	return !at.After(now)
+	at, ok := parseDate(*in.ExpiresAt, time.Local)
+	return ok && at <= now.UnixMilli()
 }
 
 // Result is what a run did.

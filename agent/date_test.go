@@ -1,0 +1,122 @@
+package agent
+
+import (
+	"testing"
+	"time"
+
+	"github.com/agwire/agwire/event"
+)
+
+// dateCases are expiresAt spellings with what Date.parse returns for them
+// in Node (V8) with TZ=America/New_York: the milliseconds since the epoch,
+// or nan. interop/expires_test.go checks every one against node itself,
+// and the expiry decision they lead to.
+var dateCases = []struct {
+	s   string
+	ms  int64
+	nan bool
+}{
+	{s: "2020-01-01T00:00:00", ms: 1577854800000}, // naive: local time
+	{s: "2020-01-01T00:00:00Z", ms: 1577836800000},
+	{s: "2020-01-01T00:00Z", ms: 1577836800000},
+	{s: "2020-01-01t00:00:00z", ms: 1577836800000},
+	{s: "2020-01-01T00:00:00z", ms: 1577836800000},
+	{s: "2020", ms: 1577836800000}, // date only: UTC
+	{s: "2020-06", ms: 1590969600000},
+	{s: "2020-06-15", ms: 1592179200000},
+	{s: "+002020-01-01T00:00:00Z", ms: 1577836800000},
+	{s: "-000001-01-01T00:00:00Z", ms: -62198755200000},
+	{s: "-000000-01-01T00:00:00Z", nan: true},
+	{s: "2020-01-01T24:00:00Z", ms: 1577923200000}, // the next day
+	{s: "2020-01-01T24:00:01Z", nan: true},
+	{s: "2020-01-01T24:00", ms: 1577941200000},
+	{s: "Wed, 01 Jan 2020 00:00:00 GMT", ms: 1577836800000},
+	{s: "Wed, 01 Jan 2020 00:00:00", ms: 1577854800000},
+	{s: "Thu, 01 Jan 2020 00:00:00 GMT", ms: 1577836800000}, // the weekday is not checked
+	{s: "01 Jan 2020 00:00:00 GMT", ms: 1577836800000},
+	{s: "wed, 01 jan 2020 00:00:00 gmt", ms: 1577836800000},
+	{s: "Wed, 01 Jan 2020 00:00:00 +0100", ms: 1577833200000},
+	{s: "Wed, 01 Jan 2020 00:00 GMT", ms: 1577836800000},
+	{s: "2020-01-01T00:00:00,5Z", nan: true},
+	{s: "2020-01-01T00:00:00,123Z", nan: true},
+	{s: "2020-01-01T00:00:00.5Z", ms: 1577836800500},
+	{s: "2020-01-01T00:00:00.123456Z", ms: 1577836800123},
+	{s: "2020-01-01T00:00:00.5", ms: 1577854800500},
+	{s: "2020-01-01T00:00:00.Z", nan: true},
+	{s: "2020-01-01T00:00:00+24:00", nan: true},
+	{s: "2020-01-01T00:00:00+23:59", ms: 1577750460000},
+	{s: "2020-01-01T00:00:00+05:30", ms: 1577817000000},
+	{s: "2020-01-01T00:00:00-0500", ms: 1577854800000},
+	{s: "2020-01-01T00:00:00+05", nan: true},
+	{s: "2020-01-01T00:00:00+01:00Z", nan: true},
+	{s: "2020-02-30", ms: 1583020800000}, // rolls over, as in V8
+	{s: "2020-02-32", nan: true},
+	{s: "2020-13-01", nan: true},
+	{s: "2020-01-01T00:60:00Z", nan: true},
+	{s: "2020-01-01T25:00:00Z", nan: true},
+	{s: "2020-01-01T00:00:60Z", nan: true},
+	{s: "2020-01-01T0:00:00Z", nan: true},
+	{s: "2020-01-01T00Z", nan: true},
+	{s: "2020-01-01 00:00:00Z", ms: 1577836800000},
+	{s: "2020-01-01 00:00:00", ms: 1577854800000},
+	{s: "2020-01-01 00:00:00 +01:00", ms: 1577833200000},
+	{s: " 2020-01-01T00:00:00Z", nan: true},
+	{s: "2020-01-01T00:00:00Z ", nan: true},
+	{s: "20200101", nan: true},
+	{s: "+275760-09-13T00:00:00Z", ms: 8640000000000000},
+	{s: "+275760-09-13T00:00:00.001Z", nan: true},
+	{s: "2020-01-01T00:00:00UTC", nan: true},
+	{s: "garbage", nan: true},
+	{s: "", nan: true},
+}
+
+func TestParseDate(t *testing.T) {
+	loc, err := time.LoadLocation("America/New_York")
+	if err != nil {
+		t.Skipf("no zone database: %v", err)
+	}
+	for _, c := range dateCases {
+		ms, ok := parseDate(c.s, loc)
+		switch {
+		case c.nan && ok:
+			t.Errorf("%q: %d, want NaN", c.s, ms)
+		case !c.nan && !ok:
+			t.Errorf("%q: NaN, want %d", c.s, c.ms)
+		case !c.nan && ms != c.ms:
+			t.Errorf("%q: %d, want %d", c.s, ms, c.ms)
+		}
+	}
+}
+
+// TestExpiredNaive: a date-time without an offset is local time, so in New
+// York "2020-01-01T00:00:00" has not passed at 03:00 UTC; the old RFC 3339
+// reading refused it and never expired it, nor a date-only value in a
+// legacy form.
+func TestExpired(t *testing.T) {
+	loc, err := time.LoadLocation("America/New_York")
+	if err != nil {
+		t.Skipf("no zone database: %v", err)
+	}
+	saved := time.Local
+	time.Local = loc
+	defer func() { time.Local = saved }()
+	at := func(s string) event.Interrupt { return event.Interrupt{ID: "i", Reason: "r", ExpiresAt: &s} }
+	now := time.Date(2020, 1, 1, 4, 0, 0, 0, time.UTC)
+	for _, c := range []struct {
+		s    string
+		want bool
+	}{
+		{"2020-01-01T00:00:00", false}, // 05:00 UTC, after now
+		{"2020-01-01T00:00:00Z", true}, // before now
+		{"2020-01-01t00:00:00z", true}, // lower case
+		{"Wed, 01 Jan 2020 00:00:00 GMT", true},
+		{"2020-01-01T04:00:00.000Z", true}, // equal: expired
+		{"2020-01-01T04:00:00.001Z", false},
+		{"2020-01-01T00:00:00,5Z", false}, // not a date: never expires
+		{"", false},
+	} {
+		if got := expired(at(c.s), now); got != c.want {
+			t.Errorf("expired(%q) at %v = %v, want %v", c.s, now, got, c.want)
+		}
+	}
+}
