@@ -1,6 +1,8 @@
 package agent
 
 import (
+	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -117,6 +119,43 @@ func TestExpired(t *testing.T) {
 	} {
 		if got := expired(at(c.s), now); got != c.want {
 			t.Errorf("expired(%q) at %v = %v, want %v", c.s, now, got, c.want)
+		}
+	}
+}
+
+// TestResumeStatusRefusedEarly: a wrong status is refused by CheckResume
+// (so Run sends nothing) with a typed error naming the entry, even when no
+// interrupt is pending.
+func TestResumeStatusRefusedEarly(t *testing.T) {
+	var sent []*event.RunAgentInput
+	th := New(Script(&sent), Options{ThreadID: "t"})
+	_, err := th.Run(t.Context(), RunParams{Resume: []event.ResumeEntry{{InterruptID: "i1", Status: "approved"}}})
+	var re *ResumeError
+	if !errors.Is(err, ErrResumeStatus) || !errors.As(err, &re) || re.Entry != 0 || re.Status != "approved" {
+		t.Fatalf("got %v, want a *ResumeError wrapping ErrResumeStatus for resume[0]", err)
+	}
+	if len(sent) != 0 {
+		t.Fatalf("%d inputs sent, want none", len(sent))
+	}
+}
+
+// TestUnaddressedSaysWhatToDo: the error names the interrupts and the two
+// statuses an entry may have.
+func TestUnaddressedSaysWhatToDo(t *testing.T) {
+	finish := []event.Event{&event.RunStarted{ThreadID: "t", RunID: "r1"},
+		&event.RunFinished{ThreadID: "t", RunID: "r1", Outcome: &event.RunOutcome{Type: event.OutcomeInterrupt,
+			Interrupts: []event.Interrupt{{ID: "i1", Reason: "a"}, {ID: "i2", Reason: "b"}}}}}
+	th := New(Script(nil, finish), Options{ThreadID: "t"})
+	if _, err := th.Run(t.Context(), RunParams{RunID: "r1"}); err != nil {
+		t.Fatal(err)
+	}
+	err := th.CheckResume([]event.ResumeEntry{{InterruptID: "i1", Status: event.ResumeResolved}})
+	if !errors.Is(err, ErrInterruptsNotAddressed) {
+		t.Fatalf("got %v", err)
+	}
+	for _, want := range []string{"i2", `"resolved"`, `"cancelled"`, "resume entry"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("%q does not say %s", err, want)
 		}
 	}
 }

@@ -136,12 +136,18 @@ var (
 	// ErrInterruptExpired: a pending interrupt's expiresAt has passed and
 	// the run answers it other than by cancelling it.
 	ErrInterruptExpired = errors.New("interrupt expired and can no longer be answered; cancel it to continue the thread")
+	// ErrResumeStatus: a resume entry's status is neither
+	// event.ResumeResolved nor event.ResumeCancelled.
+	ErrResumeStatus = errors.New(`resume entry status must be "resolved" or "cancelled"`)
 )
 
 // ResumeError is a run refused because of its resume entries: Missing lists
 // the pending interrupts they do not address (ErrInterruptsNotAddressed),
 // or Expired names the expired interrupt they answer (ErrInterruptExpired).
 type ResumeError struct {
+	// Entry is the index of the entry with a wrong status (ErrResumeStatus).
+	Entry     int
+	Status    string
 	Missing   []string
 	Expired   string
 	ExpiresAt string
@@ -149,19 +155,30 @@ type ResumeError struct {
 }
 
 func (e *ResumeError) Error() string {
-	if e.Expired != "" {
+	switch {
+	case errors.Is(e.Err, ErrResumeStatus):
+		return fmt.Sprintf("agent: resume[%d] has status %q: %v", e.Entry, e.Status, e.Err)
+	case e.Expired != "":
 		return fmt.Sprintf("agent: interrupt %s expired at %s: %v", e.Expired, e.ExpiresAt, e.Err)
 	}
-	return fmt.Sprintf("agent: %d %v: %s", len(e.Missing), e.Err, strings.Join(e.Missing, ", "))
+	return fmt.Sprintf("agent: %d %v: %s; give each of them a resume entry (interruptId %s) with status %q (and a payload) or %q",
+		len(e.Missing), e.Err, strings.Join(e.Missing, ", "), strings.Join(e.Missing, ", "), event.ResumeResolved, event.ResumeCancelled)
 }
 
 func (e *ResumeError) Unwrap() error { return e.Err }
 
 // CheckResume reports whether a run with these resume entries may start:
-// nil when no interrupt is pending, or when every pending one is addressed
+// a *ResumeError wrapping ErrResumeStatus for an entry whose status is
+// not one of the two (checked first, so a run is refused before anything is
+// sent); nil when no interrupt is pending, or when every pending one is addressed
 // and no expired one is answered other than by cancelling it; a
 // *ResumeError otherwise. Run calls it first.
 func (t *Thread) CheckResume(resume []event.ResumeEntry) error {
+	for i, r := range resume {
+		if r.Status != event.ResumeResolved && r.Status != event.ResumeCancelled {
+			return &ResumeError{Entry: i, Status: r.Status, Err: ErrResumeStatus}
+		}
+	}
 	if len(t.pending) == 0 {
 		return nil
 	}
@@ -185,7 +202,7 @@ func (t *Thread) CheckResume(resume []event.ResumeEntry) error {
 		now = t.opts.Now
 	}
 	for _, in := range t.pending {
-		if expired(in, now()) && answered[in.ID].Status != "cancelled" {
+		if expired(in, now()) && answered[in.ID].Status != event.ResumeCancelled {
 			return &ResumeError{Expired: in.ID, ExpiresAt: *in.ExpiresAt, Err: ErrInterruptExpired}
 		}
 	}

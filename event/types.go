@@ -466,7 +466,7 @@ type Context struct {
 // ResumeEntry answers one interrupt on the run that continues from it.
 type ResumeEntry struct {
 	InterruptID string   `agui:"interruptId,1"`
-	Status      string   `agui:"status,2,in=resumestatus"`
+	Status      string   `agui:"status,2,in=resumestatus"` // ResumeResolved or ResumeCancelled
 	Payload     RawValue `agui:"payload,3,opt"`
 	Metadata    Object   `agui:"metadata,4"`
 }
@@ -510,3 +510,12 @@ type Usage struct {
 	CachedInputTokens     *int64  `agui:"cachedInputTokens,7"`
 	CacheWriteInputTokens *int64  `agui:"cacheWriteInputTokens,8"`
 }
+
+// The statuses of a resume entry (ResumeEntry.Status).
+const (
+	// ResumeResolved answers the interrupt, usually with a Payload.
+	ResumeResolved = "resolved"
+	// ResumeCancelled declines it; the only answer an expired interrupt
+	// takes.
+	ResumeCancelled = "cancelled"
+)
