@@ -114,13 +114,18 @@ type sseDecoder struct {
 }
 
 func (d *sseDecoder) next() (event.Event, error) {
-	data, err := d.r.next()
-	if err != nil {
-		return nil, err
+	for {
+		data, err := d.r.next()
+		if err != nil {
+			return nil, err
+		}
+		ev, err := d.parser.Parse(data)
+		if err != nil {
+			return nil, &badEvent{err: err, unknown: errors.Is(err, event.ErrUnknownType)}
+		}
+		if ev == nil {
+			continue // dropped by the consumer stage (ClientOptions.Consume)
+		}
+		return ev, nil
 	}
-	ev, err := d.parser.Parse(data)
-	if err != nil {
-		return nil, &badEvent{err: err, unknown: errors.Is(err, event.ErrUnknownType)}
-	}
-	return ev, nil
 }

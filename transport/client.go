@@ -68,6 +68,14 @@ type ClientOptions struct {
 	// standing for the run id (%-escaped). "" means the agent URL with
 	// "/runs/{run}" appended, the route "agwire serve" uses.
 	FollowURL string
+	// Consume makes the reader of SSE events the consumer stage of AG-UI
+	// 1.0's processing model (event.Parser.Consume), as a client applying
+	// the events needs: properties no schema describes are removed and
+	// events of types the protocol does not describe are skipped, each
+	// reported to Warn; malformed known values are still errors.
+	Consume bool
+	// Warn receives the warnings of Consume; nil discards them.
+	Warn func(event.Warning)
 	// Prefer chooses the transport a Client asks for: PreferBinary (the
 	// default: binary, SSE as the fallback), PreferSSE (text/event-stream
 	// only, like the PreferSSE field) or PreferAuto (ask the server's
@@ -95,7 +103,7 @@ const (
 const DefaultMaxConsecutiveErrors = framing.DefaultMaxConsecutiveErrors
 
 func (o *ClientOptions) parser() event.Parser {
-	return event.Parser{MaxDepth: o.Codec.MaxDepth, DropUnknownFields: o.Codec.DropUnknownFields}
+	return event.Parser{MaxDepth: o.Codec.MaxDepth, DropUnknownFields: o.Codec.DropUnknownFields, Consume: o.Consume, Warn: o.Warn}
 }
 
 // EventReader reads the events of one run from an HTTP response, SSE or
