@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
@@ -157,5 +158,26 @@ func TestUnaddressedSaysWhatToDo(t *testing.T) {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("%q does not say %s", err, want)
 		}
+	}
+}
+
+// TestNoResumeKeyWithoutResume: the prepared input carries no "resume" key
+// when the run resumes nothing, as the client leaves it out; an empty list
+// given on purpose is sent.
+func TestNoResumeKeyWithoutResume(t *testing.T) {
+	th := New(nil, Options{ThreadID: "t"})
+	b, err := json.Marshal(th.PrepareInput(RunParams{RunID: "r"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(b), `"resume"`) {
+		t.Errorf("%s carries resume", b)
+	}
+	b, err = json.Marshal(th.PrepareInput(RunParams{RunID: "r", Resume: []event.ResumeEntry{}}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), `"resume":[]`) {
+		t.Errorf("%s carries no resume", b)
 	}
 }

@@ -29,6 +29,7 @@ package event
 //	                inline in the parent, at their own numbers (outcomes)
 //	always=F=V      an optional list JSON carries even when empty, when the
 //	                sibling string field F holds V
+//	nilabsent       a list JSON leaves out when nil and writes when empty
 
 // Base holds the fields every event carries.
 type Base struct {
@@ -482,7 +483,7 @@ type RunAgentInput struct {
 	Tools           []Tool        `agui:"tools,6"`
 	Context         []Context     `agui:"context,7"`
 	ForwardedProps  RawValue      `agui:"forwardedProps,8,opt"`
-	Resume          []ResumeEntry `agui:"resume,9"`
+	Resume          []ResumeEntry `agui:"resume,9,nilabsent"`
 	ProtocolVersion *string       `agui:"protocolVersion,10"`
 }
 

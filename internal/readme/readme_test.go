@@ -451,4 +451,5 @@ var besideGraph = map[string]bool{
 	"internal/readme":       true,
 	"fuzz":                  true,
 	"interop":               true,
+	"conformance":           true,
 }
