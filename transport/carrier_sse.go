@@ -113,19 +113,16 @@ type sseDecoder struct {
 	parser event.Parser
 }
 
+// next returns nil, nil for an event the consumer stage dropped
+// (ClientOptions.Consume).
 func (d *sseDecoder) next() (event.Event, error) {
-	for {
-		data, err := d.r.next()
-		if err != nil {
-			return nil, err
-		}
-		ev, err := d.parser.Parse(data)
-		if err != nil {
-			return nil, &badEvent{err: err, unknown: errors.Is(err, event.ErrUnknownType)}
-		}
-		if ev == nil {
-			continue // dropped by the consumer stage (ClientOptions.Consume)
-		}
-		return ev, nil
+	data, err := d.r.next()
+	if err != nil {
+		return nil, err
 	}
+	ev, err := d.parser.Parse(data)
+	if err != nil {
+		return nil, &badEvent{err: err, unknown: errors.Is(err, event.ErrUnknownType)}
+	}
+	return ev, nil
 }

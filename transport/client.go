@@ -220,7 +220,21 @@ func (r *EventReader) Response() *http.Response { return r.resp }
 // ErrTooManyErrors past MaxConsecutiveErrors bad events in a row, a network
 // or decompression error. The transport's own error stays in the chain
 // (framing.ErrTruncated, io.ErrUnexpectedEOF, ...).
+//
+// With ClientOptions.Consume, an event the consumer stage drops (an unknown
+// type, on either transport) is reported to Warn and skipped; it still
+// counts as read (EventError indexes, the resume cursor).
 func (r *EventReader) Next() (event.Event, error) {
+	for {
+		ev, err := r.next()
+		if ev == nil && err == nil {
+			continue // dropped by the consumer stage, and counted
+		}
+		return ev, err
+	}
+}
+
+func (r *EventReader) next() (event.Event, error) {
 	if r.err != nil {
 		return nil, r.err
 	}
@@ -242,6 +256,9 @@ func (r *EventReader) Next() (event.Event, error) {
 		r.n++
 		r.bad = 0
 		r.cursor.Seq++
+		if ev == nil {
+			return nil, nil // dropped by the consumer stage (Consume)
+		}
 		if endsRun(ev.Type()) {
 			r.ended = true
 		}
@@ -258,6 +275,15 @@ func (r *EventReader) Next() (event.Event, error) {
 	r.cursor.Seq++
 	index := r.n
 	r.n++
+	if bad.unknown && r.opts.Consume {
+		// A frame of a type this version does not know: dropped, as the
+		// consumer stage drops an unknown JSON event.
+		r.bad = 0
+		if r.opts.Warn != nil {
+			r.opts.Warn(event.Warning{Reason: fmt.Sprintf("dropping event %d, of a type this version does not describe: %v", index, bad.err)})
+		}
+		return nil, nil
+	}
 	r.bad++
 	if r.maxBad >= 0 && r.bad > r.maxBad {
 		r.err = &textError{fmt.Sprintf("transport: too many undecodable events in a row: %d events in a row did not decode (the last, event %d: %v)", r.bad, index, bad.err), []error{ErrTooManyErrors}}

@@ -1,12 +1,16 @@
 package transport
 
 import (
+	"bytes"
+	"errors"
 	"io"
 	"net/http"
 	"strings"
 	"testing"
 
+	"github.com/agwire/agwire/codec"
 	"github.com/agwire/agwire/event"
+	"github.com/agwire/agwire/framing"
 )
 
 // TestConsumeOption: with ClientOptions.Consume the SSE reader removes an
@@ -35,10 +39,45 @@ func TestConsumeOption(t *testing.T) {
 	if len(got) != 1 || got[0] != event.TypeRunStarted {
 		t.Errorf("events %v, want [RUN_STARTED]", got)
 	}
-	if len(errs) != 1 || !strings.Contains(errs[0].Error(), "value") {
-		t.Errorf("errors %v, want one naming CUSTOM's missing value", errs)
+	var ee *EventError
+	if len(errs) != 1 || !strings.Contains(errs[0].Error(), "value") || !errors.As(errs[0], &ee) || ee.Index != 2 {
+		t.Errorf("errors %v, want one naming CUSTOM's missing value, event 2 (the dropped event counts)", errs)
 	}
 	if len(warnings) != 2 || !strings.Contains(warnings[0], "/futureProp") || !strings.Contains(warnings[1], "FUTURE_EVENT") {
 		t.Errorf("warnings %q", warnings)
+	}
+}
+
+// TestConsumeOptionBinary: with Consume a binary frame of a type this
+// version does not know is dropped with a warning, where without it the
+// reader reports an *EventError.
+func TestConsumeOptionBinary(t *testing.T) {
+	var body bytes.Buffer
+	fw := framing.NewWriter(&body, framing.WriterOptions{Codec: codec.Codec{}})
+	for _, err := range []error{
+		fw.WriteEvent(&event.StepStarted{StepName: "a"}),
+		fw.WriteFrame([]byte{0x82, 0x02, 0x02, 0x08, 0x01}), // an envelope arm from a later protocol
+		fw.WriteEvent(&event.StepFinished{StepName: "a"}),
+	} {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	resp := &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {MediaTypeBinary}}, Body: io.NopCloser(bytes.NewReader(body.Bytes()))}
+	var warnings []event.Warning
+	r, err := NewEventReader(resp, ClientOptions{Consume: true, Warn: func(w event.Warning) { warnings = append(warnings, w) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	var got []event.Type
+	for ev, err := range r.Events() {
+		if err != nil {
+			t.Fatalf("unexpected error: %v", err)
+		}
+		got = append(got, ev.Type())
+	}
+	if len(got) != 2 || len(warnings) != 1 || !strings.Contains(warnings[0].String(), "event 1") {
+		t.Errorf("events %v, warnings %v; want STEP_STARTED, STEP_FINISHED and one warning for event 1", got, warnings)
 	}
 }
