@@ -1,33 +1,45 @@
-// Runs @ag-ui/core 1.0.0's EventSchemas over events, as @ag-ui/client's
-// enforcement stage does after its compatibility boundary, for
-// the Go test of interop/enforce_test.go.
+// Runs events through @ag-ui/client 1.0.0's own consumer stages, the
+// compatibility boundary and then enforceEvents (strip what is not
+// recognised, warn, then validate with @ag-ui/core's schemas), for the Go
+// test of interop/enforce_test.go.
 //
 //   node enforce.mjs < events.jsonl
 //
 // Each stdin line is one JSON event; each stdout line is
-// {"known": bool, "ok": bool, "error": "…"}: known is false for an event
-// type the protocol does not describe (the client drops it), ok whether
-// the schema accepts the event.
+// {"delivered": bool, "ok": bool, "error": "…", "warnings": ["…"]}: ok is
+// false when the client refuses the event, delivered false when it drops
+// it (an unknown type), warnings are the paths its warnings name.
 
+import { createRequire } from "node:module";
 import { createInterface } from "node:readline";
-import { EventType } from "@ag-ui/core";
-import { EventSchemas } from "@ag-ui/core/schemas";
+import { CompatibilityBoundary, enforceEvents } from "@ag-ui/client";
+import { from, lastValueFrom, toArray } from "rxjs";
 
-const known = new Set(Object.values(EventType));
+const require = createRequire(import.meta.url);
+const version = require("@ag-ui/client/package.json").version;
+if (version !== "1.0.0") {
+  console.error(`enforce.mjs: @ag-ui/client is ${version}, not the pinned 1.0.0`);
+  process.exit(2);
+}
+
+let warnings = [];
+console.warn = (...args) => warnings.push(args.map(String).join(" "));
+console.debug = () => {};
+
 const lines = createInterface({ input: process.stdin, crlfDelay: Infinity });
 for await (const line of lines) {
   if (line.trim() === "") continue;
-  const ev = JSON.parse(line);
-  if (ev === null || typeof ev !== "object" || !known.has(ev.type)) {
-    console.log(JSON.stringify({ known: false, ok: false }));
-    continue;
+  warnings = [];
+  const out = { delivered: false, ok: true, error: "" };
+  try {
+    const boundary = new CompatibilityBoundary();
+    const ev = boundary.transformEvent(JSON.parse(line));
+    const evs = await lastValueFrom(from([ev]).pipe(enforceEvents(), toArray()));
+    out.delivered = evs.length > 0;
+  } catch (err) {
+    out.ok = false;
+    out.error = String(err?.message ?? err).slice(0, 300);
   }
-  // The client's compatibility boundary runs first and reads these pre-1.0
-  // nulls as absent fields.
-  if (ev.rawEvent === null) delete ev.rawEvent;
-  if ((ev.type === "RUN_FINISHED" || ev.type === "SUBAGENT_FINISHED") && ev.result === null) delete ev.result;
-  if ((ev.type === "TOOL_CALL_START" || ev.type === "TOOL_CALL_CHUNK") && ev.parentMessageId === null) delete ev.parentMessageId;
-  if (ev.type === "RUN_FINISHED" && ev.outcome === null) delete ev.outcome;
-  const r = EventSchemas.safeParse(ev);
-  console.log(JSON.stringify({ known: true, ok: r.success, error: r.success ? "" : r.error.issues.map((i) => i.path.join(".") + ": " + i.message).join("; ") }));
+  out.warnings = warnings.flatMap((w) => [...w.matchAll(/at '([^']*)'/g)].map((m) => m[1]));
+  console.log(JSON.stringify(out));
 }

@@ -77,6 +77,20 @@ func TestExpiresAtAsTheClient(t *testing.T) {
 	if expired == 0 || expired == len(js) {
 		t.Fatalf("%d of %d spellings expired: the cases decide nothing", expired, len(js))
 	}
+	// The instant itself: expired at the very millisecond Date.parse gives,
+	// not one millisecond before; never, for a string that is not a date.
+	for i, s := range expiresAtSpellings {
+		if js[i].MS == nil {
+			if agwireExpired(t, s, time.UnixMilli(8.64e15)) {
+				t.Errorf("expiresAt %q is not a date to the client, but agwire expires it", s)
+			}
+			continue
+		}
+		at := time.UnixMilli(*js[i].MS)
+		if !agwireExpired(t, s, at) || agwireExpired(t, s, at.Add(-time.Millisecond)) {
+			t.Errorf("expiresAt %q: agwire does not expire it exactly at %d ms, where the client does", s, *js[i].MS)
+		}
+	}
 }
 
 // agwireExpired reports whether a Thread refuses to resolve an interrupt
