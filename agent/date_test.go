@@ -181,3 +181,24 @@ func TestNoResumeKeyWithoutResume(t *testing.T) {
 		t.Errorf("%s carries no resume", b)
 	}
 }
+
+// TestTruncatedRunIsNotASuccess: a stream that ends while its run is still
+// running returns ErrRunTruncated, with what it carried applied.
+func TestTruncatedRunIsNotASuccess(t *testing.T) {
+	run := []event.Event{
+		&event.RunStarted{ThreadID: "t", RunID: "r1"},
+		&event.TextMessageStart{MessageID: "m"},
+		&event.TextMessageContent{MessageID: "m", Delta: "half"},
+		&event.TextMessageEnd{MessageID: "m"},
+	}
+	th := New(Script(nil, run), Options{ThreadID: "t"})
+	res, err := th.Run(t.Context(), RunParams{RunID: "r1"})
+	if !errors.Is(err, ErrRunTruncated) || res == nil || len(res.NewMessages) != 1 {
+		t.Fatalf("got %v, %+v; want ErrRunTruncated with the message applied", err, res)
+	}
+	finished := append(run, &event.RunFinished{ThreadID: "t", RunID: "r1"})
+	th = New(Script(nil, finished), Options{ThreadID: "t"})
+	if _, err := th.Run(t.Context(), RunParams{RunID: "r1"}); err != nil {
+		t.Fatalf("a finished run: %v", err)
+	}
+}

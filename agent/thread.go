@@ -136,6 +136,10 @@ var (
 	// ErrInterruptExpired: a pending interrupt's expiresAt has passed and
 	// the run answers it other than by cancelling it.
 	ErrInterruptExpired = errors.New("interrupt expired and can no longer be answered; cancel it to continue the thread")
+	// ErrRunTruncated: the stream ended while its run was still running
+	// (a RUN_STARTED with no RUN_FINISHED or RUN_ERROR after it). What it
+	// carried is applied and kept; the run has no outcome.
+	ErrRunTruncated = errors.New("the stream ended before the run finished (no RUN_FINISHED or RUN_ERROR): the run has no outcome")
 	// ErrResumeStatus: a resume entry's status is neither
 	// event.ResumeResolved nor event.ResumeCancelled.
 	ErrResumeStatus = errors.New(`resume entry status must be "resolved" or "cancelled"`)
@@ -243,7 +247,11 @@ type Result struct {
 // input, runs it, and applies every event the run streams through the
 // middleware to the thread's conversation. A sequence error or a failing
 // stream ends the run with an error; what was applied before stays in the
-// thread, as do the pending interrupts of the last RUN_FINISHED.
+// thread, as do the pending interrupts of the last RUN_FINISHED. A stream
+// that ends while its run is still running returns the Result with an
+// error wrapping ErrRunTruncated: a truncated run has no outcome and is not
+// reported as a success (AG-UI 1.0's Truncation rule; @ag-ui/client 1.0.0
+// resolves such a run as if it had completed).
 func (t *Thread) Run(ctx context.Context, p RunParams) (*Result, error) {
 	if err := t.CheckResume(p.Resume); err != nil {
 		return nil, err
@@ -328,6 +336,12 @@ func (t *Thread) Run(ctx context.Context, p RunParams) (*Result, error) {
 				return res, err
 			}
 		}
+	}
+	// The Truncation rule: a run the stream started and never ended has no
+	// outcome, and must not be reported as having succeeded.
+	if runs := conv.Runs(); len(runs) > 0 && runs[len(runs)-1].Status == assemble.RunRunning {
+		last := runs[len(runs)-1]
+		return res, fmt.Errorf("agent: run %s: %w", last.RunID, ErrRunTruncated)
 	}
 	return res, nil
 }
