@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/agwire/agwire/internal/jsonx"
@@ -70,6 +71,8 @@ type shape struct {
 	variants map[string]*shape
 	// content: a string or an array of parts (strOrParts).
 	parts *shape
+	// nreq is the number of required members of an object (see finish).
+	nreq int
 }
 
 type shapeKind uint8
@@ -129,6 +132,10 @@ func buildConsumeShapes() map[Type]*shape {
 			s.fields["outcome"].legacyNull = true
 		}
 		out[in.Type] = s
+	}
+	seen := map[*shape]bool{}
+	for _, s := range out {
+		finish(s, seen)
 	}
 	return out
 }
@@ -399,6 +406,7 @@ type consumer struct {
 	typ      Type
 	warnings []Warning
 	changed  bool
+	segs     []seg // the path to the value being walked
 }
 
 // errUnrecognised marks a value whose discriminator names no known member:
@@ -439,7 +447,7 @@ func (p Parser) consume(data []byte) (Event, error) {
 		return nil, nil
 	}
 	c := consumer{typ: t}
-	if err := c.walk(tree, s, ""); err != nil {
+	if err := c.walk(tree, s); err != nil {
 		if err == errUnrecognised {
 			err = &jsonx.Error{Offset: -1, Err: fmt.Errorf("%w: unrecognised %s", ErrInvalidField, t)}
 		}
@@ -457,69 +465,135 @@ func (p Parser) consume(data []byte) (Event, error) {
 	return ev, err
 }
 
+// seg is one step of the path to the value being walked: a member key, or
+// an array index when key is "" and index >= 0.
+type seg struct {
+	key   string
+	index int
+}
+
+// pointer returns the JSON Pointer (RFC 6901) of the walk's position, with
+// last appended when it is not nil.
+func (c *consumer) pointer(last *seg) string {
+	var b strings.Builder
+	write := func(s seg) {
+		b.WriteByte('/')
+		if s.index >= 0 {
+			b.WriteString(strconv.Itoa(s.index))
+			return
+		}
+		for i := 0; i < len(s.key); i++ {
+			switch s.key[i] {
+			case '~':
+				b.WriteString("~0")
+			case '/':
+				b.WriteString("~1")
+			default:
+				b.WriteByte(s.key[i])
+			}
+		}
+	}
+	for _, s := range c.segs {
+		write(s)
+	}
+	if last != nil {
+		write(*last)
+	}
+	return b.String()
+}
+
+// fail returns an error located at the walk's position plus last, with
+// the dotted path a *PathError reports ("messages[0].toolCallId").
+func (c *consumer) fail(last seg, err error) error {
+	var b strings.Builder
+	for _, s := range append(c.segs[:len(c.segs):len(c.segs)], last) {
+		if s.index >= 0 {
+			fmt.Fprintf(&b, "[%d]", s.index)
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteByte('.')
+		}
+		b.WriteString(s.key)
+	}
+	return &jsonx.Error{Path: b.String(), Offset: -1, Err: err}
+}
+
+func (c *consumer) warn(last seg, reason string) {
+	c.changed = true
+	c.warnings = append(c.warnings, Warning{Type: c.typ, Path: c.pointer(&last), Reason: reason})
+}
+
 // walk removes what v's shape does not describe and refuses the nulls it
 // does not allow. It returns errUnrecognised for a union value whose
-// discriminator it does not know.
-func (c *consumer) walk(v *jsonx.Value, s *shape, path string) error {
+// discriminator it does not know. Its cost is linear in the size of v: each
+// value is visited once, and a path is only spelled out for a warning or an
+// error.
+func (c *consumer) walk(v *jsonx.Value, s *shape) error {
 	switch s.kind {
 	case shapeObject:
 		if v.Kind != jsonx.Object {
 			return nil // the parser refuses the wrong kind
 		}
 		kept := v.Members[:0:0]
+		present := 0 // required members seen
 		for _, m := range v.Members {
-			p := path + "/" + pointerToken(m.Key)
+			here := seg{key: m.Key, index: -1}
 			d, ok := s.fields[m.Key]
 			if !ok {
-				c.changed = true
 				if s.open {
+					c.changed = true
 					if openMembers[m.Key] {
 						kept = append(kept, m) // kept as is, as the open object keeps it
 					}
 					continue // others silently: the Go model has nowhere to keep them
 				}
-				c.warnings = append(c.warnings, Warning{Type: c.typ, Path: p, Reason: "removed an unrecognised property"})
+				c.warn(here, "removed an unrecognised property")
 				continue
 			}
 			if m.Value.Kind == jsonx.Null && !d.nullOK {
 				if d.legacyNull {
-					c.changed = true
-					c.warnings = append(c.warnings, Warning{Type: c.typ, Path: p, Reason: "removed a null, the pre-1.0 spelling of an absent field"})
+					c.warn(here, "removed a null, the pre-1.0 spelling of an absent field")
 					continue
 				}
-				return &jsonx.Error{Path: jsonPath(p), Offset: -1, Err: fmt.Errorf("%w: %s must not be null", ErrInvalidField, m.Key)}
+				return c.fail(here, fmt.Errorf("%w: %s must not be null", ErrInvalidField, m.Key))
 			}
 			if d.check != nil {
 				if err := d.check(m.Value); err != nil {
-					return &jsonx.Error{Path: jsonPath(p), Offset: -1, Err: err}
+					return c.fail(here, err)
 				}
 			}
 			if m.Value.Kind != jsonx.Null {
 				mark := len(c.warnings)
-				if err := c.walk(m.Value, d.shape, p); err == errUnrecognised {
+				c.segs = append(c.segs, here)
+				err := c.walk(m.Value, d.shape)
+				c.segs = c.segs[:len(c.segs)-1]
+				if err == errUnrecognised {
 					c.warnings = c.warnings[:mark]
 					if !d.optional {
 						return errUnrecognised
 					}
-					c.changed = true
-					c.warnings = append(c.warnings, Warning{Type: c.typ, Path: p, Reason: "removed an unrecognised union member"})
+					c.warn(here, "removed an unrecognised union member")
 					continue
 				} else if err != nil {
 					return err
 				}
 			}
+			if !d.optional {
+				present++
+			}
 			kept = append(kept, m)
 		}
 		v.Members = kept
-		var missing []string
-		for name, d := range s.fields {
-			if !d.optional && v.Index(name) < 0 {
-				missing = append(missing, name)
+		if present < s.nreq {
+			var missing []string
+			for name, d := range s.fields {
+				if !d.optional && v.Index(name) < 0 {
+					missing = append(missing, name)
+				}
 			}
-		}
-		if len(missing) > 0 {
 			slices.Sort(missing)
-			return &jsonx.Error{Path: jsonPath(path + "/" + pointerToken(missing[0])), Offset: -1, Err: ErrMissingField}
+			return c.fail(seg{key: missing[0], index: -1}, ErrMissingField)
 		}
 		return nil
 	case shapeArray:
@@ -528,11 +602,14 @@ func (c *consumer) walk(v *jsonx.Value, s *shape, path string) error {
 		}
 		kept := v.Elems[:0:0]
 		for i, e := range v.Elems {
-			p := fmt.Sprintf("%s/%d", path, i)
+			here := seg{index: i}
 			mark := len(c.warnings)
-			if err := c.walk(e, s.elem, p); err == errUnrecognised {
-				c.warnings = append(c.warnings[:mark], Warning{Type: c.typ, Path: p, Reason: "removed an unrecognised list element"})
-				c.changed = true
+			c.segs = append(c.segs, here)
+			err := c.walk(e, s.elem)
+			c.segs = c.segs[:len(c.segs)-1]
+			if err == errUnrecognised {
+				c.warnings = c.warnings[:mark]
+				c.warn(here, "removed an unrecognised list element")
 				continue
 			} else if err != nil {
 				return err
@@ -553,33 +630,32 @@ func (c *consumer) walk(v *jsonx.Value, s *shape, path string) error {
 		if variant == nil {
 			return errUnrecognised
 		}
-		return c.walk(v, variant, path)
+		return c.walk(v, variant)
 	case shapeStrOrParts:
 		if v.Kind == jsonx.Array {
-			return c.walk(v, s.parts, path)
+			return c.walk(v, s.parts)
 		}
 	}
 	return nil
 }
 
-// pointerToken escapes a key as a JSON Pointer reference token (RFC 6901).
-func pointerToken(k string) string {
-	return strings.NewReplacer("~", "~0", "/", "~1").Replace(k)
-}
-
-// jsonPath turns a JSON Pointer into the dotted path a *PathError reports.
-func jsonPath(p string) string {
-	var b strings.Builder
-	for i, tok := range strings.Split(strings.TrimPrefix(p, "/"), "/") {
-		tok = strings.NewReplacer("~1", "/", "~0", "~").Replace(tok)
-		if tok != "" && strings.Trim(tok, "0123456789") == "" {
-			b.WriteString("[" + tok + "]")
-			continue
-		}
-		if i > 0 {
-			b.WriteByte('.')
-		}
-		b.WriteString(tok)
+// finish counts the required members of every object shape reachable from
+// s, once, before any parse reads them.
+func finish(s *shape, seen map[*shape]bool) {
+	if s == nil || seen[s] {
+		return
 	}
-	return b.String()
+	seen[s] = true
+	s.nreq = 0
+	for _, d := range s.fields {
+		if !d.optional {
+			s.nreq++
+		}
+		finish(d.shape, seen)
+	}
+	finish(s.elem, seen)
+	finish(s.parts, seen)
+	for _, v := range s.variants {
+		finish(v, seen)
+	}
 }
