@@ -29,6 +29,11 @@ var expiresAtSpellings = []string{
 	"2020-01-01 00:00:00Z", "2020-01-01 00:00:00", "2020-01-01 04:30:00 +01:00", " 2020-01-01T00:00:00Z",
 	"2020-01-01T00:00:00Z ", "20200101", "+275760-09-13T00:00:00Z", "-271821-04-20T00:00:00Z", "-271821-04-19T23:59:59.999Z",
 	"2020-01-01T00:00:00UTC", "garbage", "",
+	"Wed Jan 01 2020 00:00:00 GMT+0000 (Coordinated Universal Time)", "Tue Dec 31 2019 19:00:00 GMT-0500 (Eastern Standard Time)", "Wed Jan 01 2020 00:00:00", "Wed Jan 01 2020", "Wed, 01 Jan 2020", "Wednesday, 01 Jan 2020 00:00:00 GMT",
+	"Wed, 01 January 2020 00:00:00 GMT", "Wed, 01 Jan 2020 00:00:00 PST", "Wed, 01 Jan 2020 00:00:00 CET", "Wed, 01 Jan 2020 00:00:00 GMT+01:00", "Wed, 01 Jan 2020 00:00:00 GMT+1", "Wed, 01 Jan 2020 00:00:00 GMT+123", "Wed, 01-Jan-2020 00:00:00 GMT", "Wed, 01 Jan 2020 00:00:00 GMT extra",
+	"Wed, 01 Jan 2020 12:00:00 PM", "Wed, 01 Jan 2020 12:30 am GMT", "Wed, 01 Jan 2020 13:00 PM GMT", "Wed, 01 Jan 2020 00:00:00.1234 GMT", "01 Jan 99 00:00:00 GMT", "01 Jan 49 00:00:00 GMT", "Jan 2020", "2020 Jan 01 00:00:00 GMT",
+	"December 25, 2019", "Dec 25, 2019 10:00 PM", "Wed, 32 Jan 2020 00:00:00 GMT", "Wed, 31 Feb 2020 00:00:00 GMT", "Wed, 01 Jan 2020 00:00:00 GMT (unclosed", " Wed, 01 Jan 2020 00:00:00 GMT", "Wed, 01 Jan 2020 24:00:00 GMT", "Wed, 01 Jan 2020 24:00:01 GMT",
+	"Wed, 01 Ja 2020 00:00:00 GMT", "Wed, 01 Jan 2020 00:00:00 -0130", "Wed, 01 Jan 2020 00:00:00 +12345", "Wed, 01 Jan 2020 00:00:00 GMT + 0100", "Wed Jan 01 2020 00:00:00 UTC+0100", "Wed, 01 Jan 2020 00:00:00 GMT +0100", "Jan 1 2020",
 }
 
 // TestExpiresAtAsTheClient decides every spelling as @ag-ui/client 1.0.0
