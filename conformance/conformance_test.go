@@ -6,7 +6,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"iter"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -19,6 +21,7 @@ import (
 	"github.com/agwire/agwire/agent"
 	"github.com/agwire/agwire/assemble"
 	"github.com/agwire/agwire/event"
+	"github.com/agwire/agwire/transport"
 )
 
 const corpus = "testdata/1.0/streams"
@@ -130,7 +133,7 @@ type result struct {
 	applyWarnings []error
 	messages      []event.Message
 	state         event.RawValue
-	input         *event.RunAgentInput
+	request       []byte // the request body the thread sent
 }
 
 func TestConformance(t *testing.T) {
@@ -224,9 +227,31 @@ func manifest(t *testing.T) []string {
 	return listed
 }
 
-// run replays the fixture's stream into a Thread.
+// run serves the fixture's stream over HTTP as SSE, verbatim, and runs a
+// Thread against it through agwire's transport client reading as a client
+// (ClientOptions.Consume), as the TypeScript lane serves it into an
+// HttpAgent. The request is what the thread sent on the wire.
 func run(t *testing.T, fx *fixture) *result {
 	res := &result{}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, err := io.ReadAll(r.Body)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		res.request = body
+		w.Header().Set("Content-Type", transport.MediaTypeSSE)
+		for _, raw := range fx.Stream {
+			var line bytes.Buffer
+			if err := json.Compact(&line, raw); err != nil {
+				t.Errorf("stream: %v", err)
+				return
+			}
+			fmt.Fprintf(w, "data: %s\n\n", line.Bytes())
+		}
+	}))
+	defer srv.Close()
+
 	var opts agent.Options
 	if fx.Input != nil && fx.Input.Messages != nil {
 		snap, err := event.Parse([]byte(`{"type":"MESSAGES_SNAPSHOT","messages":` + string(fx.Input.Messages) + `}`))
@@ -235,17 +260,18 @@ func run(t *testing.T, fx *fixture) *result {
 		}
 		opts.Messages = snap.(*event.MessagesSnapshot).Messages
 	}
-	opts.Warn = func(w event.Warning) { res.warnings = append(res.warnings, w) }
+	warn := func(w event.Warning) { res.warnings = append(res.warnings, w) }
+	opts.Warn = warn
 	// The outermost middleware sees the events as they are applied.
 	opts.Middleware = []agent.Middleware{agent.Func(func(ev event.Event) []event.Event {
 		res.delivered = append(res.delivered, ev)
 		return []event.Event{ev}
 	})}
-	parser := event.Parser{Consume: true, Warn: opts.Warn}
-	runner := agent.RunnerFunc(func(ctx context.Context, in *event.RunAgentInput) (agent.Stream, error) {
-		return &jsonStream{raw: fx.Stream, parser: parser}, nil
-	})
-	th := agent.New(runner, opts)
+	client, err := transport.NewClient(srv.URL, transport.ClientOptions{Prefer: transport.PreferSSEOnly, Consume: true, Warn: warn})
+	if err != nil {
+		t.Fatal(err)
+	}
+	th := agent.New(agent.Adapt(client.Run), opts)
 	r, err := th.Run(context.Background(), agent.RunParams{RunID: "conformance-run"})
 	var se *assemble.SequenceError
 	if errors.As(err, &se) && len(res.delivered) > 0 {
@@ -255,37 +281,10 @@ func run(t *testing.T, fx *fixture) *result {
 	res.err = err
 	if r != nil {
 		res.applyWarnings = r.Warnings
-		res.input = r.Input
 	}
 	res.messages, res.state = th.Messages(), th.State()
 	return res
 }
-
-// jsonStream parses the raw events as a consuming client does.
-type jsonStream struct {
-	raw    []json.RawMessage
-	parser event.Parser
-}
-
-func (s *jsonStream) Events() iter.Seq2[event.Event, error] {
-	return func(yield func(event.Event, error) bool) {
-		for i, raw := range s.raw {
-			ev, err := s.parser.Parse(raw)
-			if err != nil {
-				yield(nil, fmt.Errorf("event %d: %w", i, err))
-				return
-			}
-			if ev == nil {
-				continue // dropped by the consumer stage
-			}
-			if !yield(ev, nil) {
-				return
-			}
-		}
-	}
-}
-
-func (s *jsonStream) Close() error { return nil }
 
 // check runs one fixture and returns 0 (passed as written), 1 (relaxed) or
 // 2 (deliberate difference). A relaxation or an override that the lane
@@ -475,15 +474,11 @@ func (l *lane) verify(t *testing.T, k string, v json.RawMessage) []string {
 	case "state":
 		fails = append(fails, subset("state", decode(t, res.state), want)...)
 	case "request", "requestAbsentPaths":
-		if res.input == nil {
+		if res.request == nil {
 			errorf("no request was sent")
 			break
 		}
-		b, err := json.Marshal(res.input)
-		if err != nil {
-			t.Fatal(err)
-		}
-		req := decode(t, b)
+		req := decode(t, res.request)
 		if k == "request" {
 			fails = append(fails, subset("request", req, want)...)
 			break
