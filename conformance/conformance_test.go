@@ -28,11 +28,13 @@ const corpus = "testdata/1.0/streams"
 
 // fixture is one streams/*.json file (see testdata/1.0/README.md).
 type fixture struct {
-	Name        string                               `json:"name"`
-	Area        string                               `json:"area"`
-	Description string                               `json:"description"`
-	Client      *struct{ MaxProtocolVersion string } `json:"client"`
-	Input       *struct {
+	Name        string `json:"name"`
+	Area        string `json:"area"`
+	Description string `json:"description"`
+	Client      *struct {
+		MaxProtocolVersion string `json:"maxProtocolVersion"`
+	} `json:"client"`
+	Input *struct {
 		Messages json.RawMessage `json:"messages"`
 	} `json:"input"`
 	Stream          []json.RawMessage                     `json:"stream"`
@@ -119,7 +121,7 @@ var deliberate = map[string]struct {
 		"same rule, agwire's words, naming the step"},
 }
 
-// versionOnly: fixtures copied from the 1.1 corpus declare protocolVersion
+// versionNote: fixtures copied from the 1.1 corpus declare protocolVersion
 // "1.1", newer than the 1.0 agwire speaks, so agwire warns about it (the
 // processing model's version warning). Where such a fixture asks for
 // noWarnings, that one warning is allowed, and the fixture counts as a
@@ -301,6 +303,11 @@ func check(t *testing.T, fx *fixture) int {
 	for k, v := range fx.ExpectOverrides["typescript"] {
 		if k != "intentional" {
 			expect[k] = v
+		}
+	}
+	if fx.Client != nil && fx.Client.MaxProtocolVersion != "" {
+		if _, ok := relaxed[fx.Name]; !ok {
+			t.Errorf("the fixture pins a %s peer, which agwire has no shim for, and is not relaxed", fx.Client.MaxProtocolVersion)
 		}
 	}
 	res := run(t, fx)
