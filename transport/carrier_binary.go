@@ -21,11 +21,16 @@ var binaryCarrier = carrier{
 		return &binaryEncoder{w: w, c: c, lim: lim, buf: make([]byte, 4, 512)}
 	},
 	newDecoder: func(r io.Reader, opts ClientOptions) decoder {
-		return &binaryDecoder{framing.NewReader(bufio.NewReaderSize(r, 32<<10), framing.ReaderOptions{
+		d := &binaryDecoder{r: framing.NewReader(bufio.NewReaderSize(r, 32<<10), framing.ReaderOptions{
 			Codec:                opts.Codec,
 			MaxFrameSize:         max(opts.MaxEventSize, 0),
 			MaxConsecutiveErrors: -1, // counted by the EventReader, for every carrier
 		})}
+		if opts.Consume {
+			p := opts.parser()
+			d.consume = &p
+		}
+		return d
 	},
 }
 
@@ -84,11 +89,26 @@ func (e *binaryEncoder) write(b []byte) error {
 // cut by an idle timeout is resumed from its cursor instead.
 func (e *binaryEncoder) heartbeat() (bool, error) { return false, nil }
 
-type binaryDecoder struct{ r *framing.Reader }
+type binaryDecoder struct {
+	r *framing.Reader
+	// consume, with ClientOptions.Consume, checks each decoded event as the
+	// consumer stage checks a JSON one: through its JSON form, which is
+	// what @ag-ui/client validates after decoding a frame.
+	consume *event.Parser
+}
 
 func (d *binaryDecoder) next() (event.Event, error) {
 	ev, err := d.r.ReadEvent()
 	switch {
+	case err == nil && d.consume != nil:
+		js, err := event.Marshal(ev)
+		if err == nil {
+			ev, err = d.consume.Parse(js)
+		}
+		if err != nil {
+			return nil, &badEvent{err: err}
+		}
+		return ev, nil
 	case err == nil || err == io.EOF:
 		return ev, err
 	case framing.Skippable(err):

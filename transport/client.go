@@ -68,11 +68,13 @@ type ClientOptions struct {
 	// standing for the run id (%-escaped). "" means the agent URL with
 	// "/runs/{run}" appended, the route "agwire serve" uses.
 	FollowURL string
-	// Consume makes the reader of SSE events the consumer stage of AG-UI
-	// 1.0's processing model (event.Parser.Consume), as a client applying
-	// the events needs: properties no schema describes are removed and
-	// events of types the protocol does not describe are skipped, each
-	// reported to Warn; malformed known values are still errors.
+	// Consume makes the reader the consumer stage of AG-UI 1.0's
+	// processing model (event.Parser.Consume), as a client applying the
+	// events needs: properties no schema describes are removed and events
+	// of types the protocol does not describe are skipped (SSE events and
+	// binary frames), each reported to Warn; malformed known values are
+	// still errors (*EventError), a binary frame's checked through its
+	// JSON form.
 	Consume bool
 	// Warn receives the warnings of Consume; nil discards them.
 	Warn func(event.Warning)

@@ -81,3 +81,40 @@ func TestConsumeOptionBinary(t *testing.T) {
 		t.Errorf("events %v, warnings %v; want STEP_STARTED, STEP_FINISHED and one warning for event 1", got, warnings)
 	}
 }
+
+// TestConsumeOptionBinaryValues: with Consume a binary frame holding a
+// value the client refuses (an interrupt outcome without interrupts) is an
+// *EventError naming the field, as its JSON form would be.
+func TestConsumeOptionBinaryValues(t *testing.T) {
+	var body bytes.Buffer
+	fw := framing.NewWriter(&body, framing.WriterOptions{Codec: codec.Codec{}})
+	for _, ev := range []event.Event{
+		&event.RunStarted{ThreadID: "t", RunID: "r"},
+		&event.RunFinished{ThreadID: "t", RunID: "r", Outcome: &event.RunOutcome{Type: event.OutcomeInterrupt}},
+	} {
+		if err := fw.WriteEvent(ev); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, consume := range []bool{false, true} {
+		resp := &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {MediaTypeBinary}}, Body: io.NopCloser(bytes.NewReader(body.Bytes()))}
+		r, err := NewEventReader(resp, ClientOptions{Consume: consume})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var errs []error
+		for _, err := range r.Events() {
+			if err != nil {
+				errs = append(errs, err)
+			}
+		}
+		r.Close()
+		var ee *EventError
+		switch {
+		case !consume && len(errs) != 0:
+			t.Errorf("without Consume: %v", errs)
+		case consume && (len(errs) != 1 || !errors.As(errs[0], &ee) || ee.Index != 1 || !errors.Is(errs[0], event.ErrInvalidField) || !strings.Contains(errs[0].Error(), "interrupts")):
+			t.Errorf("with Consume: %v, want one *EventError for event 1 naming outcome.interrupts", errs)
+		}
+	}
+}
