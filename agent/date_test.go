@@ -239,3 +239,22 @@ func TestTruncatedRunIsNotASuccess(t *testing.T) {
 		t.Fatalf("a finished run: %v", err)
 	}
 }
+
+// TestVersionWarning: a producer's protocolVersion is read as the client
+// reads it: MAJOR.MINOR, digits only; newer than 1.0 warns, the same or
+// older is quiet, anything else cannot be interpreted.
+func TestVersionWarning(t *testing.T) {
+	for v, want := range map[string]string{
+		"1.0": "", "0.9": "", "1.1": "newer", "1.10": "newer", "2.0": "newer", "01.00": "",
+		"1.0.0": "interpret", "1": "interpret", "v1.1": "interpret", "1.1-beta": "interpret", "": "interpret",
+		"1.99999999999999999999": "newer",
+	} {
+		w, ok := versionWarning(v)
+		switch {
+		case want == "" && ok:
+			t.Errorf("%q: warned %q", v, w)
+		case want != "" && (!ok || !strings.Contains(w.Reason, want) || w.Path != "/protocolVersion"):
+			t.Errorf("%q: %v %q, want a warning containing %q", v, ok, w, want)
+		}
+	}
+}

@@ -367,15 +367,16 @@ func versionWarning(v string) (event.Warning, bool) {
 	case !ok:
 		w.Reason = fmt.Sprintf("the producer declared protocol version %q, which this client cannot interpret", v)
 	case cmp > 0:
-		w.Reason = fmt.Sprintf("the producer speaks protocol %s; this client speaks %s, and removes what it does not recognise with a warning", v, ProtocolVersion)
+		w.Reason = fmt.Sprintf("the producer speaks protocol %s, newer than the %s this client speaks: what this client does not recognise is removed with a warning", v, ProtocolVersion)
 	default:
 		return w, false
 	}
 	return w, true
 }
 
-// compareVersions compares two versions of the form MAJOR[.MINOR[.PATCH]]
-// (digits only, no leading "v").
+// compareVersions compares two protocol versions of the form MAJOR.MINOR
+// (digits only), as @ag-ui/client reads a producer's: anything else is not
+// a version it can interpret.
 func compareVersions(a, b string) (int, bool) {
 	pa, oka := versionParts(a)
 	pb, okb := versionParts(b)
@@ -383,34 +384,41 @@ func compareVersions(a, b string) (int, bool) {
 		return 0, false
 	}
 	for i := range pa {
-		if pa[i] != pb[i] {
-			if pa[i] < pb[i] {
-				return -1, true
-			}
-			return 1, true
+		if c := compareDigits(pa[i], pb[i]); c != 0 {
+			return c, true
 		}
 	}
 	return 0, true
 }
 
-func versionParts(v string) ([3]int, bool) {
-	var out [3]int
-	parts := strings.Split(v, ".")
-	if len(parts) == 0 || len(parts) > 3 {
-		return out, false
+func versionParts(v string) ([2]string, bool) {
+	major, minor, ok := strings.Cut(v, ".")
+	if !ok || !allDigits(major) || !allDigits(minor) {
+		return [2]string{}, false
 	}
-	for i, p := range parts {
-		if p == "" || len(p) > 9 {
-			return out, false
-		}
-		n := 0
-		for _, c := range p {
-			if c < '0' || c > '9' {
-				return out, false
-			}
-			n = n*10 + int(c-'0')
-		}
-		out[i] = n
+	return [2]string{major, minor}, true
+}
+
+func allDigits(s string) bool {
+	if s == "" {
+		return false
 	}
-	return out, true
+	for _, c := range []byte(s) {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// compareDigits compares two decimal numbers of any length.
+func compareDigits(a, b string) int {
+	a, b = strings.TrimLeft(a, "0"), strings.TrimLeft(b, "0")
+	if len(a) != len(b) {
+		if len(a) < len(b) {
+			return -1
+		}
+		return 1
+	}
+	return strings.Compare(a, b)
 }
