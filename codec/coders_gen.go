@@ -14,7 +14,7 @@ import (
 
 // tablesFingerprint describes the tables this file was generated from;
 // init compares it with the tables the package is built with.
-const tablesFingerprint = "5f9ef7b0d51d7ce6"
+const tablesFingerprint = "f2a94f17e779d8c9"
 
 var (
 	planTextMessageStart        = planFor[event.TextMessageStart]()

@@ -173,7 +173,11 @@ func Fingerprint(roots ...*Plan) string {
 			if f.Via != nil {
 				via = f.Via.GoName
 			}
-			fmt.Fprintf(&b, "%s/%s/%d/%d/%v/%v/%q/%s/%s;", f.GoName, f.Name, f.Num, f.Kind, f.Opt, f.Req, f.Names, via, f.Type)
+			nilAbsent := ""
+			if f.NilAbsent {
+				nilAbsent = "/nilabsent" // only when set: older fingerprints stay valid
+			}
+			fmt.Fprintf(&b, "%s/%s/%d/%d/%v/%v/%q/%s/%s%s;", f.GoName, f.Name, f.Num, f.Kind, f.Opt, f.Req, f.Names, via, f.Type, nilAbsent)
 		}
 		b.WriteString("}")
 		descs = append(descs, b.String())
