@@ -19,8 +19,9 @@ import (
 //     an hour past 24, a minute or second past 59, a comma before the
 //     fraction, an offset of 24 hours, or a leading or trailing space make
 //     it no date.
-//   - the same with a space instead of the T, as V8's fallback reads it,
-//     and an offset after an optional space;
+//   - an ECMAScript date, then whitespace and a time and zone as V8's
+//     fallback reads them ("2020-01-01 00:00:00", "2020-01-01 12:00 PM",
+//     "2020-01-01 00:00:00 GMT"): local time without a zone;
 //   - the forms of V8's fallback parser with a month name (parseLegacy):
 //     RFC 1123 and 2822 as toUTCString writes them, Date.prototype.toString,
 //     "December 25, 2019 10:00 PM"; without a zone, local time.
@@ -39,7 +40,15 @@ func parseDate(s string, loc *time.Location) (int64, bool) {
 	if ms, ok := parseISODate(s, loc); ok {
 		return ms, true
 	}
-	return parseLegacy(s, loc)
+	// V8's fallback reads an ECMAScript date followed by whitespace and
+	// then a time and a zone in its own forms ("2020-01-01 00:00:00 GMT").
+	d := &dateScanner{s: s}
+	if date, ok := readESDate(d); ok && (d.peek() == ' ' || d.peek() == '\t') {
+		if ms, ok := parseLegacy(s[d.i:], loc, &date); ok {
+			return ms, true
+		}
+	}
+	return parseLegacy(s, loc, nil)
 }
 
 // dateScanner reads a string left to right.
@@ -81,10 +90,13 @@ func (d *dateScanner) accept(c byte) bool {
 	return false
 }
 
-// parseISODate reads the ECMAScript date-time string format and V8's
-// space-separated variant of it.
-func parseISODate(s string, loc *time.Location) (int64, bool) {
-	d := &dateScanner{s: s}
+// esDate is the date part of the ECMAScript format: YYYY[-MM[-DD]] or
+// ±YYYYYY[-MM[-DD]].
+type esDate struct{ year, month, day int }
+
+// readESDate reads the date part of the ECMAScript format at the start of
+// d.
+func readESDate(d *dateScanner) (esDate, bool) {
 	var year int
 	switch d.peek() {
 	case '+', '-':
@@ -92,7 +104,7 @@ func parseISODate(s string, loc *time.Location) (int64, bool) {
 		d.i++
 		y, ok := d.digits(6)
 		if !ok || neg && y == 0 {
-			return 0, false
+			return esDate{}, false
 		}
 		year = y
 		if neg {
@@ -101,7 +113,7 @@ func parseISODate(s string, loc *time.Location) (int64, bool) {
 	default:
 		y, ok := d.digits(4)
 		if !ok {
-			return 0, false
+			return esDate{}, false
 		}
 		year = y
 	}
@@ -109,26 +121,34 @@ func parseISODate(s string, loc *time.Location) (int64, bool) {
 	if d.accept('-') {
 		m, ok := d.digits(2)
 		if !ok || m < 1 || m > 12 {
-			return 0, false
+			return esDate{}, false
 		}
 		month = m
 		if d.accept('-') {
 			dd, ok := d.digits(2)
 			if !ok || dd < 1 || dd > 31 {
-				return 0, false
+				return esDate{}, false
 			}
 			day = dd
 		}
 	}
+	return esDate{year, month, day}, true
+}
+
+// parseISODate reads the ECMAScript date-time string format.
+func parseISODate(s string, loc *time.Location) (int64, bool) {
+	d := &dateScanner{s: s}
+	date, ok := readESDate(d)
+	if !ok {
+		return 0, false
+	}
+	year, month, day := date.year, date.month, date.day
 	if d.done() {
 		return clip(time.Date(year, time.Month(month), day, 0, 0, 0, 0, time.UTC))
 	}
 	sep := d.peek()
-	if sep != 'T' && sep != 't' && sep != ' ' {
+	if sep != 'T' && sep != 't' {
 		return 0, false
-	}
-	if sep == ' ' && d.i != 10 {
-		return 0, false // V8's fallback takes the space after a full YYYY-MM-DD only
 	}
 	d.i++
 	hour, ok := d.digits(2)
@@ -165,9 +185,6 @@ func parseISODate(s string, loc *time.Location) (int64, bool) {
 		return 0, false
 	}
 	zone := loc
-	if sep == ' ' && d.peek() == ' ' && d.i+1 < len(d.s) && (d.s[d.i+1] == '+' || d.s[d.i+1] == '-') {
-		d.i++ // V8's fallback allows a space before the offset
-	}
 	if !d.done() {
 		switch c := d.peek(); c {
 		case 'Z', 'z':
@@ -275,9 +292,12 @@ func tokenize(s string) []dateToken {
 // followed by an offset (±h, ±hhmm, ±hh:mm), an offset alone, or a US zone
 // name (EST … PDT). No zone is local time. Dates of numbers only
 // ("2020/01/01", "1/2/2020"), which V8 also reads, are not dates here.
-func parseLegacy(s string, loc *time.Location) (int64, bool) {
+//
+// With date set (an ECMAScript date read before), s is what follows it: a
+// time and a zone, no more date.
+func parseLegacy(s string, loc *time.Location, date *esDate) (int64, bool) {
 	toks := tokenize(s)
-	month, seenNumber := -1, false
+	month, seenNumber := -1, date != nil
 	var nums []string
 	hour, minute, sec, ms := -1, 0, 0, 0
 	ampm := ""
@@ -297,7 +317,7 @@ func parseLegacy(s string, loc *time.Location) (int64, bool) {
 			}
 			switch {
 			case m > 0:
-				if month > 0 {
+				if month > 0 || date != nil {
 					return 0, false
 				}
 				month = m
@@ -335,6 +355,9 @@ func parseLegacy(s string, loc *time.Location) (int64, bool) {
 				i += n - 1
 				continue
 			}
+			if date != nil {
+				return 0, false
+			}
 			nums = append(nums, t.digits)
 		case t.sign == '+' || t.sign == '-':
 			if hour >= 0 && i+1 < len(toks) && toks[i+1].digits != "" {
@@ -354,31 +377,16 @@ func parseLegacy(s string, loc *time.Location) (int64, bool) {
 			return 0, false
 		}
 	}
-	if month < 0 || len(nums) == 0 || len(nums) > 2 {
+	var y, day int
+	switch {
+	case date != nil:
+		y, month, day = date.year, date.month, date.day
+	case month < 0 || len(nums) == 0 || len(nums) > 2:
 		return 0, false
-	}
-	day, year := 1, nums[0]
-	if len(nums) == 2 {
-		d := nums[0]
-		year = nums[1]
-		if n, _ := number(d, 1, 9); n > 31 || len(d) > 2 {
-			d, year = nums[1], nums[0]
-		}
-		dv, ok := number(d, 1, 2)
-		if !ok || dv < 1 || dv > 31 {
+	default:
+		var ok bool
+		if y, day, ok = legacyDate(nums); !ok {
 			return 0, false
-		}
-		day = dv
-	}
-	y, ok := number(year, 1, 6)
-	if !ok {
-		return 0, false
-	}
-	if len(year) <= 2 {
-		if y < 50 {
-			y += 2000
-		} else {
-			y += 1900
 		}
 	}
 	if hour < 0 {
@@ -400,6 +408,38 @@ func parseLegacy(s string, loc *time.Location) (int64, bool) {
 		return 0, false
 	}
 	return clip(time.Date(y, time.Month(month), day, hour, minute, sec, ms*int(time.Millisecond), zone))
+}
+
+// legacyDate reads the day and year of a legacy date from its one or two
+// numbers: a lone number is the year (day 1); of two, the year is the
+// first when it is over 31 or has three digits or more, else the second;
+// a two-digit year is 19xx from 50, 20xx below.
+func legacyDate(nums []string) (year, day int, ok bool) {
+	day, ys := 1, nums[0]
+	if len(nums) == 2 {
+		d := nums[0]
+		ys = nums[1]
+		if n, _ := number(d, 1, 9); n > 31 || len(d) > 2 {
+			d, ys = nums[1], nums[0]
+		}
+		dv, ok := number(d, 1, 2)
+		if !ok || dv < 1 || dv > 31 {
+			return 0, 0, false
+		}
+		day = dv
+	}
+	y, ok := number(ys, 1, 6)
+	if !ok {
+		return 0, 0, false
+	}
+	if len(ys) <= 2 {
+		if y < 50 {
+			y += 2000
+		} else {
+			y += 1900
+		}
+	}
+	return y, day, true
 }
 
 // clock reads H:mm[:ss[.fff]] from the start of toks and returns how many
