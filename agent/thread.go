@@ -145,9 +145,12 @@ var (
 	ErrResumeStatus = errors.New(`resume entry status must be "resolved" or "cancelled"`)
 )
 
-// ResumeError is a run refused because of its resume entries: Missing lists
-// the pending interrupts they do not address (ErrInterruptsNotAddressed),
-// or Expired names the expired interrupt they answer (ErrInterruptExpired).
+// ResumeError is a run refused because of its resume entries: Entry and
+// Status name an entry whose status is neither event.ResumeResolved nor
+// event.ResumeCancelled (ErrResumeStatus); Missing lists the pending
+// interrupts they do not address (ErrInterruptsNotAddressed); or Expired
+// names the expired interrupt they answer other than by cancelling it
+// (ErrInterruptExpired).
 type ResumeError struct {
 	// Entry is the index of the entry with a wrong status (ErrResumeStatus).
 	Entry     int
@@ -165,8 +168,8 @@ func (e *ResumeError) Error() string {
 	case e.Expired != "":
 		return fmt.Sprintf("agent: interrupt %s expired at %s: %v", e.Expired, e.ExpiresAt, e.Err)
 	}
-	return fmt.Sprintf("agent: %d %v: %s; give each of them a resume entry (interruptId %s) with status %q (and a payload) or %q",
-		len(e.Missing), e.Err, strings.Join(e.Missing, ", "), strings.Join(e.Missing, ", "), event.ResumeResolved, event.ResumeCancelled)
+	return fmt.Sprintf("agent: %d %v: %s; add a resume entry for each (RunParams.Resume: its interruptId, status %q with a payload, or %q)",
+		len(e.Missing), e.Err, strings.Join(e.Missing, ", "), event.ResumeResolved, event.ResumeCancelled)
 }
 
 func (e *ResumeError) Unwrap() error { return e.Err }
