@@ -511,4 +511,5 @@ var besideGraph = map[string]bool{
 	"internal/cmd/webagent": true,
 	"fuzz":                  true,
 	"interop":               true,
+	"conformance":           true,
 }
