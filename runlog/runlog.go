@@ -74,6 +74,11 @@ var (
 	ErrTooLarge = errors.New("runlog: event too large")
 	// ErrClosed: the log or the reader has been closed.
 	ErrClosed = errors.New("runlog: closed")
+	// ErrUnacknowledged: a shared log did not confirm an append or an
+	// end (a timeout, a broken connection) and could not tell whether it
+	// landed. The run is not broken: call Append again with the same
+	// event (or End again) and it is appended exactly once.
+	ErrUnacknowledged = errors.New("runlog: append not acknowledged")
 )
 
 // Log holds runs. Implementations are safe for concurrent use.

@@ -28,9 +28,19 @@
 // anything else, gets runlog.ErrConflict rather than interleaving. A
 // publish is acknowledged by JetStream after it is stored (by a majority
 // of Replicas): an acknowledged event survives the loss of this process.
-// If the acknowledgement is lost (a timeout, a broken connection), the
-// Writer reads the run's last message: if the event landed, Append
-// succeeds; otherwise the error is returned and nothing was appended.
+// Every message carries a Nats-Msg-Id: the Writer's incarnation (96
+// random bits drawn by Start), the message's place in the run and a hash
+// of its bytes. If an acknowledgement is lost (a timeout, a broken
+// connection), the Writer reads the run's last message: if the event
+// landed, Append succeeds. If the tail cannot be read either (the server
+// is unreachable for longer than Options.AckTimeout), Append fails with
+// runlog.ErrUnacknowledged and the Writer stays unsure: its next Append or
+// End first reads the tail again and adopts its own message if it landed.
+// So Append of the same event again, once the server is back, appends it
+// exactly once (it is found, or published now), and End and every later
+// Append succeed; an Append of another event instead follows whatever
+// landed. JetStream's duplicate window (the stream's Duplicates) also
+// drops a second copy published with the same id.
 //
 // A run whose writer dies never gets its end marker: readers receive every
 // acknowledged event and then wait, until their context ends or retention
@@ -68,11 +78,14 @@ package natslog
 
 import (
 	"context"
+	"crypto/rand"
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"io"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -87,6 +100,8 @@ const (
 	DefaultSubject  = "agwire.runs"
 	DefaultMaxAge   = time.Hour
 	DefaultMaxBytes = 1 << 30
+	// DefaultAckTimeout is Options.AckTimeout's default.
+	DefaultAckTimeout = 5 * time.Second
 )
 
 // Headers of the messages of a run.
@@ -119,16 +134,22 @@ type Options struct {
 	MaxEventBytes int
 	// NoCreate uses the stream as it is, without creating or updating it.
 	NoCreate bool
+	// AckTimeout is how long a publish waits for JetStream's
+	// acknowledgement, and how long the writer then spends reading the
+	// run's tail to learn whether an unacknowledged message landed; 0
+	// means DefaultAckTimeout. A context deadline shortens the publish.
+	AckTimeout time.Duration
 }
 
 // Log is a runlog.Log on a JetStream stream. It is safe for concurrent
 // use; many Log values, in one process or many, may share one stream.
 type Log struct {
-	js       jetstream.JetStream
-	stream   jetstream.Stream
-	name     string
-	subject  string
-	maxEvent int
+	js         jetstream.JetStream
+	stream     jetstream.Stream
+	name       string
+	subject    string
+	maxEvent   int
+	ackTimeout time.Duration
 }
 
 var _ runlog.Log = (*Log)(nil)
@@ -186,7 +207,10 @@ func New(ctx context.Context, js jetstream.JetStream, opts Options) (*Log, error
 	if err != nil {
 		return nil, fmt.Errorf("natslog: stream %s: %w", opts.Stream, err)
 	}
-	return &Log{js: js, stream: s, name: opts.Stream, subject: opts.Subject, maxEvent: maxEvent}, nil
+	if opts.AckTimeout <= 0 {
+		opts.AckTimeout = DefaultAckTimeout
+	}
+	return &Log{js: js, stream: s, name: opts.Stream, subject: opts.Subject, maxEvent: maxEvent, ackTimeout: opts.AckTimeout}, nil
 }
 
 // StreamName returns the name of the log's stream.
@@ -202,8 +226,8 @@ func (l *Log) Start(ctx context.Context, run string) (runlog.Writer, error) {
 	if err := runlog.CheckRunID(run); err != nil {
 		return nil, err
 	}
-	w := &writer{l: l, run: run, subject: l.SubjectOf(run)}
-	if err := w.publish(ctx, nil, "start", 0); err != nil {
+	w := &writer{l: l, run: run, subject: l.SubjectOf(run), inc: newIncarnation()}
+	if err := w.put(ctx, nil, "start"); err != nil {
 		if errors.Is(err, runlog.ErrConflict) {
 			return nil, fmt.Errorf("%w: run %q is in stream %s", runlog.ErrRunExists, run, l.name)
 		}
@@ -212,13 +236,28 @@ func (l *Log) Start(ctx context.Context, run string) (runlog.Writer, error) {
 	return w, nil
 }
 
+// newIncarnation returns a token that no other Start will draw: 96
+// random bits, in base64url.
+func newIncarnation() string {
+	var b [12]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		panic(err) // crypto/rand does not fail on supported platforms
+	}
+	return base64.RawURLEncoding.EncodeToString(b[:])
+}
+
 type writer struct {
 	l       *Log
 	run     string
 	subject string
+	inc     string // this Start's token: the prefix of every message id
 	last    uint64 // stream sequence of the run's last message
 	n       uint64 // events appended
 	ended   bool
+	// unsure: the outcome of the last publish is unknown (its
+	// acknowledgement was lost): the run's tail says, before anything
+	// else is published.
+	unsure bool
 }
 
 func (w *writer) Run() string { return w.run }
@@ -230,10 +269,9 @@ func (w *writer) Append(ctx context.Context, wire []byte) (uint64, error) {
 	if len(wire) > w.l.maxEvent {
 		return 0, fmt.Errorf("%w: %d bytes, the limit is %d", runlog.ErrTooLarge, len(wire), w.l.maxEvent)
 	}
-	if err := w.publish(ctx, wire, "", w.n+1); err != nil {
+	if err := w.put(ctx, wire, ""); err != nil {
 		return 0, err
 	}
-	w.n++
 	return w.n, nil
 }
 
@@ -241,43 +279,152 @@ func (w *writer) End(ctx context.Context) error {
 	if w.ended {
 		return fmt.Errorf("%w: %q", runlog.ErrRunEnded, w.run)
 	}
-	if err := w.publish(ctx, nil, "end", w.n); err != nil {
-		return err
-	}
-	w.ended = true
-	return nil
+	return w.put(ctx, nil, "end")
 }
 
-// publish writes one message of the run, only if the run's last message is
-// w.last (0: the subject is empty).
-func (w *writer) publish(ctx context.Context, data []byte, mark string, seq uint64) error {
-	m := nats.NewMsg(w.subject)
-	m.Data = data
-	m.Header.Set(HeaderSeq, strconv.FormatUint(seq, 10))
-	if mark != "" {
-		m.Header.Set(HeaderMark, mark)
+// msgID is the Nats-Msg-Id of the message that would come next: the
+// writer's incarnation, the message's Agwire-Seq, and what it is (a hash
+// of an event's bytes, or the marker's initial). The id tells this
+// writer's messages from any other's, and a retried message from another
+// message at the same place.
+func (w *writer) msgID(data []byte, mark string) string {
+	switch mark {
+	case "start":
+		return w.inc + ".0.s"
+	case "end":
+		return w.inc + "." + strconv.FormatUint(w.n, 10) + ".e"
 	}
-	ack, err := w.l.js.PublishMsg(ctx, m, jetstream.WithExpectLastSequencePerSubject(w.last), jetstream.WithExpectStream(w.l.name))
-	if err == nil {
-		w.last = ack.Sequence
-		return nil
+	h := fnv.New64a()
+	h.Write(data)
+	return w.inc + "." + strconv.FormatUint(w.n+1, 10) + "." + strconv.FormatUint(h.Sum64(), 36)
+}
+
+// put publishes one message of the run, only if the run's last message is
+// w.last (0: the subject is empty), and advances the writer past it.
+//
+// When an acknowledgement is lost (a timeout, a broken connection), the
+// message may or may not have landed: the writer becomes unsure, and
+// learns the outcome from the run's tail before it publishes anything
+// else. A message of this writer's found there is adopted: if it is the
+// very message being put (a retry), put succeeds without publishing it
+// again, so a retried Append is appended exactly once; otherwise the
+// writer moves past it. Every message carries a Nats-Msg-Id, so that
+// JetStream also drops a duplicate within the stream's Duplicates window.
+func (w *writer) put(ctx context.Context, data []byte, mark string) error {
+	for attempt := 0; ; attempt++ {
+		id := w.msgID(data, mark)
+		if w.unsure {
+			adopted, err := w.settle(ctx)
+			if errors.Is(err, runlog.ErrConflict) {
+				return err
+			}
+			if err != nil {
+				return fmt.Errorf("natslog: run %q: %w: whether the previous message landed is still unknown (the run's tail could not be read: %v); put the same event again to retry it, it is appended once",
+					w.run, runlog.ErrUnacknowledged, err)
+			}
+			if adopted == id {
+				return nil
+			}
+			if adopted != "" {
+				continue // the writer moved past an earlier message: a new id
+			}
+		}
+		if attempt > 3 {
+			// Each attempt adopted a message of this writer's or found
+			// the tail moved and back: not a state a single writer makes.
+			return fmt.Errorf("%w: run %q: the run's tail keeps moving", runlog.ErrConflict, w.run)
+		}
+		m := nats.NewMsg(w.subject)
+		m.Data = data
+		m.Header.Set(HeaderSeq, strconv.FormatUint(w.seqOf(mark), 10))
+		if mark != "" {
+			m.Header.Set(HeaderMark, mark)
+		}
+		pctx, cancel := context.WithTimeout(ctx, w.l.ackTimeout)
+		ack, err := w.l.js.PublishMsg(pctx, m, jetstream.WithMsgID(id), jetstream.WithExpectLastSequencePerSubject(w.last), jetstream.WithExpectStream(w.l.name))
+		cancel()
+		if err == nil {
+			w.advance(ack.Sequence, mark)
+			return nil
+		}
+		var apiErr *jetstream.APIError
+		switch {
+		case isWrongLast(err):
+			// Someone else's message, or one of this writer's that
+			// landed after all: the tail says which.
+			w.unsure = true
+			continue
+		case errors.As(err, &apiErr):
+			return fmt.Errorf("natslog: run %q: %w", w.run, err)
+		}
+		// The acknowledgement is what may have been lost.
+		w.unsure = true
+		adopted, serr := w.settle(ctx)
+		switch {
+		case serr == nil && adopted == id:
+			return nil
+		case serr == nil:
+			continue
+		case errors.Is(serr, runlog.ErrConflict):
+			return serr
+		}
+		return fmt.Errorf("natslog: run %q: %w: %w (the run's tail could not be read: %v); put the same event again to retry it, it is appended once",
+			w.run, runlog.ErrUnacknowledged, err, serr)
 	}
-	if isWrongLast(err) {
-		return fmt.Errorf("%w: run %q has a message this writer did not write: %v", runlog.ErrConflict, w.run, err)
+}
+
+// seqOf is the Agwire-Seq of the next message of kind mark.
+func (w *writer) seqOf(mark string) uint64 {
+	switch mark {
+	case "start":
+		return 0
+	case "end":
+		return w.n
 	}
-	var apiErr *jetstream.APIError
-	if errors.As(err, &apiErr) {
-		return fmt.Errorf("natslog: run %q: %w", w.run, err)
+	return w.n + 1
+}
+
+// advance moves the writer past its message of kind mark at stream
+// sequence seq.
+func (w *writer) advance(seq uint64, mark string) {
+	w.last = seq
+	switch mark {
+	case "":
+		w.n++
+	case "end":
+		w.ended = true
 	}
-	// The acknowledgement may be what was lost: did the message land?
-	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+}
+
+// settle reads the run's tail to learn the outcome of the writer's last
+// unacknowledged message. It returns the message id of this writer's
+// next message if that is the tail (adopted: the writer is past it), ""
+// if nothing was appended after w.last, or an error: the tail could not
+// be read (the writer stays unsure), or another writer's message is there
+// (runlog.ErrConflict).
+func (w *writer) settle(ctx context.Context) (string, error) {
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), w.l.ackTimeout)
 	defer cancel()
-	last, gerr := w.l.stream.GetLastMsgForSubject(cctx, w.subject)
-	if gerr == nil && last.Sequence > w.last && last.Header.Get(HeaderSeq) == strconv.FormatUint(seq, 10) && last.Header.Get(HeaderMark) == mark {
-		w.last = last.Sequence
-		return nil
+	last, err := w.l.stream.GetLastMsgForSubject(cctx, w.subject)
+	if errors.Is(err, jetstream.ErrMsgNotFound) && w.last == 0 {
+		w.unsure = false
+		return "", nil
 	}
-	return fmt.Errorf("natslog: run %q: %w", w.run, err)
+	if err != nil {
+		return "", err
+	}
+	if last.Sequence == w.last {
+		w.unsure = false
+		return "", nil
+	}
+	id := last.Header.Get(jetstream.MsgIDHeader)
+	info, perr := parseHeaders(last.Header)
+	if perr == nil && last.Sequence > w.last && strings.HasPrefix(id, w.inc+".") && info.seq == w.seqOf(info.mark) && (info.mark != "start" || w.last == 0) {
+		w.unsure = false
+		w.advance(last.Sequence, info.mark)
+		return id, nil
+	}
+	return "", fmt.Errorf("%w: run %q has a message this writer did not write (stream sequence %d)", runlog.ErrConflict, w.run, last.Sequence)
 }
 
 func isWrongLast(err error) bool {
