@@ -9,20 +9,32 @@
 // every run; each run is one subject, Options.Subject + "." + the run id in
 // unpadded base64url (so any run id is a valid subject token). A run's
 // messages are a start marker, its events (the codec's wire bytes, as
-// they are), and an end marker. Every message carries the header
-// Agwire-Seq, the number of the run's events up to and including it;
-// markers carry Agwire-Mark: start or end. An event's cursor is its
+// they are), and an end marker (or an abort marker, whose data is the
+// cause). Every message carries the header Agwire-Seq, the number of the
+// run's events up to and including it; markers carry Agwire-Mark: start,
+// end or abort. An event's cursor is its
 // Agwire-Seq, so cursors number a run's events 1, 2, 3 … whatever else
 // the stream holds, exactly as the in-memory log does; reading from a
 // cursor finds its place by a binary search over the stream's sequence
 // numbers (a few direct message reads, at most log2 of the stream's
 // length), then follows the subject with an ordered consumer.
 //
+// Two key-value buckets go with the stream. IDsBucket (Stream + "_IDS",
+// no TTL) holds one entry per run ever started, its incarnation token, and
+// the cause if the run was aborted. LiveBucket (Stream + "_LIVE", a TTL of
+// PresenceTTL) holds the writers' heartbeats and the readers' presence
+// (runlog.Presence).
+//
 // # Guarantees, and what failures cost
 //
-// Start publishes the start marker only if the subject is empty
-// (Nats-Expected-Last-Subject-Sequence: 0): across replicas a run id is
-// started once, and a second Start gets runlog.ErrRunExists. Each Append
+// Start creates the run's entry in the ids bucket, which succeeds only
+// for an id never started in it, then publishes the start marker only if
+// the subject is empty (Nats-Expected-Last-Subject-Sequence: 0): across
+// replicas, and for the bucket's lifetime (long after retention dropped
+// the run), a run id is started once; a second Start gets
+// runlog.ErrRunExists. Each Start draws an incarnation token, which the
+// readers' entries carry: a cursor bound to it (runlog.Entry.Cursor)
+// reads that run only. Each Append
 // and End publishes only if the run's last message is the one this Writer
 // wrote last, so a second writer, or a message published to the subject by
 // anything else, gets runlog.ErrConflict rather than interleaving. A
@@ -43,19 +55,27 @@
 // drops a second copy published with the same id.
 //
 // A run whose writer dies never gets its end marker: readers receive every
-// acknowledged event and then wait, until their context ends or retention
-// drops the run. Retention is the stream's: MaxAge and MaxBytes drop the
-// oldest messages, of any run (DiscardOld); a reader whose next event was
-// dropped gets runlog.ErrEvicted; a run none of whose messages is left is
-// runlog.ErrUnknownRun (the stream keeps no memory of it, and its id may
-// be started again).
+// acknowledged event; a reader waiting at the run's end checks, every
+// WriterTimeout/3, the run's entry and the writer's heartbeat (a Writer
+// records one every Heartbeat until End or Abort), and ends with
+// runlog.ErrRunAborted when the run was aborted or its writer has not been
+// heard from for WriterTimeout (the heartbeat's time is the NATS server's:
+// replicas' clocks must agree within a fraction of WriterTimeout). A
+// Writer's Abort records the cause in the ids bucket, which needs no room
+// in the stream, and appends an abort marker when it can. Retention is the
+// stream's: MaxAge and MaxBytes drop the oldest messages, of any run
+// (Discard: DiscardOld); a reader whose next event was dropped gets
+// runlog.ErrEvicted, as does a cursor of a run none of whose messages is
+// left. With DiscardNew a full stream refuses the event instead: Append
+// fails with runlog.ErrStoreFull, and the Writer aborts the run.
 //
 // # A real NATS cluster
 //
 // Connect as usual and hand the JetStream context to New; the stream is
 // created, or its limits updated, with the Options (set NoCreate to use a
-// stream your operators manage, which must have the subjects Subject+".>",
-// DiscardOld and AllowDirect off):
+// stream and buckets your operators manage: the stream must have the
+// subjects Subject+".>" and AllowDirect off, the buckets IDsBucket and
+// LiveBucket must exist):
 //
 //	nc, err := nats.Connect("nats://nats-1:4222,nats://nats-2:4222,nats://nats-3:4222",
 //		nats.UserCredentials("agwire.creds"), nats.MaxReconnects(-1))
@@ -66,14 +86,17 @@
 //		MaxBytes: 8 << 30,           // what the stream may hold
 //	})
 //
-// Every replica of the server uses the same Stream and Subject. Direct
+// Every replica of the server uses the same Stream, Subject, Heartbeat and
+// WriterTimeout. Direct
 // gets stay off (AllowDirect false) so that a cursor is always checked
 // against the stream leader, never against a lagging replica. The account
 // needs JetStream enabled and permission to publish on Subject+".>" and to
 // use the JetStream API for the stream and its consumers: $JS.API.INFO,
 // $JS.API.STREAM.INFO.<Stream> (and CREATE and UPDATE unless NoCreate),
 // $JS.API.STREAM.MSG.GET.<Stream>, $JS.API.CONSUMER.> for the readers'
-// ordered consumers, with replies on _INBOX.>.
+// ordered consumers, with replies on _INBOX.>; and the same for the two
+// buckets: publish on $KV.<Stream>_IDS.> and $KV.<Stream>_LIVE.>, and the
+// API of their streams KV_<Stream>_IDS and KV_<Stream>_LIVE.
 package natslog
 
 import (
@@ -591,7 +614,7 @@ func (w *writer) seqOf(mark string) uint64 {
 	switch mark {
 	case "start":
 		return 0
-	case "end":
+	case "end", "abort":
 		return w.n
 	}
 	return w.n + 1
@@ -604,7 +627,7 @@ func (w *writer) advance(seq uint64, mark string) {
 	switch mark {
 	case "":
 		w.n++
-	case "end":
+	case "end", "abort":
 		w.ended = true
 	}
 }
