@@ -176,6 +176,9 @@ type Options struct {
 	// heard from for WriterTimeout ends with runlog.ErrRunAborted instead
 	// of waiting for ever. 0 means DefaultHeartbeat; negative turns
 	// heartbeats and the readers' check off. Every replica uses the same.
+	// A Writer beats (one goroutine) until End or Abort: call one of them.
+	// Readers of a run written without heartbeats (by an earlier version)
+	// end with runlog.ErrRunAborted after WriterTimeout of silence.
 	Heartbeat time.Duration
 	// WriterTimeout: see Heartbeat. 0 means 6 × Heartbeat (30 s).
 	WriterTimeout time.Duration
