@@ -144,3 +144,34 @@ func TestPresenceAcrossReplicas(t *testing.T) {
 		t.Fatalf("LastSeen on A after a Touch on B: %v, %v; want about %v", at, err, before)
 	}
 }
+
+// A writer that is alive but silent (a model thinking) keeps its readers:
+// its heartbeats go on, so a reader waiting longer than WriterTimeout
+// still waits, and gets the next event when it comes.
+func TestSilentWriterKeepsReaders(t *testing.T) {
+	c := context.Background()
+	js := connect(t, startServer(t))
+	opts := natslog.Options{Storage: jetstream.MemoryStorage, Heartbeat: 100 * time.Millisecond, WriterTimeout: time.Second}
+	l := newLog(t, js, opts)
+	w, err := l.Start(c, "slow")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rd, err := l.Read(c, runlog.Cursor{Run: "slow"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rd.Close()
+	ctx, cancel := context.WithTimeout(c, 2500*time.Millisecond) // WriterTimeout, 2.5 times over
+	defer cancel()
+	if e, err := rd.Next(ctx); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("a reader of a silent, living writer: %d, %v; want to wait until its context ends", e.Seq, err)
+	}
+	appendN(t, w, 1, 1)
+	if e, err := rd.Next(c); err != nil || e.Seq != 1 {
+		t.Fatalf("after the wait: %d, %v; want event 1", e.Seq, err)
+	}
+	if err := w.End(c); err != nil {
+		t.Fatal(err)
+	}
+}
