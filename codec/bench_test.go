@@ -137,15 +137,6 @@ func BenchmarkGenerated(b *testing.B) {
 	}
 }
 
-// BenchmarkEncodeReference is BenchmarkEncode through the reference
-// encoder that walks the tables at run time, for comparing the generated
-// coders with it in one run.
-func BenchmarkEncodeReference(b *testing.B) {
-	benchEncode(b, func(dst []byte, ev event.Event) ([]byte, error) {
-		return codec.AppendReference(codec.Codec{}, dst, ev)
-	})
-}
-
 // BenchmarkDecodeReference is BenchmarkDecode through the reference
 // decoder alone.
 func BenchmarkDecodeReference(b *testing.B) {

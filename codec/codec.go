@@ -227,12 +227,5 @@ func (c Codec) AppendJSONFromWire(dst, wire []byte) ([]byte, error) {
 	}
 	// The decoder checked every string and wrote every dynamic value
 	// itself: the generated writers lay the event out without re-checking.
-	if out, ok := appendJSONGenerated(dst, ev); ok {
-		return out, nil
-	}
-	out, err := event.AppendJSON(dst, ev)
-	if err != nil {
-		return dst, &Error{Op: "decode", Type: ev.Type(), Offset: -1, Err: err}
-	}
-	return out, nil
+	return appendJSONGenerated(dst, ev), nil
 }

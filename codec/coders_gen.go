@@ -65,7 +65,7 @@ var (
 
 // appendGenerated encodes ev with its generated coder; ok is false for
 // a value with none (a nil event, a THINKING_* event, a type defined
-// outside package event), which the reference encoder then reports.
+// outside package event), which Codec.refusal then reports.
 func appendGenerated(g *genc, dst []byte, ev event.Event) (b []byte, err error, ok bool) {
 	switch p := ev.(type) {
 	case *event.TextMessageStart:
@@ -8154,167 +8154,167 @@ func decReasoningEncryptedValue(d *decoder, b []byte, p *event.ReasoningEncrypte
 	return true
 }
 
-// appendJSONGenerated writes the JSON form of an event the generated
-// decoders produced; ok is false for any other value.
-func appendJSONGenerated(b []byte, ev event.Event) (out []byte, ok bool) {
+// appendJSONGenerated writes the JSON form of an event Unmarshal
+// returned: one of the types with a generated decoder.
+func appendJSONGenerated(b []byte, ev event.Event) []byte {
 	switch p := ev.(type) {
 	case *event.TextMessageStart:
 		b = append(b, `{"type":"TEXT_MESSAGE_START"`...)
 		b = jsonTextMessageStart(b, p, true)
 		b = jsonBase(b, &p.Base, true)
-		return append(b, '}'), true
+		return append(b, '}')
 	case *event.TextMessageContent:
 		b = append(b, `{"type":"TEXT_MESSAGE_CONTENT"`...)
 		b = jsonTextMessageContent(b, p, true)
 		b = jsonBase(b, &p.Base, true)
-		return append(b, '}'), true
+		return append(b, '}')
 	case *event.TextMessageEnd:
 		b = append(b, `{"type":"TEXT_MESSAGE_END"`...)
 		b = jsonTextMessageEnd(b, p, true)
 		b = jsonBase(b, &p.Base, true)
-		return append(b, '}'), true
+		return append(b, '}')
 	case *event.ToolCallStart:
 		b = append(b, `{"type":"TOOL_CALL_START"`...)
 		b = jsonToolCallStart(b, p, true)
 		b = jsonBase(b, &p.Base, true)
-		return append(b, '}'), true
+		return append(b, '}')
 	case *event.ToolCallArgs:
 		b = append(b, `{"type":"TOOL_CALL_ARGS"`...)
 		b = jsonToolCallArgs(b, p, true)
 		b = jsonBase(b, &p.Base, true)
-		return append(b, '}'), true
+		return append(b, '}')
 	case *event.ToolCallEnd:
 		b = append(b, `{"type":"TOOL_CALL_END"`...)
 		b = jsonToolCallEnd(b, p, true)
 		b = jsonBase(b, &p.Base, true)
-		return append(b, '}'), true
+		return append(b, '}')
 	case *event.StateSnapshot:
 		b = append(b, `{"type":"STATE_SNAPSHOT"`...)
 		b = jsonStateSnapshot(b, p, true)
 		b = jsonBase(b, &p.Base, true)
-		return append(b, '}'), true
+		return append(b, '}')
 	case *event.StateDelta:
 		b = append(b, `{"type":"STATE_DELTA"`...)
 		b = jsonStateDelta(b, p, true)
 		b = jsonBase(b, &p.Base, true)
-		return append(b, '}'), true
+		return append(b, '}')
 	case *event.MessagesSnapshot:
 		b = append(b, `{"type":"MESSAGES_SNAPSHOT"`...)
 		b = jsonMessagesSnapshot(b, p, true)
 		b = jsonBase(b, &p.Base, true)
-		return append(b, '}'), true
+		return append(b, '}')
 	case *event.Raw:
 		b = append(b, `{"type":"RAW"`...)
 		b = jsonRaw(b, p, true)
 		b = jsonBase(b, &p.Base, true)
-		return append(b, '}'), true
+		return append(b, '}')
 	case *event.Custom:
 		b = append(b, `{"type":"CUSTOM"`...)
 		b = jsonCustom(b, p, true)
 		b = jsonBase(b, &p.Base, true)
-		return append(b, '}'), true
+		return append(b, '}')
 	case *event.RunStarted:
 		b = append(b, `{"type":"RUN_STARTED"`...)
 		b = jsonRunStarted(b, p, true)
 		b = jsonBase(b, &p.Base, true)
-		return append(b, '}'), true
+		return append(b, '}')
 	case *event.RunFinished:
 		b = append(b, `{"type":"RUN_FINISHED"`...)
 		b = jsonRunFinished(b, p, true)
 		b = jsonBase(b, &p.Base, true)
-		return append(b, '}'), true
+		return append(b, '}')
 	case *event.RunError:
 		b = append(b, `{"type":"RUN_ERROR"`...)
 		b = jsonRunError(b, p, true)
 		b = jsonBase(b, &p.Base, true)
-		return append(b, '}'), true
+		return append(b, '}')
 	case *event.StepStarted:
 		b = append(b, `{"type":"STEP_STARTED"`...)
 		b = jsonStepStarted(b, p, true)
 		b = jsonBase(b, &p.Base, true)
-		return append(b, '}'), true
+		return append(b, '}')
 	case *event.StepFinished:
 		b = append(b, `{"type":"STEP_FINISHED"`...)
 		b = jsonStepFinished(b, p, true)
 		b = jsonBase(b, &p.Base, true)
-		return append(b, '}'), true
+		return append(b, '}')
 	case *event.TextMessageChunk:
 		b = append(b, `{"type":"TEXT_MESSAGE_CHUNK"`...)
 		b = jsonTextMessageChunk(b, p, true)
 		b = jsonBase(b, &p.Base, true)
-		return append(b, '}'), true
+		return append(b, '}')
 	case *event.ToolCallChunk:
 		b = append(b, `{"type":"TOOL_CALL_CHUNK"`...)
 		b = jsonToolCallChunk(b, p, true)
 		b = jsonBase(b, &p.Base, true)
-		return append(b, '}'), true
+		return append(b, '}')
 	case *event.SubagentStarted:
 		b = append(b, `{"type":"SUBAGENT_STARTED"`...)
 		b = jsonSubagentStarted(b, p, true)
 		b = jsonBase(b, &p.Base, true)
-		return append(b, '}'), true
+		return append(b, '}')
 	case *event.SubagentFinished:
 		b = append(b, `{"type":"SUBAGENT_FINISHED"`...)
 		b = jsonSubagentFinished(b, p, true)
 		b = jsonBase(b, &p.Base, true)
-		return append(b, '}'), true
+		return append(b, '}')
 	case *event.SubagentError:
 		b = append(b, `{"type":"SUBAGENT_ERROR"`...)
 		b = jsonSubagentError(b, p, true)
 		b = jsonBase(b, &p.Base, true)
-		return append(b, '}'), true
+		return append(b, '}')
 	case *event.ToolCallResult:
 		b = append(b, `{"type":"TOOL_CALL_RESULT"`...)
 		b = jsonToolCallResult(b, p, true)
 		b = jsonBase(b, &p.Base, true)
-		return append(b, '}'), true
+		return append(b, '}')
 	case *event.ActivitySnapshot:
 		b = append(b, `{"type":"ACTIVITY_SNAPSHOT"`...)
 		b = jsonActivitySnapshot(b, p, true)
 		b = jsonBase(b, &p.Base, true)
-		return append(b, '}'), true
+		return append(b, '}')
 	case *event.ActivityDelta:
 		b = append(b, `{"type":"ACTIVITY_DELTA"`...)
 		b = jsonActivityDelta(b, p, true)
 		b = jsonBase(b, &p.Base, true)
-		return append(b, '}'), true
+		return append(b, '}')
 	case *event.ReasoningStart:
 		b = append(b, `{"type":"REASONING_START"`...)
 		b = jsonReasoningStart(b, p, true)
 		b = jsonBase(b, &p.Base, true)
-		return append(b, '}'), true
+		return append(b, '}')
 	case *event.ReasoningMessageStart:
 		b = append(b, `{"type":"REASONING_MESSAGE_START"`...)
 		b = jsonReasoningMessageStart(b, p, true)
 		b = jsonBase(b, &p.Base, true)
-		return append(b, '}'), true
+		return append(b, '}')
 	case *event.ReasoningMessageContent:
 		b = append(b, `{"type":"REASONING_MESSAGE_CONTENT"`...)
 		b = jsonReasoningMessageContent(b, p, true)
 		b = jsonBase(b, &p.Base, true)
-		return append(b, '}'), true
+		return append(b, '}')
 	case *event.ReasoningMessageEnd:
 		b = append(b, `{"type":"REASONING_MESSAGE_END"`...)
 		b = jsonReasoningMessageEnd(b, p, true)
 		b = jsonBase(b, &p.Base, true)
-		return append(b, '}'), true
+		return append(b, '}')
 	case *event.ReasoningMessageChunk:
 		b = append(b, `{"type":"REASONING_MESSAGE_CHUNK"`...)
 		b = jsonReasoningMessageChunk(b, p, true)
 		b = jsonBase(b, &p.Base, true)
-		return append(b, '}'), true
+		return append(b, '}')
 	case *event.ReasoningEnd:
 		b = append(b, `{"type":"REASONING_END"`...)
 		b = jsonReasoningEnd(b, p, true)
 		b = jsonBase(b, &p.Base, true)
-		return append(b, '}'), true
+		return append(b, '}')
 	case *event.ReasoningEncryptedValue:
 		b = append(b, `{"type":"REASONING_ENCRYPTED_VALUE"`...)
 		b = jsonReasoningEncryptedValue(b, p, true)
 		b = jsonBase(b, &p.Base, true)
-		return append(b, '}'), true
+		return append(b, '}')
 	}
-	return b, false
+	panic(noJSONWriter(ev))
 }
 
 func jsonTextMessageStart(b []byte, p *event.TextMessageStart, comma bool) []byte {

@@ -6,13 +6,11 @@ import (
 	"math"
 	"strconv"
 	"sync"
-	"unicode/utf8"
 
 	"google.golang.org/protobuf/encoding/protowire"
 
 	"github.com/agwire/agwire/event"
 	"github.com/agwire/agwire/internal/jsonx"
-	"github.com/agwire/agwire/internal/schema"
 )
 
 // Append appends the protobuf encoding of ev (one Event message, no length
@@ -21,8 +19,8 @@ import (
 //
 // Every event type has a coder generated from its table (coders_gen.go);
 // what has none — a nil event, a THINKING_* event, a type defined outside
-// package event, a type the profile does not carry — goes to the reference
-// encoder, which reports it.
+// package event — is refused with ErrUnsupportedEvent (a nil event with
+// ErrInvalid), and a type the profile does not carry with ErrNotInProfile.
 //
 // Append writes only what Unmarshal with the same Codec reads back: an
 // event whose decoding would take more than Codec.MemoryBudget (tens of
@@ -116,7 +114,7 @@ func (c Codec) checkBudget(t event.Type, wire []byte, nested int) error {
 // UTF-8 (the JSON reader checked them), so that they are not checked again.
 func (c Codec) appendEvent(dst []byte, ev event.Event, validUTF8 bool) ([]byte, error) {
 	if ev == nil || (c.Profile != V1 && !c.Profile.Supports(ev.Type())) {
-		return c.appendReference(dst, ev)
+		return dst, c.refusal(ev)
 	}
 	g := newGenc(&c)
 	g.validUTF8 = validUTF8
@@ -128,7 +126,7 @@ func (c Codec) appendEvent(dst []byte, ev event.Event, validUTF8 bool) ([]byte, 
 	g.release()
 	switch {
 	case !ok:
-		return c.appendReference(dst, ev)
+		return dst, c.refusal(ev)
 	case err != nil:
 		return dst, toError("encode", ev.Type(), err)
 	}
@@ -138,53 +136,26 @@ func (c Codec) appendEvent(dst []byte, ev event.Event, validUTF8 bool) ([]byte, 
 	return b, nil
 }
 
-// appendReference is the reference encoder: it walks the field tables at
-// run time. The generated coders must agree with it byte for byte and
-// error for error (FuzzGeneratedEncode, fuzz/).
-func (c Codec) appendReference(dst []byte, ev event.Event) ([]byte, error) {
-	plan, ptr, err := planOf(ev)
-	if err != nil {
-		return dst, toError("encode", "", err)
+// refusal is the error for an event that has no generated coder — a nil
+// event, a THINKING_* event, a type defined outside package event — or
+// that the profile does not carry.
+func (c Codec) refusal(ev event.Event) error {
+	if _, _, err := planOf(ev); err != nil {
+		return toError("encode", "", err)
 	}
 	t := ev.Type()
-	ti, ok := typeInfos[t]
-	if !ok {
+	if _, ok := typeInfos[t]; !ok {
 		why := "not an AG-UI 1.0 event type"
 		if t.IsThinking() {
 			why = "THINKING_* events were removed in AG-UI 1.0 and never had a protobuf form; send REASONING_* events, or use SSE"
 		}
-		return dst, &Error{Op: "encode", Type: t, Offset: -1, Err: fmt.Errorf("%w: %s", ErrUnsupportedEvent, why)}
+		return &Error{Op: "encode", Type: t, Offset: -1, Err: fmt.Errorf("%w: %s", ErrUnsupportedEvent, why)}
 	}
 	if !c.Profile.Supports(t) {
-		return dst, &Error{Op: "encode", Type: t, Offset: -1, Err: fmt.Errorf("%w: %s peers know only the first %d envelope arms", ErrNotInProfile, c.Profile, preV1MaxArm)}
+		return &Error{Op: "encode", Type: t, Offset: -1, Err: fmt.Errorf("%w: %s peers know only the first %d envelope arms", ErrNotInProfile, c.Profile, preV1MaxArm)}
 	}
-	e := encoders.Get().(*encoder)
-	defer encoders.Put(e)
-	e.lossy = c.LossyNumbers
-	e.unsafeInts = c.UnsafeIntegers
-	e.s.MaxDepth = c.maxDepth()
-	e.s.AliasStrings = true // keys are only compared, never kept
-	e.keys, e.keyEnds = e.keys[:0], e.keyEnds[:0]
-	e.slots, e.tables = e.slots[:0], e.tables[:0]
-	b, arm := beginLen(dst, protowire.Number(ti.arm))
-	b, base := beginLen(b, 1)
-	if ti.enum != 0 {
-		b = protowire.AppendTag(b, 1, protowire.VarintType)
-		b = protowire.AppendVarint(b, uint64(ti.enum))
-	}
-	b, err = e.fields(b, plan.Base, ptr)
-	if err == nil {
-		b = endLen(b, base)
-		b, err = e.fields(b, plan, ptr)
-	}
-	if err != nil {
-		return dst, toError("encode", t, err)
-	}
-	b = endLen(b, arm)
-	if err := c.checkBudget(t, b[len(dst):], -1); err != nil {
-		return dst, err
-	}
-	return b, nil
+	// A *event.Thinking whose Kind names an event type of the wire.
+	return &Error{Op: "encode", Type: t, Offset: -1, Err: fmt.Errorf("%w: a %T carries only THINKING_* events, which have no protobuf form", ErrUnsupportedEvent, ev)}
 }
 
 // toError turns an internal path-carrying error into an *Error.
@@ -263,170 +234,6 @@ func endLen(b []byte, start int) []byte {
 	return b
 }
 
-func appendString(b []byte, num protowire.Number, s string) ([]byte, error) {
-	if !utf8.ValidString(s) {
-		return b, invalidf("string is not valid UTF-8")
-	}
-	b = protowire.AppendTag(b, num, protowire.BytesType)
-	return protowire.AppendString(b, s), nil
-}
-
-// fields writes the wire fields of the struct at ptr in field-number order.
-func (e *encoder) fields(b []byte, plan *schema.Plan, ptr schema.Pointer) ([]byte, error) {
-	if plan.Check != nil {
-		if err := plan.Check(ptr); err != nil {
-			return b, err
-		}
-	}
-	var err error
-	for i := range plan.Wire {
-		f := &plan.Wire[i]
-		base := ptr
-		if f.Via != nil {
-			if base = ptr.Field(f.Via).Elem(); base.IsNil() {
-				continue
-			}
-			if i == 0 || plan.Wire[i-1].Via != f.Via {
-				// The flat container's own rule, checked once.
-				if check := f.Via.Elem.Check; check != nil {
-					if err := check(base); err != nil {
-						return b, jsonx.WithKey(err, f.Via.Name)
-					}
-				}
-			}
-		}
-		b, err = e.field(b, f, base)
-		if err != nil {
-			if f.Via != nil {
-				return b, jsonx.WithKey(jsonx.WithKey(err, f.Name), f.Via.Name)
-			}
-			return b, jsonx.WithKey(err, f.Name)
-		}
-	}
-	return b, nil
-}
-
-func (e *encoder) field(b []byte, f *schema.Field, base schema.Pointer) ([]byte, error) {
-	p := base.Field(f)
-	num := protowire.Number(f.Num)
-	switch f.Kind {
-	case schema.String:
-		v := *p.String()
-		if !f.Allows(v) {
-			return b, invalidf("%s", f.Unknown(v))
-		}
-		if v == "" {
-			return b, nil
-		}
-		return appendString(b, num, v)
-	case schema.Enum:
-		v := *p.String()
-		n := f.NameIndex(v)
-		if n < 0 {
-			return b, invalidf("%s", f.Unknown(v))
-		}
-		if n == 0 {
-			return b, nil // proto3 does not write an enum's zero value
-		}
-		b = protowire.AppendTag(b, num, protowire.VarintType)
-		return protowire.AppendVarint(b, uint64(n)), nil
-	case schema.OptString:
-		if v := *p.OptString(); v != nil {
-			if !f.Allows(*v) {
-				return b, invalidf("%s", f.Unknown(*v))
-			}
-			return appendString(b, num, *v)
-		}
-	case schema.OptBool:
-		if v := *p.OptBool(); v != nil {
-			b = protowire.AppendTag(b, num, protowire.VarintType)
-			b = protowire.AppendVarint(b, protowire.EncodeBool(*v))
-		}
-	case schema.OptInt64:
-		if v := *p.OptInt64(); v != nil {
-			if (*v > maxSafeInt || *v < -maxSafeInt) && !e.unsafeInts {
-				return b, &jsonx.Error{Offset: -1, Err: fmt.Errorf("%w: %d", ErrUnsafeInteger, *v)}
-			}
-			b = protowire.AppendTag(b, num, protowire.VarintType)
-			b = protowire.AppendVarint(b, uint64(*v))
-		}
-	case schema.Value:
-		// On an optional value, null is absence (as Parse and Unmarshal
-		// read it): it is not written.
-		if v := event.RawValue(*p.Bytes()); v != nil && !(f.Opt && jsonx.IsNull(v)) {
-			return e.valueField(b, num, v)
-		}
-	case schema.Object:
-		v := event.Object(*p.Bytes())
-		if v == nil && f.Req {
-			v = event.Object("{}") // a required object is never left out
-		}
-		if v != nil {
-			return e.structField(b, num, v)
-		}
-	case schema.Message:
-		var start int
-		b, start = beginLen(b, num)
-		b, err := e.fields(b, f.Elem, p)
-		return endLen(b, start), err
-	case schema.OptMessage:
-		if v := p.Elem(); !v.IsNil() {
-			var start int
-			b, start = beginLen(b, num)
-			b, err := e.fields(b, f.Elem, v)
-			return endLen(b, start), err
-		}
-	case schema.Strings:
-		for i, s := range *p.Strings() {
-			var err error
-			if b, err = appendString(b, num, s); err != nil {
-				return b, jsonx.WithIndex(err, i)
-			}
-		}
-	case schema.Messages, schema.Parts:
-		for i := range p.Len() {
-			ep := p.Index(i, f.Elem)
-			var start int
-			var err error
-			b, start = beginLen(b, num)
-			if f.Kind == schema.Parts {
-				b, err = e.contentPart(b, schema.As[event.ContentPart](ep))
-			} else {
-				b, err = e.fields(b, f.Elem, ep)
-			}
-			if err != nil {
-				return b, jsonx.WithIndex(err, i)
-			}
-			b = endLen(b, start)
-		}
-	}
-	return b, nil
-}
-
-// contentPart writes a content part field's payload with the shared
-// two-pass part coder (genenc.go), so that the mapping of parts is stated
-// once.
-func (e *encoder) contentPart(b []byte, cp *event.ContentPart) ([]byte, error) {
-	s0, p0, d0 := len(e.sizes), len(e.spans), len(e.dyn)
-	g := genc{lossy: e.lossy, unsafeInts: e.unsafeInts, maxDepth: e.s.MaxDepth, e: e, sizeAt: s0, spanAt: p0, dynAt: d0}
-	_, err := sizePart(&g, cp)
-	if err == nil {
-		b = writePart(&g, b, cp)
-	}
-	e.sizes, e.spans, e.dyn = e.sizes[:s0], e.spans[:p0], e.dyn[:d0]
-	return b, err
-}
-
-// valueField writes JSON text as a google.protobuf.Value field.
-func (e *encoder) valueField(b []byte, num protowire.Number, v []byte) ([]byte, error) {
-	b, start := beginLen(b, num)
-	b, err := e.valueBody(b, v)
-	if err != nil {
-		return b, err
-	}
-	return endLen(b, start), nil
-}
-
 // valueBody appends the google.protobuf.Value body of the JSON text v.
 func (e *encoder) valueBody(b, v []byte) ([]byte, error) {
 	e.s.Reset(v)
@@ -435,16 +242,6 @@ func (e *encoder) valueBody(b, v []byte) ([]byte, error) {
 		err = e.s.End()
 	}
 	return b, markInvalidJSON(err)
-}
-
-// structField writes JSON object text as a google.protobuf.Struct field.
-func (e *encoder) structField(b []byte, num protowire.Number, v []byte) ([]byte, error) {
-	b, start := beginLen(b, num)
-	b, err := e.structBodyOf(b, v)
-	if err != nil {
-		return b, err
-	}
-	return endLen(b, start), nil
 }
 
 // structBodyOf appends the google.protobuf.Struct body of the JSON object

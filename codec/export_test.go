@@ -15,13 +15,7 @@ func DecodeWork(c Codec, b []byte) (int, error) {
 	return d.reads, err
 }
 
-// AppendReference encodes with the reference encoder, which walks the
-// field tables at run time: what the generated coders are held to.
-func AppendReference(c Codec, dst []byte, ev Event) ([]byte, error) {
-	return c.appendReference(dst, ev)
-}
-
-// Event is event.Event, for the signature above.
+// Event is event.Event, for the signatures below.
 type Event = event.Event
 
 // UnmarshalReference decodes with the reference decoder alone.
@@ -47,7 +41,7 @@ func DecodeGenerated(c Codec, b []byte) (ev Event, ok bool) {
 
 // AppendJSONGenerated writes a decoded event's JSON with the generated
 // writers.
-func AppendJSONGenerated(b []byte, ev Event) ([]byte, bool) { return appendJSONGenerated(b, ev) }
+func AppendJSONGenerated(b []byte, ev Event) []byte { return appendJSONGenerated(b, ev) }
 
 // ParseGenerated reads a JSON event with the generated parsers alone.
 func ParseGenerated(maxDepth int, data []byte) (Event, bool) { return parseFast(maxDepth, data) }

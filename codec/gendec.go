@@ -1,6 +1,7 @@
 package codec
 
 import (
+	"fmt"
 	"sync"
 	"unicode/utf8"
 	"unsafe"
@@ -60,6 +61,12 @@ func jsonKey(b []byte, comma bool, key string) []byte {
 		b = append(b, ',')
 	}
 	return append(b, key...)
+}
+
+// noJSONWriter is the message of the panic for an event Unmarshal cannot
+// return: every type it decodes has a generated JSON writer.
+func noJSONWriter(ev event.Event) string {
+	return fmt.Sprintf("codec: no generated JSON writer for %T, which Unmarshal does not return", ev)
 }
 
 // jsonPart writes a decoded content part with package event's own

@@ -183,8 +183,8 @@ func rule(plan *schema.Plan, p schema.Pointer) error {
 func planFor[T any]() *schema.Plan { return schema.For(reflect.TypeFor[T]()) }
 
 // Content parts and their sources are a oneof whose arms number their
-// fields differently; they are mapped by hand, here, once: both the
-// generated encoders and the reference encoder use these two functions.
+// fields differently; they are mapped by hand, here, once, and the
+// generated encoders call these functions.
 
 // InputContent arms and InputContentSource arms.
 var partArms = map[string]protowire.Number{

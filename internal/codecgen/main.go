@@ -72,7 +72,7 @@ func generate() ([]byte, error) {
 	// The dispatcher.
 	g.p("// appendGenerated encodes ev with its generated coder; ok is false for\n")
 	g.p("// a value with none (a nil event, a THINKING_* event, a type defined\n")
-	g.p("// outside package event), which the reference encoder then reports.\n")
+	g.p("// outside package event), which Codec.refusal then reports.\n")
 	g.p("func appendGenerated(g *genc, dst []byte, ev event.Event) (b []byte, err error, ok bool) {\n")
 	g.p("\tswitch p := ev.(type) {\n")
 	for _, in := range events {
@@ -202,9 +202,9 @@ func fieldIndex(p *schema.Plan, f *schema.Field) int {
 }
 
 // sizeFields writes the size pass of p's fields, adding to variable n.
-// It mirrors the reference encoder (encode.go) check for check: the rule
-// first, then the fields in number order, a flat container's rule at its
-// first field.
+// The checks come in this order, which sets the error reported first: the
+// rule first, then the fields in number order, a flat container's rule at
+// its first field.
 func (g *gen) sizeFields(p *schema.Plan, n, zero string) {
 	if p.Check != nil {
 		g.p("\tif err := rule(%s, schema.PointerTo(p)); err != nil {\n\t\treturn %s, err\n\t}\n", planVar(p), zero)
@@ -569,17 +569,17 @@ func repeatedAny(p *schema.Plan) string {
 // condition holds), a required object never left out.
 
 func (g *gen) jsonWriters(events []event.Info) {
-	g.p("// appendJSONGenerated writes the JSON form of an event the generated\n")
-	g.p("// decoders produced; ok is false for any other value.\n")
-	g.p("func appendJSONGenerated(b []byte, ev event.Event) (out []byte, ok bool) {\n")
+	g.p("// appendJSONGenerated writes the JSON form of an event Unmarshal\n")
+	g.p("// returned: one of the types with a generated decoder.\n")
+	g.p("func appendJSONGenerated(b []byte, ev event.Event) []byte {\n")
 	g.p("\tswitch p := ev.(type) {\n")
 	for _, in := range events {
 		p := schema.For(reflect.TypeOf(in.New()).Elem())
 		name := p.Type.Name()
 		g.p("\tcase *event.%s:\n\t\tb = append(b, `{\"type\":\"%s\"`...)\n", name, in.Type)
-		g.p("\t\tb = json%s(b, p, true)\n\t\tb = jsonBase(b, &p.Base, true)\n\t\treturn append(b, '}'), true\n", name)
+		g.p("\t\tb = json%s(b, p, true)\n\t\tb = jsonBase(b, &p.Base, true)\n\t\treturn append(b, '}')\n", name)
 	}
-	g.p("\t}\n\treturn b, false\n}\n\n")
+	g.p("\t}\n\tpanic(noJSONWriter(ev))\n}\n\n")
 	for _, p := range g.order {
 		g.jsonWriter(p)
 	}
