@@ -78,7 +78,7 @@ func TestDecodeAmplification(t *testing.T) {
 			continue
 		}
 		g := newGenc(&open)
-		if _, err, ok := appendGenerated(&g, nil, tc.ev); err != nil || !ok {
+		if _, ok, err := appendGenerated(&g, nil, tc.ev); err != nil || !ok {
 			t.Fatalf("%s: generated encoder: %v %v", tc.name, ok, err)
 		}
 		nested := 0

@@ -2,6 +2,7 @@ package codec
 
 import (
 	"reflect"
+	"unsafe"
 
 	"github.com/agwire/agwire/event"
 	"github.com/agwire/agwire/internal/schema"
@@ -29,6 +30,15 @@ func (d *decoder) carveBytes(b []byte) []byte {
 
 // slabNext is the size of the next block of optional-field targets.
 func slabNext(prev int) int { return min(max(2*prev, 4), 64) }
+
+// What a decoded optional scalar costs the memory budget: its value, in
+// its slab. A bool is charged as an int64 (a word on 64-bit machines), as
+// it always was.
+const (
+	costString = int(unsafe.Sizeof(""))
+	costInt64  = int(unsafe.Sizeof(int64(0)))
+	costBool   = costInt64
+)
 
 func (d *decoder) newString(s string) *string {
 	if len(d.strs) == cap(d.strs) {

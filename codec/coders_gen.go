@@ -4,6 +4,7 @@ package codec
 
 import (
 	"strconv"
+	"unsafe"
 
 	"google.golang.org/protobuf/encoding/protowire"
 
@@ -12,250 +13,325 @@ import (
 	"github.com/agwire/agwire/internal/schema"
 )
 
-// tablesFingerprint describes the tables this file was generated from;
-// init compares it with the tables the package is built with.
-const tablesFingerprint = "f2a94f17e779d8c9"
-
+// The field tables whose rules the generated code calls.
 var (
 	planTextMessageStart        = planFor[event.TextMessageStart]()
-	planBase                    = planFor[event.Base]()
-	planTextMessageContent      = planFor[event.TextMessageContent]()
-	planTextMessageEnd          = planFor[event.TextMessageEnd]()
-	planToolCallStart           = planFor[event.ToolCallStart]()
-	planToolCallArgs            = planFor[event.ToolCallArgs]()
-	planToolCallEnd             = planFor[event.ToolCallEnd]()
-	planStateSnapshot           = planFor[event.StateSnapshot]()
-	planStateDelta              = planFor[event.StateDelta]()
 	planPatchOp                 = planFor[event.PatchOp]()
-	planMessagesSnapshot        = planFor[event.MessagesSnapshot]()
 	planMessage                 = planFor[event.Message]()
 	planToolCall                = planFor[event.ToolCall]()
-	planFunctionCall            = planFor[event.FunctionCall]()
-	planRaw                     = planFor[event.Raw]()
-	planCustom                  = planFor[event.Custom]()
-	planRunStarted              = planFor[event.RunStarted]()
 	planRunAgentInput           = planFor[event.RunAgentInput]()
-	planTool                    = planFor[event.Tool]()
-	planContext                 = planFor[event.Context]()
 	planResumeEntry             = planFor[event.ResumeEntry]()
 	planRunFinished             = planFor[event.RunFinished]()
 	planRunOutcome              = planFor[event.RunOutcome]()
-	planInterrupt               = planFor[event.Interrupt]()
-	planUsage                   = planFor[event.Usage]()
-	planRunError                = planFor[event.RunError]()
-	planStepStarted             = planFor[event.StepStarted]()
-	planStepFinished            = planFor[event.StepFinished]()
 	planTextMessageChunk        = planFor[event.TextMessageChunk]()
-	planToolCallChunk           = planFor[event.ToolCallChunk]()
-	planSubagentStarted         = planFor[event.SubagentStarted]()
 	planSubagentFinished        = planFor[event.SubagentFinished]()
 	planSubagentOutcome         = planFor[event.SubagentOutcome]()
-	planSubagentError           = planFor[event.SubagentError]()
 	planToolCallResult          = planFor[event.ToolCallResult]()
 	planActivitySnapshot        = planFor[event.ActivitySnapshot]()
-	planActivityDelta           = planFor[event.ActivityDelta]()
-	planReasoningStart          = planFor[event.ReasoningStart]()
 	planReasoningMessageStart   = planFor[event.ReasoningMessageStart]()
-	planReasoningMessageContent = planFor[event.ReasoningMessageContent]()
-	planReasoningMessageEnd     = planFor[event.ReasoningMessageEnd]()
-	planReasoningMessageChunk   = planFor[event.ReasoningMessageChunk]()
-	planReasoningEnd            = planFor[event.ReasoningEnd]()
 	planReasoningEncryptedValue = planFor[event.ReasoningEncryptedValue]()
 )
+
+// knownRole lists the names of set Role, for error messages.
+const knownRole = "developer, system, assistant, user"
+
+// indexRole returns the index of s in set Role, -1 when it is not in it.
+func indexRole(s string) int {
+	switch s {
+	case "developer":
+		return 0
+	case "system":
+		return 1
+	case "assistant":
+		return 2
+	case "user":
+		return 3
+	}
+	return -1
+}
+
+// knownOp lists the names of set Op, for error messages.
+const knownOp = "add, remove, replace, move, copy, test"
+
+// indexOp returns the index of s in set Op, -1 when it is not in it.
+func indexOp(s string) int {
+	switch s {
+	case "add":
+		return 0
+	case "remove":
+		return 1
+	case "replace":
+		return 2
+	case "move":
+		return 3
+	case "copy":
+		return 4
+	case "test":
+		return 5
+	}
+	return -1
+}
+
+// namesOp are the names of set Op by wire number.
+var namesOp = [...]string{
+	"add",
+	"remove",
+	"replace",
+	"move",
+	"copy",
+	"test",
+}
+
+// knownType lists the names of set Type, for error messages.
+const knownType = "function"
+
+// indexType returns the index of s in set Type, -1 when it is not in it.
+func indexType(s string) int {
+	switch s {
+	case "function":
+		return 0
+	}
+	return -1
+}
+
+// knownMessageRole lists the names of set MessageRole, for error messages.
+const knownMessageRole = "developer, system, assistant, user, tool, activity, reasoning"
+
+// indexMessageRole returns the index of s in set MessageRole, -1 when it is not in it.
+func indexMessageRole(s string) int {
+	switch s {
+	case "developer":
+		return 0
+	case "system":
+		return 1
+	case "assistant":
+		return 2
+	case "user":
+		return 3
+	case "tool":
+		return 4
+	case "activity":
+		return 5
+	case "reasoning":
+		return 6
+	}
+	return -1
+}
+
+// knownStatus lists the names of set Status, for error messages.
+const knownStatus = "resolved, cancelled"
+
+// indexStatus returns the index of s in set Status, -1 when it is not in it.
+func indexStatus(s string) int {
+	switch s {
+	case "resolved":
+		return 0
+	case "cancelled":
+		return 1
+	}
+	return -1
+}
+
+// knownToolCallResultRole lists the names of set ToolCallResultRole, for error messages.
+const knownToolCallResultRole = "tool"
+
+// indexToolCallResultRole returns the index of s in set ToolCallResultRole, -1 when it is not in it.
+func indexToolCallResultRole(s string) int {
+	switch s {
+	case "tool":
+		return 0
+	}
+	return -1
+}
+
+// knownReasoningMessageStartRole lists the names of set ReasoningMessageStartRole, for error messages.
+const knownReasoningMessageStartRole = "reasoning"
+
+// indexReasoningMessageStartRole returns the index of s in set ReasoningMessageStartRole, -1 when it is not in it.
+func indexReasoningMessageStartRole(s string) int {
+	switch s {
+	case "reasoning":
+		return 0
+	}
+	return -1
+}
+
+// knownSubtype lists the names of set Subtype, for error messages.
+const knownSubtype = "tool-call, message"
+
+// indexSubtype returns the index of s in set Subtype, -1 when it is not in it.
+func indexSubtype(s string) int {
+	switch s {
+	case "tool-call":
+		return 0
+	case "message":
+		return 1
+	}
+	return -1
+}
 
 // appendGenerated encodes ev with its generated coder; ok is false for
 // a value with none (a nil event, a THINKING_* event, a type defined
 // outside package event), which Codec.refusal then reports.
-func appendGenerated(g *genc, dst []byte, ev event.Event) (b []byte, err error, ok bool) {
+func appendGenerated(g *genc, dst []byte, ev event.Event) (b []byte, ok bool, err error) {
 	switch p := ev.(type) {
 	case *event.TextMessageStart:
-		if p == nil {
-			return dst, nil, false
+		if p != nil {
+			b, err = encodeTextMessageStart(g, dst, p)
+			return b, true, err
 		}
-		b, err = encodeTextMessageStart(g, dst, p)
-		return b, err, true
 	case *event.TextMessageContent:
-		if p == nil {
-			return dst, nil, false
+		if p != nil {
+			b, err = encodeTextMessageContent(g, dst, p)
+			return b, true, err
 		}
-		b, err = encodeTextMessageContent(g, dst, p)
-		return b, err, true
 	case *event.TextMessageEnd:
-		if p == nil {
-			return dst, nil, false
+		if p != nil {
+			b, err = encodeTextMessageEnd(g, dst, p)
+			return b, true, err
 		}
-		b, err = encodeTextMessageEnd(g, dst, p)
-		return b, err, true
 	case *event.ToolCallStart:
-		if p == nil {
-			return dst, nil, false
+		if p != nil {
+			b, err = encodeToolCallStart(g, dst, p)
+			return b, true, err
 		}
-		b, err = encodeToolCallStart(g, dst, p)
-		return b, err, true
 	case *event.ToolCallArgs:
-		if p == nil {
-			return dst, nil, false
+		if p != nil {
+			b, err = encodeToolCallArgs(g, dst, p)
+			return b, true, err
 		}
-		b, err = encodeToolCallArgs(g, dst, p)
-		return b, err, true
 	case *event.ToolCallEnd:
-		if p == nil {
-			return dst, nil, false
+		if p != nil {
+			b, err = encodeToolCallEnd(g, dst, p)
+			return b, true, err
 		}
-		b, err = encodeToolCallEnd(g, dst, p)
-		return b, err, true
 	case *event.StateSnapshot:
-		if p == nil {
-			return dst, nil, false
+		if p != nil {
+			b, err = encodeStateSnapshot(g, dst, p)
+			return b, true, err
 		}
-		b, err = encodeStateSnapshot(g, dst, p)
-		return b, err, true
 	case *event.StateDelta:
-		if p == nil {
-			return dst, nil, false
+		if p != nil {
+			b, err = encodeStateDelta(g, dst, p)
+			return b, true, err
 		}
-		b, err = encodeStateDelta(g, dst, p)
-		return b, err, true
 	case *event.MessagesSnapshot:
-		if p == nil {
-			return dst, nil, false
+		if p != nil {
+			b, err = encodeMessagesSnapshot(g, dst, p)
+			return b, true, err
 		}
-		b, err = encodeMessagesSnapshot(g, dst, p)
-		return b, err, true
 	case *event.Raw:
-		if p == nil {
-			return dst, nil, false
+		if p != nil {
+			b, err = encodeRaw(g, dst, p)
+			return b, true, err
 		}
-		b, err = encodeRaw(g, dst, p)
-		return b, err, true
 	case *event.Custom:
-		if p == nil {
-			return dst, nil, false
+		if p != nil {
+			b, err = encodeCustom(g, dst, p)
+			return b, true, err
 		}
-		b, err = encodeCustom(g, dst, p)
-		return b, err, true
 	case *event.RunStarted:
-		if p == nil {
-			return dst, nil, false
+		if p != nil {
+			b, err = encodeRunStarted(g, dst, p)
+			return b, true, err
 		}
-		b, err = encodeRunStarted(g, dst, p)
-		return b, err, true
 	case *event.RunFinished:
-		if p == nil {
-			return dst, nil, false
+		if p != nil {
+			b, err = encodeRunFinished(g, dst, p)
+			return b, true, err
 		}
-		b, err = encodeRunFinished(g, dst, p)
-		return b, err, true
 	case *event.RunError:
-		if p == nil {
-			return dst, nil, false
+		if p != nil {
+			b, err = encodeRunError(g, dst, p)
+			return b, true, err
 		}
-		b, err = encodeRunError(g, dst, p)
-		return b, err, true
 	case *event.StepStarted:
-		if p == nil {
-			return dst, nil, false
+		if p != nil {
+			b, err = encodeStepStarted(g, dst, p)
+			return b, true, err
 		}
-		b, err = encodeStepStarted(g, dst, p)
-		return b, err, true
 	case *event.StepFinished:
-		if p == nil {
-			return dst, nil, false
+		if p != nil {
+			b, err = encodeStepFinished(g, dst, p)
+			return b, true, err
 		}
-		b, err = encodeStepFinished(g, dst, p)
-		return b, err, true
 	case *event.TextMessageChunk:
-		if p == nil {
-			return dst, nil, false
+		if p != nil {
+			b, err = encodeTextMessageChunk(g, dst, p)
+			return b, true, err
 		}
-		b, err = encodeTextMessageChunk(g, dst, p)
-		return b, err, true
 	case *event.ToolCallChunk:
-		if p == nil {
-			return dst, nil, false
+		if p != nil {
+			b, err = encodeToolCallChunk(g, dst, p)
+			return b, true, err
 		}
-		b, err = encodeToolCallChunk(g, dst, p)
-		return b, err, true
 	case *event.SubagentStarted:
-		if p == nil {
-			return dst, nil, false
+		if p != nil {
+			b, err = encodeSubagentStarted(g, dst, p)
+			return b, true, err
 		}
-		b, err = encodeSubagentStarted(g, dst, p)
-		return b, err, true
 	case *event.SubagentFinished:
-		if p == nil {
-			return dst, nil, false
+		if p != nil {
+			b, err = encodeSubagentFinished(g, dst, p)
+			return b, true, err
 		}
-		b, err = encodeSubagentFinished(g, dst, p)
-		return b, err, true
 	case *event.SubagentError:
-		if p == nil {
-			return dst, nil, false
+		if p != nil {
+			b, err = encodeSubagentError(g, dst, p)
+			return b, true, err
 		}
-		b, err = encodeSubagentError(g, dst, p)
-		return b, err, true
 	case *event.ToolCallResult:
-		if p == nil {
-			return dst, nil, false
+		if p != nil {
+			b, err = encodeToolCallResult(g, dst, p)
+			return b, true, err
 		}
-		b, err = encodeToolCallResult(g, dst, p)
-		return b, err, true
 	case *event.ActivitySnapshot:
-		if p == nil {
-			return dst, nil, false
+		if p != nil {
+			b, err = encodeActivitySnapshot(g, dst, p)
+			return b, true, err
 		}
-		b, err = encodeActivitySnapshot(g, dst, p)
-		return b, err, true
 	case *event.ActivityDelta:
-		if p == nil {
-			return dst, nil, false
+		if p != nil {
+			b, err = encodeActivityDelta(g, dst, p)
+			return b, true, err
 		}
-		b, err = encodeActivityDelta(g, dst, p)
-		return b, err, true
 	case *event.ReasoningStart:
-		if p == nil {
-			return dst, nil, false
+		if p != nil {
+			b, err = encodeReasoningStart(g, dst, p)
+			return b, true, err
 		}
-		b, err = encodeReasoningStart(g, dst, p)
-		return b, err, true
 	case *event.ReasoningMessageStart:
-		if p == nil {
-			return dst, nil, false
+		if p != nil {
+			b, err = encodeReasoningMessageStart(g, dst, p)
+			return b, true, err
 		}
-		b, err = encodeReasoningMessageStart(g, dst, p)
-		return b, err, true
 	case *event.ReasoningMessageContent:
-		if p == nil {
-			return dst, nil, false
+		if p != nil {
+			b, err = encodeReasoningMessageContent(g, dst, p)
+			return b, true, err
 		}
-		b, err = encodeReasoningMessageContent(g, dst, p)
-		return b, err, true
 	case *event.ReasoningMessageEnd:
-		if p == nil {
-			return dst, nil, false
+		if p != nil {
+			b, err = encodeReasoningMessageEnd(g, dst, p)
+			return b, true, err
 		}
-		b, err = encodeReasoningMessageEnd(g, dst, p)
-		return b, err, true
 	case *event.ReasoningMessageChunk:
-		if p == nil {
-			return dst, nil, false
+		if p != nil {
+			b, err = encodeReasoningMessageChunk(g, dst, p)
+			return b, true, err
 		}
-		b, err = encodeReasoningMessageChunk(g, dst, p)
-		return b, err, true
 	case *event.ReasoningEnd:
-		if p == nil {
-			return dst, nil, false
+		if p != nil {
+			b, err = encodeReasoningEnd(g, dst, p)
+			return b, true, err
 		}
-		b, err = encodeReasoningEnd(g, dst, p)
-		return b, err, true
 	case *event.ReasoningEncryptedValue:
-		if p == nil {
-			return dst, nil, false
+		if p != nil {
+			b, err = encodeReasoningEncryptedValue(g, dst, p)
+			return b, true, err
 		}
-		b, err = encodeReasoningEncryptedValue(g, dst, p)
-		return b, err, true
 	}
-	return dst, nil, false
+	return dst, false, nil
 }
 
 // encodeTextMessageStart writes the Event envelope's arm 1.
@@ -265,64 +341,47 @@ func encodeTextMessageStart(g *genc, dst []byte, p *event.TextMessageStart) ([]b
 		return dst, err
 	}
 	n := 1 + protowire.SizeBytes(bn)
-	{
-		v := p.MessageID
-		if v != "" {
-			if err := g.checkString(v); err != nil {
-				return dst, jsonx.WithKey(err, "messageId")
-			}
-			n += 1 + protowire.SizeBytes(len(v))
+	if v := p.MessageID; v != "" {
+		if err := g.checkString(v); err != nil {
+			return dst, jsonx.WithKey(err, "messageId")
 		}
+		n += 1 + protowire.SizeBytes(len(v))
 	}
-	{
-		if v := p.Role; v != nil {
-			if err := checkName(&planTextMessageStart.Wire[1], *v); err != nil {
-				return dst, jsonx.WithKey(err, "role")
-			}
-			if err := g.checkString(*v); err != nil {
-				return dst, jsonx.WithKey(err, "role")
-			}
-			n += 1 + protowire.SizeBytes(len(*v))
+	if v := p.Role; v != nil {
+		if indexRole(*v) < 0 {
+			return dst, jsonx.WithKey(unknownName("role", false, *v, knownRole), "role")
 		}
+		if err := g.checkString(*v); err != nil {
+			return dst, jsonx.WithKey(err, "role")
+		}
+		n += 1 + protowire.SizeBytes(len(*v))
 	}
-	{
-		if v := p.Name; v != nil {
-			if err := g.checkString(*v); err != nil {
-				return dst, jsonx.WithKey(err, "name")
-			}
-			n += 1 + protowire.SizeBytes(len(*v))
+	if v := p.Name; v != nil {
+		if err := g.checkString(*v); err != nil {
+			return dst, jsonx.WithKey(err, "name")
 		}
+		n += 1 + protowire.SizeBytes(len(*v))
 	}
-	{
-		if v := p.SubagentRunID; v != nil {
-			if err := g.checkString(*v); err != nil {
-				return dst, jsonx.WithKey(err, "subagentRunId")
-			}
-			n += 1 + protowire.SizeBytes(len(*v))
+	if v := p.SubagentRunID; v != nil {
+		if err := g.checkString(*v); err != nil {
+			return dst, jsonx.WithKey(err, "subagentRunId")
 		}
+		n += 1 + protowire.SizeBytes(len(*v))
 	}
 	b := appendLen(append(dst, 0x0a), n)
 	b = appendLen(append(b, 0x0a), bn)
 	b = writeBase(g, b, &p.Base, 0)
-	{
-		if v := p.MessageID; v != "" {
-			b = appendStr(append(b, 0x12), v)
-		}
+	if v := p.MessageID; v != "" {
+		b = appendStr(append(b, 0x12), v)
 	}
-	{
-		if v := p.Role; v != nil {
-			b = appendStr(append(b, 0x1a), *v)
-		}
+	if v := p.Role; v != nil {
+		b = appendStr(append(b, 0x1a), *v)
 	}
-	{
-		if v := p.Name; v != nil {
-			b = appendStr(append(b, 0x22), *v)
-		}
+	if v := p.Name; v != nil {
+		b = appendStr(append(b, 0x22), *v)
 	}
-	{
-		if v := p.SubagentRunID; v != nil {
-			b = appendStr(append(b, 0x2a), *v)
-		}
+	if v := p.SubagentRunID; v != nil {
+		b = appendStr(append(b, 0x2a), *v)
 	}
 	return b, nil
 }
@@ -334,49 +393,35 @@ func encodeTextMessageContent(g *genc, dst []byte, p *event.TextMessageContent) 
 		return dst, err
 	}
 	n := 1 + protowire.SizeBytes(bn)
-	{
-		v := p.MessageID
-		if v != "" {
-			if err := g.checkString(v); err != nil {
-				return dst, jsonx.WithKey(err, "messageId")
-			}
-			n += 1 + protowire.SizeBytes(len(v))
+	if v := p.MessageID; v != "" {
+		if err := g.checkString(v); err != nil {
+			return dst, jsonx.WithKey(err, "messageId")
 		}
+		n += 1 + protowire.SizeBytes(len(v))
 	}
-	{
-		v := p.Delta
-		if v != "" {
-			if err := g.checkString(v); err != nil {
-				return dst, jsonx.WithKey(err, "delta")
-			}
-			n += 1 + protowire.SizeBytes(len(v))
+	if v := p.Delta; v != "" {
+		if err := g.checkString(v); err != nil {
+			return dst, jsonx.WithKey(err, "delta")
 		}
+		n += 1 + protowire.SizeBytes(len(v))
 	}
-	{
-		if v := p.SubagentRunID; v != nil {
-			if err := g.checkString(*v); err != nil {
-				return dst, jsonx.WithKey(err, "subagentRunId")
-			}
-			n += 1 + protowire.SizeBytes(len(*v))
+	if v := p.SubagentRunID; v != nil {
+		if err := g.checkString(*v); err != nil {
+			return dst, jsonx.WithKey(err, "subagentRunId")
 		}
+		n += 1 + protowire.SizeBytes(len(*v))
 	}
 	b := appendLen(append(dst, 0x12), n)
 	b = appendLen(append(b, 0x0a), bn)
 	b = writeBase(g, b, &p.Base, 1)
-	{
-		if v := p.MessageID; v != "" {
-			b = appendStr(append(b, 0x12), v)
-		}
+	if v := p.MessageID; v != "" {
+		b = appendStr(append(b, 0x12), v)
 	}
-	{
-		if v := p.Delta; v != "" {
-			b = appendStr(append(b, 0x1a), v)
-		}
+	if v := p.Delta; v != "" {
+		b = appendStr(append(b, 0x1a), v)
 	}
-	{
-		if v := p.SubagentRunID; v != nil {
-			b = appendStr(append(b, 0x22), *v)
-		}
+	if v := p.SubagentRunID; v != nil {
+		b = appendStr(append(b, 0x22), *v)
 	}
 	return b, nil
 }
@@ -388,35 +433,26 @@ func encodeTextMessageEnd(g *genc, dst []byte, p *event.TextMessageEnd) ([]byte,
 		return dst, err
 	}
 	n := 1 + protowire.SizeBytes(bn)
-	{
-		v := p.MessageID
-		if v != "" {
-			if err := g.checkString(v); err != nil {
-				return dst, jsonx.WithKey(err, "messageId")
-			}
-			n += 1 + protowire.SizeBytes(len(v))
+	if v := p.MessageID; v != "" {
+		if err := g.checkString(v); err != nil {
+			return dst, jsonx.WithKey(err, "messageId")
 		}
+		n += 1 + protowire.SizeBytes(len(v))
 	}
-	{
-		if v := p.SubagentRunID; v != nil {
-			if err := g.checkString(*v); err != nil {
-				return dst, jsonx.WithKey(err, "subagentRunId")
-			}
-			n += 1 + protowire.SizeBytes(len(*v))
+	if v := p.SubagentRunID; v != nil {
+		if err := g.checkString(*v); err != nil {
+			return dst, jsonx.WithKey(err, "subagentRunId")
 		}
+		n += 1 + protowire.SizeBytes(len(*v))
 	}
 	b := appendLen(append(dst, 0x1a), n)
 	b = appendLen(append(b, 0x0a), bn)
 	b = writeBase(g, b, &p.Base, 2)
-	{
-		if v := p.MessageID; v != "" {
-			b = appendStr(append(b, 0x12), v)
-		}
+	if v := p.MessageID; v != "" {
+		b = appendStr(append(b, 0x12), v)
 	}
-	{
-		if v := p.SubagentRunID; v != nil {
-			b = appendStr(append(b, 0x1a), *v)
-		}
+	if v := p.SubagentRunID; v != nil {
+		b = appendStr(append(b, 0x1a), *v)
 	}
 	return b, nil
 }
@@ -428,62 +464,44 @@ func encodeToolCallStart(g *genc, dst []byte, p *event.ToolCallStart) ([]byte, e
 		return dst, err
 	}
 	n := 1 + protowire.SizeBytes(bn)
-	{
-		v := p.ToolCallID
-		if v != "" {
-			if err := g.checkString(v); err != nil {
-				return dst, jsonx.WithKey(err, "toolCallId")
-			}
-			n += 1 + protowire.SizeBytes(len(v))
+	if v := p.ToolCallID; v != "" {
+		if err := g.checkString(v); err != nil {
+			return dst, jsonx.WithKey(err, "toolCallId")
 		}
+		n += 1 + protowire.SizeBytes(len(v))
 	}
-	{
-		v := p.ToolCallName
-		if v != "" {
-			if err := g.checkString(v); err != nil {
-				return dst, jsonx.WithKey(err, "toolCallName")
-			}
-			n += 1 + protowire.SizeBytes(len(v))
+	if v := p.ToolCallName; v != "" {
+		if err := g.checkString(v); err != nil {
+			return dst, jsonx.WithKey(err, "toolCallName")
 		}
+		n += 1 + protowire.SizeBytes(len(v))
 	}
-	{
-		if v := p.ParentMessageID; v != nil {
-			if err := g.checkString(*v); err != nil {
-				return dst, jsonx.WithKey(err, "parentMessageId")
-			}
-			n += 1 + protowire.SizeBytes(len(*v))
+	if v := p.ParentMessageID; v != nil {
+		if err := g.checkString(*v); err != nil {
+			return dst, jsonx.WithKey(err, "parentMessageId")
 		}
+		n += 1 + protowire.SizeBytes(len(*v))
 	}
-	{
-		if v := p.SubagentRunID; v != nil {
-			if err := g.checkString(*v); err != nil {
-				return dst, jsonx.WithKey(err, "subagentRunId")
-			}
-			n += 1 + protowire.SizeBytes(len(*v))
+	if v := p.SubagentRunID; v != nil {
+		if err := g.checkString(*v); err != nil {
+			return dst, jsonx.WithKey(err, "subagentRunId")
 		}
+		n += 1 + protowire.SizeBytes(len(*v))
 	}
 	b := appendLen(append(dst, 0x22), n)
 	b = appendLen(append(b, 0x0a), bn)
 	b = writeBase(g, b, &p.Base, 3)
-	{
-		if v := p.ToolCallID; v != "" {
-			b = appendStr(append(b, 0x12), v)
-		}
+	if v := p.ToolCallID; v != "" {
+		b = appendStr(append(b, 0x12), v)
 	}
-	{
-		if v := p.ToolCallName; v != "" {
-			b = appendStr(append(b, 0x1a), v)
-		}
+	if v := p.ToolCallName; v != "" {
+		b = appendStr(append(b, 0x1a), v)
 	}
-	{
-		if v := p.ParentMessageID; v != nil {
-			b = appendStr(append(b, 0x22), *v)
-		}
+	if v := p.ParentMessageID; v != nil {
+		b = appendStr(append(b, 0x22), *v)
 	}
-	{
-		if v := p.SubagentRunID; v != nil {
-			b = appendStr(append(b, 0x2a), *v)
-		}
+	if v := p.SubagentRunID; v != nil {
+		b = appendStr(append(b, 0x2a), *v)
 	}
 	return b, nil
 }
@@ -495,49 +513,35 @@ func encodeToolCallArgs(g *genc, dst []byte, p *event.ToolCallArgs) ([]byte, err
 		return dst, err
 	}
 	n := 1 + protowire.SizeBytes(bn)
-	{
-		v := p.ToolCallID
-		if v != "" {
-			if err := g.checkString(v); err != nil {
-				return dst, jsonx.WithKey(err, "toolCallId")
-			}
-			n += 1 + protowire.SizeBytes(len(v))
+	if v := p.ToolCallID; v != "" {
+		if err := g.checkString(v); err != nil {
+			return dst, jsonx.WithKey(err, "toolCallId")
 		}
+		n += 1 + protowire.SizeBytes(len(v))
 	}
-	{
-		v := p.Delta
-		if v != "" {
-			if err := g.checkString(v); err != nil {
-				return dst, jsonx.WithKey(err, "delta")
-			}
-			n += 1 + protowire.SizeBytes(len(v))
+	if v := p.Delta; v != "" {
+		if err := g.checkString(v); err != nil {
+			return dst, jsonx.WithKey(err, "delta")
 		}
+		n += 1 + protowire.SizeBytes(len(v))
 	}
-	{
-		if v := p.SubagentRunID; v != nil {
-			if err := g.checkString(*v); err != nil {
-				return dst, jsonx.WithKey(err, "subagentRunId")
-			}
-			n += 1 + protowire.SizeBytes(len(*v))
+	if v := p.SubagentRunID; v != nil {
+		if err := g.checkString(*v); err != nil {
+			return dst, jsonx.WithKey(err, "subagentRunId")
 		}
+		n += 1 + protowire.SizeBytes(len(*v))
 	}
 	b := appendLen(append(dst, 0x2a), n)
 	b = appendLen(append(b, 0x0a), bn)
 	b = writeBase(g, b, &p.Base, 4)
-	{
-		if v := p.ToolCallID; v != "" {
-			b = appendStr(append(b, 0x12), v)
-		}
+	if v := p.ToolCallID; v != "" {
+		b = appendStr(append(b, 0x12), v)
 	}
-	{
-		if v := p.Delta; v != "" {
-			b = appendStr(append(b, 0x1a), v)
-		}
+	if v := p.Delta; v != "" {
+		b = appendStr(append(b, 0x1a), v)
 	}
-	{
-		if v := p.SubagentRunID; v != nil {
-			b = appendStr(append(b, 0x22), *v)
-		}
+	if v := p.SubagentRunID; v != nil {
+		b = appendStr(append(b, 0x22), *v)
 	}
 	return b, nil
 }
@@ -549,35 +553,26 @@ func encodeToolCallEnd(g *genc, dst []byte, p *event.ToolCallEnd) ([]byte, error
 		return dst, err
 	}
 	n := 1 + protowire.SizeBytes(bn)
-	{
-		v := p.ToolCallID
-		if v != "" {
-			if err := g.checkString(v); err != nil {
-				return dst, jsonx.WithKey(err, "toolCallId")
-			}
-			n += 1 + protowire.SizeBytes(len(v))
+	if v := p.ToolCallID; v != "" {
+		if err := g.checkString(v); err != nil {
+			return dst, jsonx.WithKey(err, "toolCallId")
 		}
+		n += 1 + protowire.SizeBytes(len(v))
 	}
-	{
-		if v := p.SubagentRunID; v != nil {
-			if err := g.checkString(*v); err != nil {
-				return dst, jsonx.WithKey(err, "subagentRunId")
-			}
-			n += 1 + protowire.SizeBytes(len(*v))
+	if v := p.SubagentRunID; v != nil {
+		if err := g.checkString(*v); err != nil {
+			return dst, jsonx.WithKey(err, "subagentRunId")
 		}
+		n += 1 + protowire.SizeBytes(len(*v))
 	}
 	b := appendLen(append(dst, 0x32), n)
 	b = appendLen(append(b, 0x0a), bn)
 	b = writeBase(g, b, &p.Base, 5)
-	{
-		if v := p.ToolCallID; v != "" {
-			b = appendStr(append(b, 0x12), v)
-		}
+	if v := p.ToolCallID; v != "" {
+		b = appendStr(append(b, 0x12), v)
 	}
-	{
-		if v := p.SubagentRunID; v != nil {
-			b = appendStr(append(b, 0x1a), *v)
-		}
+	if v := p.SubagentRunID; v != nil {
+		b = appendStr(append(b, 0x1a), *v)
 	}
 	return b, nil
 }
@@ -589,35 +584,27 @@ func encodeStateSnapshot(g *genc, dst []byte, p *event.StateSnapshot) ([]byte, e
 		return dst, err
 	}
 	n := 1 + protowire.SizeBytes(bn)
-	{
-		if v := p.Snapshot; v != nil {
-			m, err := g.valueBody(v)
-			if err != nil {
-				return dst, jsonx.WithKey(err, "snapshot")
-			}
-			n += 1 + m
+	if v := p.Snapshot; v != nil {
+		m, err := g.valueBody(v)
+		if err != nil {
+			return dst, jsonx.WithKey(err, "snapshot")
 		}
+		n += 1 + m
 	}
-	{
-		if v := p.SubagentRunID; v != nil {
-			if err := g.checkString(*v); err != nil {
-				return dst, jsonx.WithKey(err, "subagentRunId")
-			}
-			n += 1 + protowire.SizeBytes(len(*v))
+	if v := p.SubagentRunID; v != nil {
+		if err := g.checkString(*v); err != nil {
+			return dst, jsonx.WithKey(err, "subagentRunId")
 		}
+		n += 1 + protowire.SizeBytes(len(*v))
 	}
 	b := appendLen(append(dst, 0x3a), n)
 	b = appendLen(append(b, 0x0a), bn)
 	b = writeBase(g, b, &p.Base, 6)
-	{
-		if v := p.Snapshot; v != nil {
-			b = g.dynamic(append(b, 0x12))
-		}
+	if v := p.Snapshot; v != nil {
+		b = g.dynamic(append(b, 0x12))
 	}
-	{
-		if v := p.SubagentRunID; v != nil {
-			b = appendStr(append(b, 0x1a), *v)
-		}
+	if v := p.SubagentRunID; v != nil {
+		b = appendStr(append(b, 0x1a), *v)
 	}
 	return b, nil
 }
@@ -629,36 +616,28 @@ func encodeStateDelta(g *genc, dst []byte, p *event.StateDelta) ([]byte, error) 
 		return dst, err
 	}
 	n := 1 + protowire.SizeBytes(bn)
-	{
-		for i := range p.Delta {
-			slot := g.slot()
-			m, err := sizePatchOp(g, &p.Delta[i])
-			if err != nil {
-				return dst, jsonx.WithKey(jsonx.WithIndex(err, i), "delta")
-			}
-			n += 1 + g.fill(slot, m)
+	for i := range p.Delta {
+		slot := g.slot()
+		m, err := sizePatchOp(g, &p.Delta[i])
+		if err != nil {
+			return dst, jsonx.WithKey(jsonx.WithIndex(err, i), "delta")
 		}
+		n += 1 + g.fill(slot, m)
 	}
-	{
-		if v := p.SubagentRunID; v != nil {
-			if err := g.checkString(*v); err != nil {
-				return dst, jsonx.WithKey(err, "subagentRunId")
-			}
-			n += 1 + protowire.SizeBytes(len(*v))
+	if v := p.SubagentRunID; v != nil {
+		if err := g.checkString(*v); err != nil {
+			return dst, jsonx.WithKey(err, "subagentRunId")
 		}
+		n += 1 + protowire.SizeBytes(len(*v))
 	}
 	b := appendLen(append(dst, 0x42), n)
 	b = appendLen(append(b, 0x0a), bn)
 	b = writeBase(g, b, &p.Base, 7)
-	{
-		for i := range p.Delta {
-			b = writePatchOp(g, g.nested(append(b, 0x12)), &p.Delta[i])
-		}
+	for i := range p.Delta {
+		b = writePatchOp(g, g.nested(append(b, 0x12)), &p.Delta[i])
 	}
-	{
-		if v := p.SubagentRunID; v != nil {
-			b = appendStr(append(b, 0x1a), *v)
-		}
+	if v := p.SubagentRunID; v != nil {
+		b = appendStr(append(b, 0x1a), *v)
 	}
 	return b, nil
 }
@@ -670,23 +649,19 @@ func encodeMessagesSnapshot(g *genc, dst []byte, p *event.MessagesSnapshot) ([]b
 		return dst, err
 	}
 	n := 1 + protowire.SizeBytes(bn)
-	{
-		for i := range p.Messages {
-			slot := g.slot()
-			m, err := sizeMessage(g, &p.Messages[i])
-			if err != nil {
-				return dst, jsonx.WithKey(jsonx.WithIndex(err, i), "messages")
-			}
-			n += 1 + g.fill(slot, m)
+	for i := range p.Messages {
+		slot := g.slot()
+		m, err := sizeMessage(g, &p.Messages[i])
+		if err != nil {
+			return dst, jsonx.WithKey(jsonx.WithIndex(err, i), "messages")
 		}
+		n += 1 + g.fill(slot, m)
 	}
 	b := appendLen(append(dst, 0x4a), n)
 	b = appendLen(append(b, 0x0a), bn)
 	b = writeBase(g, b, &p.Base, 8)
-	{
-		for i := range p.Messages {
-			b = writeMessage(g, g.nested(append(b, 0x12)), &p.Messages[i])
-		}
+	for i := range p.Messages {
+		b = writeMessage(g, g.nested(append(b, 0x12)), &p.Messages[i])
 	}
 	return b, nil
 }
@@ -698,48 +673,36 @@ func encodeRaw(g *genc, dst []byte, p *event.Raw) ([]byte, error) {
 		return dst, err
 	}
 	n := 1 + protowire.SizeBytes(bn)
-	{
-		if v := p.Event; v != nil {
-			m, err := g.valueBody(v)
-			if err != nil {
-				return dst, jsonx.WithKey(err, "event")
-			}
-			n += 1 + m
+	if v := p.Event; v != nil {
+		m, err := g.valueBody(v)
+		if err != nil {
+			return dst, jsonx.WithKey(err, "event")
 		}
+		n += 1 + m
 	}
-	{
-		if v := p.Source; v != nil {
-			if err := g.checkString(*v); err != nil {
-				return dst, jsonx.WithKey(err, "source")
-			}
-			n += 1 + protowire.SizeBytes(len(*v))
+	if v := p.Source; v != nil {
+		if err := g.checkString(*v); err != nil {
+			return dst, jsonx.WithKey(err, "source")
 		}
+		n += 1 + protowire.SizeBytes(len(*v))
 	}
-	{
-		if v := p.SubagentRunID; v != nil {
-			if err := g.checkString(*v); err != nil {
-				return dst, jsonx.WithKey(err, "subagentRunId")
-			}
-			n += 1 + protowire.SizeBytes(len(*v))
+	if v := p.SubagentRunID; v != nil {
+		if err := g.checkString(*v); err != nil {
+			return dst, jsonx.WithKey(err, "subagentRunId")
 		}
+		n += 1 + protowire.SizeBytes(len(*v))
 	}
 	b := appendLen(append(dst, 0x52), n)
 	b = appendLen(append(b, 0x0a), bn)
 	b = writeBase(g, b, &p.Base, 9)
-	{
-		if v := p.Event; v != nil {
-			b = g.dynamic(append(b, 0x12))
-		}
+	if v := p.Event; v != nil {
+		b = g.dynamic(append(b, 0x12))
 	}
-	{
-		if v := p.Source; v != nil {
-			b = appendStr(append(b, 0x1a), *v)
-		}
+	if v := p.Source; v != nil {
+		b = appendStr(append(b, 0x1a), *v)
 	}
-	{
-		if v := p.SubagentRunID; v != nil {
-			b = appendStr(append(b, 0x22), *v)
-		}
+	if v := p.SubagentRunID; v != nil {
+		b = appendStr(append(b, 0x22), *v)
 	}
 	return b, nil
 }
@@ -751,49 +714,36 @@ func encodeCustom(g *genc, dst []byte, p *event.Custom) ([]byte, error) {
 		return dst, err
 	}
 	n := 1 + protowire.SizeBytes(bn)
-	{
-		v := p.Name
-		if v != "" {
-			if err := g.checkString(v); err != nil {
-				return dst, jsonx.WithKey(err, "name")
-			}
-			n += 1 + protowire.SizeBytes(len(v))
+	if v := p.Name; v != "" {
+		if err := g.checkString(v); err != nil {
+			return dst, jsonx.WithKey(err, "name")
 		}
+		n += 1 + protowire.SizeBytes(len(v))
 	}
-	{
-		if v := p.Value; v != nil {
-			m, err := g.valueBody(v)
-			if err != nil {
-				return dst, jsonx.WithKey(err, "value")
-			}
-			n += 1 + m
+	if v := p.Value; v != nil {
+		m, err := g.valueBody(v)
+		if err != nil {
+			return dst, jsonx.WithKey(err, "value")
 		}
+		n += 1 + m
 	}
-	{
-		if v := p.SubagentRunID; v != nil {
-			if err := g.checkString(*v); err != nil {
-				return dst, jsonx.WithKey(err, "subagentRunId")
-			}
-			n += 1 + protowire.SizeBytes(len(*v))
+	if v := p.SubagentRunID; v != nil {
+		if err := g.checkString(*v); err != nil {
+			return dst, jsonx.WithKey(err, "subagentRunId")
 		}
+		n += 1 + protowire.SizeBytes(len(*v))
 	}
 	b := appendLen(append(dst, 0x5a), n)
 	b = appendLen(append(b, 0x0a), bn)
 	b = writeBase(g, b, &p.Base, 10)
-	{
-		if v := p.Name; v != "" {
-			b = appendStr(append(b, 0x12), v)
-		}
+	if v := p.Name; v != "" {
+		b = appendStr(append(b, 0x12), v)
 	}
-	{
-		if v := p.Value; v != nil {
-			b = g.dynamic(append(b, 0x1a))
-		}
+	if v := p.Value; v != nil {
+		b = g.dynamic(append(b, 0x1a))
 	}
-	{
-		if v := p.SubagentRunID; v != nil {
-			b = appendStr(append(b, 0x22), *v)
-		}
+	if v := p.SubagentRunID; v != nil {
+		b = appendStr(append(b, 0x22), *v)
 	}
 	return b, nil
 }
@@ -805,77 +755,55 @@ func encodeRunStarted(g *genc, dst []byte, p *event.RunStarted) ([]byte, error) 
 		return dst, err
 	}
 	n := 1 + protowire.SizeBytes(bn)
-	{
-		v := p.ThreadID
-		if v != "" {
-			if err := g.checkString(v); err != nil {
-				return dst, jsonx.WithKey(err, "threadId")
-			}
-			n += 1 + protowire.SizeBytes(len(v))
+	if v := p.ThreadID; v != "" {
+		if err := g.checkString(v); err != nil {
+			return dst, jsonx.WithKey(err, "threadId")
 		}
+		n += 1 + protowire.SizeBytes(len(v))
 	}
-	{
-		v := p.RunID
-		if v != "" {
-			if err := g.checkString(v); err != nil {
-				return dst, jsonx.WithKey(err, "runId")
-			}
-			n += 1 + protowire.SizeBytes(len(v))
+	if v := p.RunID; v != "" {
+		if err := g.checkString(v); err != nil {
+			return dst, jsonx.WithKey(err, "runId")
 		}
+		n += 1 + protowire.SizeBytes(len(v))
 	}
-	{
-		if v := p.ParentRunID; v != nil {
-			if err := g.checkString(*v); err != nil {
-				return dst, jsonx.WithKey(err, "parentRunId")
-			}
-			n += 1 + protowire.SizeBytes(len(*v))
+	if v := p.ParentRunID; v != nil {
+		if err := g.checkString(*v); err != nil {
+			return dst, jsonx.WithKey(err, "parentRunId")
 		}
+		n += 1 + protowire.SizeBytes(len(*v))
 	}
-	{
-		if v := p.Input; v != nil {
-			slot := g.slot()
-			m, err := sizeRunAgentInput(g, v)
-			if err != nil {
-				return dst, jsonx.WithKey(err, "input")
-			}
-			n += 1 + g.fill(slot, m)
+	if v := p.Input; v != nil {
+		slot := g.slot()
+		m, err := sizeRunAgentInput(g, v)
+		if err != nil {
+			return dst, jsonx.WithKey(err, "input")
 		}
+		n += 1 + g.fill(slot, m)
 	}
-	{
-		if v := p.ProtocolVersion; v != nil {
-			if err := g.checkString(*v); err != nil {
-				return dst, jsonx.WithKey(err, "protocolVersion")
-			}
-			n += 1 + protowire.SizeBytes(len(*v))
+	if v := p.ProtocolVersion; v != nil {
+		if err := g.checkString(*v); err != nil {
+			return dst, jsonx.WithKey(err, "protocolVersion")
 		}
+		n += 1 + protowire.SizeBytes(len(*v))
 	}
 	b := appendLen(append(dst, 0x62), n)
 	b = appendLen(append(b, 0x0a), bn)
 	b = writeBase(g, b, &p.Base, 11)
-	{
-		if v := p.ThreadID; v != "" {
-			b = appendStr(append(b, 0x12), v)
-		}
+	if v := p.ThreadID; v != "" {
+		b = appendStr(append(b, 0x12), v)
 	}
-	{
-		if v := p.RunID; v != "" {
-			b = appendStr(append(b, 0x1a), v)
-		}
+	if v := p.RunID; v != "" {
+		b = appendStr(append(b, 0x1a), v)
 	}
-	{
-		if v := p.ParentRunID; v != nil {
-			b = appendStr(append(b, 0x22), *v)
-		}
+	if v := p.ParentRunID; v != nil {
+		b = appendStr(append(b, 0x22), *v)
 	}
-	{
-		if v := p.Input; v != nil {
-			b = writeRunAgentInput(g, g.nested(append(b, 0x2a)), v)
-		}
+	if v := p.Input; v != nil {
+		b = writeRunAgentInput(g, g.nested(append(b, 0x2a)), v)
 	}
-	{
-		if v := p.ProtocolVersion; v != nil {
-			b = appendStr(append(b, 0x32), *v)
-		}
+	if v := p.ProtocolVersion; v != nil {
+		b = appendStr(append(b, 0x32), *v)
 	}
 	return b, nil
 }
@@ -887,46 +815,35 @@ func encodeRunFinished(g *genc, dst []byte, p *event.RunFinished) ([]byte, error
 		return dst, err
 	}
 	n := 1 + protowire.SizeBytes(bn)
-	{
-		v := p.ThreadID
-		if v != "" {
-			if err := g.checkString(v); err != nil {
-				return dst, jsonx.WithKey(err, "threadId")
-			}
-			n += 1 + protowire.SizeBytes(len(v))
+	if v := p.ThreadID; v != "" {
+		if err := g.checkString(v); err != nil {
+			return dst, jsonx.WithKey(err, "threadId")
 		}
+		n += 1 + protowire.SizeBytes(len(v))
 	}
-	{
-		v := p.RunID
-		if v != "" {
-			if err := g.checkString(v); err != nil {
-				return dst, jsonx.WithKey(err, "runId")
-			}
-			n += 1 + protowire.SizeBytes(len(v))
+	if v := p.RunID; v != "" {
+		if err := g.checkString(v); err != nil {
+			return dst, jsonx.WithKey(err, "runId")
 		}
+		n += 1 + protowire.SizeBytes(len(v))
 	}
-	{
-		if v := p.Result; v != nil && !jsonx.IsNull(v) {
-			m, err := g.valueBody(v)
-			if err != nil {
-				return dst, jsonx.WithKey(err, "result")
-			}
-			n += 1 + m
+	if v := p.Result; v != nil && !jsonx.IsNull(v) {
+		m, err := g.valueBody(v)
+		if err != nil {
+			return dst, jsonx.WithKey(err, "result")
 		}
+		n += 1 + m
 	}
 	if o := p.Outcome; o != nil {
 		if err := rule(planRunOutcome, schema.PointerTo(o)); err != nil {
 			return dst, jsonx.WithKey(err, "outcome")
 		}
-		v := o.Type
-		if v != "" {
+		if v := o.Type; v != "" {
 			if err := g.checkString(v); err != nil {
 				return dst, jsonx.WithKey(jsonx.WithKey(err, "type"), "outcome")
 			}
 			n += 1 + protowire.SizeBytes(len(v))
 		}
-	}
-	if o := p.Outcome; o != nil {
 		for i := range o.Interrupts {
 			slot := g.slot()
 			m, err := sizeInterrupt(g, &o.Interrupts[i])
@@ -936,20 +853,15 @@ func encodeRunFinished(g *genc, dst []byte, p *event.RunFinished) ([]byte, error
 			n += 1 + g.fill(slot, m)
 		}
 	}
-	{
-		for i := range p.Usage {
-			slot := g.slot()
-			m, err := sizeUsage(g, &p.Usage[i])
-			if err != nil {
-				return dst, jsonx.WithKey(jsonx.WithIndex(err, i), "usage")
-			}
-			n += 1 + g.fill(slot, m)
+	for i := range p.Usage {
+		slot := g.slot()
+		m, err := sizeUsage(g, &p.Usage[i])
+		if err != nil {
+			return dst, jsonx.WithKey(jsonx.WithIndex(err, i), "usage")
 		}
+		n += 1 + g.fill(slot, m)
 	}
 	if o := p.Outcome; o != nil {
-		if err := rule(planRunOutcome, schema.PointerTo(o)); err != nil {
-			return dst, jsonx.WithKey(err, "outcome")
-		}
 		for i, s := range o.PendingToolCallIDs {
 			if err := g.checkString(s); err != nil {
 				return dst, jsonx.WithKey(jsonx.WithKey(jsonx.WithIndex(err, i), "pendingToolCallIds"), "outcome")
@@ -960,35 +872,25 @@ func encodeRunFinished(g *genc, dst []byte, p *event.RunFinished) ([]byte, error
 	b := appendLen(append(dst, 0x6a), n)
 	b = appendLen(append(b, 0x0a), bn)
 	b = writeBase(g, b, &p.Base, 12)
-	{
-		if v := p.ThreadID; v != "" {
-			b = appendStr(append(b, 0x12), v)
-		}
+	if v := p.ThreadID; v != "" {
+		b = appendStr(append(b, 0x12), v)
 	}
-	{
-		if v := p.RunID; v != "" {
-			b = appendStr(append(b, 0x1a), v)
-		}
+	if v := p.RunID; v != "" {
+		b = appendStr(append(b, 0x1a), v)
 	}
-	{
-		if v := p.Result; v != nil && !jsonx.IsNull(v) {
-			b = g.dynamic(append(b, 0x22))
-		}
+	if v := p.Result; v != nil && !jsonx.IsNull(v) {
+		b = g.dynamic(append(b, 0x22))
 	}
 	if o := p.Outcome; o != nil {
 		if v := o.Type; v != "" {
 			b = appendStr(append(b, 0x2a), v)
 		}
-	}
-	if o := p.Outcome; o != nil {
 		for i := range o.Interrupts {
 			b = writeInterrupt(g, g.nested(append(b, 0x32)), &o.Interrupts[i])
 		}
 	}
-	{
-		for i := range p.Usage {
-			b = writeUsage(g, g.nested(append(b, 0x3a)), &p.Usage[i])
-		}
+	for i := range p.Usage {
+		b = writeUsage(g, g.nested(append(b, 0x3a)), &p.Usage[i])
 	}
 	if o := p.Outcome; o != nil {
 		for _, s := range o.PendingToolCallIDs {
@@ -1005,50 +907,37 @@ func encodeRunError(g *genc, dst []byte, p *event.RunError) ([]byte, error) {
 		return dst, err
 	}
 	n := 1 + protowire.SizeBytes(bn)
-	{
-		if v := p.Code; v != nil {
-			if err := g.checkString(*v); err != nil {
-				return dst, jsonx.WithKey(err, "code")
-			}
-			n += 1 + protowire.SizeBytes(len(*v))
+	if v := p.Code; v != nil {
+		if err := g.checkString(*v); err != nil {
+			return dst, jsonx.WithKey(err, "code")
 		}
+		n += 1 + protowire.SizeBytes(len(*v))
 	}
-	{
-		v := p.Message
-		if v != "" {
-			if err := g.checkString(v); err != nil {
-				return dst, jsonx.WithKey(err, "message")
-			}
-			n += 1 + protowire.SizeBytes(len(v))
+	if v := p.Message; v != "" {
+		if err := g.checkString(v); err != nil {
+			return dst, jsonx.WithKey(err, "message")
 		}
+		n += 1 + protowire.SizeBytes(len(v))
 	}
-	{
-		for i := range p.Usage {
-			slot := g.slot()
-			m, err := sizeUsage(g, &p.Usage[i])
-			if err != nil {
-				return dst, jsonx.WithKey(jsonx.WithIndex(err, i), "usage")
-			}
-			n += 1 + g.fill(slot, m)
+	for i := range p.Usage {
+		slot := g.slot()
+		m, err := sizeUsage(g, &p.Usage[i])
+		if err != nil {
+			return dst, jsonx.WithKey(jsonx.WithIndex(err, i), "usage")
 		}
+		n += 1 + g.fill(slot, m)
 	}
 	b := appendLen(append(dst, 0x72), n)
 	b = appendLen(append(b, 0x0a), bn)
 	b = writeBase(g, b, &p.Base, 13)
-	{
-		if v := p.Code; v != nil {
-			b = appendStr(append(b, 0x12), *v)
-		}
+	if v := p.Code; v != nil {
+		b = appendStr(append(b, 0x12), *v)
 	}
-	{
-		if v := p.Message; v != "" {
-			b = appendStr(append(b, 0x1a), v)
-		}
+	if v := p.Message; v != "" {
+		b = appendStr(append(b, 0x1a), v)
 	}
-	{
-		for i := range p.Usage {
-			b = writeUsage(g, g.nested(append(b, 0x22)), &p.Usage[i])
-		}
+	for i := range p.Usage {
+		b = writeUsage(g, g.nested(append(b, 0x22)), &p.Usage[i])
 	}
 	return b, nil
 }
@@ -1060,35 +949,26 @@ func encodeStepStarted(g *genc, dst []byte, p *event.StepStarted) ([]byte, error
 		return dst, err
 	}
 	n := 1 + protowire.SizeBytes(bn)
-	{
-		v := p.StepName
-		if v != "" {
-			if err := g.checkString(v); err != nil {
-				return dst, jsonx.WithKey(err, "stepName")
-			}
-			n += 1 + protowire.SizeBytes(len(v))
+	if v := p.StepName; v != "" {
+		if err := g.checkString(v); err != nil {
+			return dst, jsonx.WithKey(err, "stepName")
 		}
+		n += 1 + protowire.SizeBytes(len(v))
 	}
-	{
-		if v := p.SubagentRunID; v != nil {
-			if err := g.checkString(*v); err != nil {
-				return dst, jsonx.WithKey(err, "subagentRunId")
-			}
-			n += 1 + protowire.SizeBytes(len(*v))
+	if v := p.SubagentRunID; v != nil {
+		if err := g.checkString(*v); err != nil {
+			return dst, jsonx.WithKey(err, "subagentRunId")
 		}
+		n += 1 + protowire.SizeBytes(len(*v))
 	}
 	b := appendLen(append(dst, 0x7a), n)
 	b = appendLen(append(b, 0x0a), bn)
 	b = writeBase(g, b, &p.Base, 14)
-	{
-		if v := p.StepName; v != "" {
-			b = appendStr(append(b, 0x12), v)
-		}
+	if v := p.StepName; v != "" {
+		b = appendStr(append(b, 0x12), v)
 	}
-	{
-		if v := p.SubagentRunID; v != nil {
-			b = appendStr(append(b, 0x1a), *v)
-		}
+	if v := p.SubagentRunID; v != nil {
+		b = appendStr(append(b, 0x1a), *v)
 	}
 	return b, nil
 }
@@ -1100,35 +980,26 @@ func encodeStepFinished(g *genc, dst []byte, p *event.StepFinished) ([]byte, err
 		return dst, err
 	}
 	n := 1 + protowire.SizeBytes(bn)
-	{
-		v := p.StepName
-		if v != "" {
-			if err := g.checkString(v); err != nil {
-				return dst, jsonx.WithKey(err, "stepName")
-			}
-			n += 1 + protowire.SizeBytes(len(v))
+	if v := p.StepName; v != "" {
+		if err := g.checkString(v); err != nil {
+			return dst, jsonx.WithKey(err, "stepName")
 		}
+		n += 1 + protowire.SizeBytes(len(v))
 	}
-	{
-		if v := p.SubagentRunID; v != nil {
-			if err := g.checkString(*v); err != nil {
-				return dst, jsonx.WithKey(err, "subagentRunId")
-			}
-			n += 1 + protowire.SizeBytes(len(*v))
+	if v := p.SubagentRunID; v != nil {
+		if err := g.checkString(*v); err != nil {
+			return dst, jsonx.WithKey(err, "subagentRunId")
 		}
+		n += 1 + protowire.SizeBytes(len(*v))
 	}
 	b := appendLen(append(dst, 0x82, 0x01), n)
 	b = appendLen(append(b, 0x0a), bn)
 	b = writeBase(g, b, &p.Base, 15)
-	{
-		if v := p.StepName; v != "" {
-			b = appendStr(append(b, 0x12), v)
-		}
+	if v := p.StepName; v != "" {
+		b = appendStr(append(b, 0x12), v)
 	}
-	{
-		if v := p.SubagentRunID; v != nil {
-			b = appendStr(append(b, 0x1a), *v)
-		}
+	if v := p.SubagentRunID; v != nil {
+		b = appendStr(append(b, 0x1a), *v)
 	}
 	return b, nil
 }
@@ -1140,76 +1011,56 @@ func encodeTextMessageChunk(g *genc, dst []byte, p *event.TextMessageChunk) ([]b
 		return dst, err
 	}
 	n := 1 + protowire.SizeBytes(bn)
-	{
-		if v := p.MessageID; v != nil {
-			if err := g.checkString(*v); err != nil {
-				return dst, jsonx.WithKey(err, "messageId")
-			}
-			n += 1 + protowire.SizeBytes(len(*v))
+	if v := p.MessageID; v != nil {
+		if err := g.checkString(*v); err != nil {
+			return dst, jsonx.WithKey(err, "messageId")
 		}
+		n += 1 + protowire.SizeBytes(len(*v))
 	}
-	{
-		if v := p.Role; v != nil {
-			if err := checkName(&planTextMessageChunk.Wire[1], *v); err != nil {
-				return dst, jsonx.WithKey(err, "role")
-			}
-			if err := g.checkString(*v); err != nil {
-				return dst, jsonx.WithKey(err, "role")
-			}
-			n += 1 + protowire.SizeBytes(len(*v))
+	if v := p.Role; v != nil {
+		if indexRole(*v) < 0 {
+			return dst, jsonx.WithKey(unknownName("role", false, *v, knownRole), "role")
 		}
+		if err := g.checkString(*v); err != nil {
+			return dst, jsonx.WithKey(err, "role")
+		}
+		n += 1 + protowire.SizeBytes(len(*v))
 	}
-	{
-		if v := p.Delta; v != nil {
-			if err := g.checkString(*v); err != nil {
-				return dst, jsonx.WithKey(err, "delta")
-			}
-			n += 1 + protowire.SizeBytes(len(*v))
+	if v := p.Delta; v != nil {
+		if err := g.checkString(*v); err != nil {
+			return dst, jsonx.WithKey(err, "delta")
 		}
+		n += 1 + protowire.SizeBytes(len(*v))
 	}
-	{
-		if v := p.Name; v != nil {
-			if err := g.checkString(*v); err != nil {
-				return dst, jsonx.WithKey(err, "name")
-			}
-			n += 1 + protowire.SizeBytes(len(*v))
+	if v := p.Name; v != nil {
+		if err := g.checkString(*v); err != nil {
+			return dst, jsonx.WithKey(err, "name")
 		}
+		n += 1 + protowire.SizeBytes(len(*v))
 	}
-	{
-		if v := p.SubagentRunID; v != nil {
-			if err := g.checkString(*v); err != nil {
-				return dst, jsonx.WithKey(err, "subagentRunId")
-			}
-			n += 1 + protowire.SizeBytes(len(*v))
+	if v := p.SubagentRunID; v != nil {
+		if err := g.checkString(*v); err != nil {
+			return dst, jsonx.WithKey(err, "subagentRunId")
 		}
+		n += 1 + protowire.SizeBytes(len(*v))
 	}
 	b := appendLen(append(dst, 0x8a, 0x01), n)
 	b = appendLen(append(b, 0x0a), bn)
 	b = writeBase(g, b, &p.Base, 19)
-	{
-		if v := p.MessageID; v != nil {
-			b = appendStr(append(b, 0x12), *v)
-		}
+	if v := p.MessageID; v != nil {
+		b = appendStr(append(b, 0x12), *v)
 	}
-	{
-		if v := p.Role; v != nil {
-			b = appendStr(append(b, 0x1a), *v)
-		}
+	if v := p.Role; v != nil {
+		b = appendStr(append(b, 0x1a), *v)
 	}
-	{
-		if v := p.Delta; v != nil {
-			b = appendStr(append(b, 0x22), *v)
-		}
+	if v := p.Delta; v != nil {
+		b = appendStr(append(b, 0x22), *v)
 	}
-	{
-		if v := p.Name; v != nil {
-			b = appendStr(append(b, 0x2a), *v)
-		}
+	if v := p.Name; v != nil {
+		b = appendStr(append(b, 0x2a), *v)
 	}
-	{
-		if v := p.SubagentRunID; v != nil {
-			b = appendStr(append(b, 0x32), *v)
-		}
+	if v := p.SubagentRunID; v != nil {
+		b = appendStr(append(b, 0x32), *v)
 	}
 	return b, nil
 }
@@ -1221,73 +1072,53 @@ func encodeToolCallChunk(g *genc, dst []byte, p *event.ToolCallChunk) ([]byte, e
 		return dst, err
 	}
 	n := 1 + protowire.SizeBytes(bn)
-	{
-		if v := p.ToolCallID; v != nil {
-			if err := g.checkString(*v); err != nil {
-				return dst, jsonx.WithKey(err, "toolCallId")
-			}
-			n += 1 + protowire.SizeBytes(len(*v))
+	if v := p.ToolCallID; v != nil {
+		if err := g.checkString(*v); err != nil {
+			return dst, jsonx.WithKey(err, "toolCallId")
 		}
+		n += 1 + protowire.SizeBytes(len(*v))
 	}
-	{
-		if v := p.ToolCallName; v != nil {
-			if err := g.checkString(*v); err != nil {
-				return dst, jsonx.WithKey(err, "toolCallName")
-			}
-			n += 1 + protowire.SizeBytes(len(*v))
+	if v := p.ToolCallName; v != nil {
+		if err := g.checkString(*v); err != nil {
+			return dst, jsonx.WithKey(err, "toolCallName")
 		}
+		n += 1 + protowire.SizeBytes(len(*v))
 	}
-	{
-		if v := p.ParentMessageID; v != nil {
-			if err := g.checkString(*v); err != nil {
-				return dst, jsonx.WithKey(err, "parentMessageId")
-			}
-			n += 1 + protowire.SizeBytes(len(*v))
+	if v := p.ParentMessageID; v != nil {
+		if err := g.checkString(*v); err != nil {
+			return dst, jsonx.WithKey(err, "parentMessageId")
 		}
+		n += 1 + protowire.SizeBytes(len(*v))
 	}
-	{
-		if v := p.Delta; v != nil {
-			if err := g.checkString(*v); err != nil {
-				return dst, jsonx.WithKey(err, "delta")
-			}
-			n += 1 + protowire.SizeBytes(len(*v))
+	if v := p.Delta; v != nil {
+		if err := g.checkString(*v); err != nil {
+			return dst, jsonx.WithKey(err, "delta")
 		}
+		n += 1 + protowire.SizeBytes(len(*v))
 	}
-	{
-		if v := p.SubagentRunID; v != nil {
-			if err := g.checkString(*v); err != nil {
-				return dst, jsonx.WithKey(err, "subagentRunId")
-			}
-			n += 1 + protowire.SizeBytes(len(*v))
+	if v := p.SubagentRunID; v != nil {
+		if err := g.checkString(*v); err != nil {
+			return dst, jsonx.WithKey(err, "subagentRunId")
 		}
+		n += 1 + protowire.SizeBytes(len(*v))
 	}
 	b := appendLen(append(dst, 0x92, 0x01), n)
 	b = appendLen(append(b, 0x0a), bn)
 	b = writeBase(g, b, &p.Base, 20)
-	{
-		if v := p.ToolCallID; v != nil {
-			b = appendStr(append(b, 0x12), *v)
-		}
+	if v := p.ToolCallID; v != nil {
+		b = appendStr(append(b, 0x12), *v)
 	}
-	{
-		if v := p.ToolCallName; v != nil {
-			b = appendStr(append(b, 0x1a), *v)
-		}
+	if v := p.ToolCallName; v != nil {
+		b = appendStr(append(b, 0x1a), *v)
 	}
-	{
-		if v := p.ParentMessageID; v != nil {
-			b = appendStr(append(b, 0x22), *v)
-		}
+	if v := p.ParentMessageID; v != nil {
+		b = appendStr(append(b, 0x22), *v)
 	}
-	{
-		if v := p.Delta; v != nil {
-			b = appendStr(append(b, 0x2a), *v)
-		}
+	if v := p.Delta; v != nil {
+		b = appendStr(append(b, 0x2a), *v)
 	}
-	{
-		if v := p.SubagentRunID; v != nil {
-			b = appendStr(append(b, 0x32), *v)
-		}
+	if v := p.SubagentRunID; v != nil {
+		b = appendStr(append(b, 0x32), *v)
 	}
 	return b, nil
 }
@@ -1299,88 +1130,62 @@ func encodeSubagentStarted(g *genc, dst []byte, p *event.SubagentStarted) ([]byt
 		return dst, err
 	}
 	n := 1 + protowire.SizeBytes(bn)
-	{
-		v := p.SubagentRunID
-		if v != "" {
-			if err := g.checkString(v); err != nil {
-				return dst, jsonx.WithKey(err, "subagentRunId")
-			}
-			n += 1 + protowire.SizeBytes(len(v))
+	if v := p.SubagentRunID; v != "" {
+		if err := g.checkString(v); err != nil {
+			return dst, jsonx.WithKey(err, "subagentRunId")
 		}
+		n += 1 + protowire.SizeBytes(len(v))
 	}
-	{
-		v := p.Name
-		if v != "" {
-			if err := g.checkString(v); err != nil {
-				return dst, jsonx.WithKey(err, "name")
-			}
-			n += 1 + protowire.SizeBytes(len(v))
+	if v := p.Name; v != "" {
+		if err := g.checkString(v); err != nil {
+			return dst, jsonx.WithKey(err, "name")
 		}
+		n += 1 + protowire.SizeBytes(len(v))
 	}
-	{
-		if v := p.Description; v != nil {
-			if err := g.checkString(*v); err != nil {
-				return dst, jsonx.WithKey(err, "description")
-			}
-			n += 1 + protowire.SizeBytes(len(*v))
+	if v := p.Description; v != nil {
+		if err := g.checkString(*v); err != nil {
+			return dst, jsonx.WithKey(err, "description")
 		}
+		n += 1 + protowire.SizeBytes(len(*v))
 	}
-	{
-		if v := p.ParentSubagentRunID; v != nil {
-			if err := g.checkString(*v); err != nil {
-				return dst, jsonx.WithKey(err, "parentSubagentRunId")
-			}
-			n += 1 + protowire.SizeBytes(len(*v))
+	if v := p.ParentSubagentRunID; v != nil {
+		if err := g.checkString(*v); err != nil {
+			return dst, jsonx.WithKey(err, "parentSubagentRunId")
 		}
+		n += 1 + protowire.SizeBytes(len(*v))
 	}
-	{
-		if v := p.ParentToolCallID; v != nil {
-			if err := g.checkString(*v); err != nil {
-				return dst, jsonx.WithKey(err, "parentToolCallId")
-			}
-			n += 1 + protowire.SizeBytes(len(*v))
+	if v := p.ParentToolCallID; v != nil {
+		if err := g.checkString(*v); err != nil {
+			return dst, jsonx.WithKey(err, "parentToolCallId")
 		}
+		n += 1 + protowire.SizeBytes(len(*v))
 	}
-	{
-		if v := p.ParentMessageID; v != nil {
-			if err := g.checkString(*v); err != nil {
-				return dst, jsonx.WithKey(err, "parentMessageId")
-			}
-			n += 1 + protowire.SizeBytes(len(*v))
+	if v := p.ParentMessageID; v != nil {
+		if err := g.checkString(*v); err != nil {
+			return dst, jsonx.WithKey(err, "parentMessageId")
 		}
+		n += 1 + protowire.SizeBytes(len(*v))
 	}
 	b := appendLen(append(dst, 0x9a, 0x01), n)
 	b = appendLen(append(b, 0x0a), bn)
 	b = writeBase(g, b, &p.Base, 16)
-	{
-		if v := p.SubagentRunID; v != "" {
-			b = appendStr(append(b, 0x12), v)
-		}
+	if v := p.SubagentRunID; v != "" {
+		b = appendStr(append(b, 0x12), v)
 	}
-	{
-		if v := p.Name; v != "" {
-			b = appendStr(append(b, 0x1a), v)
-		}
+	if v := p.Name; v != "" {
+		b = appendStr(append(b, 0x1a), v)
 	}
-	{
-		if v := p.Description; v != nil {
-			b = appendStr(append(b, 0x22), *v)
-		}
+	if v := p.Description; v != nil {
+		b = appendStr(append(b, 0x22), *v)
 	}
-	{
-		if v := p.ParentSubagentRunID; v != nil {
-			b = appendStr(append(b, 0x2a), *v)
-		}
+	if v := p.ParentSubagentRunID; v != nil {
+		b = appendStr(append(b, 0x2a), *v)
 	}
-	{
-		if v := p.ParentToolCallID; v != nil {
-			b = appendStr(append(b, 0x32), *v)
-		}
+	if v := p.ParentToolCallID; v != nil {
+		b = appendStr(append(b, 0x32), *v)
 	}
-	{
-		if v := p.ParentMessageID; v != nil {
-			b = appendStr(append(b, 0x3a), *v)
-		}
+	if v := p.ParentMessageID; v != nil {
+		b = appendStr(append(b, 0x3a), *v)
 	}
 	return b, nil
 }
@@ -1392,37 +1197,29 @@ func encodeSubagentFinished(g *genc, dst []byte, p *event.SubagentFinished) ([]b
 		return dst, err
 	}
 	n := 1 + protowire.SizeBytes(bn)
-	{
-		v := p.SubagentRunID
-		if v != "" {
-			if err := g.checkString(v); err != nil {
-				return dst, jsonx.WithKey(err, "subagentRunId")
-			}
-			n += 1 + protowire.SizeBytes(len(v))
+	if v := p.SubagentRunID; v != "" {
+		if err := g.checkString(v); err != nil {
+			return dst, jsonx.WithKey(err, "subagentRunId")
 		}
+		n += 1 + protowire.SizeBytes(len(v))
 	}
-	{
-		if v := p.Result; v != nil && !jsonx.IsNull(v) {
-			m, err := g.valueBody(v)
-			if err != nil {
-				return dst, jsonx.WithKey(err, "result")
-			}
-			n += 1 + m
+	if v := p.Result; v != nil && !jsonx.IsNull(v) {
+		m, err := g.valueBody(v)
+		if err != nil {
+			return dst, jsonx.WithKey(err, "result")
 		}
+		n += 1 + m
 	}
 	if o := p.Outcome; o != nil {
 		if err := rule(planSubagentOutcome, schema.PointerTo(o)); err != nil {
 			return dst, jsonx.WithKey(err, "outcome")
 		}
-		v := o.Type
-		if v != "" {
+		if v := o.Type; v != "" {
 			if err := g.checkString(v); err != nil {
 				return dst, jsonx.WithKey(jsonx.WithKey(err, "type"), "outcome")
 			}
 			n += 1 + protowire.SizeBytes(len(v))
 		}
-	}
-	if o := p.Outcome; o != nil {
 		for i, s := range o.InterruptIDs {
 			if err := g.checkString(s); err != nil {
 				return dst, jsonx.WithKey(jsonx.WithKey(jsonx.WithIndex(err, i), "interruptIds"), "outcome")
@@ -1433,22 +1230,16 @@ func encodeSubagentFinished(g *genc, dst []byte, p *event.SubagentFinished) ([]b
 	b := appendLen(append(dst, 0xa2, 0x01), n)
 	b = appendLen(append(b, 0x0a), bn)
 	b = writeBase(g, b, &p.Base, 17)
-	{
-		if v := p.SubagentRunID; v != "" {
-			b = appendStr(append(b, 0x12), v)
-		}
+	if v := p.SubagentRunID; v != "" {
+		b = appendStr(append(b, 0x12), v)
 	}
-	{
-		if v := p.Result; v != nil && !jsonx.IsNull(v) {
-			b = g.dynamic(append(b, 0x1a))
-		}
+	if v := p.Result; v != nil && !jsonx.IsNull(v) {
+		b = g.dynamic(append(b, 0x1a))
 	}
 	if o := p.Outcome; o != nil {
 		if v := o.Type; v != "" {
 			b = appendStr(append(b, 0x22), v)
 		}
-	}
-	if o := p.Outcome; o != nil {
 		for _, s := range o.InterruptIDs {
 			b = appendStr(append(b, 0x2a), s)
 		}
@@ -1463,49 +1254,35 @@ func encodeSubagentError(g *genc, dst []byte, p *event.SubagentError) ([]byte, e
 		return dst, err
 	}
 	n := 1 + protowire.SizeBytes(bn)
-	{
-		v := p.SubagentRunID
-		if v != "" {
-			if err := g.checkString(v); err != nil {
-				return dst, jsonx.WithKey(err, "subagentRunId")
-			}
-			n += 1 + protowire.SizeBytes(len(v))
+	if v := p.SubagentRunID; v != "" {
+		if err := g.checkString(v); err != nil {
+			return dst, jsonx.WithKey(err, "subagentRunId")
 		}
+		n += 1 + protowire.SizeBytes(len(v))
 	}
-	{
-		v := p.Message
-		if v != "" {
-			if err := g.checkString(v); err != nil {
-				return dst, jsonx.WithKey(err, "message")
-			}
-			n += 1 + protowire.SizeBytes(len(v))
+	if v := p.Message; v != "" {
+		if err := g.checkString(v); err != nil {
+			return dst, jsonx.WithKey(err, "message")
 		}
+		n += 1 + protowire.SizeBytes(len(v))
 	}
-	{
-		if v := p.Code; v != nil {
-			if err := g.checkString(*v); err != nil {
-				return dst, jsonx.WithKey(err, "code")
-			}
-			n += 1 + protowire.SizeBytes(len(*v))
+	if v := p.Code; v != nil {
+		if err := g.checkString(*v); err != nil {
+			return dst, jsonx.WithKey(err, "code")
 		}
+		n += 1 + protowire.SizeBytes(len(*v))
 	}
 	b := appendLen(append(dst, 0xaa, 0x01), n)
 	b = appendLen(append(b, 0x0a), bn)
 	b = writeBase(g, b, &p.Base, 18)
-	{
-		if v := p.SubagentRunID; v != "" {
-			b = appendStr(append(b, 0x12), v)
-		}
+	if v := p.SubagentRunID; v != "" {
+		b = appendStr(append(b, 0x12), v)
 	}
-	{
-		if v := p.Message; v != "" {
-			b = appendStr(append(b, 0x1a), v)
-		}
+	if v := p.Message; v != "" {
+		b = appendStr(append(b, 0x1a), v)
 	}
-	{
-		if v := p.Code; v != nil {
-			b = appendStr(append(b, 0x22), *v)
-		}
+	if v := p.Code; v != nil {
+		b = appendStr(append(b, 0x22), *v)
 	}
 	return b, nil
 }
@@ -1520,93 +1297,67 @@ func encodeToolCallResult(g *genc, dst []byte, p *event.ToolCallResult) ([]byte,
 	if err := rule(planToolCallResult, schema.PointerTo(p)); err != nil {
 		return dst, err
 	}
-	{
-		if v := p.SubagentRunID; v != nil {
-			if err := g.checkString(*v); err != nil {
-				return dst, jsonx.WithKey(err, "subagentRunId")
-			}
-			n += 1 + protowire.SizeBytes(len(*v))
+	if v := p.SubagentRunID; v != nil {
+		if err := g.checkString(*v); err != nil {
+			return dst, jsonx.WithKey(err, "subagentRunId")
 		}
+		n += 1 + protowire.SizeBytes(len(*v))
 	}
-	{
-		v := p.MessageID
-		if v != "" {
-			if err := g.checkString(v); err != nil {
-				return dst, jsonx.WithKey(err, "messageId")
-			}
-			n += 1 + protowire.SizeBytes(len(v))
+	if v := p.MessageID; v != "" {
+		if err := g.checkString(v); err != nil {
+			return dst, jsonx.WithKey(err, "messageId")
 		}
+		n += 1 + protowire.SizeBytes(len(v))
 	}
-	{
-		v := p.ToolCallID
-		if v != "" {
-			if err := g.checkString(v); err != nil {
-				return dst, jsonx.WithKey(err, "toolCallId")
-			}
-			n += 1 + protowire.SizeBytes(len(v))
+	if v := p.ToolCallID; v != "" {
+		if err := g.checkString(v); err != nil {
+			return dst, jsonx.WithKey(err, "toolCallId")
 		}
+		n += 1 + protowire.SizeBytes(len(v))
 	}
-	{
-		if v := p.Content; v != nil {
-			if err := g.checkString(*v); err != nil {
-				return dst, jsonx.WithKey(err, "content")
-			}
-			n += 1 + protowire.SizeBytes(len(*v))
+	if v := p.Content; v != nil {
+		if err := g.checkString(*v); err != nil {
+			return dst, jsonx.WithKey(err, "content")
 		}
+		n += 1 + protowire.SizeBytes(len(*v))
 	}
-	{
-		if v := p.Role; v != nil {
-			if err := checkName(&planToolCallResult.Wire[4], *v); err != nil {
-				return dst, jsonx.WithKey(err, "role")
-			}
-			if err := g.checkString(*v); err != nil {
-				return dst, jsonx.WithKey(err, "role")
-			}
-			n += 1 + protowire.SizeBytes(len(*v))
+	if v := p.Role; v != nil {
+		if indexToolCallResultRole(*v) < 0 {
+			return dst, jsonx.WithKey(unknownName("role", false, *v, knownToolCallResultRole), "role")
 		}
+		if err := g.checkString(*v); err != nil {
+			return dst, jsonx.WithKey(err, "role")
+		}
+		n += 1 + protowire.SizeBytes(len(*v))
 	}
-	{
-		for i := range p.Parts {
-			slot := g.slot()
-			m, err := sizePart(g, &p.Parts[i])
-			if err != nil {
-				return dst, jsonx.WithKey(jsonx.WithIndex(err, i), "content")
-			}
-			n += 1 + g.fill(slot, m)
+	for i := range p.Parts {
+		slot := g.slot()
+		m, err := sizePart(g, &p.Parts[i])
+		if err != nil {
+			return dst, jsonx.WithKey(jsonx.WithIndex(err, i), "content")
 		}
+		n += 1 + g.fill(slot, m)
 	}
 	b := appendLen(append(dst, 0xb2, 0x01), n)
 	b = appendLen(append(b, 0x0a), bn)
 	b = writeBase(g, b, &p.Base, 21)
-	{
-		if v := p.SubagentRunID; v != nil {
-			b = appendStr(append(b, 0x12), *v)
-		}
+	if v := p.SubagentRunID; v != nil {
+		b = appendStr(append(b, 0x12), *v)
 	}
-	{
-		if v := p.MessageID; v != "" {
-			b = appendStr(append(b, 0x1a), v)
-		}
+	if v := p.MessageID; v != "" {
+		b = appendStr(append(b, 0x1a), v)
 	}
-	{
-		if v := p.ToolCallID; v != "" {
-			b = appendStr(append(b, 0x22), v)
-		}
+	if v := p.ToolCallID; v != "" {
+		b = appendStr(append(b, 0x22), v)
 	}
-	{
-		if v := p.Content; v != nil {
-			b = appendStr(append(b, 0x2a), *v)
-		}
+	if v := p.Content; v != nil {
+		b = appendStr(append(b, 0x2a), *v)
 	}
-	{
-		if v := p.Role; v != nil {
-			b = appendStr(append(b, 0x32), *v)
-		}
+	if v := p.Role; v != nil {
+		b = appendStr(append(b, 0x32), *v)
 	}
-	{
-		for i := range p.Parts {
-			b = writePart(g, g.nested(append(b, 0x3a)), &p.Parts[i])
-		}
+	for i := range p.Parts {
+		b = writePart(g, g.nested(append(b, 0x3a)), &p.Parts[i])
 	}
 	return b, nil
 }
@@ -1618,75 +1369,49 @@ func encodeActivitySnapshot(g *genc, dst []byte, p *event.ActivitySnapshot) ([]b
 		return dst, err
 	}
 	n := 1 + protowire.SizeBytes(bn)
-	{
-		if v := p.SubagentRunID; v != nil {
-			if err := g.checkString(*v); err != nil {
-				return dst, jsonx.WithKey(err, "subagentRunId")
-			}
-			n += 1 + protowire.SizeBytes(len(*v))
+	if v := p.SubagentRunID; v != nil {
+		if err := g.checkString(*v); err != nil {
+			return dst, jsonx.WithKey(err, "subagentRunId")
 		}
+		n += 1 + protowire.SizeBytes(len(*v))
+	}
+	if v := p.MessageID; v != "" {
+		if err := g.checkString(v); err != nil {
+			return dst, jsonx.WithKey(err, "messageId")
+		}
+		n += 1 + protowire.SizeBytes(len(v))
+	}
+	if v := p.ActivityType; v != "" {
+		if err := g.checkString(v); err != nil {
+			return dst, jsonx.WithKey(err, "activityType")
+		}
+		n += 1 + protowire.SizeBytes(len(v))
 	}
 	{
-		v := p.MessageID
-		if v != "" {
-			if err := g.checkString(v); err != nil {
-				return dst, jsonx.WithKey(err, "messageId")
-			}
-			n += 1 + protowire.SizeBytes(len(v))
+		m, err := g.structBody(requiredObject(p.Content))
+		if err != nil {
+			return dst, jsonx.WithKey(err, "content")
 		}
+		n += 1 + m
 	}
-	{
-		v := p.ActivityType
-		if v != "" {
-			if err := g.checkString(v); err != nil {
-				return dst, jsonx.WithKey(err, "activityType")
-			}
-			n += 1 + protowire.SizeBytes(len(v))
-		}
-	}
-	{
-		v := p.Content
-		if v == nil {
-			v = event.Object("{}") // a required object is never left out
-		}
-		if v != nil {
-			m, err := g.structBody(v)
-			if err != nil {
-				return dst, jsonx.WithKey(err, "content")
-			}
-			n += 1 + m
-		}
-	}
-	{
-		if p.Replace != nil {
-			n += 1 + 1
-		}
+	if p.Replace != nil {
+		n += 2
 	}
 	b := appendLen(append(dst, 0xba, 0x01), n)
 	b = appendLen(append(b, 0x0a), bn)
 	b = writeBase(g, b, &p.Base, 22)
-	{
-		if v := p.SubagentRunID; v != nil {
-			b = appendStr(append(b, 0x12), *v)
-		}
+	if v := p.SubagentRunID; v != nil {
+		b = appendStr(append(b, 0x12), *v)
 	}
-	{
-		if v := p.MessageID; v != "" {
-			b = appendStr(append(b, 0x1a), v)
-		}
+	if v := p.MessageID; v != "" {
+		b = appendStr(append(b, 0x1a), v)
 	}
-	{
-		if v := p.ActivityType; v != "" {
-			b = appendStr(append(b, 0x22), v)
-		}
+	if v := p.ActivityType; v != "" {
+		b = appendStr(append(b, 0x22), v)
 	}
-	{
-		b = g.dynamic(append(b, 0x2a))
-	}
-	{
-		if v := p.Replace; v != nil {
-			b = append(b, 0x30, byte(protowire.EncodeBool(*v)))
-		}
+	b = g.dynamic(append(b, 0x2a))
+	if v := p.Replace; v != nil {
+		b = append(b, 0x30, byte(protowire.EncodeBool(*v)))
 	}
 	return b, nil
 }
@@ -1698,64 +1423,46 @@ func encodeActivityDelta(g *genc, dst []byte, p *event.ActivityDelta) ([]byte, e
 		return dst, err
 	}
 	n := 1 + protowire.SizeBytes(bn)
-	{
-		if v := p.SubagentRunID; v != nil {
-			if err := g.checkString(*v); err != nil {
-				return dst, jsonx.WithKey(err, "subagentRunId")
-			}
-			n += 1 + protowire.SizeBytes(len(*v))
+	if v := p.SubagentRunID; v != nil {
+		if err := g.checkString(*v); err != nil {
+			return dst, jsonx.WithKey(err, "subagentRunId")
 		}
+		n += 1 + protowire.SizeBytes(len(*v))
 	}
-	{
-		v := p.MessageID
-		if v != "" {
-			if err := g.checkString(v); err != nil {
-				return dst, jsonx.WithKey(err, "messageId")
-			}
-			n += 1 + protowire.SizeBytes(len(v))
+	if v := p.MessageID; v != "" {
+		if err := g.checkString(v); err != nil {
+			return dst, jsonx.WithKey(err, "messageId")
 		}
+		n += 1 + protowire.SizeBytes(len(v))
 	}
-	{
-		v := p.ActivityType
-		if v != "" {
-			if err := g.checkString(v); err != nil {
-				return dst, jsonx.WithKey(err, "activityType")
-			}
-			n += 1 + protowire.SizeBytes(len(v))
+	if v := p.ActivityType; v != "" {
+		if err := g.checkString(v); err != nil {
+			return dst, jsonx.WithKey(err, "activityType")
 		}
+		n += 1 + protowire.SizeBytes(len(v))
 	}
-	{
-		for i := range p.Patch {
-			slot := g.slot()
-			m, err := sizePatchOp(g, &p.Patch[i])
-			if err != nil {
-				return dst, jsonx.WithKey(jsonx.WithIndex(err, i), "patch")
-			}
-			n += 1 + g.fill(slot, m)
+	for i := range p.Patch {
+		slot := g.slot()
+		m, err := sizePatchOp(g, &p.Patch[i])
+		if err != nil {
+			return dst, jsonx.WithKey(jsonx.WithIndex(err, i), "patch")
 		}
+		n += 1 + g.fill(slot, m)
 	}
 	b := appendLen(append(dst, 0xc2, 0x01), n)
 	b = appendLen(append(b, 0x0a), bn)
 	b = writeBase(g, b, &p.Base, 23)
-	{
-		if v := p.SubagentRunID; v != nil {
-			b = appendStr(append(b, 0x12), *v)
-		}
+	if v := p.SubagentRunID; v != nil {
+		b = appendStr(append(b, 0x12), *v)
 	}
-	{
-		if v := p.MessageID; v != "" {
-			b = appendStr(append(b, 0x1a), v)
-		}
+	if v := p.MessageID; v != "" {
+		b = appendStr(append(b, 0x1a), v)
 	}
-	{
-		if v := p.ActivityType; v != "" {
-			b = appendStr(append(b, 0x22), v)
-		}
+	if v := p.ActivityType; v != "" {
+		b = appendStr(append(b, 0x22), v)
 	}
-	{
-		for i := range p.Patch {
-			b = writePatchOp(g, g.nested(append(b, 0x2a)), &p.Patch[i])
-		}
+	for i := range p.Patch {
+		b = writePatchOp(g, g.nested(append(b, 0x2a)), &p.Patch[i])
 	}
 	return b, nil
 }
@@ -1767,35 +1474,26 @@ func encodeReasoningStart(g *genc, dst []byte, p *event.ReasoningStart) ([]byte,
 		return dst, err
 	}
 	n := 1 + protowire.SizeBytes(bn)
-	{
-		if v := p.SubagentRunID; v != nil {
-			if err := g.checkString(*v); err != nil {
-				return dst, jsonx.WithKey(err, "subagentRunId")
-			}
-			n += 1 + protowire.SizeBytes(len(*v))
+	if v := p.SubagentRunID; v != nil {
+		if err := g.checkString(*v); err != nil {
+			return dst, jsonx.WithKey(err, "subagentRunId")
 		}
+		n += 1 + protowire.SizeBytes(len(*v))
 	}
-	{
-		v := p.MessageID
-		if v != "" {
-			if err := g.checkString(v); err != nil {
-				return dst, jsonx.WithKey(err, "messageId")
-			}
-			n += 1 + protowire.SizeBytes(len(v))
+	if v := p.MessageID; v != "" {
+		if err := g.checkString(v); err != nil {
+			return dst, jsonx.WithKey(err, "messageId")
 		}
+		n += 1 + protowire.SizeBytes(len(v))
 	}
 	b := appendLen(append(dst, 0xca, 0x01), n)
 	b = appendLen(append(b, 0x0a), bn)
 	b = writeBase(g, b, &p.Base, 24)
-	{
-		if v := p.SubagentRunID; v != nil {
-			b = appendStr(append(b, 0x12), *v)
-		}
+	if v := p.SubagentRunID; v != nil {
+		b = appendStr(append(b, 0x12), *v)
 	}
-	{
-		if v := p.MessageID; v != "" {
-			b = appendStr(append(b, 0x1a), v)
-		}
+	if v := p.MessageID; v != "" {
+		b = appendStr(append(b, 0x1a), v)
 	}
 	return b, nil
 }
@@ -1807,52 +1505,38 @@ func encodeReasoningMessageStart(g *genc, dst []byte, p *event.ReasoningMessageS
 		return dst, err
 	}
 	n := 1 + protowire.SizeBytes(bn)
-	{
-		if v := p.SubagentRunID; v != nil {
-			if err := g.checkString(*v); err != nil {
-				return dst, jsonx.WithKey(err, "subagentRunId")
-			}
-			n += 1 + protowire.SizeBytes(len(*v))
+	if v := p.SubagentRunID; v != nil {
+		if err := g.checkString(*v); err != nil {
+			return dst, jsonx.WithKey(err, "subagentRunId")
 		}
+		n += 1 + protowire.SizeBytes(len(*v))
 	}
-	{
-		v := p.MessageID
-		if v != "" {
-			if err := g.checkString(v); err != nil {
-				return dst, jsonx.WithKey(err, "messageId")
-			}
-			n += 1 + protowire.SizeBytes(len(v))
+	if v := p.MessageID; v != "" {
+		if err := g.checkString(v); err != nil {
+			return dst, jsonx.WithKey(err, "messageId")
 		}
+		n += 1 + protowire.SizeBytes(len(v))
 	}
-	{
-		v := p.Role
-		if err := checkName(&planReasoningMessageStart.Wire[2], v); err != nil {
+	if indexReasoningMessageStartRole(p.Role) < 0 {
+		return dst, jsonx.WithKey(unknownName("role", false, p.Role, knownReasoningMessageStartRole), "role")
+	}
+	if v := p.Role; v != "" {
+		if err := g.checkString(v); err != nil {
 			return dst, jsonx.WithKey(err, "role")
 		}
-		if v != "" {
-			if err := g.checkString(v); err != nil {
-				return dst, jsonx.WithKey(err, "role")
-			}
-			n += 1 + protowire.SizeBytes(len(v))
-		}
+		n += 1 + protowire.SizeBytes(len(v))
 	}
 	b := appendLen(append(dst, 0xd2, 0x01), n)
 	b = appendLen(append(b, 0x0a), bn)
 	b = writeBase(g, b, &p.Base, 25)
-	{
-		if v := p.SubagentRunID; v != nil {
-			b = appendStr(append(b, 0x12), *v)
-		}
+	if v := p.SubagentRunID; v != nil {
+		b = appendStr(append(b, 0x12), *v)
 	}
-	{
-		if v := p.MessageID; v != "" {
-			b = appendStr(append(b, 0x1a), v)
-		}
+	if v := p.MessageID; v != "" {
+		b = appendStr(append(b, 0x1a), v)
 	}
-	{
-		if v := p.Role; v != "" {
-			b = appendStr(append(b, 0x22), v)
-		}
+	if v := p.Role; v != "" {
+		b = appendStr(append(b, 0x22), v)
 	}
 	return b, nil
 }
@@ -1864,49 +1548,35 @@ func encodeReasoningMessageContent(g *genc, dst []byte, p *event.ReasoningMessag
 		return dst, err
 	}
 	n := 1 + protowire.SizeBytes(bn)
-	{
-		if v := p.SubagentRunID; v != nil {
-			if err := g.checkString(*v); err != nil {
-				return dst, jsonx.WithKey(err, "subagentRunId")
-			}
-			n += 1 + protowire.SizeBytes(len(*v))
+	if v := p.SubagentRunID; v != nil {
+		if err := g.checkString(*v); err != nil {
+			return dst, jsonx.WithKey(err, "subagentRunId")
 		}
+		n += 1 + protowire.SizeBytes(len(*v))
 	}
-	{
-		v := p.MessageID
-		if v != "" {
-			if err := g.checkString(v); err != nil {
-				return dst, jsonx.WithKey(err, "messageId")
-			}
-			n += 1 + protowire.SizeBytes(len(v))
+	if v := p.MessageID; v != "" {
+		if err := g.checkString(v); err != nil {
+			return dst, jsonx.WithKey(err, "messageId")
 		}
+		n += 1 + protowire.SizeBytes(len(v))
 	}
-	{
-		v := p.Delta
-		if v != "" {
-			if err := g.checkString(v); err != nil {
-				return dst, jsonx.WithKey(err, "delta")
-			}
-			n += 1 + protowire.SizeBytes(len(v))
+	if v := p.Delta; v != "" {
+		if err := g.checkString(v); err != nil {
+			return dst, jsonx.WithKey(err, "delta")
 		}
+		n += 1 + protowire.SizeBytes(len(v))
 	}
 	b := appendLen(append(dst, 0xda, 0x01), n)
 	b = appendLen(append(b, 0x0a), bn)
 	b = writeBase(g, b, &p.Base, 26)
-	{
-		if v := p.SubagentRunID; v != nil {
-			b = appendStr(append(b, 0x12), *v)
-		}
+	if v := p.SubagentRunID; v != nil {
+		b = appendStr(append(b, 0x12), *v)
 	}
-	{
-		if v := p.MessageID; v != "" {
-			b = appendStr(append(b, 0x1a), v)
-		}
+	if v := p.MessageID; v != "" {
+		b = appendStr(append(b, 0x1a), v)
 	}
-	{
-		if v := p.Delta; v != "" {
-			b = appendStr(append(b, 0x22), v)
-		}
+	if v := p.Delta; v != "" {
+		b = appendStr(append(b, 0x22), v)
 	}
 	return b, nil
 }
@@ -1918,35 +1588,26 @@ func encodeReasoningMessageEnd(g *genc, dst []byte, p *event.ReasoningMessageEnd
 		return dst, err
 	}
 	n := 1 + protowire.SizeBytes(bn)
-	{
-		if v := p.SubagentRunID; v != nil {
-			if err := g.checkString(*v); err != nil {
-				return dst, jsonx.WithKey(err, "subagentRunId")
-			}
-			n += 1 + protowire.SizeBytes(len(*v))
+	if v := p.SubagentRunID; v != nil {
+		if err := g.checkString(*v); err != nil {
+			return dst, jsonx.WithKey(err, "subagentRunId")
 		}
+		n += 1 + protowire.SizeBytes(len(*v))
 	}
-	{
-		v := p.MessageID
-		if v != "" {
-			if err := g.checkString(v); err != nil {
-				return dst, jsonx.WithKey(err, "messageId")
-			}
-			n += 1 + protowire.SizeBytes(len(v))
+	if v := p.MessageID; v != "" {
+		if err := g.checkString(v); err != nil {
+			return dst, jsonx.WithKey(err, "messageId")
 		}
+		n += 1 + protowire.SizeBytes(len(v))
 	}
 	b := appendLen(append(dst, 0xe2, 0x01), n)
 	b = appendLen(append(b, 0x0a), bn)
 	b = writeBase(g, b, &p.Base, 27)
-	{
-		if v := p.SubagentRunID; v != nil {
-			b = appendStr(append(b, 0x12), *v)
-		}
+	if v := p.SubagentRunID; v != nil {
+		b = appendStr(append(b, 0x12), *v)
 	}
-	{
-		if v := p.MessageID; v != "" {
-			b = appendStr(append(b, 0x1a), v)
-		}
+	if v := p.MessageID; v != "" {
+		b = appendStr(append(b, 0x1a), v)
 	}
 	return b, nil
 }
@@ -1958,47 +1619,35 @@ func encodeReasoningMessageChunk(g *genc, dst []byte, p *event.ReasoningMessageC
 		return dst, err
 	}
 	n := 1 + protowire.SizeBytes(bn)
-	{
-		if v := p.SubagentRunID; v != nil {
-			if err := g.checkString(*v); err != nil {
-				return dst, jsonx.WithKey(err, "subagentRunId")
-			}
-			n += 1 + protowire.SizeBytes(len(*v))
+	if v := p.SubagentRunID; v != nil {
+		if err := g.checkString(*v); err != nil {
+			return dst, jsonx.WithKey(err, "subagentRunId")
 		}
+		n += 1 + protowire.SizeBytes(len(*v))
 	}
-	{
-		if v := p.MessageID; v != nil {
-			if err := g.checkString(*v); err != nil {
-				return dst, jsonx.WithKey(err, "messageId")
-			}
-			n += 1 + protowire.SizeBytes(len(*v))
+	if v := p.MessageID; v != nil {
+		if err := g.checkString(*v); err != nil {
+			return dst, jsonx.WithKey(err, "messageId")
 		}
+		n += 1 + protowire.SizeBytes(len(*v))
 	}
-	{
-		if v := p.Delta; v != nil {
-			if err := g.checkString(*v); err != nil {
-				return dst, jsonx.WithKey(err, "delta")
-			}
-			n += 1 + protowire.SizeBytes(len(*v))
+	if v := p.Delta; v != nil {
+		if err := g.checkString(*v); err != nil {
+			return dst, jsonx.WithKey(err, "delta")
 		}
+		n += 1 + protowire.SizeBytes(len(*v))
 	}
 	b := appendLen(append(dst, 0xea, 0x01), n)
 	b = appendLen(append(b, 0x0a), bn)
 	b = writeBase(g, b, &p.Base, 28)
-	{
-		if v := p.SubagentRunID; v != nil {
-			b = appendStr(append(b, 0x12), *v)
-		}
+	if v := p.SubagentRunID; v != nil {
+		b = appendStr(append(b, 0x12), *v)
 	}
-	{
-		if v := p.MessageID; v != nil {
-			b = appendStr(append(b, 0x1a), *v)
-		}
+	if v := p.MessageID; v != nil {
+		b = appendStr(append(b, 0x1a), *v)
 	}
-	{
-		if v := p.Delta; v != nil {
-			b = appendStr(append(b, 0x22), *v)
-		}
+	if v := p.Delta; v != nil {
+		b = appendStr(append(b, 0x22), *v)
 	}
 	return b, nil
 }
@@ -2010,35 +1659,26 @@ func encodeReasoningEnd(g *genc, dst []byte, p *event.ReasoningEnd) ([]byte, err
 		return dst, err
 	}
 	n := 1 + protowire.SizeBytes(bn)
-	{
-		if v := p.SubagentRunID; v != nil {
-			if err := g.checkString(*v); err != nil {
-				return dst, jsonx.WithKey(err, "subagentRunId")
-			}
-			n += 1 + protowire.SizeBytes(len(*v))
+	if v := p.SubagentRunID; v != nil {
+		if err := g.checkString(*v); err != nil {
+			return dst, jsonx.WithKey(err, "subagentRunId")
 		}
+		n += 1 + protowire.SizeBytes(len(*v))
 	}
-	{
-		v := p.MessageID
-		if v != "" {
-			if err := g.checkString(v); err != nil {
-				return dst, jsonx.WithKey(err, "messageId")
-			}
-			n += 1 + protowire.SizeBytes(len(v))
+	if v := p.MessageID; v != "" {
+		if err := g.checkString(v); err != nil {
+			return dst, jsonx.WithKey(err, "messageId")
 		}
+		n += 1 + protowire.SizeBytes(len(v))
 	}
 	b := appendLen(append(dst, 0xf2, 0x01), n)
 	b = appendLen(append(b, 0x0a), bn)
 	b = writeBase(g, b, &p.Base, 29)
-	{
-		if v := p.SubagentRunID; v != nil {
-			b = appendStr(append(b, 0x12), *v)
-		}
+	if v := p.SubagentRunID; v != nil {
+		b = appendStr(append(b, 0x12), *v)
 	}
-	{
-		if v := p.MessageID; v != "" {
-			b = appendStr(append(b, 0x1a), v)
-		}
+	if v := p.MessageID; v != "" {
+		b = appendStr(append(b, 0x1a), v)
 	}
 	return b, nil
 }
@@ -2050,66 +1690,47 @@ func encodeReasoningEncryptedValue(g *genc, dst []byte, p *event.ReasoningEncryp
 		return dst, err
 	}
 	n := 1 + protowire.SizeBytes(bn)
-	{
-		if v := p.SubagentRunID; v != nil {
-			if err := g.checkString(*v); err != nil {
-				return dst, jsonx.WithKey(err, "subagentRunId")
-			}
-			n += 1 + protowire.SizeBytes(len(*v))
+	if v := p.SubagentRunID; v != nil {
+		if err := g.checkString(*v); err != nil {
+			return dst, jsonx.WithKey(err, "subagentRunId")
 		}
+		n += 1 + protowire.SizeBytes(len(*v))
 	}
-	{
-		v := p.Subtype
-		if err := checkName(&planReasoningEncryptedValue.Wire[1], v); err != nil {
+	if indexSubtype(p.Subtype) < 0 {
+		return dst, jsonx.WithKey(unknownName("subtype", false, p.Subtype, knownSubtype), "subtype")
+	}
+	if v := p.Subtype; v != "" {
+		if err := g.checkString(v); err != nil {
 			return dst, jsonx.WithKey(err, "subtype")
 		}
-		if v != "" {
-			if err := g.checkString(v); err != nil {
-				return dst, jsonx.WithKey(err, "subtype")
-			}
-			n += 1 + protowire.SizeBytes(len(v))
-		}
+		n += 1 + protowire.SizeBytes(len(v))
 	}
-	{
-		v := p.EntityID
-		if v != "" {
-			if err := g.checkString(v); err != nil {
-				return dst, jsonx.WithKey(err, "entityId")
-			}
-			n += 1 + protowire.SizeBytes(len(v))
+	if v := p.EntityID; v != "" {
+		if err := g.checkString(v); err != nil {
+			return dst, jsonx.WithKey(err, "entityId")
 		}
+		n += 1 + protowire.SizeBytes(len(v))
 	}
-	{
-		v := p.EncryptedValue
-		if v != "" {
-			if err := g.checkString(v); err != nil {
-				return dst, jsonx.WithKey(err, "encryptedValue")
-			}
-			n += 1 + protowire.SizeBytes(len(v))
+	if v := p.EncryptedValue; v != "" {
+		if err := g.checkString(v); err != nil {
+			return dst, jsonx.WithKey(err, "encryptedValue")
 		}
+		n += 1 + protowire.SizeBytes(len(v))
 	}
 	b := appendLen(append(dst, 0xfa, 0x01), n)
 	b = appendLen(append(b, 0x0a), bn)
 	b = writeBase(g, b, &p.Base, 30)
-	{
-		if v := p.SubagentRunID; v != nil {
-			b = appendStr(append(b, 0x12), *v)
-		}
+	if v := p.SubagentRunID; v != nil {
+		b = appendStr(append(b, 0x12), *v)
 	}
-	{
-		if v := p.Subtype; v != "" {
-			b = appendStr(append(b, 0x1a), v)
-		}
+	if v := p.Subtype; v != "" {
+		b = appendStr(append(b, 0x1a), v)
 	}
-	{
-		if v := p.EntityID; v != "" {
-			b = appendStr(append(b, 0x22), v)
-		}
+	if v := p.EntityID; v != "" {
+		b = appendStr(append(b, 0x22), v)
 	}
-	{
-		if v := p.EncryptedValue; v != "" {
-			b = appendStr(append(b, 0x2a), v)
-		}
+	if v := p.EncryptedValue; v != "" {
+		b = appendStr(append(b, 0x2a), v)
 	}
 	return b, nil
 }
@@ -2119,32 +1740,25 @@ func sizeBase(g *genc, p *event.Base, enum int32) (int, error) {
 	if enum != 0 {
 		n += 1 + protowire.SizeVarint(uint64(enum))
 	}
-	{
-		if v := p.Timestamp; v != nil {
-			if err := g.checkInt64(*v); err != nil {
-				return 0, jsonx.WithKey(err, "timestamp")
-			}
-			n += 1 + protowire.SizeVarint(uint64(*v))
+	if v := p.Timestamp; v != nil {
+		if err := g.checkInt64(*v); err != nil {
+			return 0, jsonx.WithKey(err, "timestamp")
 		}
+		n += 1 + protowire.SizeVarint(uint64(*v))
 	}
-	{
-		if v := p.RawEvent; v != nil && !jsonx.IsNull(v) {
-			m, err := g.valueBody(v)
-			if err != nil {
-				return 0, jsonx.WithKey(err, "rawEvent")
-			}
-			n += 1 + m
+	if v := p.RawEvent; v != nil && !jsonx.IsNull(v) {
+		m, err := g.valueBody(v)
+		if err != nil {
+			return 0, jsonx.WithKey(err, "rawEvent")
 		}
+		n += 1 + m
 	}
-	{
-		v := p.Metadata
-		if v != nil {
-			m, err := g.structBody(v)
-			if err != nil {
-				return 0, jsonx.WithKey(err, "metadata")
-			}
-			n += 1 + m
+	if v := p.Metadata; v != nil {
+		m, err := g.structBody(v)
+		if err != nil {
+			return 0, jsonx.WithKey(err, "metadata")
 		}
+		n += 1 + m
 	}
 	return n, nil
 }
@@ -2153,84 +1767,59 @@ func writeBase(g *genc, b []byte, p *event.Base, enum int32) []byte {
 	if enum != 0 {
 		b = protowire.AppendVarint(append(b, 0x08), uint64(enum))
 	}
-	{
-		if v := p.Timestamp; v != nil {
-			b = protowire.AppendVarint(append(b, 0x10), uint64(*v))
-		}
+	if v := p.Timestamp; v != nil {
+		b = protowire.AppendVarint(append(b, 0x10), uint64(*v))
 	}
-	{
-		if v := p.RawEvent; v != nil && !jsonx.IsNull(v) {
-			b = g.dynamic(append(b, 0x1a))
-		}
+	if v := p.RawEvent; v != nil && !jsonx.IsNull(v) {
+		b = g.dynamic(append(b, 0x1a))
 	}
-	{
-		if p.Metadata != nil {
-			b = g.dynamic(append(b, 0x22))
-		}
+	if p.Metadata != nil {
+		b = g.dynamic(append(b, 0x22))
 	}
 	return b
 }
 
 func sizePatchOp(g *genc, p *event.PatchOp) (int, error) {
 	n := 0
-	{
-		k := planPatchOp.Wire[0].NameIndex(p.Op)
-		if k < 0 {
-			return 0, jsonx.WithKey(checkName(&planPatchOp.Wire[0], p.Op), "op")
-		}
-		if k != 0 {
-			n += 1 + protowire.SizeVarint(uint64(k))
-		}
+	if k := indexOp(p.Op); k < 0 {
+		return 0, jsonx.WithKey(unknownName("op", true, p.Op, knownOp), "op")
+	} else if k != 0 {
+		n += 1 + protowire.SizeVarint(uint64(k))
 	}
-	{
-		v := p.Path
-		if v != "" {
-			if err := g.checkString(v); err != nil {
-				return 0, jsonx.WithKey(err, "path")
-			}
-			n += 1 + protowire.SizeBytes(len(v))
+	if v := p.Path; v != "" {
+		if err := g.checkString(v); err != nil {
+			return 0, jsonx.WithKey(err, "path")
 		}
+		n += 1 + protowire.SizeBytes(len(v))
 	}
-	{
-		if v := p.From; v != nil {
-			if err := g.checkString(*v); err != nil {
-				return 0, jsonx.WithKey(err, "from")
-			}
-			n += 1 + protowire.SizeBytes(len(*v))
+	if v := p.From; v != nil {
+		if err := g.checkString(*v); err != nil {
+			return 0, jsonx.WithKey(err, "from")
 		}
+		n += 1 + protowire.SizeBytes(len(*v))
 	}
-	{
-		if v := p.Value; v != nil {
-			m, err := g.valueBody(v)
-			if err != nil {
-				return 0, jsonx.WithKey(err, "value")
-			}
-			n += 1 + m
+	if v := p.Value; v != nil {
+		m, err := g.valueBody(v)
+		if err != nil {
+			return 0, jsonx.WithKey(err, "value")
 		}
+		n += 1 + m
 	}
 	return n, nil
 }
 
 func writePatchOp(g *genc, b []byte, p *event.PatchOp) []byte {
-	{
-		if k := planPatchOp.Wire[0].NameIndex(p.Op); k != 0 {
-			b = protowire.AppendVarint(append(b, 0x08), uint64(k))
-		}
+	if k := indexOp(p.Op); k != 0 {
+		b = protowire.AppendVarint(append(b, 0x08), uint64(k))
 	}
-	{
-		if v := p.Path; v != "" {
-			b = appendStr(append(b, 0x12), v)
-		}
+	if v := p.Path; v != "" {
+		b = appendStr(append(b, 0x12), v)
 	}
-	{
-		if v := p.From; v != nil {
-			b = appendStr(append(b, 0x1a), *v)
-		}
+	if v := p.From; v != nil {
+		b = appendStr(append(b, 0x1a), *v)
 	}
-	{
-		if v := p.Value; v != nil {
-			b = g.dynamic(append(b, 0x22))
-		}
+	if v := p.Value; v != nil {
+		b = g.dynamic(append(b, 0x22))
 	}
 	return b
 }
@@ -2240,217 +1829,155 @@ func sizeMessage(g *genc, p *event.Message) (int, error) {
 	if err := rule(planMessage, schema.PointerTo(p)); err != nil {
 		return 0, err
 	}
-	{
-		v := p.ID
-		if v != "" {
-			if err := g.checkString(v); err != nil {
-				return 0, jsonx.WithKey(err, "id")
-			}
-			n += 1 + protowire.SizeBytes(len(v))
+	if v := p.ID; v != "" {
+		if err := g.checkString(v); err != nil {
+			return 0, jsonx.WithKey(err, "id")
 		}
+		n += 1 + protowire.SizeBytes(len(v))
 	}
-	{
-		v := p.Role
-		if err := checkName(&planMessage.Wire[1], v); err != nil {
+	if indexMessageRole(p.Role) < 0 {
+		return 0, jsonx.WithKey(unknownName("role", false, p.Role, knownMessageRole), "role")
+	}
+	if v := p.Role; v != "" {
+		if err := g.checkString(v); err != nil {
 			return 0, jsonx.WithKey(err, "role")
 		}
-		if v != "" {
-			if err := g.checkString(v); err != nil {
-				return 0, jsonx.WithKey(err, "role")
-			}
-			n += 1 + protowire.SizeBytes(len(v))
-		}
+		n += 1 + protowire.SizeBytes(len(v))
 	}
-	{
-		if v := p.Content; v != nil {
-			if err := g.checkString(*v); err != nil {
-				return 0, jsonx.WithKey(err, "content")
-			}
-			n += 1 + protowire.SizeBytes(len(*v))
+	if v := p.Content; v != nil {
+		if err := g.checkString(*v); err != nil {
+			return 0, jsonx.WithKey(err, "content")
 		}
+		n += 1 + protowire.SizeBytes(len(*v))
 	}
-	{
-		if v := p.Name; v != nil {
-			if err := g.checkString(*v); err != nil {
-				return 0, jsonx.WithKey(err, "name")
-			}
-			n += 1 + protowire.SizeBytes(len(*v))
+	if v := p.Name; v != nil {
+		if err := g.checkString(*v); err != nil {
+			return 0, jsonx.WithKey(err, "name")
 		}
+		n += 1 + protowire.SizeBytes(len(*v))
 	}
-	{
-		for i := range p.ToolCalls {
-			slot := g.slot()
-			m, err := sizeToolCall(g, &p.ToolCalls[i])
-			if err != nil {
-				return 0, jsonx.WithKey(jsonx.WithIndex(err, i), "toolCalls")
-			}
-			n += 1 + g.fill(slot, m)
+	for i := range p.ToolCalls {
+		slot := g.slot()
+		m, err := sizeToolCall(g, &p.ToolCalls[i])
+		if err != nil {
+			return 0, jsonx.WithKey(jsonx.WithIndex(err, i), "toolCalls")
 		}
+		n += 1 + g.fill(slot, m)
 	}
-	{
-		if v := p.ToolCallID; v != nil {
-			if err := g.checkString(*v); err != nil {
-				return 0, jsonx.WithKey(err, "toolCallId")
-			}
-			n += 1 + protowire.SizeBytes(len(*v))
+	if v := p.ToolCallID; v != nil {
+		if err := g.checkString(*v); err != nil {
+			return 0, jsonx.WithKey(err, "toolCallId")
 		}
+		n += 1 + protowire.SizeBytes(len(*v))
 	}
-	{
-		if v := p.Error; v != nil {
-			if err := g.checkString(*v); err != nil {
-				return 0, jsonx.WithKey(err, "error")
-			}
-			n += 1 + protowire.SizeBytes(len(*v))
+	if v := p.Error; v != nil {
+		if err := g.checkString(*v); err != nil {
+			return 0, jsonx.WithKey(err, "error")
 		}
+		n += 1 + protowire.SizeBytes(len(*v))
 	}
-	{
-		for i := range p.Parts {
-			slot := g.slot()
-			m, err := sizePart(g, &p.Parts[i])
-			if err != nil {
-				return 0, jsonx.WithKey(jsonx.WithIndex(err, i), "content")
-			}
-			n += 1 + g.fill(slot, m)
+	for i := range p.Parts {
+		slot := g.slot()
+		m, err := sizePart(g, &p.Parts[i])
+		if err != nil {
+			return 0, jsonx.WithKey(jsonx.WithIndex(err, i), "content")
 		}
+		n += 1 + g.fill(slot, m)
 	}
-	{
-		v := p.Metadata
-		if v != nil {
-			m, err := g.structBody(v)
-			if err != nil {
-				return 0, jsonx.WithKey(err, "metadata")
-			}
-			n += 1 + m
+	if v := p.Metadata; v != nil {
+		m, err := g.structBody(v)
+		if err != nil {
+			return 0, jsonx.WithKey(err, "metadata")
 		}
+		n += 1 + m
 	}
-	{
-		if v := p.SubagentRunID; v != nil {
-			if err := g.checkString(*v); err != nil {
-				return 0, jsonx.WithKey(err, "subagentRunId")
-			}
-			n += 1 + protowire.SizeBytes(len(*v))
+	if v := p.SubagentRunID; v != nil {
+		if err := g.checkString(*v); err != nil {
+			return 0, jsonx.WithKey(err, "subagentRunId")
 		}
+		n += 1 + protowire.SizeBytes(len(*v))
 	}
-	{
-		if v := p.EncryptedValue; v != nil {
-			if err := g.checkString(*v); err != nil {
-				return 0, jsonx.WithKey(err, "encryptedValue")
-			}
-			n += 1 + protowire.SizeBytes(len(*v))
+	if v := p.EncryptedValue; v != nil {
+		if err := g.checkString(*v); err != nil {
+			return 0, jsonx.WithKey(err, "encryptedValue")
 		}
+		n += 1 + protowire.SizeBytes(len(*v))
 	}
-	{
-		if v := p.ActivityType; v != nil {
-			if err := g.checkString(*v); err != nil {
-				return 0, jsonx.WithKey(err, "activityType")
-			}
-			n += 1 + protowire.SizeBytes(len(*v))
+	if v := p.ActivityType; v != nil {
+		if err := g.checkString(*v); err != nil {
+			return 0, jsonx.WithKey(err, "activityType")
 		}
+		n += 1 + protowire.SizeBytes(len(*v))
 	}
-	{
-		v := p.ActivityContent
-		if v != nil {
-			m, err := g.structBody(v)
-			if err != nil {
-				return 0, jsonx.WithKey(err, "content")
-			}
-			n += 1 + m
+	if v := p.ActivityContent; v != nil {
+		m, err := g.structBody(v)
+		if err != nil {
+			return 0, jsonx.WithKey(err, "content")
 		}
+		n += 1 + m
 	}
 	return n, nil
 }
 
 func writeMessage(g *genc, b []byte, p *event.Message) []byte {
-	{
-		if v := p.ID; v != "" {
-			b = appendStr(append(b, 0x0a), v)
-		}
+	if v := p.ID; v != "" {
+		b = appendStr(append(b, 0x0a), v)
 	}
-	{
-		if v := p.Role; v != "" {
-			b = appendStr(append(b, 0x12), v)
-		}
+	if v := p.Role; v != "" {
+		b = appendStr(append(b, 0x12), v)
 	}
-	{
-		if v := p.Content; v != nil {
-			b = appendStr(append(b, 0x1a), *v)
-		}
+	if v := p.Content; v != nil {
+		b = appendStr(append(b, 0x1a), *v)
 	}
-	{
-		if v := p.Name; v != nil {
-			b = appendStr(append(b, 0x22), *v)
-		}
+	if v := p.Name; v != nil {
+		b = appendStr(append(b, 0x22), *v)
 	}
-	{
-		for i := range p.ToolCalls {
-			b = writeToolCall(g, g.nested(append(b, 0x2a)), &p.ToolCalls[i])
-		}
+	for i := range p.ToolCalls {
+		b = writeToolCall(g, g.nested(append(b, 0x2a)), &p.ToolCalls[i])
 	}
-	{
-		if v := p.ToolCallID; v != nil {
-			b = appendStr(append(b, 0x32), *v)
-		}
+	if v := p.ToolCallID; v != nil {
+		b = appendStr(append(b, 0x32), *v)
 	}
-	{
-		if v := p.Error; v != nil {
-			b = appendStr(append(b, 0x3a), *v)
-		}
+	if v := p.Error; v != nil {
+		b = appendStr(append(b, 0x3a), *v)
 	}
-	{
-		for i := range p.Parts {
-			b = writePart(g, g.nested(append(b, 0x42)), &p.Parts[i])
-		}
+	for i := range p.Parts {
+		b = writePart(g, g.nested(append(b, 0x42)), &p.Parts[i])
 	}
-	{
-		if p.Metadata != nil {
-			b = g.dynamic(append(b, 0x4a))
-		}
+	if p.Metadata != nil {
+		b = g.dynamic(append(b, 0x4a))
 	}
-	{
-		if v := p.SubagentRunID; v != nil {
-			b = appendStr(append(b, 0x52), *v)
-		}
+	if v := p.SubagentRunID; v != nil {
+		b = appendStr(append(b, 0x52), *v)
 	}
-	{
-		if v := p.EncryptedValue; v != nil {
-			b = appendStr(append(b, 0x5a), *v)
-		}
+	if v := p.EncryptedValue; v != nil {
+		b = appendStr(append(b, 0x5a), *v)
 	}
-	{
-		if v := p.ActivityType; v != nil {
-			b = appendStr(append(b, 0x62), *v)
-		}
+	if v := p.ActivityType; v != nil {
+		b = appendStr(append(b, 0x62), *v)
 	}
-	{
-		if p.ActivityContent != nil {
-			b = g.dynamic(append(b, 0x6a))
-		}
+	if p.ActivityContent != nil {
+		b = g.dynamic(append(b, 0x6a))
 	}
 	return b
 }
 
 func sizeToolCall(g *genc, p *event.ToolCall) (int, error) {
 	n := 0
-	{
-		v := p.ID
-		if v != "" {
-			if err := g.checkString(v); err != nil {
-				return 0, jsonx.WithKey(err, "id")
-			}
-			n += 1 + protowire.SizeBytes(len(v))
+	if v := p.ID; v != "" {
+		if err := g.checkString(v); err != nil {
+			return 0, jsonx.WithKey(err, "id")
 		}
+		n += 1 + protowire.SizeBytes(len(v))
 	}
-	{
-		v := p.Type
-		if err := checkName(&planToolCall.Wire[1], v); err != nil {
+	if indexType(p.Type) < 0 {
+		return 0, jsonx.WithKey(unknownName("type", false, p.Type, knownType), "type")
+	}
+	if v := p.Type; v != "" {
+		if err := g.checkString(v); err != nil {
 			return 0, jsonx.WithKey(err, "type")
 		}
-		if v != "" {
-			if err := g.checkString(v); err != nil {
-				return 0, jsonx.WithKey(err, "type")
-			}
-			n += 1 + protowire.SizeBytes(len(v))
-		}
+		n += 1 + protowire.SizeBytes(len(v))
 	}
 	{
 		slot := g.slot()
@@ -2460,733 +1987,459 @@ func sizeToolCall(g *genc, p *event.ToolCall) (int, error) {
 		}
 		n += 1 + g.fill(slot, m)
 	}
-	{
-		v := p.Metadata
-		if v != nil {
-			m, err := g.structBody(v)
-			if err != nil {
-				return 0, jsonx.WithKey(err, "metadata")
-			}
-			n += 1 + m
+	if v := p.Metadata; v != nil {
+		m, err := g.structBody(v)
+		if err != nil {
+			return 0, jsonx.WithKey(err, "metadata")
 		}
+		n += 1 + m
 	}
-	{
-		if v := p.EncryptedValue; v != nil {
-			if err := g.checkString(*v); err != nil {
-				return 0, jsonx.WithKey(err, "encryptedValue")
-			}
-			n += 1 + protowire.SizeBytes(len(*v))
+	if v := p.EncryptedValue; v != nil {
+		if err := g.checkString(*v); err != nil {
+			return 0, jsonx.WithKey(err, "encryptedValue")
 		}
+		n += 1 + protowire.SizeBytes(len(*v))
 	}
 	return n, nil
 }
 
 func writeToolCall(g *genc, b []byte, p *event.ToolCall) []byte {
-	{
-		if v := p.ID; v != "" {
-			b = appendStr(append(b, 0x0a), v)
-		}
+	if v := p.ID; v != "" {
+		b = appendStr(append(b, 0x0a), v)
 	}
-	{
-		if v := p.Type; v != "" {
-			b = appendStr(append(b, 0x12), v)
-		}
+	if v := p.Type; v != "" {
+		b = appendStr(append(b, 0x12), v)
 	}
-	{
-		b = writeFunctionCall(g, g.nested(append(b, 0x1a)), &p.Function)
+	b = writeFunctionCall(g, g.nested(append(b, 0x1a)), &p.Function)
+	if p.Metadata != nil {
+		b = g.dynamic(append(b, 0x22))
 	}
-	{
-		if p.Metadata != nil {
-			b = g.dynamic(append(b, 0x22))
-		}
-	}
-	{
-		if v := p.EncryptedValue; v != nil {
-			b = appendStr(append(b, 0x2a), *v)
-		}
+	if v := p.EncryptedValue; v != nil {
+		b = appendStr(append(b, 0x2a), *v)
 	}
 	return b
 }
 
 func sizeFunctionCall(g *genc, p *event.FunctionCall) (int, error) {
 	n := 0
-	{
-		v := p.Name
-		if v != "" {
-			if err := g.checkString(v); err != nil {
-				return 0, jsonx.WithKey(err, "name")
-			}
-			n += 1 + protowire.SizeBytes(len(v))
+	if v := p.Name; v != "" {
+		if err := g.checkString(v); err != nil {
+			return 0, jsonx.WithKey(err, "name")
 		}
+		n += 1 + protowire.SizeBytes(len(v))
 	}
-	{
-		v := p.Arguments
-		if v != "" {
-			if err := g.checkString(v); err != nil {
-				return 0, jsonx.WithKey(err, "arguments")
-			}
-			n += 1 + protowire.SizeBytes(len(v))
+	if v := p.Arguments; v != "" {
+		if err := g.checkString(v); err != nil {
+			return 0, jsonx.WithKey(err, "arguments")
 		}
+		n += 1 + protowire.SizeBytes(len(v))
 	}
 	return n, nil
 }
 
 func writeFunctionCall(g *genc, b []byte, p *event.FunctionCall) []byte {
-	{
-		if v := p.Name; v != "" {
-			b = appendStr(append(b, 0x0a), v)
-		}
+	if v := p.Name; v != "" {
+		b = appendStr(append(b, 0x0a), v)
 	}
-	{
-		if v := p.Arguments; v != "" {
-			b = appendStr(append(b, 0x12), v)
-		}
+	if v := p.Arguments; v != "" {
+		b = appendStr(append(b, 0x12), v)
 	}
 	return b
 }
 
 func sizeRunAgentInput(g *genc, p *event.RunAgentInput) (int, error) {
 	n := 0
-	{
-		v := p.ThreadID
-		if v != "" {
-			if err := g.checkString(v); err != nil {
-				return 0, jsonx.WithKey(err, "threadId")
-			}
-			n += 1 + protowire.SizeBytes(len(v))
+	if v := p.ThreadID; v != "" {
+		if err := g.checkString(v); err != nil {
+			return 0, jsonx.WithKey(err, "threadId")
 		}
+		n += 1 + protowire.SizeBytes(len(v))
 	}
-	{
-		v := p.RunID
-		if v != "" {
-			if err := g.checkString(v); err != nil {
-				return 0, jsonx.WithKey(err, "runId")
-			}
-			n += 1 + protowire.SizeBytes(len(v))
+	if v := p.RunID; v != "" {
+		if err := g.checkString(v); err != nil {
+			return 0, jsonx.WithKey(err, "runId")
 		}
+		n += 1 + protowire.SizeBytes(len(v))
 	}
-	{
-		if v := p.ParentRunID; v != nil {
-			if err := g.checkString(*v); err != nil {
-				return 0, jsonx.WithKey(err, "parentRunId")
-			}
-			n += 1 + protowire.SizeBytes(len(*v))
+	if v := p.ParentRunID; v != nil {
+		if err := g.checkString(*v); err != nil {
+			return 0, jsonx.WithKey(err, "parentRunId")
 		}
+		n += 1 + protowire.SizeBytes(len(*v))
 	}
-	{
-		if v := p.State; v != nil && !jsonx.IsNull(v) {
-			m, err := g.valueBody(v)
-			if err != nil {
-				return 0, jsonx.WithKey(err, "state")
-			}
-			n += 1 + m
+	if v := p.State; v != nil && !jsonx.IsNull(v) {
+		m, err := g.valueBody(v)
+		if err != nil {
+			return 0, jsonx.WithKey(err, "state")
 		}
+		n += 1 + m
 	}
-	{
-		for i := range p.Messages {
-			slot := g.slot()
-			m, err := sizeMessage(g, &p.Messages[i])
-			if err != nil {
-				return 0, jsonx.WithKey(jsonx.WithIndex(err, i), "messages")
-			}
-			n += 1 + g.fill(slot, m)
+	for i := range p.Messages {
+		slot := g.slot()
+		m, err := sizeMessage(g, &p.Messages[i])
+		if err != nil {
+			return 0, jsonx.WithKey(jsonx.WithIndex(err, i), "messages")
 		}
+		n += 1 + g.fill(slot, m)
 	}
-	{
-		for i := range p.Tools {
-			slot := g.slot()
-			m, err := sizeTool(g, &p.Tools[i])
-			if err != nil {
-				return 0, jsonx.WithKey(jsonx.WithIndex(err, i), "tools")
-			}
-			n += 1 + g.fill(slot, m)
+	for i := range p.Tools {
+		slot := g.slot()
+		m, err := sizeTool(g, &p.Tools[i])
+		if err != nil {
+			return 0, jsonx.WithKey(jsonx.WithIndex(err, i), "tools")
 		}
+		n += 1 + g.fill(slot, m)
 	}
-	{
-		for i := range p.Context {
-			slot := g.slot()
-			m, err := sizeContext(g, &p.Context[i])
-			if err != nil {
-				return 0, jsonx.WithKey(jsonx.WithIndex(err, i), "context")
-			}
-			n += 1 + g.fill(slot, m)
+	for i := range p.Context {
+		slot := g.slot()
+		m, err := sizeContext(g, &p.Context[i])
+		if err != nil {
+			return 0, jsonx.WithKey(jsonx.WithIndex(err, i), "context")
 		}
+		n += 1 + g.fill(slot, m)
 	}
-	{
-		if v := p.ForwardedProps; v != nil && !jsonx.IsNull(v) {
-			m, err := g.valueBody(v)
-			if err != nil {
-				return 0, jsonx.WithKey(err, "forwardedProps")
-			}
-			n += 1 + m
+	if v := p.ForwardedProps; v != nil && !jsonx.IsNull(v) {
+		m, err := g.valueBody(v)
+		if err != nil {
+			return 0, jsonx.WithKey(err, "forwardedProps")
 		}
+		n += 1 + m
 	}
-	{
-		for i := range p.Resume {
-			slot := g.slot()
-			m, err := sizeResumeEntry(g, &p.Resume[i])
-			if err != nil {
-				return 0, jsonx.WithKey(jsonx.WithIndex(err, i), "resume")
-			}
-			n += 1 + g.fill(slot, m)
+	for i := range p.Resume {
+		slot := g.slot()
+		m, err := sizeResumeEntry(g, &p.Resume[i])
+		if err != nil {
+			return 0, jsonx.WithKey(jsonx.WithIndex(err, i), "resume")
 		}
+		n += 1 + g.fill(slot, m)
 	}
-	{
-		if v := p.ProtocolVersion; v != nil {
-			if err := g.checkString(*v); err != nil {
-				return 0, jsonx.WithKey(err, "protocolVersion")
-			}
-			n += 1 + protowire.SizeBytes(len(*v))
+	if v := p.ProtocolVersion; v != nil {
+		if err := g.checkString(*v); err != nil {
+			return 0, jsonx.WithKey(err, "protocolVersion")
 		}
+		n += 1 + protowire.SizeBytes(len(*v))
 	}
 	return n, nil
 }
 
 func writeRunAgentInput(g *genc, b []byte, p *event.RunAgentInput) []byte {
-	{
-		if v := p.ThreadID; v != "" {
-			b = appendStr(append(b, 0x0a), v)
-		}
+	if v := p.ThreadID; v != "" {
+		b = appendStr(append(b, 0x0a), v)
 	}
-	{
-		if v := p.RunID; v != "" {
-			b = appendStr(append(b, 0x12), v)
-		}
+	if v := p.RunID; v != "" {
+		b = appendStr(append(b, 0x12), v)
 	}
-	{
-		if v := p.ParentRunID; v != nil {
-			b = appendStr(append(b, 0x1a), *v)
-		}
+	if v := p.ParentRunID; v != nil {
+		b = appendStr(append(b, 0x1a), *v)
 	}
-	{
-		if v := p.State; v != nil && !jsonx.IsNull(v) {
-			b = g.dynamic(append(b, 0x22))
-		}
+	if v := p.State; v != nil && !jsonx.IsNull(v) {
+		b = g.dynamic(append(b, 0x22))
 	}
-	{
-		for i := range p.Messages {
-			b = writeMessage(g, g.nested(append(b, 0x2a)), &p.Messages[i])
-		}
+	for i := range p.Messages {
+		b = writeMessage(g, g.nested(append(b, 0x2a)), &p.Messages[i])
 	}
-	{
-		for i := range p.Tools {
-			b = writeTool(g, g.nested(append(b, 0x32)), &p.Tools[i])
-		}
+	for i := range p.Tools {
+		b = writeTool(g, g.nested(append(b, 0x32)), &p.Tools[i])
 	}
-	{
-		for i := range p.Context {
-			b = writeContext(g, g.nested(append(b, 0x3a)), &p.Context[i])
-		}
+	for i := range p.Context {
+		b = writeContext(g, g.nested(append(b, 0x3a)), &p.Context[i])
 	}
-	{
-		if v := p.ForwardedProps; v != nil && !jsonx.IsNull(v) {
-			b = g.dynamic(append(b, 0x42))
-		}
+	if v := p.ForwardedProps; v != nil && !jsonx.IsNull(v) {
+		b = g.dynamic(append(b, 0x42))
 	}
-	{
-		for i := range p.Resume {
-			b = writeResumeEntry(g, g.nested(append(b, 0x4a)), &p.Resume[i])
-		}
+	for i := range p.Resume {
+		b = writeResumeEntry(g, g.nested(append(b, 0x4a)), &p.Resume[i])
 	}
-	{
-		if v := p.ProtocolVersion; v != nil {
-			b = appendStr(append(b, 0x52), *v)
-		}
+	if v := p.ProtocolVersion; v != nil {
+		b = appendStr(append(b, 0x52), *v)
 	}
 	return b
 }
 
 func sizeTool(g *genc, p *event.Tool) (int, error) {
 	n := 0
-	{
-		v := p.Name
-		if v != "" {
-			if err := g.checkString(v); err != nil {
-				return 0, jsonx.WithKey(err, "name")
-			}
-			n += 1 + protowire.SizeBytes(len(v))
+	if v := p.Name; v != "" {
+		if err := g.checkString(v); err != nil {
+			return 0, jsonx.WithKey(err, "name")
 		}
+		n += 1 + protowire.SizeBytes(len(v))
 	}
-	{
-		v := p.Description
-		if v != "" {
-			if err := g.checkString(v); err != nil {
-				return 0, jsonx.WithKey(err, "description")
-			}
-			n += 1 + protowire.SizeBytes(len(v))
+	if v := p.Description; v != "" {
+		if err := g.checkString(v); err != nil {
+			return 0, jsonx.WithKey(err, "description")
 		}
+		n += 1 + protowire.SizeBytes(len(v))
 	}
-	{
-		if v := p.Parameters; v != nil && !jsonx.IsNull(v) {
-			m, err := g.valueBody(v)
-			if err != nil {
-				return 0, jsonx.WithKey(err, "parameters")
-			}
-			n += 1 + m
+	if v := p.Parameters; v != nil && !jsonx.IsNull(v) {
+		m, err := g.valueBody(v)
+		if err != nil {
+			return 0, jsonx.WithKey(err, "parameters")
 		}
+		n += 1 + m
 	}
-	{
-		v := p.Metadata
-		if v != nil {
-			m, err := g.structBody(v)
-			if err != nil {
-				return 0, jsonx.WithKey(err, "metadata")
-			}
-			n += 1 + m
+	if v := p.Metadata; v != nil {
+		m, err := g.structBody(v)
+		if err != nil {
+			return 0, jsonx.WithKey(err, "metadata")
 		}
+		n += 1 + m
 	}
 	return n, nil
 }
 
 func writeTool(g *genc, b []byte, p *event.Tool) []byte {
-	{
-		if v := p.Name; v != "" {
-			b = appendStr(append(b, 0x0a), v)
-		}
+	if v := p.Name; v != "" {
+		b = appendStr(append(b, 0x0a), v)
 	}
-	{
-		if v := p.Description; v != "" {
-			b = appendStr(append(b, 0x12), v)
-		}
+	if v := p.Description; v != "" {
+		b = appendStr(append(b, 0x12), v)
 	}
-	{
-		if v := p.Parameters; v != nil && !jsonx.IsNull(v) {
-			b = g.dynamic(append(b, 0x1a))
-		}
+	if v := p.Parameters; v != nil && !jsonx.IsNull(v) {
+		b = g.dynamic(append(b, 0x1a))
 	}
-	{
-		if p.Metadata != nil {
-			b = g.dynamic(append(b, 0x22))
-		}
+	if p.Metadata != nil {
+		b = g.dynamic(append(b, 0x22))
 	}
 	return b
 }
 
 func sizeContext(g *genc, p *event.Context) (int, error) {
 	n := 0
-	{
-		v := p.Description
-		if v != "" {
-			if err := g.checkString(v); err != nil {
-				return 0, jsonx.WithKey(err, "description")
-			}
-			n += 1 + protowire.SizeBytes(len(v))
+	if v := p.Description; v != "" {
+		if err := g.checkString(v); err != nil {
+			return 0, jsonx.WithKey(err, "description")
 		}
+		n += 1 + protowire.SizeBytes(len(v))
 	}
-	{
-		v := p.Value
-		if v != "" {
-			if err := g.checkString(v); err != nil {
-				return 0, jsonx.WithKey(err, "value")
-			}
-			n += 1 + protowire.SizeBytes(len(v))
+	if v := p.Value; v != "" {
+		if err := g.checkString(v); err != nil {
+			return 0, jsonx.WithKey(err, "value")
 		}
+		n += 1 + protowire.SizeBytes(len(v))
 	}
 	return n, nil
 }
 
 func writeContext(g *genc, b []byte, p *event.Context) []byte {
-	{
-		if v := p.Description; v != "" {
-			b = appendStr(append(b, 0x0a), v)
-		}
+	if v := p.Description; v != "" {
+		b = appendStr(append(b, 0x0a), v)
 	}
-	{
-		if v := p.Value; v != "" {
-			b = appendStr(append(b, 0x12), v)
-		}
+	if v := p.Value; v != "" {
+		b = appendStr(append(b, 0x12), v)
 	}
 	return b
 }
 
 func sizeResumeEntry(g *genc, p *event.ResumeEntry) (int, error) {
 	n := 0
-	{
-		v := p.InterruptID
-		if v != "" {
-			if err := g.checkString(v); err != nil {
-				return 0, jsonx.WithKey(err, "interruptId")
-			}
-			n += 1 + protowire.SizeBytes(len(v))
+	if v := p.InterruptID; v != "" {
+		if err := g.checkString(v); err != nil {
+			return 0, jsonx.WithKey(err, "interruptId")
 		}
+		n += 1 + protowire.SizeBytes(len(v))
 	}
-	{
-		v := p.Status
-		if err := checkName(&planResumeEntry.Wire[1], v); err != nil {
+	if indexStatus(p.Status) < 0 {
+		return 0, jsonx.WithKey(unknownName("status", false, p.Status, knownStatus), "status")
+	}
+	if v := p.Status; v != "" {
+		if err := g.checkString(v); err != nil {
 			return 0, jsonx.WithKey(err, "status")
 		}
-		if v != "" {
-			if err := g.checkString(v); err != nil {
-				return 0, jsonx.WithKey(err, "status")
-			}
-			n += 1 + protowire.SizeBytes(len(v))
-		}
+		n += 1 + protowire.SizeBytes(len(v))
 	}
-	{
-		if v := p.Payload; v != nil && !jsonx.IsNull(v) {
-			m, err := g.valueBody(v)
-			if err != nil {
-				return 0, jsonx.WithKey(err, "payload")
-			}
-			n += 1 + m
+	if v := p.Payload; v != nil && !jsonx.IsNull(v) {
+		m, err := g.valueBody(v)
+		if err != nil {
+			return 0, jsonx.WithKey(err, "payload")
 		}
+		n += 1 + m
 	}
-	{
-		v := p.Metadata
-		if v != nil {
-			m, err := g.structBody(v)
-			if err != nil {
-				return 0, jsonx.WithKey(err, "metadata")
-			}
-			n += 1 + m
+	if v := p.Metadata; v != nil {
+		m, err := g.structBody(v)
+		if err != nil {
+			return 0, jsonx.WithKey(err, "metadata")
 		}
+		n += 1 + m
 	}
 	return n, nil
 }
 
 func writeResumeEntry(g *genc, b []byte, p *event.ResumeEntry) []byte {
-	{
-		if v := p.InterruptID; v != "" {
-			b = appendStr(append(b, 0x0a), v)
-		}
+	if v := p.InterruptID; v != "" {
+		b = appendStr(append(b, 0x0a), v)
 	}
-	{
-		if v := p.Status; v != "" {
-			b = appendStr(append(b, 0x12), v)
-		}
+	if v := p.Status; v != "" {
+		b = appendStr(append(b, 0x12), v)
 	}
-	{
-		if v := p.Payload; v != nil && !jsonx.IsNull(v) {
-			b = g.dynamic(append(b, 0x1a))
-		}
+	if v := p.Payload; v != nil && !jsonx.IsNull(v) {
+		b = g.dynamic(append(b, 0x1a))
 	}
-	{
-		if p.Metadata != nil {
-			b = g.dynamic(append(b, 0x22))
-		}
-	}
-	return b
-}
-
-func sizeRunOutcome(g *genc, p *event.RunOutcome) (int, error) {
-	n := 0
-	if err := rule(planRunOutcome, schema.PointerTo(p)); err != nil {
-		return 0, err
-	}
-	{
-		v := p.Type
-		if v != "" {
-			if err := g.checkString(v); err != nil {
-				return 0, jsonx.WithKey(err, "type")
-			}
-			n += 1 + protowire.SizeBytes(len(v))
-		}
-	}
-	{
-		for i := range p.Interrupts {
-			slot := g.slot()
-			m, err := sizeInterrupt(g, &p.Interrupts[i])
-			if err != nil {
-				return 0, jsonx.WithKey(jsonx.WithIndex(err, i), "interrupts")
-			}
-			n += 1 + g.fill(slot, m)
-		}
-	}
-	{
-		for i, s := range p.PendingToolCallIDs {
-			if err := g.checkString(s); err != nil {
-				return 0, jsonx.WithKey(jsonx.WithIndex(err, i), "pendingToolCallIds")
-			}
-			n += 1 + protowire.SizeBytes(len(s))
-		}
-	}
-	return n, nil
-}
-
-func writeRunOutcome(g *genc, b []byte, p *event.RunOutcome) []byte {
-	{
-		if v := p.Type; v != "" {
-			b = appendStr(append(b, 0x2a), v)
-		}
-	}
-	{
-		for i := range p.Interrupts {
-			b = writeInterrupt(g, g.nested(append(b, 0x32)), &p.Interrupts[i])
-		}
-	}
-	{
-		for _, s := range p.PendingToolCallIDs {
-			b = appendStr(append(b, 0x42), s)
-		}
+	if p.Metadata != nil {
+		b = g.dynamic(append(b, 0x22))
 	}
 	return b
 }
 
 func sizeInterrupt(g *genc, p *event.Interrupt) (int, error) {
 	n := 0
-	{
-		v := p.ID
-		if v != "" {
-			if err := g.checkString(v); err != nil {
-				return 0, jsonx.WithKey(err, "id")
-			}
-			n += 1 + protowire.SizeBytes(len(v))
+	if v := p.ID; v != "" {
+		if err := g.checkString(v); err != nil {
+			return 0, jsonx.WithKey(err, "id")
 		}
+		n += 1 + protowire.SizeBytes(len(v))
 	}
-	{
-		v := p.Reason
-		if v != "" {
-			if err := g.checkString(v); err != nil {
-				return 0, jsonx.WithKey(err, "reason")
-			}
-			n += 1 + protowire.SizeBytes(len(v))
+	if v := p.Reason; v != "" {
+		if err := g.checkString(v); err != nil {
+			return 0, jsonx.WithKey(err, "reason")
 		}
+		n += 1 + protowire.SizeBytes(len(v))
 	}
-	{
-		if v := p.Message; v != nil {
-			if err := g.checkString(*v); err != nil {
-				return 0, jsonx.WithKey(err, "message")
-			}
-			n += 1 + protowire.SizeBytes(len(*v))
+	if v := p.Message; v != nil {
+		if err := g.checkString(*v); err != nil {
+			return 0, jsonx.WithKey(err, "message")
 		}
+		n += 1 + protowire.SizeBytes(len(*v))
 	}
-	{
-		if v := p.ToolCallID; v != nil {
-			if err := g.checkString(*v); err != nil {
-				return 0, jsonx.WithKey(err, "toolCallId")
-			}
-			n += 1 + protowire.SizeBytes(len(*v))
+	if v := p.ToolCallID; v != nil {
+		if err := g.checkString(*v); err != nil {
+			return 0, jsonx.WithKey(err, "toolCallId")
 		}
+		n += 1 + protowire.SizeBytes(len(*v))
 	}
-	{
-		if v := p.ResponseSchema; v != nil && !jsonx.IsNull(v) {
-			m, err := g.valueBody(v)
-			if err != nil {
-				return 0, jsonx.WithKey(err, "responseSchema")
-			}
-			n += 1 + m
+	if v := p.ResponseSchema; v != nil && !jsonx.IsNull(v) {
+		m, err := g.valueBody(v)
+		if err != nil {
+			return 0, jsonx.WithKey(err, "responseSchema")
 		}
+		n += 1 + m
 	}
-	{
-		if v := p.ExpiresAt; v != nil {
-			if err := g.checkString(*v); err != nil {
-				return 0, jsonx.WithKey(err, "expiresAt")
-			}
-			n += 1 + protowire.SizeBytes(len(*v))
+	if v := p.ExpiresAt; v != nil {
+		if err := g.checkString(*v); err != nil {
+			return 0, jsonx.WithKey(err, "expiresAt")
 		}
+		n += 1 + protowire.SizeBytes(len(*v))
 	}
-	{
-		if v := p.Metadata; v != nil && !jsonx.IsNull(v) {
-			m, err := g.valueBody(v)
-			if err != nil {
-				return 0, jsonx.WithKey(err, "metadata")
-			}
-			n += 1 + m
+	if v := p.Metadata; v != nil && !jsonx.IsNull(v) {
+		m, err := g.valueBody(v)
+		if err != nil {
+			return 0, jsonx.WithKey(err, "metadata")
 		}
+		n += 1 + m
 	}
-	{
-		if v := p.SubagentRunID; v != nil {
-			if err := g.checkString(*v); err != nil {
-				return 0, jsonx.WithKey(err, "subagentRunId")
-			}
-			n += 1 + protowire.SizeBytes(len(*v))
+	if v := p.SubagentRunID; v != nil {
+		if err := g.checkString(*v); err != nil {
+			return 0, jsonx.WithKey(err, "subagentRunId")
 		}
+		n += 1 + protowire.SizeBytes(len(*v))
 	}
 	return n, nil
 }
 
 func writeInterrupt(g *genc, b []byte, p *event.Interrupt) []byte {
-	{
-		if v := p.ID; v != "" {
-			b = appendStr(append(b, 0x0a), v)
-		}
+	if v := p.ID; v != "" {
+		b = appendStr(append(b, 0x0a), v)
 	}
-	{
-		if v := p.Reason; v != "" {
-			b = appendStr(append(b, 0x12), v)
-		}
+	if v := p.Reason; v != "" {
+		b = appendStr(append(b, 0x12), v)
 	}
-	{
-		if v := p.Message; v != nil {
-			b = appendStr(append(b, 0x1a), *v)
-		}
+	if v := p.Message; v != nil {
+		b = appendStr(append(b, 0x1a), *v)
 	}
-	{
-		if v := p.ToolCallID; v != nil {
-			b = appendStr(append(b, 0x22), *v)
-		}
+	if v := p.ToolCallID; v != nil {
+		b = appendStr(append(b, 0x22), *v)
 	}
-	{
-		if v := p.ResponseSchema; v != nil && !jsonx.IsNull(v) {
-			b = g.dynamic(append(b, 0x2a))
-		}
+	if v := p.ResponseSchema; v != nil && !jsonx.IsNull(v) {
+		b = g.dynamic(append(b, 0x2a))
 	}
-	{
-		if v := p.ExpiresAt; v != nil {
-			b = appendStr(append(b, 0x32), *v)
-		}
+	if v := p.ExpiresAt; v != nil {
+		b = appendStr(append(b, 0x32), *v)
 	}
-	{
-		if v := p.Metadata; v != nil && !jsonx.IsNull(v) {
-			b = g.dynamic(append(b, 0x3a))
-		}
+	if v := p.Metadata; v != nil && !jsonx.IsNull(v) {
+		b = g.dynamic(append(b, 0x3a))
 	}
-	{
-		if v := p.SubagentRunID; v != nil {
-			b = appendStr(append(b, 0x42), *v)
-		}
+	if v := p.SubagentRunID; v != nil {
+		b = appendStr(append(b, 0x42), *v)
 	}
 	return b
 }
 
 func sizeUsage(g *genc, p *event.Usage) (int, error) {
 	n := 0
-	{
-		if v := p.Provider; v != nil {
-			if err := g.checkString(*v); err != nil {
-				return 0, jsonx.WithKey(err, "provider")
-			}
-			n += 1 + protowire.SizeBytes(len(*v))
+	if v := p.Provider; v != nil {
+		if err := g.checkString(*v); err != nil {
+			return 0, jsonx.WithKey(err, "provider")
 		}
+		n += 1 + protowire.SizeBytes(len(*v))
 	}
-	{
-		if v := p.Model; v != nil {
-			if err := g.checkString(*v); err != nil {
-				return 0, jsonx.WithKey(err, "model")
-			}
-			n += 1 + protowire.SizeBytes(len(*v))
+	if v := p.Model; v != nil {
+		if err := g.checkString(*v); err != nil {
+			return 0, jsonx.WithKey(err, "model")
 		}
+		n += 1 + protowire.SizeBytes(len(*v))
 	}
-	{
-		if v := p.InputTokens; v != nil {
-			if err := g.checkInt64(*v); err != nil {
-				return 0, jsonx.WithKey(err, "inputTokens")
-			}
-			n += 1 + protowire.SizeVarint(uint64(*v))
+	if v := p.InputTokens; v != nil {
+		if err := g.checkInt64(*v); err != nil {
+			return 0, jsonx.WithKey(err, "inputTokens")
 		}
+		n += 1 + protowire.SizeVarint(uint64(*v))
 	}
-	{
-		if v := p.OutputTokens; v != nil {
-			if err := g.checkInt64(*v); err != nil {
-				return 0, jsonx.WithKey(err, "outputTokens")
-			}
-			n += 1 + protowire.SizeVarint(uint64(*v))
+	if v := p.OutputTokens; v != nil {
+		if err := g.checkInt64(*v); err != nil {
+			return 0, jsonx.WithKey(err, "outputTokens")
 		}
+		n += 1 + protowire.SizeVarint(uint64(*v))
 	}
-	{
-		if v := p.TotalTokens; v != nil {
-			if err := g.checkInt64(*v); err != nil {
-				return 0, jsonx.WithKey(err, "totalTokens")
-			}
-			n += 1 + protowire.SizeVarint(uint64(*v))
+	if v := p.TotalTokens; v != nil {
+		if err := g.checkInt64(*v); err != nil {
+			return 0, jsonx.WithKey(err, "totalTokens")
 		}
+		n += 1 + protowire.SizeVarint(uint64(*v))
 	}
-	{
-		if v := p.ReasoningTokens; v != nil {
-			if err := g.checkInt64(*v); err != nil {
-				return 0, jsonx.WithKey(err, "reasoningTokens")
-			}
-			n += 1 + protowire.SizeVarint(uint64(*v))
+	if v := p.ReasoningTokens; v != nil {
+		if err := g.checkInt64(*v); err != nil {
+			return 0, jsonx.WithKey(err, "reasoningTokens")
 		}
+		n += 1 + protowire.SizeVarint(uint64(*v))
 	}
-	{
-		if v := p.CachedInputTokens; v != nil {
-			if err := g.checkInt64(*v); err != nil {
-				return 0, jsonx.WithKey(err, "cachedInputTokens")
-			}
-			n += 1 + protowire.SizeVarint(uint64(*v))
+	if v := p.CachedInputTokens; v != nil {
+		if err := g.checkInt64(*v); err != nil {
+			return 0, jsonx.WithKey(err, "cachedInputTokens")
 		}
+		n += 1 + protowire.SizeVarint(uint64(*v))
 	}
-	{
-		if v := p.CacheWriteInputTokens; v != nil {
-			if err := g.checkInt64(*v); err != nil {
-				return 0, jsonx.WithKey(err, "cacheWriteInputTokens")
-			}
-			n += 1 + protowire.SizeVarint(uint64(*v))
+	if v := p.CacheWriteInputTokens; v != nil {
+		if err := g.checkInt64(*v); err != nil {
+			return 0, jsonx.WithKey(err, "cacheWriteInputTokens")
 		}
+		n += 1 + protowire.SizeVarint(uint64(*v))
 	}
 	return n, nil
 }
 
 func writeUsage(g *genc, b []byte, p *event.Usage) []byte {
-	{
-		if v := p.Provider; v != nil {
-			b = appendStr(append(b, 0x0a), *v)
-		}
+	if v := p.Provider; v != nil {
+		b = appendStr(append(b, 0x0a), *v)
 	}
-	{
-		if v := p.Model; v != nil {
-			b = appendStr(append(b, 0x12), *v)
-		}
+	if v := p.Model; v != nil {
+		b = appendStr(append(b, 0x12), *v)
 	}
-	{
-		if v := p.InputTokens; v != nil {
-			b = protowire.AppendVarint(append(b, 0x18), uint64(*v))
-		}
+	if v := p.InputTokens; v != nil {
+		b = protowire.AppendVarint(append(b, 0x18), uint64(*v))
 	}
-	{
-		if v := p.OutputTokens; v != nil {
-			b = protowire.AppendVarint(append(b, 0x20), uint64(*v))
-		}
+	if v := p.OutputTokens; v != nil {
+		b = protowire.AppendVarint(append(b, 0x20), uint64(*v))
 	}
-	{
-		if v := p.TotalTokens; v != nil {
-			b = protowire.AppendVarint(append(b, 0x28), uint64(*v))
-		}
+	if v := p.TotalTokens; v != nil {
+		b = protowire.AppendVarint(append(b, 0x28), uint64(*v))
 	}
-	{
-		if v := p.ReasoningTokens; v != nil {
-			b = protowire.AppendVarint(append(b, 0x30), uint64(*v))
-		}
+	if v := p.ReasoningTokens; v != nil {
+		b = protowire.AppendVarint(append(b, 0x30), uint64(*v))
 	}
-	{
-		if v := p.CachedInputTokens; v != nil {
-			b = protowire.AppendVarint(append(b, 0x38), uint64(*v))
-		}
+	if v := p.CachedInputTokens; v != nil {
+		b = protowire.AppendVarint(append(b, 0x38), uint64(*v))
 	}
-	{
-		if v := p.CacheWriteInputTokens; v != nil {
-			b = protowire.AppendVarint(append(b, 0x40), uint64(*v))
-		}
-	}
-	return b
-}
-
-func sizeSubagentOutcome(g *genc, p *event.SubagentOutcome) (int, error) {
-	n := 0
-	if err := rule(planSubagentOutcome, schema.PointerTo(p)); err != nil {
-		return 0, err
-	}
-	{
-		v := p.Type
-		if v != "" {
-			if err := g.checkString(v); err != nil {
-				return 0, jsonx.WithKey(err, "type")
-			}
-			n += 1 + protowire.SizeBytes(len(v))
-		}
-	}
-	{
-		for i, s := range p.InterruptIDs {
-			if err := g.checkString(s); err != nil {
-				return 0, jsonx.WithKey(jsonx.WithIndex(err, i), "interruptIds")
-			}
-			n += 1 + protowire.SizeBytes(len(s))
-		}
-	}
-	return n, nil
-}
-
-func writeSubagentOutcome(g *genc, b []byte, p *event.SubagentOutcome) []byte {
-	{
-		if v := p.Type; v != "" {
-			b = appendStr(append(b, 0x22), v)
-		}
-	}
-	{
-		for _, s := range p.InterruptIDs {
-			b = appendStr(append(b, 0x2a), s)
-		}
+	if v := p.CacheWriteInputTokens; v != nil {
+		b = protowire.AppendVarint(append(b, 0x40), uint64(*v))
 	}
 	return b
 }
@@ -3201,284 +2454,222 @@ func decodeGenerated(d *decoder) (ev event.Event, ok bool) {
 	}
 	switch num {
 	case 1:
-		if d.charge(96) != nil {
+		if d.charge(int(unsafe.Sizeof(event.TextMessageStart{}))) != nil {
 			return nil, false
 		}
-		p := new(event.TextMessageStart)
-		if !decTextMessageStart(d, body, p, 0) {
-			return nil, false
+		if p := new(event.TextMessageStart); decTextMessageStart(d, body, p, 0) {
+			return p, true
 		}
-		return p, true
 	case 2:
-		if d.charge(96) != nil {
+		if d.charge(int(unsafe.Sizeof(event.TextMessageContent{}))) != nil {
 			return nil, false
 		}
-		p := new(event.TextMessageContent)
-		if !decTextMessageContent(d, body, p, 1) {
-			return nil, false
+		if p := new(event.TextMessageContent); decTextMessageContent(d, body, p, 1) {
+			return p, true
 		}
-		return p, true
 	case 3:
-		if d.charge(80) != nil {
+		if d.charge(int(unsafe.Sizeof(event.TextMessageEnd{}))) != nil {
 			return nil, false
 		}
-		p := new(event.TextMessageEnd)
-		if !decTextMessageEnd(d, body, p, 2) {
-			return nil, false
+		if p := new(event.TextMessageEnd); decTextMessageEnd(d, body, p, 2) {
+			return p, true
 		}
-		return p, true
 	case 4:
-		if d.charge(104) != nil {
+		if d.charge(int(unsafe.Sizeof(event.ToolCallStart{}))) != nil {
 			return nil, false
 		}
-		p := new(event.ToolCallStart)
-		if !decToolCallStart(d, body, p, 3) {
-			return nil, false
+		if p := new(event.ToolCallStart); decToolCallStart(d, body, p, 3) {
+			return p, true
 		}
-		return p, true
 	case 5:
-		if d.charge(96) != nil {
+		if d.charge(int(unsafe.Sizeof(event.ToolCallArgs{}))) != nil {
 			return nil, false
 		}
-		p := new(event.ToolCallArgs)
-		if !decToolCallArgs(d, body, p, 4) {
-			return nil, false
+		if p := new(event.ToolCallArgs); decToolCallArgs(d, body, p, 4) {
+			return p, true
 		}
-		return p, true
 	case 6:
-		if d.charge(80) != nil {
+		if d.charge(int(unsafe.Sizeof(event.ToolCallEnd{}))) != nil {
 			return nil, false
 		}
-		p := new(event.ToolCallEnd)
-		if !decToolCallEnd(d, body, p, 5) {
-			return nil, false
+		if p := new(event.ToolCallEnd); decToolCallEnd(d, body, p, 5) {
+			return p, true
 		}
-		return p, true
 	case 7:
-		if d.charge(88) != nil {
+		if d.charge(int(unsafe.Sizeof(event.StateSnapshot{}))) != nil {
 			return nil, false
 		}
-		p := new(event.StateSnapshot)
-		if !decStateSnapshot(d, body, p, 6) {
-			return nil, false
+		if p := new(event.StateSnapshot); decStateSnapshot(d, body, p, 6) {
+			return p, true
 		}
-		return p, true
 	case 8:
-		if d.charge(88) != nil {
+		if d.charge(int(unsafe.Sizeof(event.StateDelta{}))) != nil {
 			return nil, false
 		}
-		p := new(event.StateDelta)
-		if !decStateDelta(d, body, p, 7) {
-			return nil, false
+		if p := new(event.StateDelta); decStateDelta(d, body, p, 7) {
+			return p, true
 		}
-		return p, true
 	case 9:
-		if d.charge(80) != nil {
+		if d.charge(int(unsafe.Sizeof(event.MessagesSnapshot{}))) != nil {
 			return nil, false
 		}
-		p := new(event.MessagesSnapshot)
-		if !decMessagesSnapshot(d, body, p, 8) {
-			return nil, false
+		if p := new(event.MessagesSnapshot); decMessagesSnapshot(d, body, p, 8) {
+			return p, true
 		}
-		return p, true
 	case 10:
-		if d.charge(96) != nil {
+		if d.charge(int(unsafe.Sizeof(event.Raw{}))) != nil {
 			return nil, false
 		}
-		p := new(event.Raw)
-		if !decRaw(d, body, p, 9) {
-			return nil, false
+		if p := new(event.Raw); decRaw(d, body, p, 9) {
+			return p, true
 		}
-		return p, true
 	case 11:
-		if d.charge(104) != nil {
+		if d.charge(int(unsafe.Sizeof(event.Custom{}))) != nil {
 			return nil, false
 		}
-		p := new(event.Custom)
-		if !decCustom(d, body, p, 10) {
-			return nil, false
+		if p := new(event.Custom); decCustom(d, body, p, 10) {
+			return p, true
 		}
-		return p, true
 	case 12:
-		if d.charge(112) != nil {
+		if d.charge(int(unsafe.Sizeof(event.RunStarted{}))) != nil {
 			return nil, false
 		}
-		p := new(event.RunStarted)
-		if !decRunStarted(d, body, p, 11) {
-			return nil, false
+		if p := new(event.RunStarted); decRunStarted(d, body, p, 11) {
+			return p, true
 		}
-		return p, true
 	case 13:
-		if d.charge(144) != nil {
+		if d.charge(int(unsafe.Sizeof(event.RunFinished{}))) != nil {
 			return nil, false
 		}
-		p := new(event.RunFinished)
-		if !decRunFinished(d, body, p, 12) {
-			return nil, false
+		if p := new(event.RunFinished); decRunFinished(d, body, p, 12) {
+			return p, true
 		}
-		return p, true
 	case 14:
-		if d.charge(104) != nil {
+		if d.charge(int(unsafe.Sizeof(event.RunError{}))) != nil {
 			return nil, false
 		}
-		p := new(event.RunError)
-		if !decRunError(d, body, p, 13) {
-			return nil, false
+		if p := new(event.RunError); decRunError(d, body, p, 13) {
+			return p, true
 		}
-		return p, true
 	case 15:
-		if d.charge(80) != nil {
+		if d.charge(int(unsafe.Sizeof(event.StepStarted{}))) != nil {
 			return nil, false
 		}
-		p := new(event.StepStarted)
-		if !decStepStarted(d, body, p, 14) {
-			return nil, false
+		if p := new(event.StepStarted); decStepStarted(d, body, p, 14) {
+			return p, true
 		}
-		return p, true
 	case 16:
-		if d.charge(80) != nil {
+		if d.charge(int(unsafe.Sizeof(event.StepFinished{}))) != nil {
 			return nil, false
 		}
-		p := new(event.StepFinished)
-		if !decStepFinished(d, body, p, 15) {
-			return nil, false
+		if p := new(event.StepFinished); decStepFinished(d, body, p, 15) {
+			return p, true
 		}
-		return p, true
 	case 17:
-		if d.charge(96) != nil {
+		if d.charge(int(unsafe.Sizeof(event.TextMessageChunk{}))) != nil {
 			return nil, false
 		}
-		p := new(event.TextMessageChunk)
-		if !decTextMessageChunk(d, body, p, 19) {
-			return nil, false
+		if p := new(event.TextMessageChunk); decTextMessageChunk(d, body, p, 19) {
+			return p, true
 		}
-		return p, true
 	case 18:
-		if d.charge(96) != nil {
+		if d.charge(int(unsafe.Sizeof(event.ToolCallChunk{}))) != nil {
 			return nil, false
 		}
-		p := new(event.ToolCallChunk)
-		if !decToolCallChunk(d, body, p, 20) {
-			return nil, false
+		if p := new(event.ToolCallChunk); decToolCallChunk(d, body, p, 20) {
+			return p, true
 		}
-		return p, true
 	case 19:
-		if d.charge(120) != nil {
+		if d.charge(int(unsafe.Sizeof(event.SubagentStarted{}))) != nil {
 			return nil, false
 		}
-		p := new(event.SubagentStarted)
-		if !decSubagentStarted(d, body, p, 16) {
-			return nil, false
+		if p := new(event.SubagentStarted); decSubagentStarted(d, body, p, 16) {
+			return p, true
 		}
-		return p, true
 	case 20:
-		if d.charge(104) != nil {
+		if d.charge(int(unsafe.Sizeof(event.SubagentFinished{}))) != nil {
 			return nil, false
 		}
-		p := new(event.SubagentFinished)
-		if !decSubagentFinished(d, body, p, 17) {
-			return nil, false
+		if p := new(event.SubagentFinished); decSubagentFinished(d, body, p, 17) {
+			return p, true
 		}
-		return p, true
 	case 21:
-		if d.charge(96) != nil {
+		if d.charge(int(unsafe.Sizeof(event.SubagentError{}))) != nil {
 			return nil, false
 		}
-		p := new(event.SubagentError)
-		if !decSubagentError(d, body, p, 18) {
-			return nil, false
+		if p := new(event.SubagentError); decSubagentError(d, body, p, 18) {
+			return p, true
 		}
-		return p, true
 	case 22:
-		if d.charge(136) != nil {
+		if d.charge(int(unsafe.Sizeof(event.ToolCallResult{}))) != nil {
 			return nil, false
 		}
-		p := new(event.ToolCallResult)
-		if !decToolCallResult(d, body, p, 21) {
-			return nil, false
+		if p := new(event.ToolCallResult); decToolCallResult(d, body, p, 21) {
+			return p, true
 		}
-		return p, true
 	case 23:
-		if d.charge(128) != nil {
+		if d.charge(int(unsafe.Sizeof(event.ActivitySnapshot{}))) != nil {
 			return nil, false
 		}
-		p := new(event.ActivitySnapshot)
-		if !decActivitySnapshot(d, body, p, 22) {
-			return nil, false
+		if p := new(event.ActivitySnapshot); decActivitySnapshot(d, body, p, 22) {
+			return p, true
 		}
-		return p, true
 	case 24:
-		if d.charge(120) != nil {
+		if d.charge(int(unsafe.Sizeof(event.ActivityDelta{}))) != nil {
 			return nil, false
 		}
-		p := new(event.ActivityDelta)
-		if !decActivityDelta(d, body, p, 23) {
-			return nil, false
+		if p := new(event.ActivityDelta); decActivityDelta(d, body, p, 23) {
+			return p, true
 		}
-		return p, true
 	case 25:
-		if d.charge(80) != nil {
+		if d.charge(int(unsafe.Sizeof(event.ReasoningStart{}))) != nil {
 			return nil, false
 		}
-		p := new(event.ReasoningStart)
-		if !decReasoningStart(d, body, p, 24) {
-			return nil, false
+		if p := new(event.ReasoningStart); decReasoningStart(d, body, p, 24) {
+			return p, true
 		}
-		return p, true
 	case 26:
-		if d.charge(96) != nil {
+		if d.charge(int(unsafe.Sizeof(event.ReasoningMessageStart{}))) != nil {
 			return nil, false
 		}
-		p := new(event.ReasoningMessageStart)
-		if !decReasoningMessageStart(d, body, p, 25) {
-			return nil, false
+		if p := new(event.ReasoningMessageStart); decReasoningMessageStart(d, body, p, 25) {
+			return p, true
 		}
-		return p, true
 	case 27:
-		if d.charge(96) != nil {
+		if d.charge(int(unsafe.Sizeof(event.ReasoningMessageContent{}))) != nil {
 			return nil, false
 		}
-		p := new(event.ReasoningMessageContent)
-		if !decReasoningMessageContent(d, body, p, 26) {
-			return nil, false
+		if p := new(event.ReasoningMessageContent); decReasoningMessageContent(d, body, p, 26) {
+			return p, true
 		}
-		return p, true
 	case 28:
-		if d.charge(80) != nil {
+		if d.charge(int(unsafe.Sizeof(event.ReasoningMessageEnd{}))) != nil {
 			return nil, false
 		}
-		p := new(event.ReasoningMessageEnd)
-		if !decReasoningMessageEnd(d, body, p, 27) {
-			return nil, false
+		if p := new(event.ReasoningMessageEnd); decReasoningMessageEnd(d, body, p, 27) {
+			return p, true
 		}
-		return p, true
 	case 29:
-		if d.charge(80) != nil {
+		if d.charge(int(unsafe.Sizeof(event.ReasoningMessageChunk{}))) != nil {
 			return nil, false
 		}
-		p := new(event.ReasoningMessageChunk)
-		if !decReasoningMessageChunk(d, body, p, 28) {
-			return nil, false
+		if p := new(event.ReasoningMessageChunk); decReasoningMessageChunk(d, body, p, 28) {
+			return p, true
 		}
-		return p, true
 	case 30:
-		if d.charge(80) != nil {
+		if d.charge(int(unsafe.Sizeof(event.ReasoningEnd{}))) != nil {
 			return nil, false
 		}
-		p := new(event.ReasoningEnd)
-		if !decReasoningEnd(d, body, p, 29) {
-			return nil, false
+		if p := new(event.ReasoningEnd); decReasoningEnd(d, body, p, 29) {
+			return p, true
 		}
-		return p, true
 	case 31:
-		if d.charge(112) != nil {
+		if d.charge(int(unsafe.Sizeof(event.ReasoningEncryptedValue{}))) != nil {
 			return nil, false
 		}
-		p := new(event.ReasoningEncryptedValue)
-		if !decReasoningEncryptedValue(d, body, p, 30) {
-			return nil, false
+		if p := new(event.ReasoningEncryptedValue); decReasoningEncryptedValue(d, body, p, 30) {
+			return p, true
 		}
-		return p, true
 	}
 	return nil, false
 }
@@ -3487,12 +2678,9 @@ func decTextMessageStart(d *decoder, b []byte, p *event.TextMessageStart, enum i
 	if d.depth++; d.depth > d.maxDepth {
 		return false
 	}
-	all := b
-	_ = all
 	var base []byte
 	haveBase := false
-	var seen uint64
-	_ = seen
+	var seen uint64 // bit i+1: wire field i was read
 	for len(b) > 0 {
 		num, typ, n := consumeTag(b)
 		if n < 0 {
@@ -3511,10 +2699,10 @@ func decTextMessageStart(d *decoder, b []byte, p *event.TextMessageStart, enum i
 			b = b[n:]
 			base, haveBase = v, true
 		case 2:
-			if typ != protowire.BytesType || seen&(uint64(1)<<1) != 0 {
+			if typ != protowire.BytesType || seen&(1<<1) != 0 {
 				return false
 			}
-			seen |= uint64(1) << 1
+			seen |= 1 << 1
 			v, n := protowire.ConsumeBytes(b)
 			if n < 0 {
 				return false
@@ -3526,47 +2714,47 @@ func decTextMessageStart(d *decoder, b []byte, p *event.TextMessageStart, enum i
 			}
 			p.MessageID = s
 		case 3:
-			if typ != protowire.BytesType || seen&(uint64(1)<<2) != 0 {
+			if typ != protowire.BytesType || seen&(1<<2) != 0 {
 				return false
 			}
-			seen |= uint64(1) << 2
+			seen |= 1 << 2
 			v, n := protowire.ConsumeBytes(b)
 			if n < 0 {
 				return false
 			}
 			b = b[n:]
 			s, ok := d.fastStr(v)
-			if !ok || d.charge(16) != nil {
+			if !ok || d.charge(costString) != nil {
 				return false
 			}
 			p.Role = d.newString(s)
 		case 4:
-			if typ != protowire.BytesType || seen&(uint64(1)<<3) != 0 {
+			if typ != protowire.BytesType || seen&(1<<3) != 0 {
 				return false
 			}
-			seen |= uint64(1) << 3
+			seen |= 1 << 3
 			v, n := protowire.ConsumeBytes(b)
 			if n < 0 {
 				return false
 			}
 			b = b[n:]
 			s, ok := d.fastStr(v)
-			if !ok || d.charge(16) != nil {
+			if !ok || d.charge(costString) != nil {
 				return false
 			}
 			p.Name = d.newString(s)
 		case 5:
-			if typ != protowire.BytesType || seen&(uint64(1)<<4) != 0 {
+			if typ != protowire.BytesType || seen&(1<<4) != 0 {
 				return false
 			}
-			seen |= uint64(1) << 4
+			seen |= 1 << 4
 			v, n := protowire.ConsumeBytes(b)
 			if n < 0 {
 				return false
 			}
 			b = b[n:]
 			s, ok := d.fastStr(v)
-			if !ok || d.charge(16) != nil {
+			if !ok || d.charge(costString) != nil {
 				return false
 			}
 			p.SubagentRunID = d.newString(s)
@@ -3574,30 +2762,19 @@ func decTextMessageStart(d *decoder, b []byte, p *event.TextMessageStart, enum i
 			return false // a field the reference skips, or a group
 		}
 	}
-	if !haveBase {
-		return false
-	}
-	d.depth-- // base_event's fields belong to the event's level
-	if !decBase(d, base, &p.Base, enum) {
-		return false
-	}
-	d.depth++
-	if d.finish(planTextMessageStart, schema.PointerTo(p)) != nil {
-		return false
-	}
 	d.depth--
-	return true
+	if !haveBase || !decBase(d, base, &p.Base, enum) {
+		return false
+	}
+	return d.finish(planTextMessageStart, schema.PointerTo(p)) == nil
 }
 
 func decBase(d *decoder, b []byte, p *event.Base, enum int32) bool {
 	if d.depth++; d.depth > d.maxDepth {
 		return false
 	}
-	all := b
-	_ = all
 	declared := int32(0)
-	var seen uint64
-	_ = seen
+	var seen uint64 // bit i+1: wire field i was read
 	for len(b) > 0 {
 		num, typ, n := consumeTag(b)
 		if n < 0 {
@@ -3617,24 +2794,24 @@ func decBase(d *decoder, b []byte, p *event.Base, enum int32) bool {
 			b = b[n:]
 			declared = int32(v)
 		case 2:
-			if typ != protowire.VarintType || seen&(uint64(1)<<1) != 0 {
+			if typ != protowire.VarintType || seen&(1<<1) != 0 {
 				return false
 			}
-			seen |= uint64(1) << 1
+			seen |= 1 << 1
 			v, n := protowire.ConsumeVarint(b)
 			if n < 0 {
 				return false
 			}
 			b = b[n:]
-			if x := int64(v); (x > maxSafeInt || x < -maxSafeInt) && !d.unsafeInts || d.charge(8) != nil {
+			if !jsonx.SafeInteger(int64(v)) && !d.unsafeInts || d.charge(costInt64) != nil {
 				return false
 			}
 			p.Timestamp = d.newInt64(int64(v))
 		case 3:
-			if typ != protowire.BytesType || seen&(uint64(1)<<2) != 0 {
+			if typ != protowire.BytesType || seen&(1<<2) != 0 {
 				return false
 			}
-			seen |= uint64(1) << 2
+			seen |= 1 << 2
 			v, n := protowire.ConsumeBytes(b)
 			if n < 0 {
 				return false
@@ -3649,10 +2826,10 @@ func decBase(d *decoder, b []byte, p *event.Base, enum int32) bool {
 			}
 			p.RawEvent = x
 		case 4:
-			if typ != protowire.BytesType || seen&(uint64(1)<<3) != 0 {
+			if typ != protowire.BytesType || seen&(1<<3) != 0 {
 				return false
 			}
-			seen |= uint64(1) << 3
+			seen |= 1 << 3
 			v, n := protowire.ConsumeBytes(b)
 			if n < 0 {
 				return false
@@ -3667,10 +2844,10 @@ func decBase(d *decoder, b []byte, p *event.Base, enum int32) bool {
 			return false // a field the reference skips, or a group
 		}
 	}
+	d.depth--
 	if declared != enum {
 		return false
 	}
-	d.depth--
 	return true
 }
 
@@ -3678,12 +2855,9 @@ func decTextMessageContent(d *decoder, b []byte, p *event.TextMessageContent, en
 	if d.depth++; d.depth > d.maxDepth {
 		return false
 	}
-	all := b
-	_ = all
 	var base []byte
 	haveBase := false
-	var seen uint64
-	_ = seen
+	var seen uint64 // bit i+1: wire field i was read
 	for len(b) > 0 {
 		num, typ, n := consumeTag(b)
 		if n < 0 {
@@ -3702,10 +2876,10 @@ func decTextMessageContent(d *decoder, b []byte, p *event.TextMessageContent, en
 			b = b[n:]
 			base, haveBase = v, true
 		case 2:
-			if typ != protowire.BytesType || seen&(uint64(1)<<1) != 0 {
+			if typ != protowire.BytesType || seen&(1<<1) != 0 {
 				return false
 			}
-			seen |= uint64(1) << 1
+			seen |= 1 << 1
 			v, n := protowire.ConsumeBytes(b)
 			if n < 0 {
 				return false
@@ -3717,10 +2891,10 @@ func decTextMessageContent(d *decoder, b []byte, p *event.TextMessageContent, en
 			}
 			p.MessageID = s
 		case 3:
-			if typ != protowire.BytesType || seen&(uint64(1)<<2) != 0 {
+			if typ != protowire.BytesType || seen&(1<<2) != 0 {
 				return false
 			}
-			seen |= uint64(1) << 2
+			seen |= 1 << 2
 			v, n := protowire.ConsumeBytes(b)
 			if n < 0 {
 				return false
@@ -3732,17 +2906,17 @@ func decTextMessageContent(d *decoder, b []byte, p *event.TextMessageContent, en
 			}
 			p.Delta = s
 		case 4:
-			if typ != protowire.BytesType || seen&(uint64(1)<<3) != 0 {
+			if typ != protowire.BytesType || seen&(1<<3) != 0 {
 				return false
 			}
-			seen |= uint64(1) << 3
+			seen |= 1 << 3
 			v, n := protowire.ConsumeBytes(b)
 			if n < 0 {
 				return false
 			}
 			b = b[n:]
 			s, ok := d.fastStr(v)
-			if !ok || d.charge(16) != nil {
+			if !ok || d.charge(costString) != nil {
 				return false
 			}
 			p.SubagentRunID = d.newString(s)
@@ -3750,15 +2924,10 @@ func decTextMessageContent(d *decoder, b []byte, p *event.TextMessageContent, en
 			return false // a field the reference skips, or a group
 		}
 	}
-	if !haveBase {
-		return false
-	}
-	d.depth-- // base_event's fields belong to the event's level
-	if !decBase(d, base, &p.Base, enum) {
-		return false
-	}
-	d.depth++
 	d.depth--
+	if !haveBase || !decBase(d, base, &p.Base, enum) {
+		return false
+	}
 	return true
 }
 
@@ -3766,12 +2935,9 @@ func decTextMessageEnd(d *decoder, b []byte, p *event.TextMessageEnd, enum int32
 	if d.depth++; d.depth > d.maxDepth {
 		return false
 	}
-	all := b
-	_ = all
 	var base []byte
 	haveBase := false
-	var seen uint64
-	_ = seen
+	var seen uint64 // bit i+1: wire field i was read
 	for len(b) > 0 {
 		num, typ, n := consumeTag(b)
 		if n < 0 {
@@ -3790,10 +2956,10 @@ func decTextMessageEnd(d *decoder, b []byte, p *event.TextMessageEnd, enum int32
 			b = b[n:]
 			base, haveBase = v, true
 		case 2:
-			if typ != protowire.BytesType || seen&(uint64(1)<<1) != 0 {
+			if typ != protowire.BytesType || seen&(1<<1) != 0 {
 				return false
 			}
-			seen |= uint64(1) << 1
+			seen |= 1 << 1
 			v, n := protowire.ConsumeBytes(b)
 			if n < 0 {
 				return false
@@ -3805,17 +2971,17 @@ func decTextMessageEnd(d *decoder, b []byte, p *event.TextMessageEnd, enum int32
 			}
 			p.MessageID = s
 		case 3:
-			if typ != protowire.BytesType || seen&(uint64(1)<<2) != 0 {
+			if typ != protowire.BytesType || seen&(1<<2) != 0 {
 				return false
 			}
-			seen |= uint64(1) << 2
+			seen |= 1 << 2
 			v, n := protowire.ConsumeBytes(b)
 			if n < 0 {
 				return false
 			}
 			b = b[n:]
 			s, ok := d.fastStr(v)
-			if !ok || d.charge(16) != nil {
+			if !ok || d.charge(costString) != nil {
 				return false
 			}
 			p.SubagentRunID = d.newString(s)
@@ -3823,15 +2989,10 @@ func decTextMessageEnd(d *decoder, b []byte, p *event.TextMessageEnd, enum int32
 			return false // a field the reference skips, or a group
 		}
 	}
-	if !haveBase {
-		return false
-	}
-	d.depth-- // base_event's fields belong to the event's level
-	if !decBase(d, base, &p.Base, enum) {
-		return false
-	}
-	d.depth++
 	d.depth--
+	if !haveBase || !decBase(d, base, &p.Base, enum) {
+		return false
+	}
 	return true
 }
 
@@ -3839,12 +3000,9 @@ func decToolCallStart(d *decoder, b []byte, p *event.ToolCallStart, enum int32) 
 	if d.depth++; d.depth > d.maxDepth {
 		return false
 	}
-	all := b
-	_ = all
 	var base []byte
 	haveBase := false
-	var seen uint64
-	_ = seen
+	var seen uint64 // bit i+1: wire field i was read
 	for len(b) > 0 {
 		num, typ, n := consumeTag(b)
 		if n < 0 {
@@ -3863,10 +3021,10 @@ func decToolCallStart(d *decoder, b []byte, p *event.ToolCallStart, enum int32) 
 			b = b[n:]
 			base, haveBase = v, true
 		case 2:
-			if typ != protowire.BytesType || seen&(uint64(1)<<1) != 0 {
+			if typ != protowire.BytesType || seen&(1<<1) != 0 {
 				return false
 			}
-			seen |= uint64(1) << 1
+			seen |= 1 << 1
 			v, n := protowire.ConsumeBytes(b)
 			if n < 0 {
 				return false
@@ -3878,10 +3036,10 @@ func decToolCallStart(d *decoder, b []byte, p *event.ToolCallStart, enum int32) 
 			}
 			p.ToolCallID = s
 		case 3:
-			if typ != protowire.BytesType || seen&(uint64(1)<<2) != 0 {
+			if typ != protowire.BytesType || seen&(1<<2) != 0 {
 				return false
 			}
-			seen |= uint64(1) << 2
+			seen |= 1 << 2
 			v, n := protowire.ConsumeBytes(b)
 			if n < 0 {
 				return false
@@ -3893,32 +3051,32 @@ func decToolCallStart(d *decoder, b []byte, p *event.ToolCallStart, enum int32) 
 			}
 			p.ToolCallName = s
 		case 4:
-			if typ != protowire.BytesType || seen&(uint64(1)<<3) != 0 {
+			if typ != protowire.BytesType || seen&(1<<3) != 0 {
 				return false
 			}
-			seen |= uint64(1) << 3
+			seen |= 1 << 3
 			v, n := protowire.ConsumeBytes(b)
 			if n < 0 {
 				return false
 			}
 			b = b[n:]
 			s, ok := d.fastStr(v)
-			if !ok || d.charge(16) != nil {
+			if !ok || d.charge(costString) != nil {
 				return false
 			}
 			p.ParentMessageID = d.newString(s)
 		case 5:
-			if typ != protowire.BytesType || seen&(uint64(1)<<4) != 0 {
+			if typ != protowire.BytesType || seen&(1<<4) != 0 {
 				return false
 			}
-			seen |= uint64(1) << 4
+			seen |= 1 << 4
 			v, n := protowire.ConsumeBytes(b)
 			if n < 0 {
 				return false
 			}
 			b = b[n:]
 			s, ok := d.fastStr(v)
-			if !ok || d.charge(16) != nil {
+			if !ok || d.charge(costString) != nil {
 				return false
 			}
 			p.SubagentRunID = d.newString(s)
@@ -3926,15 +3084,10 @@ func decToolCallStart(d *decoder, b []byte, p *event.ToolCallStart, enum int32) 
 			return false // a field the reference skips, or a group
 		}
 	}
-	if !haveBase {
-		return false
-	}
-	d.depth-- // base_event's fields belong to the event's level
-	if !decBase(d, base, &p.Base, enum) {
-		return false
-	}
-	d.depth++
 	d.depth--
+	if !haveBase || !decBase(d, base, &p.Base, enum) {
+		return false
+	}
 	return true
 }
 
@@ -3942,12 +3095,9 @@ func decToolCallArgs(d *decoder, b []byte, p *event.ToolCallArgs, enum int32) bo
 	if d.depth++; d.depth > d.maxDepth {
 		return false
 	}
-	all := b
-	_ = all
 	var base []byte
 	haveBase := false
-	var seen uint64
-	_ = seen
+	var seen uint64 // bit i+1: wire field i was read
 	for len(b) > 0 {
 		num, typ, n := consumeTag(b)
 		if n < 0 {
@@ -3966,10 +3116,10 @@ func decToolCallArgs(d *decoder, b []byte, p *event.ToolCallArgs, enum int32) bo
 			b = b[n:]
 			base, haveBase = v, true
 		case 2:
-			if typ != protowire.BytesType || seen&(uint64(1)<<1) != 0 {
+			if typ != protowire.BytesType || seen&(1<<1) != 0 {
 				return false
 			}
-			seen |= uint64(1) << 1
+			seen |= 1 << 1
 			v, n := protowire.ConsumeBytes(b)
 			if n < 0 {
 				return false
@@ -3981,10 +3131,10 @@ func decToolCallArgs(d *decoder, b []byte, p *event.ToolCallArgs, enum int32) bo
 			}
 			p.ToolCallID = s
 		case 3:
-			if typ != protowire.BytesType || seen&(uint64(1)<<2) != 0 {
+			if typ != protowire.BytesType || seen&(1<<2) != 0 {
 				return false
 			}
-			seen |= uint64(1) << 2
+			seen |= 1 << 2
 			v, n := protowire.ConsumeBytes(b)
 			if n < 0 {
 				return false
@@ -3996,17 +3146,17 @@ func decToolCallArgs(d *decoder, b []byte, p *event.ToolCallArgs, enum int32) bo
 			}
 			p.Delta = s
 		case 4:
-			if typ != protowire.BytesType || seen&(uint64(1)<<3) != 0 {
+			if typ != protowire.BytesType || seen&(1<<3) != 0 {
 				return false
 			}
-			seen |= uint64(1) << 3
+			seen |= 1 << 3
 			v, n := protowire.ConsumeBytes(b)
 			if n < 0 {
 				return false
 			}
 			b = b[n:]
 			s, ok := d.fastStr(v)
-			if !ok || d.charge(16) != nil {
+			if !ok || d.charge(costString) != nil {
 				return false
 			}
 			p.SubagentRunID = d.newString(s)
@@ -4014,15 +3164,10 @@ func decToolCallArgs(d *decoder, b []byte, p *event.ToolCallArgs, enum int32) bo
 			return false // a field the reference skips, or a group
 		}
 	}
-	if !haveBase {
-		return false
-	}
-	d.depth-- // base_event's fields belong to the event's level
-	if !decBase(d, base, &p.Base, enum) {
-		return false
-	}
-	d.depth++
 	d.depth--
+	if !haveBase || !decBase(d, base, &p.Base, enum) {
+		return false
+	}
 	return true
 }
 
@@ -4030,12 +3175,9 @@ func decToolCallEnd(d *decoder, b []byte, p *event.ToolCallEnd, enum int32) bool
 	if d.depth++; d.depth > d.maxDepth {
 		return false
 	}
-	all := b
-	_ = all
 	var base []byte
 	haveBase := false
-	var seen uint64
-	_ = seen
+	var seen uint64 // bit i+1: wire field i was read
 	for len(b) > 0 {
 		num, typ, n := consumeTag(b)
 		if n < 0 {
@@ -4054,10 +3196,10 @@ func decToolCallEnd(d *decoder, b []byte, p *event.ToolCallEnd, enum int32) bool
 			b = b[n:]
 			base, haveBase = v, true
 		case 2:
-			if typ != protowire.BytesType || seen&(uint64(1)<<1) != 0 {
+			if typ != protowire.BytesType || seen&(1<<1) != 0 {
 				return false
 			}
-			seen |= uint64(1) << 1
+			seen |= 1 << 1
 			v, n := protowire.ConsumeBytes(b)
 			if n < 0 {
 				return false
@@ -4069,17 +3211,17 @@ func decToolCallEnd(d *decoder, b []byte, p *event.ToolCallEnd, enum int32) bool
 			}
 			p.ToolCallID = s
 		case 3:
-			if typ != protowire.BytesType || seen&(uint64(1)<<2) != 0 {
+			if typ != protowire.BytesType || seen&(1<<2) != 0 {
 				return false
 			}
-			seen |= uint64(1) << 2
+			seen |= 1 << 2
 			v, n := protowire.ConsumeBytes(b)
 			if n < 0 {
 				return false
 			}
 			b = b[n:]
 			s, ok := d.fastStr(v)
-			if !ok || d.charge(16) != nil {
+			if !ok || d.charge(costString) != nil {
 				return false
 			}
 			p.SubagentRunID = d.newString(s)
@@ -4087,15 +3229,10 @@ func decToolCallEnd(d *decoder, b []byte, p *event.ToolCallEnd, enum int32) bool
 			return false // a field the reference skips, or a group
 		}
 	}
-	if !haveBase {
-		return false
-	}
-	d.depth-- // base_event's fields belong to the event's level
-	if !decBase(d, base, &p.Base, enum) {
-		return false
-	}
-	d.depth++
 	d.depth--
+	if !haveBase || !decBase(d, base, &p.Base, enum) {
+		return false
+	}
 	return true
 }
 
@@ -4103,12 +3240,9 @@ func decStateSnapshot(d *decoder, b []byte, p *event.StateSnapshot, enum int32) 
 	if d.depth++; d.depth > d.maxDepth {
 		return false
 	}
-	all := b
-	_ = all
 	var base []byte
 	haveBase := false
-	var seen uint64
-	_ = seen
+	var seen uint64 // bit i+1: wire field i was read
 	for len(b) > 0 {
 		num, typ, n := consumeTag(b)
 		if n < 0 {
@@ -4127,10 +3261,10 @@ func decStateSnapshot(d *decoder, b []byte, p *event.StateSnapshot, enum int32) 
 			b = b[n:]
 			base, haveBase = v, true
 		case 2:
-			if typ != protowire.BytesType || seen&(uint64(1)<<1) != 0 {
+			if typ != protowire.BytesType || seen&(1<<1) != 0 {
 				return false
 			}
-			seen |= uint64(1) << 1
+			seen |= 1 << 1
 			v, n := protowire.ConsumeBytes(b)
 			if n < 0 {
 				return false
@@ -4142,17 +3276,17 @@ func decStateSnapshot(d *decoder, b []byte, p *event.StateSnapshot, enum int32) 
 			}
 			p.Snapshot = x
 		case 3:
-			if typ != protowire.BytesType || seen&(uint64(1)<<2) != 0 {
+			if typ != protowire.BytesType || seen&(1<<2) != 0 {
 				return false
 			}
-			seen |= uint64(1) << 2
+			seen |= 1 << 2
 			v, n := protowire.ConsumeBytes(b)
 			if n < 0 {
 				return false
 			}
 			b = b[n:]
 			s, ok := d.fastStr(v)
-			if !ok || d.charge(16) != nil {
+			if !ok || d.charge(costString) != nil {
 				return false
 			}
 			p.SubagentRunID = d.newString(s)
@@ -4160,15 +3294,10 @@ func decStateSnapshot(d *decoder, b []byte, p *event.StateSnapshot, enum int32) 
 			return false // a field the reference skips, or a group
 		}
 	}
-	if !haveBase {
-		return false
-	}
-	d.depth-- // base_event's fields belong to the event's level
-	if !decBase(d, base, &p.Base, enum) {
-		return false
-	}
-	d.depth++
 	d.depth--
+	if !haveBase || !decBase(d, base, &p.Base, enum) {
+		return false
+	}
 	return true
 }
 
@@ -4176,13 +3305,11 @@ func decStateDelta(d *decoder, b []byte, p *event.StateDelta, enum int32) bool {
 	if d.depth++; d.depth > d.maxDepth {
 		return false
 	}
-	all := b
-	_ = all
+	all := b // for the second pass
+	count0 := 0
 	var base []byte
 	haveBase := false
-	count0 := 0
-	var seen uint64
-	_ = seen
+	var seen uint64 // bit i+1: wire field i was read
 	for len(b) > 0 {
 		num, typ, n := consumeTag(b)
 		if n < 0 {
@@ -4204,25 +3331,24 @@ func decStateDelta(d *decoder, b []byte, p *event.StateDelta, enum int32) bool {
 			if typ != protowire.BytesType {
 				return false
 			}
-			v, n := protowire.ConsumeBytes(b)
+			_, n := protowire.ConsumeBytes(b)
 			if n < 0 {
 				return false
 			}
 			b = b[n:]
-			_ = v
 			count0++
 		case 3:
-			if typ != protowire.BytesType || seen&(uint64(1)<<2) != 0 {
+			if typ != protowire.BytesType || seen&(1<<2) != 0 {
 				return false
 			}
-			seen |= uint64(1) << 2
+			seen |= 1 << 2
 			v, n := protowire.ConsumeBytes(b)
 			if n < 0 {
 				return false
 			}
 			b = b[n:]
 			s, ok := d.fastStr(v)
-			if !ok || d.charge(16) != nil {
+			if !ok || d.charge(costString) != nil {
 				return false
 			}
 			p.SubagentRunID = d.newString(s)
@@ -4232,12 +3358,12 @@ func decStateDelta(d *decoder, b []byte, p *event.StateDelta, enum int32) bool {
 	}
 	if count0 > 0 {
 		if count0 > 0 {
-			if d.charge(count0*64) != nil {
+			if d.charge(count0*int(unsafe.Sizeof(event.PatchOp{}))) != nil {
 				return false
 			}
 			p.Delta = make([]event.PatchOp, count0)
+			count0 = 0
 		}
-		count0 = 0
 		for b = all; len(b) > 0; {
 			num, typ, n := consumeTag(b)
 			b = b[n:]
@@ -4254,15 +3380,10 @@ func decStateDelta(d *decoder, b []byte, p *event.StateDelta, enum int32) bool {
 			}
 		}
 	}
-	if !haveBase {
-		return false
-	}
-	d.depth-- // base_event's fields belong to the event's level
-	if !decBase(d, base, &p.Base, enum) {
-		return false
-	}
-	d.depth++
 	d.depth--
+	if !haveBase || !decBase(d, base, &p.Base, enum) {
+		return false
+	}
 	return true
 }
 
@@ -4270,10 +3391,7 @@ func decPatchOp(d *decoder, b []byte, p *event.PatchOp) bool {
 	if d.depth++; d.depth > d.maxDepth {
 		return false
 	}
-	all := b
-	_ = all
-	var seen uint64
-	_ = seen
+	var seen uint64 // bit i+1: wire field i was read
 	for len(b) > 0 {
 		num, typ, n := consumeTag(b)
 		if n < 0 {
@@ -4282,25 +3400,24 @@ func decPatchOp(d *decoder, b []byte, p *event.PatchOp) bool {
 		b = b[n:]
 		switch num {
 		case 1:
-			if typ != protowire.VarintType || seen&(uint64(1)<<1) != 0 {
+			if typ != protowire.VarintType || seen&(1<<1) != 0 {
 				return false
 			}
-			seen |= uint64(1) << 1
+			seen |= 1 << 1
 			v, n := protowire.ConsumeVarint(b)
 			if n < 0 {
 				return false
 			}
 			b = b[n:]
-			names := planPatchOp.Wire[0].Names
-			if v >= uint64(len(names)) {
+			if v >= uint64(len(namesOp)) {
 				return false
 			}
-			p.Op = names[v]
+			p.Op = namesOp[v]
 		case 2:
-			if typ != protowire.BytesType || seen&(uint64(1)<<2) != 0 {
+			if typ != protowire.BytesType || seen&(1<<2) != 0 {
 				return false
 			}
-			seen |= uint64(1) << 2
+			seen |= 1 << 2
 			v, n := protowire.ConsumeBytes(b)
 			if n < 0 {
 				return false
@@ -4312,25 +3429,25 @@ func decPatchOp(d *decoder, b []byte, p *event.PatchOp) bool {
 			}
 			p.Path = s
 		case 3:
-			if typ != protowire.BytesType || seen&(uint64(1)<<3) != 0 {
+			if typ != protowire.BytesType || seen&(1<<3) != 0 {
 				return false
 			}
-			seen |= uint64(1) << 3
+			seen |= 1 << 3
 			v, n := protowire.ConsumeBytes(b)
 			if n < 0 {
 				return false
 			}
 			b = b[n:]
 			s, ok := d.fastStr(v)
-			if !ok || d.charge(16) != nil {
+			if !ok || d.charge(costString) != nil {
 				return false
 			}
 			p.From = d.newString(s)
 		case 4:
-			if typ != protowire.BytesType || seen&(uint64(1)<<4) != 0 {
+			if typ != protowire.BytesType || seen&(1<<4) != 0 {
 				return false
 			}
-			seen |= uint64(1) << 4
+			seen |= 1 << 4
 			v, n := protowire.ConsumeBytes(b)
 			if n < 0 {
 				return false
@@ -4345,24 +3462,18 @@ func decPatchOp(d *decoder, b []byte, p *event.PatchOp) bool {
 			return false // a field the reference skips, or a group
 		}
 	}
-	if d.finish(planPatchOp, schema.PointerTo(p)) != nil {
-		return false
-	}
 	d.depth--
-	return true
+	return d.finish(planPatchOp, schema.PointerTo(p)) == nil
 }
 
 func decMessagesSnapshot(d *decoder, b []byte, p *event.MessagesSnapshot, enum int32) bool {
 	if d.depth++; d.depth > d.maxDepth {
 		return false
 	}
-	all := b
-	_ = all
+	all := b // for the second pass
+	count0 := 0
 	var base []byte
 	haveBase := false
-	count0 := 0
-	var seen uint64
-	_ = seen
 	for len(b) > 0 {
 		num, typ, n := consumeTag(b)
 		if n < 0 {
@@ -4384,12 +3495,11 @@ func decMessagesSnapshot(d *decoder, b []byte, p *event.MessagesSnapshot, enum i
 			if typ != protowire.BytesType {
 				return false
 			}
-			v, n := protowire.ConsumeBytes(b)
+			_, n := protowire.ConsumeBytes(b)
 			if n < 0 {
 				return false
 			}
 			b = b[n:]
-			_ = v
 			count0++
 		default:
 			return false // a field the reference skips, or a group
@@ -4397,12 +3507,12 @@ func decMessagesSnapshot(d *decoder, b []byte, p *event.MessagesSnapshot, enum i
 	}
 	if count0 > 0 {
 		if count0 > 0 {
-			if d.charge(count0*184) != nil {
+			if d.charge(count0*int(unsafe.Sizeof(event.Message{}))) != nil {
 				return false
 			}
 			p.Messages = make([]event.Message, count0)
+			count0 = 0
 		}
-		count0 = 0
 		for b = all; len(b) > 0; {
 			num, typ, n := consumeTag(b)
 			b = b[n:]
@@ -4419,15 +3529,10 @@ func decMessagesSnapshot(d *decoder, b []byte, p *event.MessagesSnapshot, enum i
 			}
 		}
 	}
-	if !haveBase {
-		return false
-	}
-	d.depth-- // base_event's fields belong to the event's level
-	if !decBase(d, base, &p.Base, enum) {
-		return false
-	}
-	d.depth++
 	d.depth--
+	if !haveBase || !decBase(d, base, &p.Base, enum) {
+		return false
+	}
 	return true
 }
 
@@ -4435,12 +3540,10 @@ func decMessage(d *decoder, b []byte, p *event.Message) bool {
 	if d.depth++; d.depth > d.maxDepth {
 		return false
 	}
-	all := b
-	_ = all
+	all := b // for the second pass
 	count4 := 0
 	count7 := 0
-	var seen uint64
-	_ = seen
+	var seen uint64 // bit i+1: wire field i was read
 	for len(b) > 0 {
 		num, typ, n := consumeTag(b)
 		if n < 0 {
@@ -4449,10 +3552,10 @@ func decMessage(d *decoder, b []byte, p *event.Message) bool {
 		b = b[n:]
 		switch num {
 		case 1:
-			if typ != protowire.BytesType || seen&(uint64(1)<<1) != 0 {
+			if typ != protowire.BytesType || seen&(1<<1) != 0 {
 				return false
 			}
-			seen |= uint64(1) << 1
+			seen |= 1 << 1
 			v, n := protowire.ConsumeBytes(b)
 			if n < 0 {
 				return false
@@ -4464,10 +3567,10 @@ func decMessage(d *decoder, b []byte, p *event.Message) bool {
 			}
 			p.ID = s
 		case 2:
-			if typ != protowire.BytesType || seen&(uint64(1)<<2) != 0 {
+			if typ != protowire.BytesType || seen&(1<<2) != 0 {
 				return false
 			}
-			seen |= uint64(1) << 2
+			seen |= 1 << 2
 			v, n := protowire.ConsumeBytes(b)
 			if n < 0 {
 				return false
@@ -4479,32 +3582,32 @@ func decMessage(d *decoder, b []byte, p *event.Message) bool {
 			}
 			p.Role = s
 		case 3:
-			if typ != protowire.BytesType || seen&(uint64(1)<<3) != 0 {
+			if typ != protowire.BytesType || seen&(1<<3) != 0 {
 				return false
 			}
-			seen |= uint64(1) << 3
+			seen |= 1 << 3
 			v, n := protowire.ConsumeBytes(b)
 			if n < 0 {
 				return false
 			}
 			b = b[n:]
 			s, ok := d.fastStr(v)
-			if !ok || d.charge(16) != nil {
+			if !ok || d.charge(costString) != nil {
 				return false
 			}
 			p.Content = d.newString(s)
 		case 4:
-			if typ != protowire.BytesType || seen&(uint64(1)<<4) != 0 {
+			if typ != protowire.BytesType || seen&(1<<4) != 0 {
 				return false
 			}
-			seen |= uint64(1) << 4
+			seen |= 1 << 4
 			v, n := protowire.ConsumeBytes(b)
 			if n < 0 {
 				return false
 			}
 			b = b[n:]
 			s, ok := d.fastStr(v)
-			if !ok || d.charge(16) != nil {
+			if !ok || d.charge(costString) != nil {
 				return false
 			}
 			p.Name = d.newString(s)
@@ -4512,40 +3615,39 @@ func decMessage(d *decoder, b []byte, p *event.Message) bool {
 			if typ != protowire.BytesType {
 				return false
 			}
-			v, n := protowire.ConsumeBytes(b)
+			_, n := protowire.ConsumeBytes(b)
 			if n < 0 {
 				return false
 			}
 			b = b[n:]
-			_ = v
 			count4++
 		case 6:
-			if typ != protowire.BytesType || seen&(uint64(1)<<6) != 0 {
+			if typ != protowire.BytesType || seen&(1<<6) != 0 {
 				return false
 			}
-			seen |= uint64(1) << 6
+			seen |= 1 << 6
 			v, n := protowire.ConsumeBytes(b)
 			if n < 0 {
 				return false
 			}
 			b = b[n:]
 			s, ok := d.fastStr(v)
-			if !ok || d.charge(16) != nil {
+			if !ok || d.charge(costString) != nil {
 				return false
 			}
 			p.ToolCallID = d.newString(s)
 		case 7:
-			if typ != protowire.BytesType || seen&(uint64(1)<<7) != 0 {
+			if typ != protowire.BytesType || seen&(1<<7) != 0 {
 				return false
 			}
-			seen |= uint64(1) << 7
+			seen |= 1 << 7
 			v, n := protowire.ConsumeBytes(b)
 			if n < 0 {
 				return false
 			}
 			b = b[n:]
 			s, ok := d.fastStr(v)
-			if !ok || d.charge(16) != nil {
+			if !ok || d.charge(costString) != nil {
 				return false
 			}
 			p.Error = d.newString(s)
@@ -4553,18 +3655,17 @@ func decMessage(d *decoder, b []byte, p *event.Message) bool {
 			if typ != protowire.BytesType {
 				return false
 			}
-			v, n := protowire.ConsumeBytes(b)
+			_, n := protowire.ConsumeBytes(b)
 			if n < 0 {
 				return false
 			}
 			b = b[n:]
-			_ = v
 			count7++
 		case 9:
-			if typ != protowire.BytesType || seen&(uint64(1)<<9) != 0 {
+			if typ != protowire.BytesType || seen&(1<<9) != 0 {
 				return false
 			}
-			seen |= uint64(1) << 9
+			seen |= 1 << 9
 			v, n := protowire.ConsumeBytes(b)
 			if n < 0 {
 				return false
@@ -4576,55 +3677,55 @@ func decMessage(d *decoder, b []byte, p *event.Message) bool {
 			}
 			p.Metadata = x
 		case 10:
-			if typ != protowire.BytesType || seen&(uint64(1)<<10) != 0 {
+			if typ != protowire.BytesType || seen&(1<<10) != 0 {
 				return false
 			}
-			seen |= uint64(1) << 10
+			seen |= 1 << 10
 			v, n := protowire.ConsumeBytes(b)
 			if n < 0 {
 				return false
 			}
 			b = b[n:]
 			s, ok := d.fastStr(v)
-			if !ok || d.charge(16) != nil {
+			if !ok || d.charge(costString) != nil {
 				return false
 			}
 			p.SubagentRunID = d.newString(s)
 		case 11:
-			if typ != protowire.BytesType || seen&(uint64(1)<<11) != 0 {
+			if typ != protowire.BytesType || seen&(1<<11) != 0 {
 				return false
 			}
-			seen |= uint64(1) << 11
+			seen |= 1 << 11
 			v, n := protowire.ConsumeBytes(b)
 			if n < 0 {
 				return false
 			}
 			b = b[n:]
 			s, ok := d.fastStr(v)
-			if !ok || d.charge(16) != nil {
+			if !ok || d.charge(costString) != nil {
 				return false
 			}
 			p.EncryptedValue = d.newString(s)
 		case 12:
-			if typ != protowire.BytesType || seen&(uint64(1)<<12) != 0 {
+			if typ != protowire.BytesType || seen&(1<<12) != 0 {
 				return false
 			}
-			seen |= uint64(1) << 12
+			seen |= 1 << 12
 			v, n := protowire.ConsumeBytes(b)
 			if n < 0 {
 				return false
 			}
 			b = b[n:]
 			s, ok := d.fastStr(v)
-			if !ok || d.charge(16) != nil {
+			if !ok || d.charge(costString) != nil {
 				return false
 			}
 			p.ActivityType = d.newString(s)
 		case 13:
-			if typ != protowire.BytesType || seen&(uint64(1)<<13) != 0 {
+			if typ != protowire.BytesType || seen&(1<<13) != 0 {
 				return false
 			}
-			seen |= uint64(1) << 13
+			seen |= 1 << 13
 			v, n := protowire.ConsumeBytes(b)
 			if n < 0 {
 				return false
@@ -4641,19 +3742,19 @@ func decMessage(d *decoder, b []byte, p *event.Message) bool {
 	}
 	if count4 > 0 || count7 > 0 {
 		if count4 > 0 {
-			if d.charge(count4*96) != nil {
+			if d.charge(count4*int(unsafe.Sizeof(event.ToolCall{}))) != nil {
 				return false
 			}
 			p.ToolCalls = make([]event.ToolCall, count4)
+			count4 = 0
 		}
-		count4 = 0
 		if count7 > 0 {
-			if d.charge(count7*72) != nil {
+			if d.charge(count7*int(unsafe.Sizeof(event.ContentPart{}))) != nil {
 				return false
 			}
 			p.Parts = make([]event.ContentPart, count7)
+			count7 = 0
 		}
-		count7 = 0
 		for b = all; len(b) > 0; {
 			num, typ, n := consumeTag(b)
 			b = b[n:]
@@ -4677,21 +3778,15 @@ func decMessage(d *decoder, b []byte, p *event.Message) bool {
 			}
 		}
 	}
-	if d.finish(planMessage, schema.PointerTo(p)) != nil {
-		return false
-	}
 	d.depth--
-	return true
+	return d.finish(planMessage, schema.PointerTo(p)) == nil
 }
 
 func decToolCall(d *decoder, b []byte, p *event.ToolCall) bool {
 	if d.depth++; d.depth > d.maxDepth {
 		return false
 	}
-	all := b
-	_ = all
-	var seen uint64
-	_ = seen
+	var seen uint64 // bit i+1: wire field i was read
 	for len(b) > 0 {
 		num, typ, n := consumeTag(b)
 		if n < 0 {
@@ -4700,10 +3795,10 @@ func decToolCall(d *decoder, b []byte, p *event.ToolCall) bool {
 		b = b[n:]
 		switch num {
 		case 1:
-			if typ != protowire.BytesType || seen&(uint64(1)<<1) != 0 {
+			if typ != protowire.BytesType || seen&(1<<1) != 0 {
 				return false
 			}
-			seen |= uint64(1) << 1
+			seen |= 1 << 1
 			v, n := protowire.ConsumeBytes(b)
 			if n < 0 {
 				return false
@@ -4715,10 +3810,10 @@ func decToolCall(d *decoder, b []byte, p *event.ToolCall) bool {
 			}
 			p.ID = s
 		case 2:
-			if typ != protowire.BytesType || seen&(uint64(1)<<2) != 0 {
+			if typ != protowire.BytesType || seen&(1<<2) != 0 {
 				return false
 			}
-			seen |= uint64(1) << 2
+			seen |= 1 << 2
 			v, n := protowire.ConsumeBytes(b)
 			if n < 0 {
 				return false
@@ -4730,10 +3825,10 @@ func decToolCall(d *decoder, b []byte, p *event.ToolCall) bool {
 			}
 			p.Type = s
 		case 3:
-			if typ != protowire.BytesType || seen&(uint64(1)<<3) != 0 {
+			if typ != protowire.BytesType || seen&(1<<3) != 0 {
 				return false
 			}
-			seen |= uint64(1) << 3
+			seen |= 1 << 3
 			v, n := protowire.ConsumeBytes(b)
 			if n < 0 {
 				return false
@@ -4743,10 +3838,10 @@ func decToolCall(d *decoder, b []byte, p *event.ToolCall) bool {
 				return false
 			}
 		case 4:
-			if typ != protowire.BytesType || seen&(uint64(1)<<4) != 0 {
+			if typ != protowire.BytesType || seen&(1<<4) != 0 {
 				return false
 			}
-			seen |= uint64(1) << 4
+			seen |= 1 << 4
 			v, n := protowire.ConsumeBytes(b)
 			if n < 0 {
 				return false
@@ -4758,17 +3853,17 @@ func decToolCall(d *decoder, b []byte, p *event.ToolCall) bool {
 			}
 			p.Metadata = x
 		case 5:
-			if typ != protowire.BytesType || seen&(uint64(1)<<5) != 0 {
+			if typ != protowire.BytesType || seen&(1<<5) != 0 {
 				return false
 			}
-			seen |= uint64(1) << 5
+			seen |= 1 << 5
 			v, n := protowire.ConsumeBytes(b)
 			if n < 0 {
 				return false
 			}
 			b = b[n:]
 			s, ok := d.fastStr(v)
-			if !ok || d.charge(16) != nil {
+			if !ok || d.charge(costString) != nil {
 				return false
 			}
 			p.EncryptedValue = d.newString(s)
@@ -4776,21 +3871,15 @@ func decToolCall(d *decoder, b []byte, p *event.ToolCall) bool {
 			return false // a field the reference skips, or a group
 		}
 	}
-	if d.finish(planToolCall, schema.PointerTo(p)) != nil {
-		return false
-	}
 	d.depth--
-	return true
+	return d.finish(planToolCall, schema.PointerTo(p)) == nil
 }
 
 func decFunctionCall(d *decoder, b []byte, p *event.FunctionCall) bool {
 	if d.depth++; d.depth > d.maxDepth {
 		return false
 	}
-	all := b
-	_ = all
-	var seen uint64
-	_ = seen
+	var seen uint64 // bit i+1: wire field i was read
 	for len(b) > 0 {
 		num, typ, n := consumeTag(b)
 		if n < 0 {
@@ -4799,10 +3888,10 @@ func decFunctionCall(d *decoder, b []byte, p *event.FunctionCall) bool {
 		b = b[n:]
 		switch num {
 		case 1:
-			if typ != protowire.BytesType || seen&(uint64(1)<<1) != 0 {
+			if typ != protowire.BytesType || seen&(1<<1) != 0 {
 				return false
 			}
-			seen |= uint64(1) << 1
+			seen |= 1 << 1
 			v, n := protowire.ConsumeBytes(b)
 			if n < 0 {
 				return false
@@ -4814,10 +3903,10 @@ func decFunctionCall(d *decoder, b []byte, p *event.FunctionCall) bool {
 			}
 			p.Name = s
 		case 2:
-			if typ != protowire.BytesType || seen&(uint64(1)<<2) != 0 {
+			if typ != protowire.BytesType || seen&(1<<2) != 0 {
 				return false
 			}
-			seen |= uint64(1) << 2
+			seen |= 1 << 2
 			v, n := protowire.ConsumeBytes(b)
 			if n < 0 {
 				return false
@@ -4840,12 +3929,9 @@ func decRaw(d *decoder, b []byte, p *event.Raw, enum int32) bool {
 	if d.depth++; d.depth > d.maxDepth {
 		return false
 	}
-	all := b
-	_ = all
 	var base []byte
 	haveBase := false
-	var seen uint64
-	_ = seen
+	var seen uint64 // bit i+1: wire field i was read
 	for len(b) > 0 {
 		num, typ, n := consumeTag(b)
 		if n < 0 {
@@ -4864,10 +3950,10 @@ func decRaw(d *decoder, b []byte, p *event.Raw, enum int32) bool {
 			b = b[n:]
 			base, haveBase = v, true
 		case 2:
-			if typ != protowire.BytesType || seen&(uint64(1)<<1) != 0 {
+			if typ != protowire.BytesType || seen&(1<<1) != 0 {
 				return false
 			}
-			seen |= uint64(1) << 1
+			seen |= 1 << 1
 			v, n := protowire.ConsumeBytes(b)
 			if n < 0 {
 				return false
@@ -4879,32 +3965,32 @@ func decRaw(d *decoder, b []byte, p *event.Raw, enum int32) bool {
 			}
 			p.Event = x
 		case 3:
-			if typ != protowire.BytesType || seen&(uint64(1)<<2) != 0 {
+			if typ != protowire.BytesType || seen&(1<<2) != 0 {
 				return false
 			}
-			seen |= uint64(1) << 2
+			seen |= 1 << 2
 			v, n := protowire.ConsumeBytes(b)
 			if n < 0 {
 				return false
 			}
 			b = b[n:]
 			s, ok := d.fastStr(v)
-			if !ok || d.charge(16) != nil {
+			if !ok || d.charge(costString) != nil {
 				return false
 			}
 			p.Source = d.newString(s)
 		case 4:
-			if typ != protowire.BytesType || seen&(uint64(1)<<3) != 0 {
+			if typ != protowire.BytesType || seen&(1<<3) != 0 {
 				return false
 			}
-			seen |= uint64(1) << 3
+			seen |= 1 << 3
 			v, n := protowire.ConsumeBytes(b)
 			if n < 0 {
 				return false
 			}
 			b = b[n:]
 			s, ok := d.fastStr(v)
-			if !ok || d.charge(16) != nil {
+			if !ok || d.charge(costString) != nil {
 				return false
 			}
 			p.SubagentRunID = d.newString(s)
@@ -4912,15 +3998,10 @@ func decRaw(d *decoder, b []byte, p *event.Raw, enum int32) bool {
 			return false // a field the reference skips, or a group
 		}
 	}
-	if !haveBase {
-		return false
-	}
-	d.depth-- // base_event's fields belong to the event's level
-	if !decBase(d, base, &p.Base, enum) {
-		return false
-	}
-	d.depth++
 	d.depth--
+	if !haveBase || !decBase(d, base, &p.Base, enum) {
+		return false
+	}
 	return true
 }
 
@@ -4928,12 +4009,9 @@ func decCustom(d *decoder, b []byte, p *event.Custom, enum int32) bool {
 	if d.depth++; d.depth > d.maxDepth {
 		return false
 	}
-	all := b
-	_ = all
 	var base []byte
 	haveBase := false
-	var seen uint64
-	_ = seen
+	var seen uint64 // bit i+1: wire field i was read
 	for len(b) > 0 {
 		num, typ, n := consumeTag(b)
 		if n < 0 {
@@ -4952,10 +4030,10 @@ func decCustom(d *decoder, b []byte, p *event.Custom, enum int32) bool {
 			b = b[n:]
 			base, haveBase = v, true
 		case 2:
-			if typ != protowire.BytesType || seen&(uint64(1)<<1) != 0 {
+			if typ != protowire.BytesType || seen&(1<<1) != 0 {
 				return false
 			}
-			seen |= uint64(1) << 1
+			seen |= 1 << 1
 			v, n := protowire.ConsumeBytes(b)
 			if n < 0 {
 				return false
@@ -4967,10 +4045,10 @@ func decCustom(d *decoder, b []byte, p *event.Custom, enum int32) bool {
 			}
 			p.Name = s
 		case 3:
-			if typ != protowire.BytesType || seen&(uint64(1)<<2) != 0 {
+			if typ != protowire.BytesType || seen&(1<<2) != 0 {
 				return false
 			}
-			seen |= uint64(1) << 2
+			seen |= 1 << 2
 			v, n := protowire.ConsumeBytes(b)
 			if n < 0 {
 				return false
@@ -4982,17 +4060,17 @@ func decCustom(d *decoder, b []byte, p *event.Custom, enum int32) bool {
 			}
 			p.Value = x
 		case 4:
-			if typ != protowire.BytesType || seen&(uint64(1)<<3) != 0 {
+			if typ != protowire.BytesType || seen&(1<<3) != 0 {
 				return false
 			}
-			seen |= uint64(1) << 3
+			seen |= 1 << 3
 			v, n := protowire.ConsumeBytes(b)
 			if n < 0 {
 				return false
 			}
 			b = b[n:]
 			s, ok := d.fastStr(v)
-			if !ok || d.charge(16) != nil {
+			if !ok || d.charge(costString) != nil {
 				return false
 			}
 			p.SubagentRunID = d.newString(s)
@@ -5000,15 +4078,10 @@ func decCustom(d *decoder, b []byte, p *event.Custom, enum int32) bool {
 			return false // a field the reference skips, or a group
 		}
 	}
-	if !haveBase {
-		return false
-	}
-	d.depth-- // base_event's fields belong to the event's level
-	if !decBase(d, base, &p.Base, enum) {
-		return false
-	}
-	d.depth++
 	d.depth--
+	if !haveBase || !decBase(d, base, &p.Base, enum) {
+		return false
+	}
 	return true
 }
 
@@ -5016,12 +4089,9 @@ func decRunStarted(d *decoder, b []byte, p *event.RunStarted, enum int32) bool {
 	if d.depth++; d.depth > d.maxDepth {
 		return false
 	}
-	all := b
-	_ = all
 	var base []byte
 	haveBase := false
-	var seen uint64
-	_ = seen
+	var seen uint64 // bit i+1: wire field i was read
 	for len(b) > 0 {
 		num, typ, n := consumeTag(b)
 		if n < 0 {
@@ -5040,10 +4110,10 @@ func decRunStarted(d *decoder, b []byte, p *event.RunStarted, enum int32) bool {
 			b = b[n:]
 			base, haveBase = v, true
 		case 2:
-			if typ != protowire.BytesType || seen&(uint64(1)<<1) != 0 {
+			if typ != protowire.BytesType || seen&(1<<1) != 0 {
 				return false
 			}
-			seen |= uint64(1) << 1
+			seen |= 1 << 1
 			v, n := protowire.ConsumeBytes(b)
 			if n < 0 {
 				return false
@@ -5055,10 +4125,10 @@ func decRunStarted(d *decoder, b []byte, p *event.RunStarted, enum int32) bool {
 			}
 			p.ThreadID = s
 		case 3:
-			if typ != protowire.BytesType || seen&(uint64(1)<<2) != 0 {
+			if typ != protowire.BytesType || seen&(1<<2) != 0 {
 				return false
 			}
-			seen |= uint64(1) << 2
+			seen |= 1 << 2
 			v, n := protowire.ConsumeBytes(b)
 			if n < 0 {
 				return false
@@ -5070,31 +4140,31 @@ func decRunStarted(d *decoder, b []byte, p *event.RunStarted, enum int32) bool {
 			}
 			p.RunID = s
 		case 4:
-			if typ != protowire.BytesType || seen&(uint64(1)<<3) != 0 {
+			if typ != protowire.BytesType || seen&(1<<3) != 0 {
 				return false
 			}
-			seen |= uint64(1) << 3
+			seen |= 1 << 3
 			v, n := protowire.ConsumeBytes(b)
 			if n < 0 {
 				return false
 			}
 			b = b[n:]
 			s, ok := d.fastStr(v)
-			if !ok || d.charge(16) != nil {
+			if !ok || d.charge(costString) != nil {
 				return false
 			}
 			p.ParentRunID = d.newString(s)
 		case 5:
-			if typ != protowire.BytesType || seen&(uint64(1)<<4) != 0 {
+			if typ != protowire.BytesType || seen&(1<<4) != 0 {
 				return false
 			}
-			seen |= uint64(1) << 4
+			seen |= 1 << 4
 			v, n := protowire.ConsumeBytes(b)
 			if n < 0 {
 				return false
 			}
 			b = b[n:]
-			if d.charge(192) != nil {
+			if d.charge(int(unsafe.Sizeof(event.RunAgentInput{}))) != nil {
 				return false
 			}
 			x := new(event.RunAgentInput)
@@ -5103,17 +4173,17 @@ func decRunStarted(d *decoder, b []byte, p *event.RunStarted, enum int32) bool {
 			}
 			p.Input = x
 		case 6:
-			if typ != protowire.BytesType || seen&(uint64(1)<<5) != 0 {
+			if typ != protowire.BytesType || seen&(1<<5) != 0 {
 				return false
 			}
-			seen |= uint64(1) << 5
+			seen |= 1 << 5
 			v, n := protowire.ConsumeBytes(b)
 			if n < 0 {
 				return false
 			}
 			b = b[n:]
 			s, ok := d.fastStr(v)
-			if !ok || d.charge(16) != nil {
+			if !ok || d.charge(costString) != nil {
 				return false
 			}
 			p.ProtocolVersion = d.newString(s)
@@ -5121,15 +4191,10 @@ func decRunStarted(d *decoder, b []byte, p *event.RunStarted, enum int32) bool {
 			return false // a field the reference skips, or a group
 		}
 	}
-	if !haveBase {
-		return false
-	}
-	d.depth-- // base_event's fields belong to the event's level
-	if !decBase(d, base, &p.Base, enum) {
-		return false
-	}
-	d.depth++
 	d.depth--
+	if !haveBase || !decBase(d, base, &p.Base, enum) {
+		return false
+	}
 	return true
 }
 
@@ -5137,14 +4202,12 @@ func decRunAgentInput(d *decoder, b []byte, p *event.RunAgentInput) bool {
 	if d.depth++; d.depth > d.maxDepth {
 		return false
 	}
-	all := b
-	_ = all
+	all := b // for the second pass
 	count4 := 0
 	count5 := 0
 	count6 := 0
 	count8 := 0
-	var seen uint64
-	_ = seen
+	var seen uint64 // bit i+1: wire field i was read
 	for len(b) > 0 {
 		num, typ, n := consumeTag(b)
 		if n < 0 {
@@ -5153,10 +4216,10 @@ func decRunAgentInput(d *decoder, b []byte, p *event.RunAgentInput) bool {
 		b = b[n:]
 		switch num {
 		case 1:
-			if typ != protowire.BytesType || seen&(uint64(1)<<1) != 0 {
+			if typ != protowire.BytesType || seen&(1<<1) != 0 {
 				return false
 			}
-			seen |= uint64(1) << 1
+			seen |= 1 << 1
 			v, n := protowire.ConsumeBytes(b)
 			if n < 0 {
 				return false
@@ -5168,10 +4231,10 @@ func decRunAgentInput(d *decoder, b []byte, p *event.RunAgentInput) bool {
 			}
 			p.ThreadID = s
 		case 2:
-			if typ != protowire.BytesType || seen&(uint64(1)<<2) != 0 {
+			if typ != protowire.BytesType || seen&(1<<2) != 0 {
 				return false
 			}
-			seen |= uint64(1) << 2
+			seen |= 1 << 2
 			v, n := protowire.ConsumeBytes(b)
 			if n < 0 {
 				return false
@@ -5183,25 +4246,25 @@ func decRunAgentInput(d *decoder, b []byte, p *event.RunAgentInput) bool {
 			}
 			p.RunID = s
 		case 3:
-			if typ != protowire.BytesType || seen&(uint64(1)<<3) != 0 {
+			if typ != protowire.BytesType || seen&(1<<3) != 0 {
 				return false
 			}
-			seen |= uint64(1) << 3
+			seen |= 1 << 3
 			v, n := protowire.ConsumeBytes(b)
 			if n < 0 {
 				return false
 			}
 			b = b[n:]
 			s, ok := d.fastStr(v)
-			if !ok || d.charge(16) != nil {
+			if !ok || d.charge(costString) != nil {
 				return false
 			}
 			p.ParentRunID = d.newString(s)
 		case 4:
-			if typ != protowire.BytesType || seen&(uint64(1)<<4) != 0 {
+			if typ != protowire.BytesType || seen&(1<<4) != 0 {
 				return false
 			}
-			seen |= uint64(1) << 4
+			seen |= 1 << 4
 			v, n := protowire.ConsumeBytes(b)
 			if n < 0 {
 				return false
@@ -5219,40 +4282,37 @@ func decRunAgentInput(d *decoder, b []byte, p *event.RunAgentInput) bool {
 			if typ != protowire.BytesType {
 				return false
 			}
-			v, n := protowire.ConsumeBytes(b)
+			_, n := protowire.ConsumeBytes(b)
 			if n < 0 {
 				return false
 			}
 			b = b[n:]
-			_ = v
 			count4++
 		case 6:
 			if typ != protowire.BytesType {
 				return false
 			}
-			v, n := protowire.ConsumeBytes(b)
+			_, n := protowire.ConsumeBytes(b)
 			if n < 0 {
 				return false
 			}
 			b = b[n:]
-			_ = v
 			count5++
 		case 7:
 			if typ != protowire.BytesType {
 				return false
 			}
-			v, n := protowire.ConsumeBytes(b)
+			_, n := protowire.ConsumeBytes(b)
 			if n < 0 {
 				return false
 			}
 			b = b[n:]
-			_ = v
 			count6++
 		case 8:
-			if typ != protowire.BytesType || seen&(uint64(1)<<8) != 0 {
+			if typ != protowire.BytesType || seen&(1<<8) != 0 {
 				return false
 			}
-			seen |= uint64(1) << 8
+			seen |= 1 << 8
 			v, n := protowire.ConsumeBytes(b)
 			if n < 0 {
 				return false
@@ -5270,25 +4330,24 @@ func decRunAgentInput(d *decoder, b []byte, p *event.RunAgentInput) bool {
 			if typ != protowire.BytesType {
 				return false
 			}
-			v, n := protowire.ConsumeBytes(b)
+			_, n := protowire.ConsumeBytes(b)
 			if n < 0 {
 				return false
 			}
 			b = b[n:]
-			_ = v
 			count8++
 		case 10:
-			if typ != protowire.BytesType || seen&(uint64(1)<<10) != 0 {
+			if typ != protowire.BytesType || seen&(1<<10) != 0 {
 				return false
 			}
-			seen |= uint64(1) << 10
+			seen |= 1 << 10
 			v, n := protowire.ConsumeBytes(b)
 			if n < 0 {
 				return false
 			}
 			b = b[n:]
 			s, ok := d.fastStr(v)
-			if !ok || d.charge(16) != nil {
+			if !ok || d.charge(costString) != nil {
 				return false
 			}
 			p.ProtocolVersion = d.newString(s)
@@ -5298,33 +4357,33 @@ func decRunAgentInput(d *decoder, b []byte, p *event.RunAgentInput) bool {
 	}
 	if count4 > 0 || count5 > 0 || count6 > 0 || count8 > 0 {
 		if count4 > 0 {
-			if d.charge(count4*184) != nil {
+			if d.charge(count4*int(unsafe.Sizeof(event.Message{}))) != nil {
 				return false
 			}
 			p.Messages = make([]event.Message, count4)
+			count4 = 0
 		}
-		count4 = 0
 		if count5 > 0 {
-			if d.charge(count5*80) != nil {
+			if d.charge(count5*int(unsafe.Sizeof(event.Tool{}))) != nil {
 				return false
 			}
 			p.Tools = make([]event.Tool, count5)
+			count5 = 0
 		}
-		count5 = 0
 		if count6 > 0 {
-			if d.charge(count6*32) != nil {
+			if d.charge(count6*int(unsafe.Sizeof(event.Context{}))) != nil {
 				return false
 			}
 			p.Context = make([]event.Context, count6)
+			count6 = 0
 		}
-		count6 = 0
 		if count8 > 0 {
-			if d.charge(count8*80) != nil {
+			if d.charge(count8*int(unsafe.Sizeof(event.ResumeEntry{}))) != nil {
 				return false
 			}
 			p.Resume = make([]event.ResumeEntry, count8)
+			count8 = 0
 		}
-		count8 = 0
 		for b = all; len(b) > 0; {
 			num, typ, n := consumeTag(b)
 			b = b[n:]
@@ -5362,21 +4421,15 @@ func decRunAgentInput(d *decoder, b []byte, p *event.RunAgentInput) bool {
 			}
 		}
 	}
-	if d.finish(planRunAgentInput, schema.PointerTo(p)) != nil {
-		return false
-	}
 	d.depth--
-	return true
+	return d.finish(planRunAgentInput, schema.PointerTo(p)) == nil
 }
 
 func decTool(d *decoder, b []byte, p *event.Tool) bool {
 	if d.depth++; d.depth > d.maxDepth {
 		return false
 	}
-	all := b
-	_ = all
-	var seen uint64
-	_ = seen
+	var seen uint64 // bit i+1: wire field i was read
 	for len(b) > 0 {
 		num, typ, n := consumeTag(b)
 		if n < 0 {
@@ -5385,10 +4438,10 @@ func decTool(d *decoder, b []byte, p *event.Tool) bool {
 		b = b[n:]
 		switch num {
 		case 1:
-			if typ != protowire.BytesType || seen&(uint64(1)<<1) != 0 {
+			if typ != protowire.BytesType || seen&(1<<1) != 0 {
 				return false
 			}
-			seen |= uint64(1) << 1
+			seen |= 1 << 1
 			v, n := protowire.ConsumeBytes(b)
 			if n < 0 {
 				return false
@@ -5400,10 +4453,10 @@ func decTool(d *decoder, b []byte, p *event.Tool) bool {
 			}
 			p.Name = s
 		case 2:
-			if typ != protowire.BytesType || seen&(uint64(1)<<2) != 0 {
+			if typ != protowire.BytesType || seen&(1<<2) != 0 {
 				return false
 			}
-			seen |= uint64(1) << 2
+			seen |= 1 << 2
 			v, n := protowire.ConsumeBytes(b)
 			if n < 0 {
 				return false
@@ -5415,10 +4468,10 @@ func decTool(d *decoder, b []byte, p *event.Tool) bool {
 			}
 			p.Description = s
 		case 3:
-			if typ != protowire.BytesType || seen&(uint64(1)<<3) != 0 {
+			if typ != protowire.BytesType || seen&(1<<3) != 0 {
 				return false
 			}
-			seen |= uint64(1) << 3
+			seen |= 1 << 3
 			v, n := protowire.ConsumeBytes(b)
 			if n < 0 {
 				return false
@@ -5433,10 +4486,10 @@ func decTool(d *decoder, b []byte, p *event.Tool) bool {
 			}
 			p.Parameters = x
 		case 4:
-			if typ != protowire.BytesType || seen&(uint64(1)<<4) != 0 {
+			if typ != protowire.BytesType || seen&(1<<4) != 0 {
 				return false
 			}
-			seen |= uint64(1) << 4
+			seen |= 1 << 4
 			v, n := protowire.ConsumeBytes(b)
 			if n < 0 {
 				return false
@@ -5459,10 +4512,7 @@ func decContext(d *decoder, b []byte, p *event.Context) bool {
 	if d.depth++; d.depth > d.maxDepth {
 		return false
 	}
-	all := b
-	_ = all
-	var seen uint64
-	_ = seen
+	var seen uint64 // bit i+1: wire field i was read
 	for len(b) > 0 {
 		num, typ, n := consumeTag(b)
 		if n < 0 {
@@ -5471,10 +4521,10 @@ func decContext(d *decoder, b []byte, p *event.Context) bool {
 		b = b[n:]
 		switch num {
 		case 1:
-			if typ != protowire.BytesType || seen&(uint64(1)<<1) != 0 {
+			if typ != protowire.BytesType || seen&(1<<1) != 0 {
 				return false
 			}
-			seen |= uint64(1) << 1
+			seen |= 1 << 1
 			v, n := protowire.ConsumeBytes(b)
 			if n < 0 {
 				return false
@@ -5486,10 +4536,10 @@ func decContext(d *decoder, b []byte, p *event.Context) bool {
 			}
 			p.Description = s
 		case 2:
-			if typ != protowire.BytesType || seen&(uint64(1)<<2) != 0 {
+			if typ != protowire.BytesType || seen&(1<<2) != 0 {
 				return false
 			}
-			seen |= uint64(1) << 2
+			seen |= 1 << 2
 			v, n := protowire.ConsumeBytes(b)
 			if n < 0 {
 				return false
@@ -5512,10 +4562,7 @@ func decResumeEntry(d *decoder, b []byte, p *event.ResumeEntry) bool {
 	if d.depth++; d.depth > d.maxDepth {
 		return false
 	}
-	all := b
-	_ = all
-	var seen uint64
-	_ = seen
+	var seen uint64 // bit i+1: wire field i was read
 	for len(b) > 0 {
 		num, typ, n := consumeTag(b)
 		if n < 0 {
@@ -5524,10 +4571,10 @@ func decResumeEntry(d *decoder, b []byte, p *event.ResumeEntry) bool {
 		b = b[n:]
 		switch num {
 		case 1:
-			if typ != protowire.BytesType || seen&(uint64(1)<<1) != 0 {
+			if typ != protowire.BytesType || seen&(1<<1) != 0 {
 				return false
 			}
-			seen |= uint64(1) << 1
+			seen |= 1 << 1
 			v, n := protowire.ConsumeBytes(b)
 			if n < 0 {
 				return false
@@ -5539,10 +4586,10 @@ func decResumeEntry(d *decoder, b []byte, p *event.ResumeEntry) bool {
 			}
 			p.InterruptID = s
 		case 2:
-			if typ != protowire.BytesType || seen&(uint64(1)<<2) != 0 {
+			if typ != protowire.BytesType || seen&(1<<2) != 0 {
 				return false
 			}
-			seen |= uint64(1) << 2
+			seen |= 1 << 2
 			v, n := protowire.ConsumeBytes(b)
 			if n < 0 {
 				return false
@@ -5554,10 +4601,10 @@ func decResumeEntry(d *decoder, b []byte, p *event.ResumeEntry) bool {
 			}
 			p.Status = s
 		case 3:
-			if typ != protowire.BytesType || seen&(uint64(1)<<3) != 0 {
+			if typ != protowire.BytesType || seen&(1<<3) != 0 {
 				return false
 			}
-			seen |= uint64(1) << 3
+			seen |= 1 << 3
 			v, n := protowire.ConsumeBytes(b)
 			if n < 0 {
 				return false
@@ -5572,10 +4619,10 @@ func decResumeEntry(d *decoder, b []byte, p *event.ResumeEntry) bool {
 			}
 			p.Payload = x
 		case 4:
-			if typ != protowire.BytesType || seen&(uint64(1)<<4) != 0 {
+			if typ != protowire.BytesType || seen&(1<<4) != 0 {
 				return false
 			}
-			seen |= uint64(1) << 4
+			seen |= 1 << 4
 			v, n := protowire.ConsumeBytes(b)
 			if n < 0 {
 				return false
@@ -5590,26 +4637,21 @@ func decResumeEntry(d *decoder, b []byte, p *event.ResumeEntry) bool {
 			return false // a field the reference skips, or a group
 		}
 	}
-	if d.finish(planResumeEntry, schema.PointerTo(p)) != nil {
-		return false
-	}
 	d.depth--
-	return true
+	return d.finish(planResumeEntry, schema.PointerTo(p)) == nil
 }
 
 func decRunFinished(d *decoder, b []byte, p *event.RunFinished, enum int32) bool {
 	if d.depth++; d.depth > d.maxDepth {
 		return false
 	}
-	all := b
-	_ = all
-	var base []byte
-	haveBase := false
+	all := b // for the second pass
 	count4 := 0
 	count5 := 0
 	count6 := 0
-	var seen uint64
-	_ = seen
+	var base []byte
+	haveBase := false
+	var seen uint64 // bit i+1: wire field i was read
 	for len(b) > 0 {
 		num, typ, n := consumeTag(b)
 		if n < 0 {
@@ -5628,10 +4670,10 @@ func decRunFinished(d *decoder, b []byte, p *event.RunFinished, enum int32) bool
 			b = b[n:]
 			base, haveBase = v, true
 		case 2:
-			if typ != protowire.BytesType || seen&(uint64(1)<<1) != 0 {
+			if typ != protowire.BytesType || seen&(1<<1) != 0 {
 				return false
 			}
-			seen |= uint64(1) << 1
+			seen |= 1 << 1
 			v, n := protowire.ConsumeBytes(b)
 			if n < 0 {
 				return false
@@ -5643,10 +4685,10 @@ func decRunFinished(d *decoder, b []byte, p *event.RunFinished, enum int32) bool
 			}
 			p.ThreadID = s
 		case 3:
-			if typ != protowire.BytesType || seen&(uint64(1)<<2) != 0 {
+			if typ != protowire.BytesType || seen&(1<<2) != 0 {
 				return false
 			}
-			seen |= uint64(1) << 2
+			seen |= 1 << 2
 			v, n := protowire.ConsumeBytes(b)
 			if n < 0 {
 				return false
@@ -5658,10 +4700,10 @@ func decRunFinished(d *decoder, b []byte, p *event.RunFinished, enum int32) bool
 			}
 			p.RunID = s
 		case 4:
-			if typ != protowire.BytesType || seen&(uint64(1)<<3) != 0 {
+			if typ != protowire.BytesType || seen&(1<<3) != 0 {
 				return false
 			}
-			seen |= uint64(1) << 3
+			seen |= 1 << 3
 			v, n := protowire.ConsumeBytes(b)
 			if n < 0 {
 				return false
@@ -5676,17 +4718,17 @@ func decRunFinished(d *decoder, b []byte, p *event.RunFinished, enum int32) bool
 			}
 			p.Result = x
 		case 5:
-			if typ != protowire.BytesType || seen&(uint64(1)<<4) != 0 {
+			if typ != protowire.BytesType || seen&(1<<4) != 0 {
 				return false
 			}
-			seen |= uint64(1) << 4
+			seen |= 1 << 4
 			v, n := protowire.ConsumeBytes(b)
 			if n < 0 {
 				return false
 			}
 			b = b[n:]
 			if p.Outcome == nil {
-				if d.charge(64) != nil {
+				if d.charge(int(unsafe.Sizeof(event.RunOutcome{}))) != nil {
 					return false
 				}
 				p.Outcome = new(event.RunOutcome)
@@ -5700,85 +4742,70 @@ func decRunFinished(d *decoder, b []byte, p *event.RunFinished, enum int32) bool
 			if typ != protowire.BytesType {
 				return false
 			}
-			v, n := protowire.ConsumeBytes(b)
+			_, n := protowire.ConsumeBytes(b)
 			if n < 0 {
 				return false
 			}
 			b = b[n:]
-			if p.Outcome == nil {
-				if d.charge(64) != nil {
-					return false
-				}
-				p.Outcome = new(event.RunOutcome)
-			}
-			_ = v
 			count4++
 		case 7:
 			if typ != protowire.BytesType {
 				return false
 			}
-			v, n := protowire.ConsumeBytes(b)
+			_, n := protowire.ConsumeBytes(b)
 			if n < 0 {
 				return false
 			}
 			b = b[n:]
-			_ = v
 			count5++
 		case 8:
 			if typ != protowire.BytesType {
 				return false
 			}
-			v, n := protowire.ConsumeBytes(b)
+			_, n := protowire.ConsumeBytes(b)
 			if n < 0 {
 				return false
 			}
 			b = b[n:]
-			if p.Outcome == nil {
-				if d.charge(64) != nil {
-					return false
-				}
-				p.Outcome = new(event.RunOutcome)
-			}
-			_ = v
 			count6++
 		default:
 			return false // a field the reference skips, or a group
 		}
 	}
 	if count4 > 0 || count5 > 0 || count6 > 0 {
-		if count4 > 0 && p.Outcome == nil {
-			if d.charge(64) != nil {
-				return false
-			}
-			p.Outcome = new(event.RunOutcome)
-		}
 		if count4 > 0 {
-			if d.charge(count4*112) != nil {
+			if p.Outcome == nil {
+				if d.charge(int(unsafe.Sizeof(event.RunOutcome{}))) != nil {
+					return false
+				}
+				p.Outcome = new(event.RunOutcome)
+			}
+			if d.charge(count4*int(unsafe.Sizeof(event.Interrupt{}))) != nil {
 				return false
 			}
 			p.Outcome.Interrupts = make([]event.Interrupt, count4)
+			count4 = 0
 		}
-		count4 = 0
 		if count5 > 0 {
-			if d.charge(count5*64) != nil {
+			if d.charge(count5*int(unsafe.Sizeof(event.Usage{}))) != nil {
 				return false
 			}
 			p.Usage = make([]event.Usage, count5)
-		}
-		count5 = 0
-		if count6 > 0 && p.Outcome == nil {
-			if d.charge(64) != nil {
-				return false
-			}
-			p.Outcome = new(event.RunOutcome)
+			count5 = 0
 		}
 		if count6 > 0 {
-			if d.charge(count6*16) != nil {
+			if p.Outcome == nil {
+				if d.charge(int(unsafe.Sizeof(event.RunOutcome{}))) != nil {
+					return false
+				}
+				p.Outcome = new(event.RunOutcome)
+			}
+			if d.charge(count6*int(unsafe.Sizeof(""))) != nil {
 				return false
 			}
 			p.Outcome.PendingToolCallIDs = make([]string, count6)
+			count6 = 0
 		}
-		count6 = 0
 		for b = all; len(b) > 0; {
 			num, typ, n := consumeTag(b)
 			b = b[n:]
@@ -5811,134 +4838,18 @@ func decRunFinished(d *decoder, b []byte, p *event.RunFinished, enum int32) bool
 			}
 		}
 	}
-	if !haveBase {
-		return false
-	}
-	d.depth-- // base_event's fields belong to the event's level
-	if !decBase(d, base, &p.Base, enum) {
-		return false
-	}
-	d.depth++
-	if d.finish(planRunFinished, schema.PointerTo(p)) != nil {
-		return false
-	}
 	d.depth--
-	return true
-}
-
-func decRunOutcome(d *decoder, b []byte, p *event.RunOutcome) bool {
-	if d.depth++; d.depth > d.maxDepth {
+	if !haveBase || !decBase(d, base, &p.Base, enum) {
 		return false
 	}
-	all := b
-	_ = all
-	count1 := 0
-	count2 := 0
-	var seen uint64
-	_ = seen
-	for len(b) > 0 {
-		num, typ, n := consumeTag(b)
-		if n < 0 {
-			return false
-		}
-		b = b[n:]
-		switch num {
-		case 5:
-			if typ != protowire.BytesType || seen&(uint64(1)<<1) != 0 {
-				return false
-			}
-			seen |= uint64(1) << 1
-			v, n := protowire.ConsumeBytes(b)
-			if n < 0 {
-				return false
-			}
-			b = b[n:]
-			s, ok := d.fastStr(v)
-			if !ok {
-				return false
-			}
-			p.Type = s
-		case 6:
-			if typ != protowire.BytesType {
-				return false
-			}
-			v, n := protowire.ConsumeBytes(b)
-			if n < 0 {
-				return false
-			}
-			b = b[n:]
-			_ = v
-			count1++
-		case 8:
-			if typ != protowire.BytesType {
-				return false
-			}
-			v, n := protowire.ConsumeBytes(b)
-			if n < 0 {
-				return false
-			}
-			b = b[n:]
-			_ = v
-			count2++
-		default:
-			return false // a field the reference skips, or a group
-		}
-	}
-	if count1 > 0 || count2 > 0 {
-		if count1 > 0 {
-			if d.charge(count1*112) != nil {
-				return false
-			}
-			p.Interrupts = make([]event.Interrupt, count1)
-		}
-		count1 = 0
-		if count2 > 0 {
-			if d.charge(count2*16) != nil {
-				return false
-			}
-			p.PendingToolCallIDs = make([]string, count2)
-		}
-		count2 = 0
-		for b = all; len(b) > 0; {
-			num, typ, n := consumeTag(b)
-			b = b[n:]
-			switch num {
-			case 6:
-				v, n := protowire.ConsumeBytes(b)
-				b = b[n:]
-				if !decInterrupt(d, v, &p.Interrupts[count1]) {
-					return false
-				}
-				count1++
-			case 8:
-				v, n := protowire.ConsumeBytes(b)
-				b = b[n:]
-				s, ok := d.fastStr(v)
-				if !ok {
-					return false
-				}
-				p.PendingToolCallIDs[count2] = s
-				count2++
-			default:
-				b = b[protowire.ConsumeFieldValue(num, typ, b):] // read in the first pass
-			}
-		}
-	}
-	if d.finish(planRunOutcome, schema.PointerTo(p)) != nil {
-		return false
-	}
-	d.depth--
-	return true
+	return d.finish(planRunFinished, schema.PointerTo(p)) == nil
 }
 
 func decInterrupt(d *decoder, b []byte, p *event.Interrupt) bool {
 	if d.depth++; d.depth > d.maxDepth {
 		return false
 	}
-	all := b
-	_ = all
-	var seen uint64
-	_ = seen
+	var seen uint64 // bit i+1: wire field i was read
 	for len(b) > 0 {
 		num, typ, n := consumeTag(b)
 		if n < 0 {
@@ -5947,10 +4858,10 @@ func decInterrupt(d *decoder, b []byte, p *event.Interrupt) bool {
 		b = b[n:]
 		switch num {
 		case 1:
-			if typ != protowire.BytesType || seen&(uint64(1)<<1) != 0 {
+			if typ != protowire.BytesType || seen&(1<<1) != 0 {
 				return false
 			}
-			seen |= uint64(1) << 1
+			seen |= 1 << 1
 			v, n := protowire.ConsumeBytes(b)
 			if n < 0 {
 				return false
@@ -5962,10 +4873,10 @@ func decInterrupt(d *decoder, b []byte, p *event.Interrupt) bool {
 			}
 			p.ID = s
 		case 2:
-			if typ != protowire.BytesType || seen&(uint64(1)<<2) != 0 {
+			if typ != protowire.BytesType || seen&(1<<2) != 0 {
 				return false
 			}
-			seen |= uint64(1) << 2
+			seen |= 1 << 2
 			v, n := protowire.ConsumeBytes(b)
 			if n < 0 {
 				return false
@@ -5977,40 +4888,40 @@ func decInterrupt(d *decoder, b []byte, p *event.Interrupt) bool {
 			}
 			p.Reason = s
 		case 3:
-			if typ != protowire.BytesType || seen&(uint64(1)<<3) != 0 {
+			if typ != protowire.BytesType || seen&(1<<3) != 0 {
 				return false
 			}
-			seen |= uint64(1) << 3
+			seen |= 1 << 3
 			v, n := protowire.ConsumeBytes(b)
 			if n < 0 {
 				return false
 			}
 			b = b[n:]
 			s, ok := d.fastStr(v)
-			if !ok || d.charge(16) != nil {
+			if !ok || d.charge(costString) != nil {
 				return false
 			}
 			p.Message = d.newString(s)
 		case 4:
-			if typ != protowire.BytesType || seen&(uint64(1)<<4) != 0 {
+			if typ != protowire.BytesType || seen&(1<<4) != 0 {
 				return false
 			}
-			seen |= uint64(1) << 4
+			seen |= 1 << 4
 			v, n := protowire.ConsumeBytes(b)
 			if n < 0 {
 				return false
 			}
 			b = b[n:]
 			s, ok := d.fastStr(v)
-			if !ok || d.charge(16) != nil {
+			if !ok || d.charge(costString) != nil {
 				return false
 			}
 			p.ToolCallID = d.newString(s)
 		case 5:
-			if typ != protowire.BytesType || seen&(uint64(1)<<5) != 0 {
+			if typ != protowire.BytesType || seen&(1<<5) != 0 {
 				return false
 			}
-			seen |= uint64(1) << 5
+			seen |= 1 << 5
 			v, n := protowire.ConsumeBytes(b)
 			if n < 0 {
 				return false
@@ -6025,25 +4936,25 @@ func decInterrupt(d *decoder, b []byte, p *event.Interrupt) bool {
 			}
 			p.ResponseSchema = x
 		case 6:
-			if typ != protowire.BytesType || seen&(uint64(1)<<6) != 0 {
+			if typ != protowire.BytesType || seen&(1<<6) != 0 {
 				return false
 			}
-			seen |= uint64(1) << 6
+			seen |= 1 << 6
 			v, n := protowire.ConsumeBytes(b)
 			if n < 0 {
 				return false
 			}
 			b = b[n:]
 			s, ok := d.fastStr(v)
-			if !ok || d.charge(16) != nil {
+			if !ok || d.charge(costString) != nil {
 				return false
 			}
 			p.ExpiresAt = d.newString(s)
 		case 7:
-			if typ != protowire.BytesType || seen&(uint64(1)<<7) != 0 {
+			if typ != protowire.BytesType || seen&(1<<7) != 0 {
 				return false
 			}
-			seen |= uint64(1) << 7
+			seen |= 1 << 7
 			v, n := protowire.ConsumeBytes(b)
 			if n < 0 {
 				return false
@@ -6058,17 +4969,17 @@ func decInterrupt(d *decoder, b []byte, p *event.Interrupt) bool {
 			}
 			p.Metadata = x
 		case 8:
-			if typ != protowire.BytesType || seen&(uint64(1)<<8) != 0 {
+			if typ != protowire.BytesType || seen&(1<<8) != 0 {
 				return false
 			}
-			seen |= uint64(1) << 8
+			seen |= 1 << 8
 			v, n := protowire.ConsumeBytes(b)
 			if n < 0 {
 				return false
 			}
 			b = b[n:]
 			s, ok := d.fastStr(v)
-			if !ok || d.charge(16) != nil {
+			if !ok || d.charge(costString) != nil {
 				return false
 			}
 			p.SubagentRunID = d.newString(s)
@@ -6084,10 +4995,7 @@ func decUsage(d *decoder, b []byte, p *event.Usage) bool {
 	if d.depth++; d.depth > d.maxDepth {
 		return false
 	}
-	all := b
-	_ = all
-	var seen uint64
-	_ = seen
+	var seen uint64 // bit i+1: wire field i was read
 	for len(b) > 0 {
 		num, typ, n := consumeTag(b)
 		if n < 0 {
@@ -6096,116 +5004,116 @@ func decUsage(d *decoder, b []byte, p *event.Usage) bool {
 		b = b[n:]
 		switch num {
 		case 1:
-			if typ != protowire.BytesType || seen&(uint64(1)<<1) != 0 {
+			if typ != protowire.BytesType || seen&(1<<1) != 0 {
 				return false
 			}
-			seen |= uint64(1) << 1
+			seen |= 1 << 1
 			v, n := protowire.ConsumeBytes(b)
 			if n < 0 {
 				return false
 			}
 			b = b[n:]
 			s, ok := d.fastStr(v)
-			if !ok || d.charge(16) != nil {
+			if !ok || d.charge(costString) != nil {
 				return false
 			}
 			p.Provider = d.newString(s)
 		case 2:
-			if typ != protowire.BytesType || seen&(uint64(1)<<2) != 0 {
+			if typ != protowire.BytesType || seen&(1<<2) != 0 {
 				return false
 			}
-			seen |= uint64(1) << 2
+			seen |= 1 << 2
 			v, n := protowire.ConsumeBytes(b)
 			if n < 0 {
 				return false
 			}
 			b = b[n:]
 			s, ok := d.fastStr(v)
-			if !ok || d.charge(16) != nil {
+			if !ok || d.charge(costString) != nil {
 				return false
 			}
 			p.Model = d.newString(s)
 		case 3:
-			if typ != protowire.VarintType || seen&(uint64(1)<<3) != 0 {
+			if typ != protowire.VarintType || seen&(1<<3) != 0 {
 				return false
 			}
-			seen |= uint64(1) << 3
+			seen |= 1 << 3
 			v, n := protowire.ConsumeVarint(b)
 			if n < 0 {
 				return false
 			}
 			b = b[n:]
-			if x := int64(v); (x > maxSafeInt || x < -maxSafeInt) && !d.unsafeInts || d.charge(8) != nil {
+			if !jsonx.SafeInteger(int64(v)) && !d.unsafeInts || d.charge(costInt64) != nil {
 				return false
 			}
 			p.InputTokens = d.newInt64(int64(v))
 		case 4:
-			if typ != protowire.VarintType || seen&(uint64(1)<<4) != 0 {
+			if typ != protowire.VarintType || seen&(1<<4) != 0 {
 				return false
 			}
-			seen |= uint64(1) << 4
+			seen |= 1 << 4
 			v, n := protowire.ConsumeVarint(b)
 			if n < 0 {
 				return false
 			}
 			b = b[n:]
-			if x := int64(v); (x > maxSafeInt || x < -maxSafeInt) && !d.unsafeInts || d.charge(8) != nil {
+			if !jsonx.SafeInteger(int64(v)) && !d.unsafeInts || d.charge(costInt64) != nil {
 				return false
 			}
 			p.OutputTokens = d.newInt64(int64(v))
 		case 5:
-			if typ != protowire.VarintType || seen&(uint64(1)<<5) != 0 {
+			if typ != protowire.VarintType || seen&(1<<5) != 0 {
 				return false
 			}
-			seen |= uint64(1) << 5
+			seen |= 1 << 5
 			v, n := protowire.ConsumeVarint(b)
 			if n < 0 {
 				return false
 			}
 			b = b[n:]
-			if x := int64(v); (x > maxSafeInt || x < -maxSafeInt) && !d.unsafeInts || d.charge(8) != nil {
+			if !jsonx.SafeInteger(int64(v)) && !d.unsafeInts || d.charge(costInt64) != nil {
 				return false
 			}
 			p.TotalTokens = d.newInt64(int64(v))
 		case 6:
-			if typ != protowire.VarintType || seen&(uint64(1)<<6) != 0 {
+			if typ != protowire.VarintType || seen&(1<<6) != 0 {
 				return false
 			}
-			seen |= uint64(1) << 6
+			seen |= 1 << 6
 			v, n := protowire.ConsumeVarint(b)
 			if n < 0 {
 				return false
 			}
 			b = b[n:]
-			if x := int64(v); (x > maxSafeInt || x < -maxSafeInt) && !d.unsafeInts || d.charge(8) != nil {
+			if !jsonx.SafeInteger(int64(v)) && !d.unsafeInts || d.charge(costInt64) != nil {
 				return false
 			}
 			p.ReasoningTokens = d.newInt64(int64(v))
 		case 7:
-			if typ != protowire.VarintType || seen&(uint64(1)<<7) != 0 {
+			if typ != protowire.VarintType || seen&(1<<7) != 0 {
 				return false
 			}
-			seen |= uint64(1) << 7
+			seen |= 1 << 7
 			v, n := protowire.ConsumeVarint(b)
 			if n < 0 {
 				return false
 			}
 			b = b[n:]
-			if x := int64(v); (x > maxSafeInt || x < -maxSafeInt) && !d.unsafeInts || d.charge(8) != nil {
+			if !jsonx.SafeInteger(int64(v)) && !d.unsafeInts || d.charge(costInt64) != nil {
 				return false
 			}
 			p.CachedInputTokens = d.newInt64(int64(v))
 		case 8:
-			if typ != protowire.VarintType || seen&(uint64(1)<<8) != 0 {
+			if typ != protowire.VarintType || seen&(1<<8) != 0 {
 				return false
 			}
-			seen |= uint64(1) << 8
+			seen |= 1 << 8
 			v, n := protowire.ConsumeVarint(b)
 			if n < 0 {
 				return false
 			}
 			b = b[n:]
-			if x := int64(v); (x > maxSafeInt || x < -maxSafeInt) && !d.unsafeInts || d.charge(8) != nil {
+			if !jsonx.SafeInteger(int64(v)) && !d.unsafeInts || d.charge(costInt64) != nil {
 				return false
 			}
 			p.CacheWriteInputTokens = d.newInt64(int64(v))
@@ -6221,13 +5129,11 @@ func decRunError(d *decoder, b []byte, p *event.RunError, enum int32) bool {
 	if d.depth++; d.depth > d.maxDepth {
 		return false
 	}
-	all := b
-	_ = all
+	all := b // for the second pass
+	count2 := 0
 	var base []byte
 	haveBase := false
-	count2 := 0
-	var seen uint64
-	_ = seen
+	var seen uint64 // bit i+1: wire field i was read
 	for len(b) > 0 {
 		num, typ, n := consumeTag(b)
 		if n < 0 {
@@ -6246,25 +5152,25 @@ func decRunError(d *decoder, b []byte, p *event.RunError, enum int32) bool {
 			b = b[n:]
 			base, haveBase = v, true
 		case 2:
-			if typ != protowire.BytesType || seen&(uint64(1)<<1) != 0 {
+			if typ != protowire.BytesType || seen&(1<<1) != 0 {
 				return false
 			}
-			seen |= uint64(1) << 1
+			seen |= 1 << 1
 			v, n := protowire.ConsumeBytes(b)
 			if n < 0 {
 				return false
 			}
 			b = b[n:]
 			s, ok := d.fastStr(v)
-			if !ok || d.charge(16) != nil {
+			if !ok || d.charge(costString) != nil {
 				return false
 			}
 			p.Code = d.newString(s)
 		case 3:
-			if typ != protowire.BytesType || seen&(uint64(1)<<2) != 0 {
+			if typ != protowire.BytesType || seen&(1<<2) != 0 {
 				return false
 			}
-			seen |= uint64(1) << 2
+			seen |= 1 << 2
 			v, n := protowire.ConsumeBytes(b)
 			if n < 0 {
 				return false
@@ -6279,12 +5185,11 @@ func decRunError(d *decoder, b []byte, p *event.RunError, enum int32) bool {
 			if typ != protowire.BytesType {
 				return false
 			}
-			v, n := protowire.ConsumeBytes(b)
+			_, n := protowire.ConsumeBytes(b)
 			if n < 0 {
 				return false
 			}
 			b = b[n:]
-			_ = v
 			count2++
 		default:
 			return false // a field the reference skips, or a group
@@ -6292,12 +5197,12 @@ func decRunError(d *decoder, b []byte, p *event.RunError, enum int32) bool {
 	}
 	if count2 > 0 {
 		if count2 > 0 {
-			if d.charge(count2*64) != nil {
+			if d.charge(count2*int(unsafe.Sizeof(event.Usage{}))) != nil {
 				return false
 			}
 			p.Usage = make([]event.Usage, count2)
+			count2 = 0
 		}
-		count2 = 0
 		for b = all; len(b) > 0; {
 			num, typ, n := consumeTag(b)
 			b = b[n:]
@@ -6314,15 +5219,10 @@ func decRunError(d *decoder, b []byte, p *event.RunError, enum int32) bool {
 			}
 		}
 	}
-	if !haveBase {
-		return false
-	}
-	d.depth-- // base_event's fields belong to the event's level
-	if !decBase(d, base, &p.Base, enum) {
-		return false
-	}
-	d.depth++
 	d.depth--
+	if !haveBase || !decBase(d, base, &p.Base, enum) {
+		return false
+	}
 	return true
 }
 
@@ -6330,12 +5230,9 @@ func decStepStarted(d *decoder, b []byte, p *event.StepStarted, enum int32) bool
 	if d.depth++; d.depth > d.maxDepth {
 		return false
 	}
-	all := b
-	_ = all
 	var base []byte
 	haveBase := false
-	var seen uint64
-	_ = seen
+	var seen uint64 // bit i+1: wire field i was read
 	for len(b) > 0 {
 		num, typ, n := consumeTag(b)
 		if n < 0 {
@@ -6354,10 +5251,10 @@ func decStepStarted(d *decoder, b []byte, p *event.StepStarted, enum int32) bool
 			b = b[n:]
 			base, haveBase = v, true
 		case 2:
-			if typ != protowire.BytesType || seen&(uint64(1)<<1) != 0 {
+			if typ != protowire.BytesType || seen&(1<<1) != 0 {
 				return false
 			}
-			seen |= uint64(1) << 1
+			seen |= 1 << 1
 			v, n := protowire.ConsumeBytes(b)
 			if n < 0 {
 				return false
@@ -6369,17 +5266,17 @@ func decStepStarted(d *decoder, b []byte, p *event.StepStarted, enum int32) bool
 			}
 			p.StepName = s
 		case 3:
-			if typ != protowire.BytesType || seen&(uint64(1)<<2) != 0 {
+			if typ != protowire.BytesType || seen&(1<<2) != 0 {
 				return false
 			}
-			seen |= uint64(1) << 2
+			seen |= 1 << 2
 			v, n := protowire.ConsumeBytes(b)
 			if n < 0 {
 				return false
 			}
 			b = b[n:]
 			s, ok := d.fastStr(v)
-			if !ok || d.charge(16) != nil {
+			if !ok || d.charge(costString) != nil {
 				return false
 			}
 			p.SubagentRunID = d.newString(s)
@@ -6387,15 +5284,10 @@ func decStepStarted(d *decoder, b []byte, p *event.StepStarted, enum int32) bool
 			return false // a field the reference skips, or a group
 		}
 	}
-	if !haveBase {
-		return false
-	}
-	d.depth-- // base_event's fields belong to the event's level
-	if !decBase(d, base, &p.Base, enum) {
-		return false
-	}
-	d.depth++
 	d.depth--
+	if !haveBase || !decBase(d, base, &p.Base, enum) {
+		return false
+	}
 	return true
 }
 
@@ -6403,12 +5295,9 @@ func decStepFinished(d *decoder, b []byte, p *event.StepFinished, enum int32) bo
 	if d.depth++; d.depth > d.maxDepth {
 		return false
 	}
-	all := b
-	_ = all
 	var base []byte
 	haveBase := false
-	var seen uint64
-	_ = seen
+	var seen uint64 // bit i+1: wire field i was read
 	for len(b) > 0 {
 		num, typ, n := consumeTag(b)
 		if n < 0 {
@@ -6427,10 +5316,10 @@ func decStepFinished(d *decoder, b []byte, p *event.StepFinished, enum int32) bo
 			b = b[n:]
 			base, haveBase = v, true
 		case 2:
-			if typ != protowire.BytesType || seen&(uint64(1)<<1) != 0 {
+			if typ != protowire.BytesType || seen&(1<<1) != 0 {
 				return false
 			}
-			seen |= uint64(1) << 1
+			seen |= 1 << 1
 			v, n := protowire.ConsumeBytes(b)
 			if n < 0 {
 				return false
@@ -6442,17 +5331,17 @@ func decStepFinished(d *decoder, b []byte, p *event.StepFinished, enum int32) bo
 			}
 			p.StepName = s
 		case 3:
-			if typ != protowire.BytesType || seen&(uint64(1)<<2) != 0 {
+			if typ != protowire.BytesType || seen&(1<<2) != 0 {
 				return false
 			}
-			seen |= uint64(1) << 2
+			seen |= 1 << 2
 			v, n := protowire.ConsumeBytes(b)
 			if n < 0 {
 				return false
 			}
 			b = b[n:]
 			s, ok := d.fastStr(v)
-			if !ok || d.charge(16) != nil {
+			if !ok || d.charge(costString) != nil {
 				return false
 			}
 			p.SubagentRunID = d.newString(s)
@@ -6460,15 +5349,10 @@ func decStepFinished(d *decoder, b []byte, p *event.StepFinished, enum int32) bo
 			return false // a field the reference skips, or a group
 		}
 	}
-	if !haveBase {
-		return false
-	}
-	d.depth-- // base_event's fields belong to the event's level
-	if !decBase(d, base, &p.Base, enum) {
-		return false
-	}
-	d.depth++
 	d.depth--
+	if !haveBase || !decBase(d, base, &p.Base, enum) {
+		return false
+	}
 	return true
 }
 
@@ -6476,12 +5360,9 @@ func decTextMessageChunk(d *decoder, b []byte, p *event.TextMessageChunk, enum i
 	if d.depth++; d.depth > d.maxDepth {
 		return false
 	}
-	all := b
-	_ = all
 	var base []byte
 	haveBase := false
-	var seen uint64
-	_ = seen
+	var seen uint64 // bit i+1: wire field i was read
 	for len(b) > 0 {
 		num, typ, n := consumeTag(b)
 		if n < 0 {
@@ -6500,77 +5381,77 @@ func decTextMessageChunk(d *decoder, b []byte, p *event.TextMessageChunk, enum i
 			b = b[n:]
 			base, haveBase = v, true
 		case 2:
-			if typ != protowire.BytesType || seen&(uint64(1)<<1) != 0 {
+			if typ != protowire.BytesType || seen&(1<<1) != 0 {
 				return false
 			}
-			seen |= uint64(1) << 1
+			seen |= 1 << 1
 			v, n := protowire.ConsumeBytes(b)
 			if n < 0 {
 				return false
 			}
 			b = b[n:]
 			s, ok := d.fastStr(v)
-			if !ok || d.charge(16) != nil {
+			if !ok || d.charge(costString) != nil {
 				return false
 			}
 			p.MessageID = d.newString(s)
 		case 3:
-			if typ != protowire.BytesType || seen&(uint64(1)<<2) != 0 {
+			if typ != protowire.BytesType || seen&(1<<2) != 0 {
 				return false
 			}
-			seen |= uint64(1) << 2
+			seen |= 1 << 2
 			v, n := protowire.ConsumeBytes(b)
 			if n < 0 {
 				return false
 			}
 			b = b[n:]
 			s, ok := d.fastStr(v)
-			if !ok || d.charge(16) != nil {
+			if !ok || d.charge(costString) != nil {
 				return false
 			}
 			p.Role = d.newString(s)
 		case 4:
-			if typ != protowire.BytesType || seen&(uint64(1)<<3) != 0 {
+			if typ != protowire.BytesType || seen&(1<<3) != 0 {
 				return false
 			}
-			seen |= uint64(1) << 3
+			seen |= 1 << 3
 			v, n := protowire.ConsumeBytes(b)
 			if n < 0 {
 				return false
 			}
 			b = b[n:]
 			s, ok := d.fastStr(v)
-			if !ok || d.charge(16) != nil {
+			if !ok || d.charge(costString) != nil {
 				return false
 			}
 			p.Delta = d.newString(s)
 		case 5:
-			if typ != protowire.BytesType || seen&(uint64(1)<<4) != 0 {
+			if typ != protowire.BytesType || seen&(1<<4) != 0 {
 				return false
 			}
-			seen |= uint64(1) << 4
+			seen |= 1 << 4
 			v, n := protowire.ConsumeBytes(b)
 			if n < 0 {
 				return false
 			}
 			b = b[n:]
 			s, ok := d.fastStr(v)
-			if !ok || d.charge(16) != nil {
+			if !ok || d.charge(costString) != nil {
 				return false
 			}
 			p.Name = d.newString(s)
 		case 6:
-			if typ != protowire.BytesType || seen&(uint64(1)<<5) != 0 {
+			if typ != protowire.BytesType || seen&(1<<5) != 0 {
 				return false
 			}
-			seen |= uint64(1) << 5
+			seen |= 1 << 5
 			v, n := protowire.ConsumeBytes(b)
 			if n < 0 {
 				return false
 			}
 			b = b[n:]
 			s, ok := d.fastStr(v)
-			if !ok || d.charge(16) != nil {
+			if !ok || d.charge(costString) != nil {
 				return false
 			}
 			p.SubagentRunID = d.newString(s)
@@ -6578,31 +5459,20 @@ func decTextMessageChunk(d *decoder, b []byte, p *event.TextMessageChunk, enum i
 			return false // a field the reference skips, or a group
 		}
 	}
-	if !haveBase {
-		return false
-	}
-	d.depth-- // base_event's fields belong to the event's level
-	if !decBase(d, base, &p.Base, enum) {
-		return false
-	}
-	d.depth++
-	if d.finish(planTextMessageChunk, schema.PointerTo(p)) != nil {
-		return false
-	}
 	d.depth--
-	return true
+	if !haveBase || !decBase(d, base, &p.Base, enum) {
+		return false
+	}
+	return d.finish(planTextMessageChunk, schema.PointerTo(p)) == nil
 }
 
 func decToolCallChunk(d *decoder, b []byte, p *event.ToolCallChunk, enum int32) bool {
 	if d.depth++; d.depth > d.maxDepth {
 		return false
 	}
-	all := b
-	_ = all
 	var base []byte
 	haveBase := false
-	var seen uint64
-	_ = seen
+	var seen uint64 // bit i+1: wire field i was read
 	for len(b) > 0 {
 		num, typ, n := consumeTag(b)
 		if n < 0 {
@@ -6621,77 +5491,77 @@ func decToolCallChunk(d *decoder, b []byte, p *event.ToolCallChunk, enum int32) 
 			b = b[n:]
 			base, haveBase = v, true
 		case 2:
-			if typ != protowire.BytesType || seen&(uint64(1)<<1) != 0 {
+			if typ != protowire.BytesType || seen&(1<<1) != 0 {
 				return false
 			}
-			seen |= uint64(1) << 1
+			seen |= 1 << 1
 			v, n := protowire.ConsumeBytes(b)
 			if n < 0 {
 				return false
 			}
 			b = b[n:]
 			s, ok := d.fastStr(v)
-			if !ok || d.charge(16) != nil {
+			if !ok || d.charge(costString) != nil {
 				return false
 			}
 			p.ToolCallID = d.newString(s)
 		case 3:
-			if typ != protowire.BytesType || seen&(uint64(1)<<2) != 0 {
+			if typ != protowire.BytesType || seen&(1<<2) != 0 {
 				return false
 			}
-			seen |= uint64(1) << 2
+			seen |= 1 << 2
 			v, n := protowire.ConsumeBytes(b)
 			if n < 0 {
 				return false
 			}
 			b = b[n:]
 			s, ok := d.fastStr(v)
-			if !ok || d.charge(16) != nil {
+			if !ok || d.charge(costString) != nil {
 				return false
 			}
 			p.ToolCallName = d.newString(s)
 		case 4:
-			if typ != protowire.BytesType || seen&(uint64(1)<<3) != 0 {
+			if typ != protowire.BytesType || seen&(1<<3) != 0 {
 				return false
 			}
-			seen |= uint64(1) << 3
+			seen |= 1 << 3
 			v, n := protowire.ConsumeBytes(b)
 			if n < 0 {
 				return false
 			}
 			b = b[n:]
 			s, ok := d.fastStr(v)
-			if !ok || d.charge(16) != nil {
+			if !ok || d.charge(costString) != nil {
 				return false
 			}
 			p.ParentMessageID = d.newString(s)
 		case 5:
-			if typ != protowire.BytesType || seen&(uint64(1)<<4) != 0 {
+			if typ != protowire.BytesType || seen&(1<<4) != 0 {
 				return false
 			}
-			seen |= uint64(1) << 4
+			seen |= 1 << 4
 			v, n := protowire.ConsumeBytes(b)
 			if n < 0 {
 				return false
 			}
 			b = b[n:]
 			s, ok := d.fastStr(v)
-			if !ok || d.charge(16) != nil {
+			if !ok || d.charge(costString) != nil {
 				return false
 			}
 			p.Delta = d.newString(s)
 		case 6:
-			if typ != protowire.BytesType || seen&(uint64(1)<<5) != 0 {
+			if typ != protowire.BytesType || seen&(1<<5) != 0 {
 				return false
 			}
-			seen |= uint64(1) << 5
+			seen |= 1 << 5
 			v, n := protowire.ConsumeBytes(b)
 			if n < 0 {
 				return false
 			}
 			b = b[n:]
 			s, ok := d.fastStr(v)
-			if !ok || d.charge(16) != nil {
+			if !ok || d.charge(costString) != nil {
 				return false
 			}
 			p.SubagentRunID = d.newString(s)
@@ -6699,15 +5569,10 @@ func decToolCallChunk(d *decoder, b []byte, p *event.ToolCallChunk, enum int32) 
 			return false // a field the reference skips, or a group
 		}
 	}
-	if !haveBase {
-		return false
-	}
-	d.depth-- // base_event's fields belong to the event's level
-	if !decBase(d, base, &p.Base, enum) {
-		return false
-	}
-	d.depth++
 	d.depth--
+	if !haveBase || !decBase(d, base, &p.Base, enum) {
+		return false
+	}
 	return true
 }
 
@@ -6715,12 +5580,9 @@ func decSubagentStarted(d *decoder, b []byte, p *event.SubagentStarted, enum int
 	if d.depth++; d.depth > d.maxDepth {
 		return false
 	}
-	all := b
-	_ = all
 	var base []byte
 	haveBase := false
-	var seen uint64
-	_ = seen
+	var seen uint64 // bit i+1: wire field i was read
 	for len(b) > 0 {
 		num, typ, n := consumeTag(b)
 		if n < 0 {
@@ -6739,10 +5601,10 @@ func decSubagentStarted(d *decoder, b []byte, p *event.SubagentStarted, enum int
 			b = b[n:]
 			base, haveBase = v, true
 		case 2:
-			if typ != protowire.BytesType || seen&(uint64(1)<<1) != 0 {
+			if typ != protowire.BytesType || seen&(1<<1) != 0 {
 				return false
 			}
-			seen |= uint64(1) << 1
+			seen |= 1 << 1
 			v, n := protowire.ConsumeBytes(b)
 			if n < 0 {
 				return false
@@ -6754,10 +5616,10 @@ func decSubagentStarted(d *decoder, b []byte, p *event.SubagentStarted, enum int
 			}
 			p.SubagentRunID = s
 		case 3:
-			if typ != protowire.BytesType || seen&(uint64(1)<<2) != 0 {
+			if typ != protowire.BytesType || seen&(1<<2) != 0 {
 				return false
 			}
-			seen |= uint64(1) << 2
+			seen |= 1 << 2
 			v, n := protowire.ConsumeBytes(b)
 			if n < 0 {
 				return false
@@ -6769,62 +5631,62 @@ func decSubagentStarted(d *decoder, b []byte, p *event.SubagentStarted, enum int
 			}
 			p.Name = s
 		case 4:
-			if typ != protowire.BytesType || seen&(uint64(1)<<3) != 0 {
+			if typ != protowire.BytesType || seen&(1<<3) != 0 {
 				return false
 			}
-			seen |= uint64(1) << 3
+			seen |= 1 << 3
 			v, n := protowire.ConsumeBytes(b)
 			if n < 0 {
 				return false
 			}
 			b = b[n:]
 			s, ok := d.fastStr(v)
-			if !ok || d.charge(16) != nil {
+			if !ok || d.charge(costString) != nil {
 				return false
 			}
 			p.Description = d.newString(s)
 		case 5:
-			if typ != protowire.BytesType || seen&(uint64(1)<<4) != 0 {
+			if typ != protowire.BytesType || seen&(1<<4) != 0 {
 				return false
 			}
-			seen |= uint64(1) << 4
+			seen |= 1 << 4
 			v, n := protowire.ConsumeBytes(b)
 			if n < 0 {
 				return false
 			}
 			b = b[n:]
 			s, ok := d.fastStr(v)
-			if !ok || d.charge(16) != nil {
+			if !ok || d.charge(costString) != nil {
 				return false
 			}
 			p.ParentSubagentRunID = d.newString(s)
 		case 6:
-			if typ != protowire.BytesType || seen&(uint64(1)<<5) != 0 {
+			if typ != protowire.BytesType || seen&(1<<5) != 0 {
 				return false
 			}
-			seen |= uint64(1) << 5
+			seen |= 1 << 5
 			v, n := protowire.ConsumeBytes(b)
 			if n < 0 {
 				return false
 			}
 			b = b[n:]
 			s, ok := d.fastStr(v)
-			if !ok || d.charge(16) != nil {
+			if !ok || d.charge(costString) != nil {
 				return false
 			}
 			p.ParentToolCallID = d.newString(s)
 		case 7:
-			if typ != protowire.BytesType || seen&(uint64(1)<<6) != 0 {
+			if typ != protowire.BytesType || seen&(1<<6) != 0 {
 				return false
 			}
-			seen |= uint64(1) << 6
+			seen |= 1 << 6
 			v, n := protowire.ConsumeBytes(b)
 			if n < 0 {
 				return false
 			}
 			b = b[n:]
 			s, ok := d.fastStr(v)
-			if !ok || d.charge(16) != nil {
+			if !ok || d.charge(costString) != nil {
 				return false
 			}
 			p.ParentMessageID = d.newString(s)
@@ -6832,15 +5694,10 @@ func decSubagentStarted(d *decoder, b []byte, p *event.SubagentStarted, enum int
 			return false // a field the reference skips, or a group
 		}
 	}
-	if !haveBase {
-		return false
-	}
-	d.depth-- // base_event's fields belong to the event's level
-	if !decBase(d, base, &p.Base, enum) {
-		return false
-	}
-	d.depth++
 	d.depth--
+	if !haveBase || !decBase(d, base, &p.Base, enum) {
+		return false
+	}
 	return true
 }
 
@@ -6848,13 +5705,11 @@ func decSubagentFinished(d *decoder, b []byte, p *event.SubagentFinished, enum i
 	if d.depth++; d.depth > d.maxDepth {
 		return false
 	}
-	all := b
-	_ = all
+	all := b // for the second pass
+	count3 := 0
 	var base []byte
 	haveBase := false
-	count3 := 0
-	var seen uint64
-	_ = seen
+	var seen uint64 // bit i+1: wire field i was read
 	for len(b) > 0 {
 		num, typ, n := consumeTag(b)
 		if n < 0 {
@@ -6873,10 +5728,10 @@ func decSubagentFinished(d *decoder, b []byte, p *event.SubagentFinished, enum i
 			b = b[n:]
 			base, haveBase = v, true
 		case 2:
-			if typ != protowire.BytesType || seen&(uint64(1)<<1) != 0 {
+			if typ != protowire.BytesType || seen&(1<<1) != 0 {
 				return false
 			}
-			seen |= uint64(1) << 1
+			seen |= 1 << 1
 			v, n := protowire.ConsumeBytes(b)
 			if n < 0 {
 				return false
@@ -6888,10 +5743,10 @@ func decSubagentFinished(d *decoder, b []byte, p *event.SubagentFinished, enum i
 			}
 			p.SubagentRunID = s
 		case 3:
-			if typ != protowire.BytesType || seen&(uint64(1)<<2) != 0 {
+			if typ != protowire.BytesType || seen&(1<<2) != 0 {
 				return false
 			}
-			seen |= uint64(1) << 2
+			seen |= 1 << 2
 			v, n := protowire.ConsumeBytes(b)
 			if n < 0 {
 				return false
@@ -6906,17 +5761,17 @@ func decSubagentFinished(d *decoder, b []byte, p *event.SubagentFinished, enum i
 			}
 			p.Result = x
 		case 4:
-			if typ != protowire.BytesType || seen&(uint64(1)<<3) != 0 {
+			if typ != protowire.BytesType || seen&(1<<3) != 0 {
 				return false
 			}
-			seen |= uint64(1) << 3
+			seen |= 1 << 3
 			v, n := protowire.ConsumeBytes(b)
 			if n < 0 {
 				return false
 			}
 			b = b[n:]
 			if p.Outcome == nil {
-				if d.charge(40) != nil {
+				if d.charge(int(unsafe.Sizeof(event.SubagentOutcome{}))) != nil {
 					return false
 				}
 				p.Outcome = new(event.SubagentOutcome)
@@ -6930,37 +5785,30 @@ func decSubagentFinished(d *decoder, b []byte, p *event.SubagentFinished, enum i
 			if typ != protowire.BytesType {
 				return false
 			}
-			v, n := protowire.ConsumeBytes(b)
+			_, n := protowire.ConsumeBytes(b)
 			if n < 0 {
 				return false
 			}
 			b = b[n:]
-			if p.Outcome == nil {
-				if d.charge(40) != nil {
-					return false
-				}
-				p.Outcome = new(event.SubagentOutcome)
-			}
-			_ = v
 			count3++
 		default:
 			return false // a field the reference skips, or a group
 		}
 	}
 	if count3 > 0 {
-		if count3 > 0 && p.Outcome == nil {
-			if d.charge(40) != nil {
-				return false
-			}
-			p.Outcome = new(event.SubagentOutcome)
-		}
 		if count3 > 0 {
-			if d.charge(count3*16) != nil {
+			if p.Outcome == nil {
+				if d.charge(int(unsafe.Sizeof(event.SubagentOutcome{}))) != nil {
+					return false
+				}
+				p.Outcome = new(event.SubagentOutcome)
+			}
+			if d.charge(count3*int(unsafe.Sizeof(""))) != nil {
 				return false
 			}
 			p.Outcome.InterruptIDs = make([]string, count3)
+			count3 = 0
 		}
-		count3 = 0
 		for b = all; len(b) > 0; {
 			num, typ, n := consumeTag(b)
 			b = b[n:]
@@ -6979,110 +5827,20 @@ func decSubagentFinished(d *decoder, b []byte, p *event.SubagentFinished, enum i
 			}
 		}
 	}
-	if !haveBase {
-		return false
-	}
-	d.depth-- // base_event's fields belong to the event's level
-	if !decBase(d, base, &p.Base, enum) {
-		return false
-	}
-	d.depth++
-	if d.finish(planSubagentFinished, schema.PointerTo(p)) != nil {
-		return false
-	}
 	d.depth--
-	return true
-}
-
-func decSubagentOutcome(d *decoder, b []byte, p *event.SubagentOutcome) bool {
-	if d.depth++; d.depth > d.maxDepth {
+	if !haveBase || !decBase(d, base, &p.Base, enum) {
 		return false
 	}
-	all := b
-	_ = all
-	count1 := 0
-	var seen uint64
-	_ = seen
-	for len(b) > 0 {
-		num, typ, n := consumeTag(b)
-		if n < 0 {
-			return false
-		}
-		b = b[n:]
-		switch num {
-		case 4:
-			if typ != protowire.BytesType || seen&(uint64(1)<<1) != 0 {
-				return false
-			}
-			seen |= uint64(1) << 1
-			v, n := protowire.ConsumeBytes(b)
-			if n < 0 {
-				return false
-			}
-			b = b[n:]
-			s, ok := d.fastStr(v)
-			if !ok {
-				return false
-			}
-			p.Type = s
-		case 5:
-			if typ != protowire.BytesType {
-				return false
-			}
-			v, n := protowire.ConsumeBytes(b)
-			if n < 0 {
-				return false
-			}
-			b = b[n:]
-			_ = v
-			count1++
-		default:
-			return false // a field the reference skips, or a group
-		}
-	}
-	if count1 > 0 {
-		if count1 > 0 {
-			if d.charge(count1*16) != nil {
-				return false
-			}
-			p.InterruptIDs = make([]string, count1)
-		}
-		count1 = 0
-		for b = all; len(b) > 0; {
-			num, typ, n := consumeTag(b)
-			b = b[n:]
-			switch num {
-			case 5:
-				v, n := protowire.ConsumeBytes(b)
-				b = b[n:]
-				s, ok := d.fastStr(v)
-				if !ok {
-					return false
-				}
-				p.InterruptIDs[count1] = s
-				count1++
-			default:
-				b = b[protowire.ConsumeFieldValue(num, typ, b):] // read in the first pass
-			}
-		}
-	}
-	if d.finish(planSubagentOutcome, schema.PointerTo(p)) != nil {
-		return false
-	}
-	d.depth--
-	return true
+	return d.finish(planSubagentFinished, schema.PointerTo(p)) == nil
 }
 
 func decSubagentError(d *decoder, b []byte, p *event.SubagentError, enum int32) bool {
 	if d.depth++; d.depth > d.maxDepth {
 		return false
 	}
-	all := b
-	_ = all
 	var base []byte
 	haveBase := false
-	var seen uint64
-	_ = seen
+	var seen uint64 // bit i+1: wire field i was read
 	for len(b) > 0 {
 		num, typ, n := consumeTag(b)
 		if n < 0 {
@@ -7101,10 +5859,10 @@ func decSubagentError(d *decoder, b []byte, p *event.SubagentError, enum int32) 
 			b = b[n:]
 			base, haveBase = v, true
 		case 2:
-			if typ != protowire.BytesType || seen&(uint64(1)<<1) != 0 {
+			if typ != protowire.BytesType || seen&(1<<1) != 0 {
 				return false
 			}
-			seen |= uint64(1) << 1
+			seen |= 1 << 1
 			v, n := protowire.ConsumeBytes(b)
 			if n < 0 {
 				return false
@@ -7116,10 +5874,10 @@ func decSubagentError(d *decoder, b []byte, p *event.SubagentError, enum int32) 
 			}
 			p.SubagentRunID = s
 		case 3:
-			if typ != protowire.BytesType || seen&(uint64(1)<<2) != 0 {
+			if typ != protowire.BytesType || seen&(1<<2) != 0 {
 				return false
 			}
-			seen |= uint64(1) << 2
+			seen |= 1 << 2
 			v, n := protowire.ConsumeBytes(b)
 			if n < 0 {
 				return false
@@ -7131,17 +5889,17 @@ func decSubagentError(d *decoder, b []byte, p *event.SubagentError, enum int32) 
 			}
 			p.Message = s
 		case 4:
-			if typ != protowire.BytesType || seen&(uint64(1)<<3) != 0 {
+			if typ != protowire.BytesType || seen&(1<<3) != 0 {
 				return false
 			}
-			seen |= uint64(1) << 3
+			seen |= 1 << 3
 			v, n := protowire.ConsumeBytes(b)
 			if n < 0 {
 				return false
 			}
 			b = b[n:]
 			s, ok := d.fastStr(v)
-			if !ok || d.charge(16) != nil {
+			if !ok || d.charge(costString) != nil {
 				return false
 			}
 			p.Code = d.newString(s)
@@ -7149,15 +5907,10 @@ func decSubagentError(d *decoder, b []byte, p *event.SubagentError, enum int32) 
 			return false // a field the reference skips, or a group
 		}
 	}
-	if !haveBase {
-		return false
-	}
-	d.depth-- // base_event's fields belong to the event's level
-	if !decBase(d, base, &p.Base, enum) {
-		return false
-	}
-	d.depth++
 	d.depth--
+	if !haveBase || !decBase(d, base, &p.Base, enum) {
+		return false
+	}
 	return true
 }
 
@@ -7165,13 +5918,11 @@ func decToolCallResult(d *decoder, b []byte, p *event.ToolCallResult, enum int32
 	if d.depth++; d.depth > d.maxDepth {
 		return false
 	}
-	all := b
-	_ = all
+	all := b // for the second pass
+	count5 := 0
 	var base []byte
 	haveBase := false
-	count5 := 0
-	var seen uint64
-	_ = seen
+	var seen uint64 // bit i+1: wire field i was read
 	for len(b) > 0 {
 		num, typ, n := consumeTag(b)
 		if n < 0 {
@@ -7190,25 +5941,25 @@ func decToolCallResult(d *decoder, b []byte, p *event.ToolCallResult, enum int32
 			b = b[n:]
 			base, haveBase = v, true
 		case 2:
-			if typ != protowire.BytesType || seen&(uint64(1)<<1) != 0 {
+			if typ != protowire.BytesType || seen&(1<<1) != 0 {
 				return false
 			}
-			seen |= uint64(1) << 1
+			seen |= 1 << 1
 			v, n := protowire.ConsumeBytes(b)
 			if n < 0 {
 				return false
 			}
 			b = b[n:]
 			s, ok := d.fastStr(v)
-			if !ok || d.charge(16) != nil {
+			if !ok || d.charge(costString) != nil {
 				return false
 			}
 			p.SubagentRunID = d.newString(s)
 		case 3:
-			if typ != protowire.BytesType || seen&(uint64(1)<<2) != 0 {
+			if typ != protowire.BytesType || seen&(1<<2) != 0 {
 				return false
 			}
-			seen |= uint64(1) << 2
+			seen |= 1 << 2
 			v, n := protowire.ConsumeBytes(b)
 			if n < 0 {
 				return false
@@ -7220,10 +5971,10 @@ func decToolCallResult(d *decoder, b []byte, p *event.ToolCallResult, enum int32
 			}
 			p.MessageID = s
 		case 4:
-			if typ != protowire.BytesType || seen&(uint64(1)<<3) != 0 {
+			if typ != protowire.BytesType || seen&(1<<3) != 0 {
 				return false
 			}
-			seen |= uint64(1) << 3
+			seen |= 1 << 3
 			v, n := protowire.ConsumeBytes(b)
 			if n < 0 {
 				return false
@@ -7235,32 +5986,32 @@ func decToolCallResult(d *decoder, b []byte, p *event.ToolCallResult, enum int32
 			}
 			p.ToolCallID = s
 		case 5:
-			if typ != protowire.BytesType || seen&(uint64(1)<<4) != 0 {
+			if typ != protowire.BytesType || seen&(1<<4) != 0 {
 				return false
 			}
-			seen |= uint64(1) << 4
+			seen |= 1 << 4
 			v, n := protowire.ConsumeBytes(b)
 			if n < 0 {
 				return false
 			}
 			b = b[n:]
 			s, ok := d.fastStr(v)
-			if !ok || d.charge(16) != nil {
+			if !ok || d.charge(costString) != nil {
 				return false
 			}
 			p.Content = d.newString(s)
 		case 6:
-			if typ != protowire.BytesType || seen&(uint64(1)<<5) != 0 {
+			if typ != protowire.BytesType || seen&(1<<5) != 0 {
 				return false
 			}
-			seen |= uint64(1) << 5
+			seen |= 1 << 5
 			v, n := protowire.ConsumeBytes(b)
 			if n < 0 {
 				return false
 			}
 			b = b[n:]
 			s, ok := d.fastStr(v)
-			if !ok || d.charge(16) != nil {
+			if !ok || d.charge(costString) != nil {
 				return false
 			}
 			p.Role = d.newString(s)
@@ -7268,12 +6019,11 @@ func decToolCallResult(d *decoder, b []byte, p *event.ToolCallResult, enum int32
 			if typ != protowire.BytesType {
 				return false
 			}
-			v, n := protowire.ConsumeBytes(b)
+			_, n := protowire.ConsumeBytes(b)
 			if n < 0 {
 				return false
 			}
 			b = b[n:]
-			_ = v
 			count5++
 		default:
 			return false // a field the reference skips, or a group
@@ -7281,12 +6031,12 @@ func decToolCallResult(d *decoder, b []byte, p *event.ToolCallResult, enum int32
 	}
 	if count5 > 0 {
 		if count5 > 0 {
-			if d.charge(count5*72) != nil {
+			if d.charge(count5*int(unsafe.Sizeof(event.ContentPart{}))) != nil {
 				return false
 			}
 			p.Parts = make([]event.ContentPart, count5)
+			count5 = 0
 		}
-		count5 = 0
 		for b = all; len(b) > 0; {
 			num, typ, n := consumeTag(b)
 			b = b[n:]
@@ -7303,31 +6053,20 @@ func decToolCallResult(d *decoder, b []byte, p *event.ToolCallResult, enum int32
 			}
 		}
 	}
-	if !haveBase {
-		return false
-	}
-	d.depth-- // base_event's fields belong to the event's level
-	if !decBase(d, base, &p.Base, enum) {
-		return false
-	}
-	d.depth++
-	if d.finish(planToolCallResult, schema.PointerTo(p)) != nil {
-		return false
-	}
 	d.depth--
-	return true
+	if !haveBase || !decBase(d, base, &p.Base, enum) {
+		return false
+	}
+	return d.finish(planToolCallResult, schema.PointerTo(p)) == nil
 }
 
 func decActivitySnapshot(d *decoder, b []byte, p *event.ActivitySnapshot, enum int32) bool {
 	if d.depth++; d.depth > d.maxDepth {
 		return false
 	}
-	all := b
-	_ = all
 	var base []byte
 	haveBase := false
-	var seen uint64
-	_ = seen
+	var seen uint64 // bit i+1: wire field i was read
 	for len(b) > 0 {
 		num, typ, n := consumeTag(b)
 		if n < 0 {
@@ -7346,25 +6085,25 @@ func decActivitySnapshot(d *decoder, b []byte, p *event.ActivitySnapshot, enum i
 			b = b[n:]
 			base, haveBase = v, true
 		case 2:
-			if typ != protowire.BytesType || seen&(uint64(1)<<1) != 0 {
+			if typ != protowire.BytesType || seen&(1<<1) != 0 {
 				return false
 			}
-			seen |= uint64(1) << 1
+			seen |= 1 << 1
 			v, n := protowire.ConsumeBytes(b)
 			if n < 0 {
 				return false
 			}
 			b = b[n:]
 			s, ok := d.fastStr(v)
-			if !ok || d.charge(16) != nil {
+			if !ok || d.charge(costString) != nil {
 				return false
 			}
 			p.SubagentRunID = d.newString(s)
 		case 3:
-			if typ != protowire.BytesType || seen&(uint64(1)<<2) != 0 {
+			if typ != protowire.BytesType || seen&(1<<2) != 0 {
 				return false
 			}
-			seen |= uint64(1) << 2
+			seen |= 1 << 2
 			v, n := protowire.ConsumeBytes(b)
 			if n < 0 {
 				return false
@@ -7376,10 +6115,10 @@ func decActivitySnapshot(d *decoder, b []byte, p *event.ActivitySnapshot, enum i
 			}
 			p.MessageID = s
 		case 4:
-			if typ != protowire.BytesType || seen&(uint64(1)<<3) != 0 {
+			if typ != protowire.BytesType || seen&(1<<3) != 0 {
 				return false
 			}
-			seen |= uint64(1) << 3
+			seen |= 1 << 3
 			v, n := protowire.ConsumeBytes(b)
 			if n < 0 {
 				return false
@@ -7391,10 +6130,10 @@ func decActivitySnapshot(d *decoder, b []byte, p *event.ActivitySnapshot, enum i
 			}
 			p.ActivityType = s
 		case 5:
-			if typ != protowire.BytesType || seen&(uint64(1)<<4) != 0 {
+			if typ != protowire.BytesType || seen&(1<<4) != 0 {
 				return false
 			}
-			seen |= uint64(1) << 4
+			seen |= 1 << 4
 			v, n := protowire.ConsumeBytes(b)
 			if n < 0 {
 				return false
@@ -7406,16 +6145,16 @@ func decActivitySnapshot(d *decoder, b []byte, p *event.ActivitySnapshot, enum i
 			}
 			p.Content = x
 		case 6:
-			if typ != protowire.VarintType || seen&(uint64(1)<<5) != 0 {
+			if typ != protowire.VarintType || seen&(1<<5) != 0 {
 				return false
 			}
-			seen |= uint64(1) << 5
+			seen |= 1 << 5
 			v, n := protowire.ConsumeVarint(b)
 			if n < 0 {
 				return false
 			}
 			b = b[n:]
-			if d.charge(8) != nil {
+			if d.charge(costBool) != nil {
 				return false
 			}
 			p.Replace = d.newBool(v != 0)
@@ -7423,32 +6162,22 @@ func decActivitySnapshot(d *decoder, b []byte, p *event.ActivitySnapshot, enum i
 			return false // a field the reference skips, or a group
 		}
 	}
-	if !haveBase {
-		return false
-	}
-	d.depth-- // base_event's fields belong to the event's level
-	if !decBase(d, base, &p.Base, enum) {
-		return false
-	}
-	d.depth++
-	if d.finish(planActivitySnapshot, schema.PointerTo(p)) != nil {
-		return false
-	}
 	d.depth--
-	return true
+	if !haveBase || !decBase(d, base, &p.Base, enum) {
+		return false
+	}
+	return d.finish(planActivitySnapshot, schema.PointerTo(p)) == nil
 }
 
 func decActivityDelta(d *decoder, b []byte, p *event.ActivityDelta, enum int32) bool {
 	if d.depth++; d.depth > d.maxDepth {
 		return false
 	}
-	all := b
-	_ = all
+	all := b // for the second pass
+	count3 := 0
 	var base []byte
 	haveBase := false
-	count3 := 0
-	var seen uint64
-	_ = seen
+	var seen uint64 // bit i+1: wire field i was read
 	for len(b) > 0 {
 		num, typ, n := consumeTag(b)
 		if n < 0 {
@@ -7467,25 +6196,25 @@ func decActivityDelta(d *decoder, b []byte, p *event.ActivityDelta, enum int32) 
 			b = b[n:]
 			base, haveBase = v, true
 		case 2:
-			if typ != protowire.BytesType || seen&(uint64(1)<<1) != 0 {
+			if typ != protowire.BytesType || seen&(1<<1) != 0 {
 				return false
 			}
-			seen |= uint64(1) << 1
+			seen |= 1 << 1
 			v, n := protowire.ConsumeBytes(b)
 			if n < 0 {
 				return false
 			}
 			b = b[n:]
 			s, ok := d.fastStr(v)
-			if !ok || d.charge(16) != nil {
+			if !ok || d.charge(costString) != nil {
 				return false
 			}
 			p.SubagentRunID = d.newString(s)
 		case 3:
-			if typ != protowire.BytesType || seen&(uint64(1)<<2) != 0 {
+			if typ != protowire.BytesType || seen&(1<<2) != 0 {
 				return false
 			}
-			seen |= uint64(1) << 2
+			seen |= 1 << 2
 			v, n := protowire.ConsumeBytes(b)
 			if n < 0 {
 				return false
@@ -7497,10 +6226,10 @@ func decActivityDelta(d *decoder, b []byte, p *event.ActivityDelta, enum int32) 
 			}
 			p.MessageID = s
 		case 4:
-			if typ != protowire.BytesType || seen&(uint64(1)<<3) != 0 {
+			if typ != protowire.BytesType || seen&(1<<3) != 0 {
 				return false
 			}
-			seen |= uint64(1) << 3
+			seen |= 1 << 3
 			v, n := protowire.ConsumeBytes(b)
 			if n < 0 {
 				return false
@@ -7515,12 +6244,11 @@ func decActivityDelta(d *decoder, b []byte, p *event.ActivityDelta, enum int32) 
 			if typ != protowire.BytesType {
 				return false
 			}
-			v, n := protowire.ConsumeBytes(b)
+			_, n := protowire.ConsumeBytes(b)
 			if n < 0 {
 				return false
 			}
 			b = b[n:]
-			_ = v
 			count3++
 		default:
 			return false // a field the reference skips, or a group
@@ -7528,12 +6256,12 @@ func decActivityDelta(d *decoder, b []byte, p *event.ActivityDelta, enum int32) 
 	}
 	if count3 > 0 {
 		if count3 > 0 {
-			if d.charge(count3*64) != nil {
+			if d.charge(count3*int(unsafe.Sizeof(event.PatchOp{}))) != nil {
 				return false
 			}
 			p.Patch = make([]event.PatchOp, count3)
+			count3 = 0
 		}
-		count3 = 0
 		for b = all; len(b) > 0; {
 			num, typ, n := consumeTag(b)
 			b = b[n:]
@@ -7550,15 +6278,10 @@ func decActivityDelta(d *decoder, b []byte, p *event.ActivityDelta, enum int32) 
 			}
 		}
 	}
-	if !haveBase {
-		return false
-	}
-	d.depth-- // base_event's fields belong to the event's level
-	if !decBase(d, base, &p.Base, enum) {
-		return false
-	}
-	d.depth++
 	d.depth--
+	if !haveBase || !decBase(d, base, &p.Base, enum) {
+		return false
+	}
 	return true
 }
 
@@ -7566,12 +6289,9 @@ func decReasoningStart(d *decoder, b []byte, p *event.ReasoningStart, enum int32
 	if d.depth++; d.depth > d.maxDepth {
 		return false
 	}
-	all := b
-	_ = all
 	var base []byte
 	haveBase := false
-	var seen uint64
-	_ = seen
+	var seen uint64 // bit i+1: wire field i was read
 	for len(b) > 0 {
 		num, typ, n := consumeTag(b)
 		if n < 0 {
@@ -7590,25 +6310,25 @@ func decReasoningStart(d *decoder, b []byte, p *event.ReasoningStart, enum int32
 			b = b[n:]
 			base, haveBase = v, true
 		case 2:
-			if typ != protowire.BytesType || seen&(uint64(1)<<1) != 0 {
+			if typ != protowire.BytesType || seen&(1<<1) != 0 {
 				return false
 			}
-			seen |= uint64(1) << 1
+			seen |= 1 << 1
 			v, n := protowire.ConsumeBytes(b)
 			if n < 0 {
 				return false
 			}
 			b = b[n:]
 			s, ok := d.fastStr(v)
-			if !ok || d.charge(16) != nil {
+			if !ok || d.charge(costString) != nil {
 				return false
 			}
 			p.SubagentRunID = d.newString(s)
 		case 3:
-			if typ != protowire.BytesType || seen&(uint64(1)<<2) != 0 {
+			if typ != protowire.BytesType || seen&(1<<2) != 0 {
 				return false
 			}
-			seen |= uint64(1) << 2
+			seen |= 1 << 2
 			v, n := protowire.ConsumeBytes(b)
 			if n < 0 {
 				return false
@@ -7623,15 +6343,10 @@ func decReasoningStart(d *decoder, b []byte, p *event.ReasoningStart, enum int32
 			return false // a field the reference skips, or a group
 		}
 	}
-	if !haveBase {
-		return false
-	}
-	d.depth-- // base_event's fields belong to the event's level
-	if !decBase(d, base, &p.Base, enum) {
-		return false
-	}
-	d.depth++
 	d.depth--
+	if !haveBase || !decBase(d, base, &p.Base, enum) {
+		return false
+	}
 	return true
 }
 
@@ -7639,12 +6354,9 @@ func decReasoningMessageStart(d *decoder, b []byte, p *event.ReasoningMessageSta
 	if d.depth++; d.depth > d.maxDepth {
 		return false
 	}
-	all := b
-	_ = all
 	var base []byte
 	haveBase := false
-	var seen uint64
-	_ = seen
+	var seen uint64 // bit i+1: wire field i was read
 	for len(b) > 0 {
 		num, typ, n := consumeTag(b)
 		if n < 0 {
@@ -7663,25 +6375,25 @@ func decReasoningMessageStart(d *decoder, b []byte, p *event.ReasoningMessageSta
 			b = b[n:]
 			base, haveBase = v, true
 		case 2:
-			if typ != protowire.BytesType || seen&(uint64(1)<<1) != 0 {
+			if typ != protowire.BytesType || seen&(1<<1) != 0 {
 				return false
 			}
-			seen |= uint64(1) << 1
+			seen |= 1 << 1
 			v, n := protowire.ConsumeBytes(b)
 			if n < 0 {
 				return false
 			}
 			b = b[n:]
 			s, ok := d.fastStr(v)
-			if !ok || d.charge(16) != nil {
+			if !ok || d.charge(costString) != nil {
 				return false
 			}
 			p.SubagentRunID = d.newString(s)
 		case 3:
-			if typ != protowire.BytesType || seen&(uint64(1)<<2) != 0 {
+			if typ != protowire.BytesType || seen&(1<<2) != 0 {
 				return false
 			}
-			seen |= uint64(1) << 2
+			seen |= 1 << 2
 			v, n := protowire.ConsumeBytes(b)
 			if n < 0 {
 				return false
@@ -7693,10 +6405,10 @@ func decReasoningMessageStart(d *decoder, b []byte, p *event.ReasoningMessageSta
 			}
 			p.MessageID = s
 		case 4:
-			if typ != protowire.BytesType || seen&(uint64(1)<<3) != 0 {
+			if typ != protowire.BytesType || seen&(1<<3) != 0 {
 				return false
 			}
-			seen |= uint64(1) << 3
+			seen |= 1 << 3
 			v, n := protowire.ConsumeBytes(b)
 			if n < 0 {
 				return false
@@ -7711,31 +6423,20 @@ func decReasoningMessageStart(d *decoder, b []byte, p *event.ReasoningMessageSta
 			return false // a field the reference skips, or a group
 		}
 	}
-	if !haveBase {
-		return false
-	}
-	d.depth-- // base_event's fields belong to the event's level
-	if !decBase(d, base, &p.Base, enum) {
-		return false
-	}
-	d.depth++
-	if d.finish(planReasoningMessageStart, schema.PointerTo(p)) != nil {
-		return false
-	}
 	d.depth--
-	return true
+	if !haveBase || !decBase(d, base, &p.Base, enum) {
+		return false
+	}
+	return d.finish(planReasoningMessageStart, schema.PointerTo(p)) == nil
 }
 
 func decReasoningMessageContent(d *decoder, b []byte, p *event.ReasoningMessageContent, enum int32) bool {
 	if d.depth++; d.depth > d.maxDepth {
 		return false
 	}
-	all := b
-	_ = all
 	var base []byte
 	haveBase := false
-	var seen uint64
-	_ = seen
+	var seen uint64 // bit i+1: wire field i was read
 	for len(b) > 0 {
 		num, typ, n := consumeTag(b)
 		if n < 0 {
@@ -7754,25 +6455,25 @@ func decReasoningMessageContent(d *decoder, b []byte, p *event.ReasoningMessageC
 			b = b[n:]
 			base, haveBase = v, true
 		case 2:
-			if typ != protowire.BytesType || seen&(uint64(1)<<1) != 0 {
+			if typ != protowire.BytesType || seen&(1<<1) != 0 {
 				return false
 			}
-			seen |= uint64(1) << 1
+			seen |= 1 << 1
 			v, n := protowire.ConsumeBytes(b)
 			if n < 0 {
 				return false
 			}
 			b = b[n:]
 			s, ok := d.fastStr(v)
-			if !ok || d.charge(16) != nil {
+			if !ok || d.charge(costString) != nil {
 				return false
 			}
 			p.SubagentRunID = d.newString(s)
 		case 3:
-			if typ != protowire.BytesType || seen&(uint64(1)<<2) != 0 {
+			if typ != protowire.BytesType || seen&(1<<2) != 0 {
 				return false
 			}
-			seen |= uint64(1) << 2
+			seen |= 1 << 2
 			v, n := protowire.ConsumeBytes(b)
 			if n < 0 {
 				return false
@@ -7784,10 +6485,10 @@ func decReasoningMessageContent(d *decoder, b []byte, p *event.ReasoningMessageC
 			}
 			p.MessageID = s
 		case 4:
-			if typ != protowire.BytesType || seen&(uint64(1)<<3) != 0 {
+			if typ != protowire.BytesType || seen&(1<<3) != 0 {
 				return false
 			}
-			seen |= uint64(1) << 3
+			seen |= 1 << 3
 			v, n := protowire.ConsumeBytes(b)
 			if n < 0 {
 				return false
@@ -7802,15 +6503,10 @@ func decReasoningMessageContent(d *decoder, b []byte, p *event.ReasoningMessageC
 			return false // a field the reference skips, or a group
 		}
 	}
-	if !haveBase {
-		return false
-	}
-	d.depth-- // base_event's fields belong to the event's level
-	if !decBase(d, base, &p.Base, enum) {
-		return false
-	}
-	d.depth++
 	d.depth--
+	if !haveBase || !decBase(d, base, &p.Base, enum) {
+		return false
+	}
 	return true
 }
 
@@ -7818,12 +6514,9 @@ func decReasoningMessageEnd(d *decoder, b []byte, p *event.ReasoningMessageEnd, 
 	if d.depth++; d.depth > d.maxDepth {
 		return false
 	}
-	all := b
-	_ = all
 	var base []byte
 	haveBase := false
-	var seen uint64
-	_ = seen
+	var seen uint64 // bit i+1: wire field i was read
 	for len(b) > 0 {
 		num, typ, n := consumeTag(b)
 		if n < 0 {
@@ -7842,25 +6535,25 @@ func decReasoningMessageEnd(d *decoder, b []byte, p *event.ReasoningMessageEnd, 
 			b = b[n:]
 			base, haveBase = v, true
 		case 2:
-			if typ != protowire.BytesType || seen&(uint64(1)<<1) != 0 {
+			if typ != protowire.BytesType || seen&(1<<1) != 0 {
 				return false
 			}
-			seen |= uint64(1) << 1
+			seen |= 1 << 1
 			v, n := protowire.ConsumeBytes(b)
 			if n < 0 {
 				return false
 			}
 			b = b[n:]
 			s, ok := d.fastStr(v)
-			if !ok || d.charge(16) != nil {
+			if !ok || d.charge(costString) != nil {
 				return false
 			}
 			p.SubagentRunID = d.newString(s)
 		case 3:
-			if typ != protowire.BytesType || seen&(uint64(1)<<2) != 0 {
+			if typ != protowire.BytesType || seen&(1<<2) != 0 {
 				return false
 			}
-			seen |= uint64(1) << 2
+			seen |= 1 << 2
 			v, n := protowire.ConsumeBytes(b)
 			if n < 0 {
 				return false
@@ -7875,15 +6568,10 @@ func decReasoningMessageEnd(d *decoder, b []byte, p *event.ReasoningMessageEnd, 
 			return false // a field the reference skips, or a group
 		}
 	}
-	if !haveBase {
-		return false
-	}
-	d.depth-- // base_event's fields belong to the event's level
-	if !decBase(d, base, &p.Base, enum) {
-		return false
-	}
-	d.depth++
 	d.depth--
+	if !haveBase || !decBase(d, base, &p.Base, enum) {
+		return false
+	}
 	return true
 }
 
@@ -7891,12 +6579,9 @@ func decReasoningMessageChunk(d *decoder, b []byte, p *event.ReasoningMessageChu
 	if d.depth++; d.depth > d.maxDepth {
 		return false
 	}
-	all := b
-	_ = all
 	var base []byte
 	haveBase := false
-	var seen uint64
-	_ = seen
+	var seen uint64 // bit i+1: wire field i was read
 	for len(b) > 0 {
 		num, typ, n := consumeTag(b)
 		if n < 0 {
@@ -7915,47 +6600,47 @@ func decReasoningMessageChunk(d *decoder, b []byte, p *event.ReasoningMessageChu
 			b = b[n:]
 			base, haveBase = v, true
 		case 2:
-			if typ != protowire.BytesType || seen&(uint64(1)<<1) != 0 {
+			if typ != protowire.BytesType || seen&(1<<1) != 0 {
 				return false
 			}
-			seen |= uint64(1) << 1
+			seen |= 1 << 1
 			v, n := protowire.ConsumeBytes(b)
 			if n < 0 {
 				return false
 			}
 			b = b[n:]
 			s, ok := d.fastStr(v)
-			if !ok || d.charge(16) != nil {
+			if !ok || d.charge(costString) != nil {
 				return false
 			}
 			p.SubagentRunID = d.newString(s)
 		case 3:
-			if typ != protowire.BytesType || seen&(uint64(1)<<2) != 0 {
+			if typ != protowire.BytesType || seen&(1<<2) != 0 {
 				return false
 			}
-			seen |= uint64(1) << 2
+			seen |= 1 << 2
 			v, n := protowire.ConsumeBytes(b)
 			if n < 0 {
 				return false
 			}
 			b = b[n:]
 			s, ok := d.fastStr(v)
-			if !ok || d.charge(16) != nil {
+			if !ok || d.charge(costString) != nil {
 				return false
 			}
 			p.MessageID = d.newString(s)
 		case 4:
-			if typ != protowire.BytesType || seen&(uint64(1)<<3) != 0 {
+			if typ != protowire.BytesType || seen&(1<<3) != 0 {
 				return false
 			}
-			seen |= uint64(1) << 3
+			seen |= 1 << 3
 			v, n := protowire.ConsumeBytes(b)
 			if n < 0 {
 				return false
 			}
 			b = b[n:]
 			s, ok := d.fastStr(v)
-			if !ok || d.charge(16) != nil {
+			if !ok || d.charge(costString) != nil {
 				return false
 			}
 			p.Delta = d.newString(s)
@@ -7963,15 +6648,10 @@ func decReasoningMessageChunk(d *decoder, b []byte, p *event.ReasoningMessageChu
 			return false // a field the reference skips, or a group
 		}
 	}
-	if !haveBase {
-		return false
-	}
-	d.depth-- // base_event's fields belong to the event's level
-	if !decBase(d, base, &p.Base, enum) {
-		return false
-	}
-	d.depth++
 	d.depth--
+	if !haveBase || !decBase(d, base, &p.Base, enum) {
+		return false
+	}
 	return true
 }
 
@@ -7979,12 +6659,9 @@ func decReasoningEnd(d *decoder, b []byte, p *event.ReasoningEnd, enum int32) bo
 	if d.depth++; d.depth > d.maxDepth {
 		return false
 	}
-	all := b
-	_ = all
 	var base []byte
 	haveBase := false
-	var seen uint64
-	_ = seen
+	var seen uint64 // bit i+1: wire field i was read
 	for len(b) > 0 {
 		num, typ, n := consumeTag(b)
 		if n < 0 {
@@ -8003,25 +6680,25 @@ func decReasoningEnd(d *decoder, b []byte, p *event.ReasoningEnd, enum int32) bo
 			b = b[n:]
 			base, haveBase = v, true
 		case 2:
-			if typ != protowire.BytesType || seen&(uint64(1)<<1) != 0 {
+			if typ != protowire.BytesType || seen&(1<<1) != 0 {
 				return false
 			}
-			seen |= uint64(1) << 1
+			seen |= 1 << 1
 			v, n := protowire.ConsumeBytes(b)
 			if n < 0 {
 				return false
 			}
 			b = b[n:]
 			s, ok := d.fastStr(v)
-			if !ok || d.charge(16) != nil {
+			if !ok || d.charge(costString) != nil {
 				return false
 			}
 			p.SubagentRunID = d.newString(s)
 		case 3:
-			if typ != protowire.BytesType || seen&(uint64(1)<<2) != 0 {
+			if typ != protowire.BytesType || seen&(1<<2) != 0 {
 				return false
 			}
-			seen |= uint64(1) << 2
+			seen |= 1 << 2
 			v, n := protowire.ConsumeBytes(b)
 			if n < 0 {
 				return false
@@ -8036,15 +6713,10 @@ func decReasoningEnd(d *decoder, b []byte, p *event.ReasoningEnd, enum int32) bo
 			return false // a field the reference skips, or a group
 		}
 	}
-	if !haveBase {
-		return false
-	}
-	d.depth-- // base_event's fields belong to the event's level
-	if !decBase(d, base, &p.Base, enum) {
-		return false
-	}
-	d.depth++
 	d.depth--
+	if !haveBase || !decBase(d, base, &p.Base, enum) {
+		return false
+	}
 	return true
 }
 
@@ -8052,12 +6724,9 @@ func decReasoningEncryptedValue(d *decoder, b []byte, p *event.ReasoningEncrypte
 	if d.depth++; d.depth > d.maxDepth {
 		return false
 	}
-	all := b
-	_ = all
 	var base []byte
 	haveBase := false
-	var seen uint64
-	_ = seen
+	var seen uint64 // bit i+1: wire field i was read
 	for len(b) > 0 {
 		num, typ, n := consumeTag(b)
 		if n < 0 {
@@ -8076,25 +6745,25 @@ func decReasoningEncryptedValue(d *decoder, b []byte, p *event.ReasoningEncrypte
 			b = b[n:]
 			base, haveBase = v, true
 		case 2:
-			if typ != protowire.BytesType || seen&(uint64(1)<<1) != 0 {
+			if typ != protowire.BytesType || seen&(1<<1) != 0 {
 				return false
 			}
-			seen |= uint64(1) << 1
+			seen |= 1 << 1
 			v, n := protowire.ConsumeBytes(b)
 			if n < 0 {
 				return false
 			}
 			b = b[n:]
 			s, ok := d.fastStr(v)
-			if !ok || d.charge(16) != nil {
+			if !ok || d.charge(costString) != nil {
 				return false
 			}
 			p.SubagentRunID = d.newString(s)
 		case 3:
-			if typ != protowire.BytesType || seen&(uint64(1)<<2) != 0 {
+			if typ != protowire.BytesType || seen&(1<<2) != 0 {
 				return false
 			}
-			seen |= uint64(1) << 2
+			seen |= 1 << 2
 			v, n := protowire.ConsumeBytes(b)
 			if n < 0 {
 				return false
@@ -8106,10 +6775,10 @@ func decReasoningEncryptedValue(d *decoder, b []byte, p *event.ReasoningEncrypte
 			}
 			p.Subtype = s
 		case 4:
-			if typ != protowire.BytesType || seen&(uint64(1)<<3) != 0 {
+			if typ != protowire.BytesType || seen&(1<<3) != 0 {
 				return false
 			}
-			seen |= uint64(1) << 3
+			seen |= 1 << 3
 			v, n := protowire.ConsumeBytes(b)
 			if n < 0 {
 				return false
@@ -8121,10 +6790,10 @@ func decReasoningEncryptedValue(d *decoder, b []byte, p *event.ReasoningEncrypte
 			}
 			p.EntityID = s
 		case 5:
-			if typ != protowire.BytesType || seen&(uint64(1)<<4) != 0 {
+			if typ != protowire.BytesType || seen&(1<<4) != 0 {
 				return false
 			}
-			seen |= uint64(1) << 4
+			seen |= 1 << 4
 			v, n := protowire.ConsumeBytes(b)
 			if n < 0 {
 				return false
@@ -8139,19 +6808,11 @@ func decReasoningEncryptedValue(d *decoder, b []byte, p *event.ReasoningEncrypte
 			return false // a field the reference skips, or a group
 		}
 	}
-	if !haveBase {
-		return false
-	}
-	d.depth-- // base_event's fields belong to the event's level
-	if !decBase(d, base, &p.Base, enum) {
-		return false
-	}
-	d.depth++
-	if d.finish(planReasoningEncryptedValue, schema.PointerTo(p)) != nil {
-		return false
-	}
 	d.depth--
-	return true
+	if !haveBase || !decBase(d, base, &p.Base, enum) {
+		return false
+	}
+	return d.finish(planReasoningEncryptedValue, schema.PointerTo(p)) == nil
 }
 
 // appendJSONGenerated writes the JSON form of an event Unmarshal
@@ -8318,7 +6979,6 @@ func appendJSONGenerated(b []byte, ev event.Event) []byte {
 }
 
 func jsonTextMessageStart(b []byte, p *event.TextMessageStart, comma bool) []byte {
-	_ = comma
 	b = jsonKey(b, comma, `"messageId":`)
 	comma = true
 	b = jsonx.AppendValidString(b, p.MessageID)
@@ -8341,7 +7001,6 @@ func jsonTextMessageStart(b []byte, p *event.TextMessageStart, comma bool) []byt
 }
 
 func jsonBase(b []byte, p *event.Base, comma bool) []byte {
-	_ = comma
 	if v := p.Timestamp; v != nil {
 		b = jsonKey(b, comma, `"timestamp":`)
 		comma = true
@@ -8361,7 +7020,6 @@ func jsonBase(b []byte, p *event.Base, comma bool) []byte {
 }
 
 func jsonTextMessageContent(b []byte, p *event.TextMessageContent, comma bool) []byte {
-	_ = comma
 	b = jsonKey(b, comma, `"messageId":`)
 	comma = true
 	b = jsonx.AppendValidString(b, p.MessageID)
@@ -8377,7 +7035,6 @@ func jsonTextMessageContent(b []byte, p *event.TextMessageContent, comma bool) [
 }
 
 func jsonTextMessageEnd(b []byte, p *event.TextMessageEnd, comma bool) []byte {
-	_ = comma
 	b = jsonKey(b, comma, `"messageId":`)
 	comma = true
 	b = jsonx.AppendValidString(b, p.MessageID)
@@ -8390,7 +7047,6 @@ func jsonTextMessageEnd(b []byte, p *event.TextMessageEnd, comma bool) []byte {
 }
 
 func jsonToolCallStart(b []byte, p *event.ToolCallStart, comma bool) []byte {
-	_ = comma
 	b = jsonKey(b, comma, `"toolCallId":`)
 	comma = true
 	b = jsonx.AppendValidString(b, p.ToolCallID)
@@ -8411,7 +7067,6 @@ func jsonToolCallStart(b []byte, p *event.ToolCallStart, comma bool) []byte {
 }
 
 func jsonToolCallArgs(b []byte, p *event.ToolCallArgs, comma bool) []byte {
-	_ = comma
 	b = jsonKey(b, comma, `"toolCallId":`)
 	comma = true
 	b = jsonx.AppendValidString(b, p.ToolCallID)
@@ -8427,7 +7082,6 @@ func jsonToolCallArgs(b []byte, p *event.ToolCallArgs, comma bool) []byte {
 }
 
 func jsonToolCallEnd(b []byte, p *event.ToolCallEnd, comma bool) []byte {
-	_ = comma
 	b = jsonKey(b, comma, `"toolCallId":`)
 	comma = true
 	b = jsonx.AppendValidString(b, p.ToolCallID)
@@ -8440,7 +7094,6 @@ func jsonToolCallEnd(b []byte, p *event.ToolCallEnd, comma bool) []byte {
 }
 
 func jsonStateSnapshot(b []byte, p *event.StateSnapshot, comma bool) []byte {
-	_ = comma
 	if v := p.Snapshot; v != nil {
 		b = jsonKey(b, comma, `"snapshot":`)
 		comma = true
@@ -8455,19 +7108,16 @@ func jsonStateSnapshot(b []byte, p *event.StateSnapshot, comma bool) []byte {
 }
 
 func jsonStateDelta(b []byte, p *event.StateDelta, comma bool) []byte {
-	_ = comma
-	if true {
-		b = jsonKey(b, comma, `"delta":`)
-		comma = true
-		b = append(b, '[')
-		for i := range p.Delta {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = append(jsonPatchOp(append(b, '{'), &p.Delta[i], false), '}')
+	b = jsonKey(b, comma, `"delta":`)
+	comma = true
+	b = append(b, '[')
+	for i := range p.Delta {
+		if i > 0 {
+			b = append(b, ',')
 		}
-		b = append(b, ']')
+		b = append(jsonPatchOp(append(b, '{'), &p.Delta[i], false), '}')
 	}
+	b = append(b, ']')
 	if v := p.SubagentRunID; v != nil {
 		b = jsonKey(b, comma, `"subagentRunId":`)
 		comma = true
@@ -8477,7 +7127,6 @@ func jsonStateDelta(b []byte, p *event.StateDelta, comma bool) []byte {
 }
 
 func jsonPatchOp(b []byte, p *event.PatchOp, comma bool) []byte {
-	_ = comma
 	b = jsonKey(b, comma, `"op":`)
 	comma = true
 	b = jsonx.AppendValidString(b, p.Op)
@@ -8498,24 +7147,20 @@ func jsonPatchOp(b []byte, p *event.PatchOp, comma bool) []byte {
 }
 
 func jsonMessagesSnapshot(b []byte, p *event.MessagesSnapshot, comma bool) []byte {
-	_ = comma
-	if true {
-		b = jsonKey(b, comma, `"messages":`)
-		comma = true
-		b = append(b, '[')
-		for i := range p.Messages {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = append(jsonMessage(append(b, '{'), &p.Messages[i], false), '}')
+	b = jsonKey(b, comma, `"messages":`)
+	comma = true
+	b = append(b, '[')
+	for i := range p.Messages {
+		if i > 0 {
+			b = append(b, ',')
 		}
-		b = append(b, ']')
+		b = append(jsonMessage(append(b, '{'), &p.Messages[i], false), '}')
 	}
+	b = append(b, ']')
 	return b
 }
 
 func jsonMessage(b []byte, p *event.Message, comma bool) []byte {
-	_ = comma
 	b = jsonKey(b, comma, `"id":`)
 	comma = true
 	b = jsonx.AppendValidString(b, p.ID)
@@ -8595,7 +7240,6 @@ func jsonMessage(b []byte, p *event.Message, comma bool) []byte {
 }
 
 func jsonToolCall(b []byte, p *event.ToolCall, comma bool) []byte {
-	_ = comma
 	b = jsonKey(b, comma, `"id":`)
 	comma = true
 	b = jsonx.AppendValidString(b, p.ID)
@@ -8619,7 +7263,6 @@ func jsonToolCall(b []byte, p *event.ToolCall, comma bool) []byte {
 }
 
 func jsonFunctionCall(b []byte, p *event.FunctionCall, comma bool) []byte {
-	_ = comma
 	b = jsonKey(b, comma, `"name":`)
 	comma = true
 	b = jsonx.AppendValidString(b, p.Name)
@@ -8630,7 +7273,6 @@ func jsonFunctionCall(b []byte, p *event.FunctionCall, comma bool) []byte {
 }
 
 func jsonRaw(b []byte, p *event.Raw, comma bool) []byte {
-	_ = comma
 	if v := p.Event; v != nil {
 		b = jsonKey(b, comma, `"event":`)
 		comma = true
@@ -8650,7 +7292,6 @@ func jsonRaw(b []byte, p *event.Raw, comma bool) []byte {
 }
 
 func jsonCustom(b []byte, p *event.Custom, comma bool) []byte {
-	_ = comma
 	b = jsonKey(b, comma, `"name":`)
 	comma = true
 	b = jsonx.AppendValidString(b, p.Name)
@@ -8668,7 +7309,6 @@ func jsonCustom(b []byte, p *event.Custom, comma bool) []byte {
 }
 
 func jsonRunStarted(b []byte, p *event.RunStarted, comma bool) []byte {
-	_ = comma
 	b = jsonKey(b, comma, `"threadId":`)
 	comma = true
 	b = jsonx.AppendValidString(b, p.ThreadID)
@@ -8694,7 +7334,6 @@ func jsonRunStarted(b []byte, p *event.RunStarted, comma bool) []byte {
 }
 
 func jsonRunAgentInput(b []byte, p *event.RunAgentInput, comma bool) []byte {
-	_ = comma
 	b = jsonKey(b, comma, `"threadId":`)
 	comma = true
 	b = jsonx.AppendValidString(b, p.ThreadID)
@@ -8711,42 +7350,36 @@ func jsonRunAgentInput(b []byte, p *event.RunAgentInput, comma bool) []byte {
 		comma = true
 		b = append(b, v...) // the decoder's own text: one line
 	}
-	if true {
-		b = jsonKey(b, comma, `"messages":`)
-		comma = true
-		b = append(b, '[')
-		for i := range p.Messages {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = append(jsonMessage(append(b, '{'), &p.Messages[i], false), '}')
+	b = jsonKey(b, comma, `"messages":`)
+	comma = true
+	b = append(b, '[')
+	for i := range p.Messages {
+		if i > 0 {
+			b = append(b, ',')
 		}
-		b = append(b, ']')
+		b = append(jsonMessage(append(b, '{'), &p.Messages[i], false), '}')
 	}
-	if true {
-		b = jsonKey(b, comma, `"tools":`)
-		comma = true
-		b = append(b, '[')
-		for i := range p.Tools {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = append(jsonTool(append(b, '{'), &p.Tools[i], false), '}')
+	b = append(b, ']')
+	b = jsonKey(b, comma, `"tools":`)
+	comma = true
+	b = append(b, '[')
+	for i := range p.Tools {
+		if i > 0 {
+			b = append(b, ',')
 		}
-		b = append(b, ']')
+		b = append(jsonTool(append(b, '{'), &p.Tools[i], false), '}')
 	}
-	if true {
-		b = jsonKey(b, comma, `"context":`)
-		comma = true
-		b = append(b, '[')
-		for i := range p.Context {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = append(jsonContext(append(b, '{'), &p.Context[i], false), '}')
+	b = append(b, ']')
+	b = jsonKey(b, comma, `"context":`)
+	comma = true
+	b = append(b, '[')
+	for i := range p.Context {
+		if i > 0 {
+			b = append(b, ',')
 		}
-		b = append(b, ']')
+		b = append(jsonContext(append(b, '{'), &p.Context[i], false), '}')
 	}
+	b = append(b, ']')
 	if v := p.ForwardedProps; v != nil && !jsonx.IsNull(v) {
 		b = jsonKey(b, comma, `"forwardedProps":`)
 		comma = true
@@ -8773,7 +7406,6 @@ func jsonRunAgentInput(b []byte, p *event.RunAgentInput, comma bool) []byte {
 }
 
 func jsonTool(b []byte, p *event.Tool, comma bool) []byte {
-	_ = comma
 	b = jsonKey(b, comma, `"name":`)
 	comma = true
 	b = jsonx.AppendValidString(b, p.Name)
@@ -8794,7 +7426,6 @@ func jsonTool(b []byte, p *event.Tool, comma bool) []byte {
 }
 
 func jsonContext(b []byte, p *event.Context, comma bool) []byte {
-	_ = comma
 	b = jsonKey(b, comma, `"description":`)
 	comma = true
 	b = jsonx.AppendValidString(b, p.Description)
@@ -8805,7 +7436,6 @@ func jsonContext(b []byte, p *event.Context, comma bool) []byte {
 }
 
 func jsonResumeEntry(b []byte, p *event.ResumeEntry, comma bool) []byte {
-	_ = comma
 	b = jsonKey(b, comma, `"interruptId":`)
 	comma = true
 	b = jsonx.AppendValidString(b, p.InterruptID)
@@ -8826,7 +7456,6 @@ func jsonResumeEntry(b []byte, p *event.ResumeEntry, comma bool) []byte {
 }
 
 func jsonRunFinished(b []byte, p *event.RunFinished, comma bool) []byte {
-	_ = comma
 	b = jsonKey(b, comma, `"threadId":`)
 	comma = true
 	b = jsonx.AppendValidString(b, p.ThreadID)
@@ -8859,7 +7488,6 @@ func jsonRunFinished(b []byte, p *event.RunFinished, comma bool) []byte {
 }
 
 func jsonRunOutcome(b []byte, p *event.RunOutcome, comma bool) []byte {
-	_ = comma
 	b = jsonKey(b, comma, `"type":`)
 	comma = true
 	b = jsonx.AppendValidString(b, p.Type)
@@ -8891,7 +7519,6 @@ func jsonRunOutcome(b []byte, p *event.RunOutcome, comma bool) []byte {
 }
 
 func jsonInterrupt(b []byte, p *event.Interrupt, comma bool) []byte {
-	_ = comma
 	b = jsonKey(b, comma, `"id":`)
 	comma = true
 	b = jsonx.AppendValidString(b, p.ID)
@@ -8932,7 +7559,6 @@ func jsonInterrupt(b []byte, p *event.Interrupt, comma bool) []byte {
 }
 
 func jsonUsage(b []byte, p *event.Usage, comma bool) []byte {
-	_ = comma
 	if v := p.Provider; v != nil {
 		b = jsonKey(b, comma, `"provider":`)
 		comma = true
@@ -8977,7 +7603,6 @@ func jsonUsage(b []byte, p *event.Usage, comma bool) []byte {
 }
 
 func jsonRunError(b []byte, p *event.RunError, comma bool) []byte {
-	_ = comma
 	if v := p.Code; v != nil {
 		b = jsonKey(b, comma, `"code":`)
 		comma = true
@@ -9002,7 +7627,6 @@ func jsonRunError(b []byte, p *event.RunError, comma bool) []byte {
 }
 
 func jsonStepStarted(b []byte, p *event.StepStarted, comma bool) []byte {
-	_ = comma
 	b = jsonKey(b, comma, `"stepName":`)
 	comma = true
 	b = jsonx.AppendValidString(b, p.StepName)
@@ -9015,7 +7639,6 @@ func jsonStepStarted(b []byte, p *event.StepStarted, comma bool) []byte {
 }
 
 func jsonStepFinished(b []byte, p *event.StepFinished, comma bool) []byte {
-	_ = comma
 	b = jsonKey(b, comma, `"stepName":`)
 	comma = true
 	b = jsonx.AppendValidString(b, p.StepName)
@@ -9028,7 +7651,6 @@ func jsonStepFinished(b []byte, p *event.StepFinished, comma bool) []byte {
 }
 
 func jsonTextMessageChunk(b []byte, p *event.TextMessageChunk, comma bool) []byte {
-	_ = comma
 	if v := p.MessageID; v != nil {
 		b = jsonKey(b, comma, `"messageId":`)
 		comma = true
@@ -9058,7 +7680,6 @@ func jsonTextMessageChunk(b []byte, p *event.TextMessageChunk, comma bool) []byt
 }
 
 func jsonToolCallChunk(b []byte, p *event.ToolCallChunk, comma bool) []byte {
-	_ = comma
 	if v := p.ToolCallID; v != nil {
 		b = jsonKey(b, comma, `"toolCallId":`)
 		comma = true
@@ -9088,7 +7709,6 @@ func jsonToolCallChunk(b []byte, p *event.ToolCallChunk, comma bool) []byte {
 }
 
 func jsonSubagentStarted(b []byte, p *event.SubagentStarted, comma bool) []byte {
-	_ = comma
 	b = jsonKey(b, comma, `"subagentRunId":`)
 	comma = true
 	b = jsonx.AppendValidString(b, p.SubagentRunID)
@@ -9119,7 +7739,6 @@ func jsonSubagentStarted(b []byte, p *event.SubagentStarted, comma bool) []byte 
 }
 
 func jsonSubagentFinished(b []byte, p *event.SubagentFinished, comma bool) []byte {
-	_ = comma
 	b = jsonKey(b, comma, `"subagentRunId":`)
 	comma = true
 	b = jsonx.AppendValidString(b, p.SubagentRunID)
@@ -9137,7 +7756,6 @@ func jsonSubagentFinished(b []byte, p *event.SubagentFinished, comma bool) []byt
 }
 
 func jsonSubagentOutcome(b []byte, p *event.SubagentOutcome, comma bool) []byte {
-	_ = comma
 	b = jsonKey(b, comma, `"type":`)
 	comma = true
 	b = jsonx.AppendValidString(b, p.Type)
@@ -9157,7 +7775,6 @@ func jsonSubagentOutcome(b []byte, p *event.SubagentOutcome, comma bool) []byte 
 }
 
 func jsonSubagentError(b []byte, p *event.SubagentError, comma bool) []byte {
-	_ = comma
 	b = jsonKey(b, comma, `"subagentRunId":`)
 	comma = true
 	b = jsonx.AppendValidString(b, p.SubagentRunID)
@@ -9173,7 +7790,6 @@ func jsonSubagentError(b []byte, p *event.SubagentError, comma bool) []byte {
 }
 
 func jsonToolCallResult(b []byte, p *event.ToolCallResult, comma bool) []byte {
-	_ = comma
 	if v := p.SubagentRunID; v != nil {
 		b = jsonKey(b, comma, `"subagentRunId":`)
 		comma = true
@@ -9211,7 +7827,6 @@ func jsonToolCallResult(b []byte, p *event.ToolCallResult, comma bool) []byte {
 }
 
 func jsonActivitySnapshot(b []byte, p *event.ActivitySnapshot, comma bool) []byte {
-	_ = comma
 	if v := p.SubagentRunID; v != nil {
 		b = jsonKey(b, comma, `"subagentRunId":`)
 		comma = true
@@ -9223,15 +7838,9 @@ func jsonActivitySnapshot(b []byte, p *event.ActivitySnapshot, comma bool) []byt
 	b = jsonKey(b, comma, `"activityType":`)
 	comma = true
 	b = jsonx.AppendValidString(b, p.ActivityType)
-	if v := p.Content; v != nil {
-		b = jsonKey(b, comma, `"content":`)
-		comma = true
-		b = append(b, v...)
-	} else {
-		b = jsonKey(b, comma, `"content":`)
-		comma = true
-		b = append(b, "{}"...) // a required object is never left out
-	}
+	b = jsonKey(b, comma, `"content":`)
+	comma = true
+	b = append(b, requiredObject(p.Content)...)
 	if v := p.Replace; v != nil {
 		b = jsonKey(b, comma, `"replace":`)
 		comma = true
@@ -9241,7 +7850,6 @@ func jsonActivitySnapshot(b []byte, p *event.ActivitySnapshot, comma bool) []byt
 }
 
 func jsonActivityDelta(b []byte, p *event.ActivityDelta, comma bool) []byte {
-	_ = comma
 	if v := p.SubagentRunID; v != nil {
 		b = jsonKey(b, comma, `"subagentRunId":`)
 		comma = true
@@ -9253,23 +7861,20 @@ func jsonActivityDelta(b []byte, p *event.ActivityDelta, comma bool) []byte {
 	b = jsonKey(b, comma, `"activityType":`)
 	comma = true
 	b = jsonx.AppendValidString(b, p.ActivityType)
-	if true {
-		b = jsonKey(b, comma, `"patch":`)
-		comma = true
-		b = append(b, '[')
-		for i := range p.Patch {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = append(jsonPatchOp(append(b, '{'), &p.Patch[i], false), '}')
+	b = jsonKey(b, comma, `"patch":`)
+	comma = true
+	b = append(b, '[')
+	for i := range p.Patch {
+		if i > 0 {
+			b = append(b, ',')
 		}
-		b = append(b, ']')
+		b = append(jsonPatchOp(append(b, '{'), &p.Patch[i], false), '}')
 	}
+	b = append(b, ']')
 	return b
 }
 
 func jsonReasoningStart(b []byte, p *event.ReasoningStart, comma bool) []byte {
-	_ = comma
 	if v := p.SubagentRunID; v != nil {
 		b = jsonKey(b, comma, `"subagentRunId":`)
 		comma = true
@@ -9282,7 +7887,6 @@ func jsonReasoningStart(b []byte, p *event.ReasoningStart, comma bool) []byte {
 }
 
 func jsonReasoningMessageStart(b []byte, p *event.ReasoningMessageStart, comma bool) []byte {
-	_ = comma
 	if v := p.SubagentRunID; v != nil {
 		b = jsonKey(b, comma, `"subagentRunId":`)
 		comma = true
@@ -9298,7 +7902,6 @@ func jsonReasoningMessageStart(b []byte, p *event.ReasoningMessageStart, comma b
 }
 
 func jsonReasoningMessageContent(b []byte, p *event.ReasoningMessageContent, comma bool) []byte {
-	_ = comma
 	if v := p.SubagentRunID; v != nil {
 		b = jsonKey(b, comma, `"subagentRunId":`)
 		comma = true
@@ -9314,7 +7917,6 @@ func jsonReasoningMessageContent(b []byte, p *event.ReasoningMessageContent, com
 }
 
 func jsonReasoningMessageEnd(b []byte, p *event.ReasoningMessageEnd, comma bool) []byte {
-	_ = comma
 	if v := p.SubagentRunID; v != nil {
 		b = jsonKey(b, comma, `"subagentRunId":`)
 		comma = true
@@ -9327,7 +7929,6 @@ func jsonReasoningMessageEnd(b []byte, p *event.ReasoningMessageEnd, comma bool)
 }
 
 func jsonReasoningMessageChunk(b []byte, p *event.ReasoningMessageChunk, comma bool) []byte {
-	_ = comma
 	if v := p.SubagentRunID; v != nil {
 		b = jsonKey(b, comma, `"subagentRunId":`)
 		comma = true
@@ -9347,7 +7948,6 @@ func jsonReasoningMessageChunk(b []byte, p *event.ReasoningMessageChunk, comma b
 }
 
 func jsonReasoningEnd(b []byte, p *event.ReasoningEnd, comma bool) []byte {
-	_ = comma
 	if v := p.SubagentRunID; v != nil {
 		b = jsonKey(b, comma, `"subagentRunId":`)
 		comma = true
@@ -9360,7 +7960,6 @@ func jsonReasoningEnd(b []byte, p *event.ReasoningEnd, comma bool) []byte {
 }
 
 func jsonReasoningEncryptedValue(b []byte, p *event.ReasoningEncryptedValue, comma bool) []byte {
-	_ = comma
 	if v := p.SubagentRunID; v != nil {
 		b = jsonKey(b, comma, `"subagentRunId":`)
 		comma = true
@@ -9395,187 +7994,187 @@ func parseJSONGenerated(s *jsonx.Scanner) (ev event.Event, ok bool) {
 	switch t {
 	case "TEXT_MESSAGE_START":
 		p := new(event.TextMessageStart)
-		if !parseTextMessageStart(s, p, false) {
+		if !parseTextMessageStart(s, p) {
 			return nil, false
 		}
 		ev = p
 	case "TEXT_MESSAGE_CONTENT":
 		p := new(event.TextMessageContent)
-		if !parseTextMessageContent(s, p, false) {
+		if !parseTextMessageContent(s, p) {
 			return nil, false
 		}
 		ev = p
 	case "TEXT_MESSAGE_END":
 		p := new(event.TextMessageEnd)
-		if !parseTextMessageEnd(s, p, false) {
+		if !parseTextMessageEnd(s, p) {
 			return nil, false
 		}
 		ev = p
 	case "TOOL_CALL_START":
 		p := new(event.ToolCallStart)
-		if !parseToolCallStart(s, p, false) {
+		if !parseToolCallStart(s, p) {
 			return nil, false
 		}
 		ev = p
 	case "TOOL_CALL_ARGS":
 		p := new(event.ToolCallArgs)
-		if !parseToolCallArgs(s, p, false) {
+		if !parseToolCallArgs(s, p) {
 			return nil, false
 		}
 		ev = p
 	case "TOOL_CALL_END":
 		p := new(event.ToolCallEnd)
-		if !parseToolCallEnd(s, p, false) {
+		if !parseToolCallEnd(s, p) {
 			return nil, false
 		}
 		ev = p
 	case "STATE_SNAPSHOT":
 		p := new(event.StateSnapshot)
-		if !parseStateSnapshot(s, p, false) {
+		if !parseStateSnapshot(s, p) {
 			return nil, false
 		}
 		ev = p
 	case "STATE_DELTA":
 		p := new(event.StateDelta)
-		if !parseStateDelta(s, p, false) {
+		if !parseStateDelta(s, p) {
 			return nil, false
 		}
 		ev = p
 	case "MESSAGES_SNAPSHOT":
 		p := new(event.MessagesSnapshot)
-		if !parseMessagesSnapshot(s, p, false) {
+		if !parseMessagesSnapshot(s, p) {
 			return nil, false
 		}
 		ev = p
 	case "RAW":
 		p := new(event.Raw)
-		if !parseRaw(s, p, false) {
+		if !parseRaw(s, p) {
 			return nil, false
 		}
 		ev = p
 	case "CUSTOM":
 		p := new(event.Custom)
-		if !parseCustom(s, p, false) {
+		if !parseCustom(s, p) {
 			return nil, false
 		}
 		ev = p
 	case "RUN_STARTED":
 		p := new(event.RunStarted)
-		if !parseRunStarted(s, p, false) {
+		if !parseRunStarted(s, p) {
 			return nil, false
 		}
 		ev = p
 	case "RUN_FINISHED":
 		p := new(event.RunFinished)
-		if !parseRunFinished(s, p, false) {
+		if !parseRunFinished(s, p) {
 			return nil, false
 		}
 		ev = p
 	case "RUN_ERROR":
 		p := new(event.RunError)
-		if !parseRunError(s, p, false) {
+		if !parseRunError(s, p) {
 			return nil, false
 		}
 		ev = p
 	case "STEP_STARTED":
 		p := new(event.StepStarted)
-		if !parseStepStarted(s, p, false) {
+		if !parseStepStarted(s, p) {
 			return nil, false
 		}
 		ev = p
 	case "STEP_FINISHED":
 		p := new(event.StepFinished)
-		if !parseStepFinished(s, p, false) {
+		if !parseStepFinished(s, p) {
 			return nil, false
 		}
 		ev = p
 	case "TEXT_MESSAGE_CHUNK":
 		p := new(event.TextMessageChunk)
-		if !parseTextMessageChunk(s, p, false) {
+		if !parseTextMessageChunk(s, p) {
 			return nil, false
 		}
 		ev = p
 	case "TOOL_CALL_CHUNK":
 		p := new(event.ToolCallChunk)
-		if !parseToolCallChunk(s, p, false) {
+		if !parseToolCallChunk(s, p) {
 			return nil, false
 		}
 		ev = p
 	case "SUBAGENT_STARTED":
 		p := new(event.SubagentStarted)
-		if !parseSubagentStarted(s, p, false) {
+		if !parseSubagentStarted(s, p) {
 			return nil, false
 		}
 		ev = p
 	case "SUBAGENT_FINISHED":
 		p := new(event.SubagentFinished)
-		if !parseSubagentFinished(s, p, false) {
+		if !parseSubagentFinished(s, p) {
 			return nil, false
 		}
 		ev = p
 	case "SUBAGENT_ERROR":
 		p := new(event.SubagentError)
-		if !parseSubagentError(s, p, false) {
+		if !parseSubagentError(s, p) {
 			return nil, false
 		}
 		ev = p
 	case "TOOL_CALL_RESULT":
 		p := new(event.ToolCallResult)
-		if !parseToolCallResult(s, p, false) {
+		if !parseToolCallResult(s, p) {
 			return nil, false
 		}
 		ev = p
 	case "ACTIVITY_SNAPSHOT":
 		p := new(event.ActivitySnapshot)
-		if !parseActivitySnapshot(s, p, false) {
+		if !parseActivitySnapshot(s, p) {
 			return nil, false
 		}
 		ev = p
 	case "ACTIVITY_DELTA":
 		p := new(event.ActivityDelta)
-		if !parseActivityDelta(s, p, false) {
+		if !parseActivityDelta(s, p) {
 			return nil, false
 		}
 		ev = p
 	case "REASONING_START":
 		p := new(event.ReasoningStart)
-		if !parseReasoningStart(s, p, false) {
+		if !parseReasoningStart(s, p) {
 			return nil, false
 		}
 		ev = p
 	case "REASONING_MESSAGE_START":
 		p := new(event.ReasoningMessageStart)
-		if !parseReasoningMessageStart(s, p, false) {
+		if !parseReasoningMessageStart(s, p) {
 			return nil, false
 		}
 		ev = p
 	case "REASONING_MESSAGE_CONTENT":
 		p := new(event.ReasoningMessageContent)
-		if !parseReasoningMessageContent(s, p, false) {
+		if !parseReasoningMessageContent(s, p) {
 			return nil, false
 		}
 		ev = p
 	case "REASONING_MESSAGE_END":
 		p := new(event.ReasoningMessageEnd)
-		if !parseReasoningMessageEnd(s, p, false) {
+		if !parseReasoningMessageEnd(s, p) {
 			return nil, false
 		}
 		ev = p
 	case "REASONING_MESSAGE_CHUNK":
 		p := new(event.ReasoningMessageChunk)
-		if !parseReasoningMessageChunk(s, p, false) {
+		if !parseReasoningMessageChunk(s, p) {
 			return nil, false
 		}
 		ev = p
 	case "REASONING_END":
 		p := new(event.ReasoningEnd)
-		if !parseReasoningEnd(s, p, false) {
+		if !parseReasoningEnd(s, p) {
 			return nil, false
 		}
 		ev = p
 	case "REASONING_ENCRYPTED_VALUE":
 		p := new(event.ReasoningEncryptedValue)
-		if !parseReasoningEncryptedValue(s, p, false) {
+		if !parseReasoningEncryptedValue(s, p) {
 			return nil, false
 		}
 		ev = p
@@ -9585,17 +8184,11 @@ func parseJSONGenerated(s *jsonx.Scanner) (ev event.Event, ok bool) {
 	return ev, s.End() == nil
 }
 
-func parseTextMessageStart(s *jsonx.Scanner, p *event.TextMessageStart, open bool) bool {
-	first := false
-	if open {
-		if s.ObjectStart() != nil {
-			return false
-		}
-		first = true
-	}
-	var seen uint64
-	for ; ; first = false {
-		key, more, err := s.ObjectNext(first)
+func parseTextMessageStart(s *jsonx.Scanner, p *event.TextMessageStart) bool {
+	var seen uint64 // bit i: member i was read
+	var seenBase uint64
+	for {
+		key, more, err := s.ObjectNext(false)
 		if err != nil {
 			return false
 		}
@@ -9625,7 +8218,7 @@ func parseTextMessageStart(s *jsonx.Scanner, p *event.TextMessageStart, open boo
 				return false
 			}
 			v, err := s.String()
-			if err != nil || !planTextMessageStart.Fields[1].Allows(v) {
+			if err != nil || indexRole(v) < 0 {
 				return false
 			}
 			p.Role = &v
@@ -9655,54 +8248,10 @@ func parseTextMessageStart(s *jsonx.Scanner, p *event.TextMessageStart, open boo
 				return false
 			}
 			p.SubagentRunID = &v
-		case "timestamp":
-			if seen&(1<<61) != 0 {
-				return false
-			}
-			seen |= 1 << 61
-			if s.Peek() != jsonx.Number {
-				return false
-			}
-			text, err := s.Number()
-			if err != nil {
-				return false
-			}
-			v, ok := jsonx.ParseInt64(text)
-			if !ok {
-				return false
-			}
-			(&p.Base).Timestamp = &v
-		case "rawEvent":
-			if seen&(1<<60) != 0 {
-				return false
-			}
-			seen |= 1 << 60
-			if s.Peek() == jsonx.Null {
-				if s.Null() != nil {
-					return false
-				}
-				break
-			}
-			raw, err := s.Raw()
-			if err != nil {
-				return false
-			}
-			(&p.Base).RawEvent = raw
-		case "metadata":
-			if seen&(1<<59) != 0 {
-				return false
-			}
-			seen |= 1 << 59
-			if s.Peek() != jsonx.Object {
-				return false
-			}
-			raw, err := s.Raw()
-			if err != nil {
-				return false
-			}
-			(&p.Base).Metadata = raw
 		default:
-			return false // an unknown member, or "type" again
+			if !parseBase(s, key, &p.Base, &seenBase) {
+				return false
+			}
 		}
 	}
 	if seen&0x1 != 0x1 {
@@ -9711,17 +8260,65 @@ func parseTextMessageStart(s *jsonx.Scanner, p *event.TextMessageStart, open boo
 	return true
 }
 
-func parseTextMessageContent(s *jsonx.Scanner, p *event.TextMessageContent, open bool) bool {
-	first := false
-	if open {
-		if s.ObjectStart() != nil {
+func parseBase(s *jsonx.Scanner, key string, p *event.Base, seen *uint64) bool {
+	switch key {
+	case "timestamp":
+		if *seen&(1<<0) != 0 {
 			return false
 		}
-		first = true
+		*seen |= 1 << 0
+		if s.Peek() != jsonx.Number {
+			return false
+		}
+		text, err := s.Number()
+		if err != nil {
+			return false
+		}
+		v, ok := jsonx.ParseInt64(text)
+		if !ok {
+			return false
+		}
+		p.Timestamp = &v
+	case "rawEvent":
+		if *seen&(1<<1) != 0 {
+			return false
+		}
+		*seen |= 1 << 1
+		if s.Peek() == jsonx.Null {
+			if s.Null() != nil {
+				return false
+			}
+			break
+		}
+		raw, err := s.Raw()
+		if err != nil {
+			return false
+		}
+		p.RawEvent = raw
+	case "metadata":
+		if *seen&(1<<2) != 0 {
+			return false
+		}
+		*seen |= 1 << 2
+		if s.Peek() != jsonx.Object {
+			return false
+		}
+		raw, err := s.Raw()
+		if err != nil {
+			return false
+		}
+		p.Metadata = raw
+	default:
+		return false // an unknown member, or "type" again
 	}
-	var seen uint64
-	for ; ; first = false {
-		key, more, err := s.ObjectNext(first)
+	return true
+}
+
+func parseTextMessageContent(s *jsonx.Scanner, p *event.TextMessageContent) bool {
+	var seen uint64 // bit i: member i was read
+	var seenBase uint64
+	for {
+		key, more, err := s.ObjectNext(false)
 		if err != nil {
 			return false
 		}
@@ -9768,54 +8365,10 @@ func parseTextMessageContent(s *jsonx.Scanner, p *event.TextMessageContent, open
 				return false
 			}
 			p.SubagentRunID = &v
-		case "timestamp":
-			if seen&(1<<61) != 0 {
-				return false
-			}
-			seen |= 1 << 61
-			if s.Peek() != jsonx.Number {
-				return false
-			}
-			text, err := s.Number()
-			if err != nil {
-				return false
-			}
-			v, ok := jsonx.ParseInt64(text)
-			if !ok {
-				return false
-			}
-			(&p.Base).Timestamp = &v
-		case "rawEvent":
-			if seen&(1<<60) != 0 {
-				return false
-			}
-			seen |= 1 << 60
-			if s.Peek() == jsonx.Null {
-				if s.Null() != nil {
-					return false
-				}
-				break
-			}
-			raw, err := s.Raw()
-			if err != nil {
-				return false
-			}
-			(&p.Base).RawEvent = raw
-		case "metadata":
-			if seen&(1<<59) != 0 {
-				return false
-			}
-			seen |= 1 << 59
-			if s.Peek() != jsonx.Object {
-				return false
-			}
-			raw, err := s.Raw()
-			if err != nil {
-				return false
-			}
-			(&p.Base).Metadata = raw
 		default:
-			return false // an unknown member, or "type" again
+			if !parseBase(s, key, &p.Base, &seenBase) {
+				return false
+			}
 		}
 	}
 	if seen&0x3 != 0x3 {
@@ -9824,17 +8377,11 @@ func parseTextMessageContent(s *jsonx.Scanner, p *event.TextMessageContent, open
 	return true
 }
 
-func parseTextMessageEnd(s *jsonx.Scanner, p *event.TextMessageEnd, open bool) bool {
-	first := false
-	if open {
-		if s.ObjectStart() != nil {
-			return false
-		}
-		first = true
-	}
-	var seen uint64
-	for ; ; first = false {
-		key, more, err := s.ObjectNext(first)
+func parseTextMessageEnd(s *jsonx.Scanner, p *event.TextMessageEnd) bool {
+	var seen uint64 // bit i: member i was read
+	var seenBase uint64
+	for {
+		key, more, err := s.ObjectNext(false)
 		if err != nil {
 			return false
 		}
@@ -9868,54 +8415,10 @@ func parseTextMessageEnd(s *jsonx.Scanner, p *event.TextMessageEnd, open bool) b
 				return false
 			}
 			p.SubagentRunID = &v
-		case "timestamp":
-			if seen&(1<<61) != 0 {
-				return false
-			}
-			seen |= 1 << 61
-			if s.Peek() != jsonx.Number {
-				return false
-			}
-			text, err := s.Number()
-			if err != nil {
-				return false
-			}
-			v, ok := jsonx.ParseInt64(text)
-			if !ok {
-				return false
-			}
-			(&p.Base).Timestamp = &v
-		case "rawEvent":
-			if seen&(1<<60) != 0 {
-				return false
-			}
-			seen |= 1 << 60
-			if s.Peek() == jsonx.Null {
-				if s.Null() != nil {
-					return false
-				}
-				break
-			}
-			raw, err := s.Raw()
-			if err != nil {
-				return false
-			}
-			(&p.Base).RawEvent = raw
-		case "metadata":
-			if seen&(1<<59) != 0 {
-				return false
-			}
-			seen |= 1 << 59
-			if s.Peek() != jsonx.Object {
-				return false
-			}
-			raw, err := s.Raw()
-			if err != nil {
-				return false
-			}
-			(&p.Base).Metadata = raw
 		default:
-			return false // an unknown member, or "type" again
+			if !parseBase(s, key, &p.Base, &seenBase) {
+				return false
+			}
 		}
 	}
 	if seen&0x1 != 0x1 {
@@ -9924,17 +8427,11 @@ func parseTextMessageEnd(s *jsonx.Scanner, p *event.TextMessageEnd, open bool) b
 	return true
 }
 
-func parseToolCallStart(s *jsonx.Scanner, p *event.ToolCallStart, open bool) bool {
-	first := false
-	if open {
-		if s.ObjectStart() != nil {
-			return false
-		}
-		first = true
-	}
-	var seen uint64
-	for ; ; first = false {
-		key, more, err := s.ObjectNext(first)
+func parseToolCallStart(s *jsonx.Scanner, p *event.ToolCallStart) bool {
+	var seen uint64 // bit i: member i was read
+	var seenBase uint64
+	for {
+		key, more, err := s.ObjectNext(false)
 		if err != nil {
 			return false
 		}
@@ -9994,54 +8491,10 @@ func parseToolCallStart(s *jsonx.Scanner, p *event.ToolCallStart, open bool) boo
 				return false
 			}
 			p.SubagentRunID = &v
-		case "timestamp":
-			if seen&(1<<61) != 0 {
-				return false
-			}
-			seen |= 1 << 61
-			if s.Peek() != jsonx.Number {
-				return false
-			}
-			text, err := s.Number()
-			if err != nil {
-				return false
-			}
-			v, ok := jsonx.ParseInt64(text)
-			if !ok {
-				return false
-			}
-			(&p.Base).Timestamp = &v
-		case "rawEvent":
-			if seen&(1<<60) != 0 {
-				return false
-			}
-			seen |= 1 << 60
-			if s.Peek() == jsonx.Null {
-				if s.Null() != nil {
-					return false
-				}
-				break
-			}
-			raw, err := s.Raw()
-			if err != nil {
-				return false
-			}
-			(&p.Base).RawEvent = raw
-		case "metadata":
-			if seen&(1<<59) != 0 {
-				return false
-			}
-			seen |= 1 << 59
-			if s.Peek() != jsonx.Object {
-				return false
-			}
-			raw, err := s.Raw()
-			if err != nil {
-				return false
-			}
-			(&p.Base).Metadata = raw
 		default:
-			return false // an unknown member, or "type" again
+			if !parseBase(s, key, &p.Base, &seenBase) {
+				return false
+			}
 		}
 	}
 	if seen&0x3 != 0x3 {
@@ -10050,17 +8503,11 @@ func parseToolCallStart(s *jsonx.Scanner, p *event.ToolCallStart, open bool) boo
 	return true
 }
 
-func parseToolCallArgs(s *jsonx.Scanner, p *event.ToolCallArgs, open bool) bool {
-	first := false
-	if open {
-		if s.ObjectStart() != nil {
-			return false
-		}
-		first = true
-	}
-	var seen uint64
-	for ; ; first = false {
-		key, more, err := s.ObjectNext(first)
+func parseToolCallArgs(s *jsonx.Scanner, p *event.ToolCallArgs) bool {
+	var seen uint64 // bit i: member i was read
+	var seenBase uint64
+	for {
+		key, more, err := s.ObjectNext(false)
 		if err != nil {
 			return false
 		}
@@ -10107,54 +8554,10 @@ func parseToolCallArgs(s *jsonx.Scanner, p *event.ToolCallArgs, open bool) bool 
 				return false
 			}
 			p.SubagentRunID = &v
-		case "timestamp":
-			if seen&(1<<61) != 0 {
-				return false
-			}
-			seen |= 1 << 61
-			if s.Peek() != jsonx.Number {
-				return false
-			}
-			text, err := s.Number()
-			if err != nil {
-				return false
-			}
-			v, ok := jsonx.ParseInt64(text)
-			if !ok {
-				return false
-			}
-			(&p.Base).Timestamp = &v
-		case "rawEvent":
-			if seen&(1<<60) != 0 {
-				return false
-			}
-			seen |= 1 << 60
-			if s.Peek() == jsonx.Null {
-				if s.Null() != nil {
-					return false
-				}
-				break
-			}
-			raw, err := s.Raw()
-			if err != nil {
-				return false
-			}
-			(&p.Base).RawEvent = raw
-		case "metadata":
-			if seen&(1<<59) != 0 {
-				return false
-			}
-			seen |= 1 << 59
-			if s.Peek() != jsonx.Object {
-				return false
-			}
-			raw, err := s.Raw()
-			if err != nil {
-				return false
-			}
-			(&p.Base).Metadata = raw
 		default:
-			return false // an unknown member, or "type" again
+			if !parseBase(s, key, &p.Base, &seenBase) {
+				return false
+			}
 		}
 	}
 	if seen&0x3 != 0x3 {
@@ -10163,17 +8566,11 @@ func parseToolCallArgs(s *jsonx.Scanner, p *event.ToolCallArgs, open bool) bool 
 	return true
 }
 
-func parseToolCallEnd(s *jsonx.Scanner, p *event.ToolCallEnd, open bool) bool {
-	first := false
-	if open {
-		if s.ObjectStart() != nil {
-			return false
-		}
-		first = true
-	}
-	var seen uint64
-	for ; ; first = false {
-		key, more, err := s.ObjectNext(first)
+func parseToolCallEnd(s *jsonx.Scanner, p *event.ToolCallEnd) bool {
+	var seen uint64 // bit i: member i was read
+	var seenBase uint64
+	for {
+		key, more, err := s.ObjectNext(false)
 		if err != nil {
 			return false
 		}
@@ -10207,54 +8604,10 @@ func parseToolCallEnd(s *jsonx.Scanner, p *event.ToolCallEnd, open bool) bool {
 				return false
 			}
 			p.SubagentRunID = &v
-		case "timestamp":
-			if seen&(1<<61) != 0 {
-				return false
-			}
-			seen |= 1 << 61
-			if s.Peek() != jsonx.Number {
-				return false
-			}
-			text, err := s.Number()
-			if err != nil {
-				return false
-			}
-			v, ok := jsonx.ParseInt64(text)
-			if !ok {
-				return false
-			}
-			(&p.Base).Timestamp = &v
-		case "rawEvent":
-			if seen&(1<<60) != 0 {
-				return false
-			}
-			seen |= 1 << 60
-			if s.Peek() == jsonx.Null {
-				if s.Null() != nil {
-					return false
-				}
-				break
-			}
-			raw, err := s.Raw()
-			if err != nil {
-				return false
-			}
-			(&p.Base).RawEvent = raw
-		case "metadata":
-			if seen&(1<<59) != 0 {
-				return false
-			}
-			seen |= 1 << 59
-			if s.Peek() != jsonx.Object {
-				return false
-			}
-			raw, err := s.Raw()
-			if err != nil {
-				return false
-			}
-			(&p.Base).Metadata = raw
 		default:
-			return false // an unknown member, or "type" again
+			if !parseBase(s, key, &p.Base, &seenBase) {
+				return false
+			}
 		}
 	}
 	if seen&0x1 != 0x1 {
@@ -10263,17 +8616,11 @@ func parseToolCallEnd(s *jsonx.Scanner, p *event.ToolCallEnd, open bool) bool {
 	return true
 }
 
-func parseStateSnapshot(s *jsonx.Scanner, p *event.StateSnapshot, open bool) bool {
-	first := false
-	if open {
-		if s.ObjectStart() != nil {
-			return false
-		}
-		first = true
-	}
-	var seen uint64
-	for ; ; first = false {
-		key, more, err := s.ObjectNext(first)
+func parseStateSnapshot(s *jsonx.Scanner, p *event.StateSnapshot) bool {
+	var seen uint64 // bit i: member i was read
+	var seenBase uint64
+	for {
+		key, more, err := s.ObjectNext(false)
 		if err != nil {
 			return false
 		}
@@ -10304,70 +8651,20 @@ func parseStateSnapshot(s *jsonx.Scanner, p *event.StateSnapshot, open bool) boo
 				return false
 			}
 			p.SubagentRunID = &v
-		case "timestamp":
-			if seen&(1<<61) != 0 {
-				return false
-			}
-			seen |= 1 << 61
-			if s.Peek() != jsonx.Number {
-				return false
-			}
-			text, err := s.Number()
-			if err != nil {
-				return false
-			}
-			v, ok := jsonx.ParseInt64(text)
-			if !ok {
-				return false
-			}
-			(&p.Base).Timestamp = &v
-		case "rawEvent":
-			if seen&(1<<60) != 0 {
-				return false
-			}
-			seen |= 1 << 60
-			if s.Peek() == jsonx.Null {
-				if s.Null() != nil {
-					return false
-				}
-				break
-			}
-			raw, err := s.Raw()
-			if err != nil {
-				return false
-			}
-			(&p.Base).RawEvent = raw
-		case "metadata":
-			if seen&(1<<59) != 0 {
-				return false
-			}
-			seen |= 1 << 59
-			if s.Peek() != jsonx.Object {
-				return false
-			}
-			raw, err := s.Raw()
-			if err != nil {
-				return false
-			}
-			(&p.Base).Metadata = raw
 		default:
-			return false // an unknown member, or "type" again
+			if !parseBase(s, key, &p.Base, &seenBase) {
+				return false
+			}
 		}
 	}
 	return true
 }
 
-func parseStateDelta(s *jsonx.Scanner, p *event.StateDelta, open bool) bool {
-	first := false
-	if open {
-		if s.ObjectStart() != nil {
-			return false
-		}
-		first = true
-	}
-	var seen uint64
-	for ; ; first = false {
-		key, more, err := s.ObjectNext(first)
+func parseStateDelta(s *jsonx.Scanner, p *event.StateDelta) bool {
+	var seen uint64 // bit i: member i was read
+	var seenBase uint64
+	for {
+		key, more, err := s.ObjectNext(false)
 		if err != nil {
 			return false
 		}
@@ -10393,7 +8690,7 @@ func parseStateDelta(s *jsonx.Scanner, p *event.StateDelta, open bool) bool {
 					break
 				}
 				v = append(v, event.PatchOp{})
-				if s.Peek() != jsonx.Object || !parsePatchOp(s, &v[len(v)-1], true) {
+				if s.Peek() != jsonx.Object || !parsePatchOp(s, &v[len(v)-1]) {
 					return false
 				}
 			}
@@ -10411,54 +8708,10 @@ func parseStateDelta(s *jsonx.Scanner, p *event.StateDelta, open bool) bool {
 				return false
 			}
 			p.SubagentRunID = &v
-		case "timestamp":
-			if seen&(1<<61) != 0 {
-				return false
-			}
-			seen |= 1 << 61
-			if s.Peek() != jsonx.Number {
-				return false
-			}
-			text, err := s.Number()
-			if err != nil {
-				return false
-			}
-			v, ok := jsonx.ParseInt64(text)
-			if !ok {
-				return false
-			}
-			(&p.Base).Timestamp = &v
-		case "rawEvent":
-			if seen&(1<<60) != 0 {
-				return false
-			}
-			seen |= 1 << 60
-			if s.Peek() == jsonx.Null {
-				if s.Null() != nil {
-					return false
-				}
-				break
-			}
-			raw, err := s.Raw()
-			if err != nil {
-				return false
-			}
-			(&p.Base).RawEvent = raw
-		case "metadata":
-			if seen&(1<<59) != 0 {
-				return false
-			}
-			seen |= 1 << 59
-			if s.Peek() != jsonx.Object {
-				return false
-			}
-			raw, err := s.Raw()
-			if err != nil {
-				return false
-			}
-			(&p.Base).Metadata = raw
 		default:
-			return false // an unknown member, or "type" again
+			if !parseBase(s, key, &p.Base, &seenBase) {
+				return false
+			}
 		}
 	}
 	if seen&0x1 != 0x1 {
@@ -10467,16 +8720,12 @@ func parseStateDelta(s *jsonx.Scanner, p *event.StateDelta, open bool) bool {
 	return true
 }
 
-func parsePatchOp(s *jsonx.Scanner, p *event.PatchOp, open bool) bool {
-	first := false
-	if open {
-		if s.ObjectStart() != nil {
-			return false
-		}
-		first = true
+func parsePatchOp(s *jsonx.Scanner, p *event.PatchOp) bool {
+	var seen uint64 // bit i: member i was read
+	if s.ObjectStart() != nil {
+		return false
 	}
-	var seen uint64
-	for ; ; first = false {
+	for first := true; ; first = false {
 		key, more, err := s.ObjectNext(first)
 		if err != nil {
 			return false
@@ -10494,7 +8743,7 @@ func parsePatchOp(s *jsonx.Scanner, p *event.PatchOp, open bool) bool {
 				return false
 			}
 			v, err := s.String()
-			if err != nil || !planPatchOp.Fields[0].Allows(v) {
+			if err != nil || indexOp(v) < 0 {
 				return false
 			}
 			p.Op = v
@@ -10535,7 +8784,7 @@ func parsePatchOp(s *jsonx.Scanner, p *event.PatchOp, open bool) bool {
 			}
 			p.Value = raw
 		default:
-			return false // an unknown member, or "type" again
+			return false // an unknown member
 		}
 	}
 	if seen&0x3 != 0x3 {
@@ -10544,17 +8793,11 @@ func parsePatchOp(s *jsonx.Scanner, p *event.PatchOp, open bool) bool {
 	return true
 }
 
-func parseMessagesSnapshot(s *jsonx.Scanner, p *event.MessagesSnapshot, open bool) bool {
-	first := false
-	if open {
-		if s.ObjectStart() != nil {
-			return false
-		}
-		first = true
-	}
-	var seen uint64
-	for ; ; first = false {
-		key, more, err := s.ObjectNext(first)
+func parseMessagesSnapshot(s *jsonx.Scanner, p *event.MessagesSnapshot) bool {
+	var seen uint64 // bit i: member i was read
+	var seenBase uint64
+	for {
+		key, more, err := s.ObjectNext(false)
 		if err != nil {
 			return false
 		}
@@ -10580,59 +8823,15 @@ func parseMessagesSnapshot(s *jsonx.Scanner, p *event.MessagesSnapshot, open boo
 					break
 				}
 				v = append(v, event.Message{})
-				if s.Peek() != jsonx.Object || !parseMessage(s, &v[len(v)-1], true) {
+				if s.Peek() != jsonx.Object || !parseMessage(s, &v[len(v)-1]) {
 					return false
 				}
 			}
 			p.Messages = v
-		case "timestamp":
-			if seen&(1<<61) != 0 {
-				return false
-			}
-			seen |= 1 << 61
-			if s.Peek() != jsonx.Number {
-				return false
-			}
-			text, err := s.Number()
-			if err != nil {
-				return false
-			}
-			v, ok := jsonx.ParseInt64(text)
-			if !ok {
-				return false
-			}
-			(&p.Base).Timestamp = &v
-		case "rawEvent":
-			if seen&(1<<60) != 0 {
-				return false
-			}
-			seen |= 1 << 60
-			if s.Peek() == jsonx.Null {
-				if s.Null() != nil {
-					return false
-				}
-				break
-			}
-			raw, err := s.Raw()
-			if err != nil {
-				return false
-			}
-			(&p.Base).RawEvent = raw
-		case "metadata":
-			if seen&(1<<59) != 0 {
-				return false
-			}
-			seen |= 1 << 59
-			if s.Peek() != jsonx.Object {
-				return false
-			}
-			raw, err := s.Raw()
-			if err != nil {
-				return false
-			}
-			(&p.Base).Metadata = raw
 		default:
-			return false // an unknown member, or "type" again
+			if !parseBase(s, key, &p.Base, &seenBase) {
+				return false
+			}
 		}
 	}
 	if seen&0x1 != 0x1 {
@@ -10641,16 +8840,12 @@ func parseMessagesSnapshot(s *jsonx.Scanner, p *event.MessagesSnapshot, open boo
 	return true
 }
 
-func parseMessage(s *jsonx.Scanner, p *event.Message, open bool) bool {
-	first := false
-	if open {
-		if s.ObjectStart() != nil {
-			return false
-		}
-		first = true
+func parseMessage(s *jsonx.Scanner, p *event.Message) bool {
+	var seen uint64 // bit i: member i was read
+	if s.ObjectStart() != nil {
+		return false
 	}
-	var seen uint64
-	for ; ; first = false {
+	for first := true; ; first = false {
 		key, more, err := s.ObjectNext(first)
 		if err != nil {
 			return false
@@ -10681,7 +8876,7 @@ func parseMessage(s *jsonx.Scanner, p *event.Message, open bool) bool {
 				return false
 			}
 			v, err := s.String()
-			if err != nil || !planMessage.Fields[1].Allows(v) {
+			if err != nil || indexMessageRole(v) < 0 {
 				return false
 			}
 			p.Role = v
@@ -10766,7 +8961,7 @@ func parseMessage(s *jsonx.Scanner, p *event.Message, open bool) bool {
 					break
 				}
 				v = append(v, event.ToolCall{})
-				if s.Peek() != jsonx.Object || !parseToolCall(s, &v[len(v)-1], true) {
+				if s.Peek() != jsonx.Object || !parseToolCall(s, &v[len(v)-1]) {
 					return false
 				}
 			}
@@ -10850,7 +9045,7 @@ func parseMessage(s *jsonx.Scanner, p *event.Message, open bool) bool {
 			}
 			p.ActivityType = &v
 		default:
-			return false // an unknown member, or "type" again
+			return false // an unknown member
 		}
 	}
 	if seen&0x3 != 0x3 {
@@ -10859,16 +9054,12 @@ func parseMessage(s *jsonx.Scanner, p *event.Message, open bool) bool {
 	return rule(planMessage, schema.PointerTo(p)) == nil
 }
 
-func parseToolCall(s *jsonx.Scanner, p *event.ToolCall, open bool) bool {
-	first := false
-	if open {
-		if s.ObjectStart() != nil {
-			return false
-		}
-		first = true
+func parseToolCall(s *jsonx.Scanner, p *event.ToolCall) bool {
+	var seen uint64 // bit i: member i was read
+	if s.ObjectStart() != nil {
+		return false
 	}
-	var seen uint64
-	for ; ; first = false {
+	for first := true; ; first = false {
 		key, more, err := s.ObjectNext(first)
 		if err != nil {
 			return false
@@ -10899,7 +9090,7 @@ func parseToolCall(s *jsonx.Scanner, p *event.ToolCall, open bool) bool {
 				return false
 			}
 			v, err := s.String()
-			if err != nil || !planToolCall.Fields[1].Allows(v) {
+			if err != nil || indexType(v) < 0 {
 				return false
 			}
 			p.Type = v
@@ -10908,7 +9099,7 @@ func parseToolCall(s *jsonx.Scanner, p *event.ToolCall, open bool) bool {
 				return false
 			}
 			seen |= 1 << 2
-			if s.Peek() != jsonx.Object || !parseFunctionCall(s, &p.Function, true) {
+			if s.Peek() != jsonx.Object || !parseFunctionCall(s, &p.Function) {
 				return false
 			}
 		case "metadata":
@@ -10938,7 +9129,7 @@ func parseToolCall(s *jsonx.Scanner, p *event.ToolCall, open bool) bool {
 			}
 			p.EncryptedValue = &v
 		default:
-			return false // an unknown member, or "type" again
+			return false // an unknown member
 		}
 	}
 	if seen&0x7 != 0x7 {
@@ -10947,16 +9138,12 @@ func parseToolCall(s *jsonx.Scanner, p *event.ToolCall, open bool) bool {
 	return true
 }
 
-func parseFunctionCall(s *jsonx.Scanner, p *event.FunctionCall, open bool) bool {
-	first := false
-	if open {
-		if s.ObjectStart() != nil {
-			return false
-		}
-		first = true
+func parseFunctionCall(s *jsonx.Scanner, p *event.FunctionCall) bool {
+	var seen uint64 // bit i: member i was read
+	if s.ObjectStart() != nil {
+		return false
 	}
-	var seen uint64
-	for ; ; first = false {
+	for first := true; ; first = false {
 		key, more, err := s.ObjectNext(first)
 		if err != nil {
 			return false
@@ -10992,7 +9179,7 @@ func parseFunctionCall(s *jsonx.Scanner, p *event.FunctionCall, open bool) bool 
 			}
 			p.Arguments = v
 		default:
-			return false // an unknown member, or "type" again
+			return false // an unknown member
 		}
 	}
 	if seen&0x3 != 0x3 {
@@ -11001,17 +9188,11 @@ func parseFunctionCall(s *jsonx.Scanner, p *event.FunctionCall, open bool) bool 
 	return true
 }
 
-func parseRaw(s *jsonx.Scanner, p *event.Raw, open bool) bool {
-	first := false
-	if open {
-		if s.ObjectStart() != nil {
-			return false
-		}
-		first = true
-	}
-	var seen uint64
-	for ; ; first = false {
-		key, more, err := s.ObjectNext(first)
+func parseRaw(s *jsonx.Scanner, p *event.Raw) bool {
+	var seen uint64 // bit i: member i was read
+	var seenBase uint64
+	for {
+		key, more, err := s.ObjectNext(false)
 		if err != nil {
 			return false
 		}
@@ -11055,70 +9236,20 @@ func parseRaw(s *jsonx.Scanner, p *event.Raw, open bool) bool {
 				return false
 			}
 			p.SubagentRunID = &v
-		case "timestamp":
-			if seen&(1<<61) != 0 {
-				return false
-			}
-			seen |= 1 << 61
-			if s.Peek() != jsonx.Number {
-				return false
-			}
-			text, err := s.Number()
-			if err != nil {
-				return false
-			}
-			v, ok := jsonx.ParseInt64(text)
-			if !ok {
-				return false
-			}
-			(&p.Base).Timestamp = &v
-		case "rawEvent":
-			if seen&(1<<60) != 0 {
-				return false
-			}
-			seen |= 1 << 60
-			if s.Peek() == jsonx.Null {
-				if s.Null() != nil {
-					return false
-				}
-				break
-			}
-			raw, err := s.Raw()
-			if err != nil {
-				return false
-			}
-			(&p.Base).RawEvent = raw
-		case "metadata":
-			if seen&(1<<59) != 0 {
-				return false
-			}
-			seen |= 1 << 59
-			if s.Peek() != jsonx.Object {
-				return false
-			}
-			raw, err := s.Raw()
-			if err != nil {
-				return false
-			}
-			(&p.Base).Metadata = raw
 		default:
-			return false // an unknown member, or "type" again
+			if !parseBase(s, key, &p.Base, &seenBase) {
+				return false
+			}
 		}
 	}
 	return true
 }
 
-func parseCustom(s *jsonx.Scanner, p *event.Custom, open bool) bool {
-	first := false
-	if open {
-		if s.ObjectStart() != nil {
-			return false
-		}
-		first = true
-	}
-	var seen uint64
-	for ; ; first = false {
-		key, more, err := s.ObjectNext(first)
+func parseCustom(s *jsonx.Scanner, p *event.Custom) bool {
+	var seen uint64 // bit i: member i was read
+	var seenBase uint64
+	for {
+		key, more, err := s.ObjectNext(false)
 		if err != nil {
 			return false
 		}
@@ -11162,54 +9293,10 @@ func parseCustom(s *jsonx.Scanner, p *event.Custom, open bool) bool {
 				return false
 			}
 			p.SubagentRunID = &v
-		case "timestamp":
-			if seen&(1<<61) != 0 {
-				return false
-			}
-			seen |= 1 << 61
-			if s.Peek() != jsonx.Number {
-				return false
-			}
-			text, err := s.Number()
-			if err != nil {
-				return false
-			}
-			v, ok := jsonx.ParseInt64(text)
-			if !ok {
-				return false
-			}
-			(&p.Base).Timestamp = &v
-		case "rawEvent":
-			if seen&(1<<60) != 0 {
-				return false
-			}
-			seen |= 1 << 60
-			if s.Peek() == jsonx.Null {
-				if s.Null() != nil {
-					return false
-				}
-				break
-			}
-			raw, err := s.Raw()
-			if err != nil {
-				return false
-			}
-			(&p.Base).RawEvent = raw
-		case "metadata":
-			if seen&(1<<59) != 0 {
-				return false
-			}
-			seen |= 1 << 59
-			if s.Peek() != jsonx.Object {
-				return false
-			}
-			raw, err := s.Raw()
-			if err != nil {
-				return false
-			}
-			(&p.Base).Metadata = raw
 		default:
-			return false // an unknown member, or "type" again
+			if !parseBase(s, key, &p.Base, &seenBase) {
+				return false
+			}
 		}
 	}
 	if seen&0x1 != 0x1 {
@@ -11218,17 +9305,11 @@ func parseCustom(s *jsonx.Scanner, p *event.Custom, open bool) bool {
 	return true
 }
 
-func parseRunStarted(s *jsonx.Scanner, p *event.RunStarted, open bool) bool {
-	first := false
-	if open {
-		if s.ObjectStart() != nil {
-			return false
-		}
-		first = true
-	}
-	var seen uint64
-	for ; ; first = false {
-		key, more, err := s.ObjectNext(first)
+func parseRunStarted(s *jsonx.Scanner, p *event.RunStarted) bool {
+	var seen uint64 // bit i: member i was read
+	var seenBase uint64
+	for {
+		key, more, err := s.ObjectNext(false)
 		if err != nil {
 			return false
 		}
@@ -11283,11 +9364,11 @@ func parseRunStarted(s *jsonx.Scanner, p *event.RunStarted, open bool) bool {
 			if s.Peek() != jsonx.Object {
 				return false
 			}
-			x := new(event.RunAgentInput)
-			if !parseRunAgentInput(s, x, true) {
+			v := new(event.RunAgentInput)
+			if !parseRunAgentInput(s, v) {
 				return false
 			}
-			p.Input = x
+			p.Input = v
 		case "protocolVersion":
 			if seen&(1<<4) != 0 {
 				return false
@@ -11301,54 +9382,10 @@ func parseRunStarted(s *jsonx.Scanner, p *event.RunStarted, open bool) bool {
 				return false
 			}
 			p.ProtocolVersion = &v
-		case "timestamp":
-			if seen&(1<<61) != 0 {
-				return false
-			}
-			seen |= 1 << 61
-			if s.Peek() != jsonx.Number {
-				return false
-			}
-			text, err := s.Number()
-			if err != nil {
-				return false
-			}
-			v, ok := jsonx.ParseInt64(text)
-			if !ok {
-				return false
-			}
-			(&p.Base).Timestamp = &v
-		case "rawEvent":
-			if seen&(1<<60) != 0 {
-				return false
-			}
-			seen |= 1 << 60
-			if s.Peek() == jsonx.Null {
-				if s.Null() != nil {
-					return false
-				}
-				break
-			}
-			raw, err := s.Raw()
-			if err != nil {
-				return false
-			}
-			(&p.Base).RawEvent = raw
-		case "metadata":
-			if seen&(1<<59) != 0 {
-				return false
-			}
-			seen |= 1 << 59
-			if s.Peek() != jsonx.Object {
-				return false
-			}
-			raw, err := s.Raw()
-			if err != nil {
-				return false
-			}
-			(&p.Base).Metadata = raw
 		default:
-			return false // an unknown member, or "type" again
+			if !parseBase(s, key, &p.Base, &seenBase) {
+				return false
+			}
 		}
 	}
 	if seen&0x3 != 0x3 {
@@ -11357,16 +9394,12 @@ func parseRunStarted(s *jsonx.Scanner, p *event.RunStarted, open bool) bool {
 	return true
 }
 
-func parseRunAgentInput(s *jsonx.Scanner, p *event.RunAgentInput, open bool) bool {
-	first := false
-	if open {
-		if s.ObjectStart() != nil {
-			return false
-		}
-		first = true
+func parseRunAgentInput(s *jsonx.Scanner, p *event.RunAgentInput) bool {
+	var seen uint64 // bit i: member i was read
+	if s.ObjectStart() != nil {
+		return false
 	}
-	var seen uint64
-	for ; ; first = false {
+	for first := true; ; first = false {
 		key, more, err := s.ObjectNext(first)
 		if err != nil {
 			return false
@@ -11448,7 +9481,7 @@ func parseRunAgentInput(s *jsonx.Scanner, p *event.RunAgentInput, open bool) boo
 					break
 				}
 				v = append(v, event.Message{})
-				if s.Peek() != jsonx.Object || !parseMessage(s, &v[len(v)-1], true) {
+				if s.Peek() != jsonx.Object || !parseMessage(s, &v[len(v)-1]) {
 					return false
 				}
 			}
@@ -11471,7 +9504,7 @@ func parseRunAgentInput(s *jsonx.Scanner, p *event.RunAgentInput, open bool) boo
 					break
 				}
 				v = append(v, event.Tool{})
-				if s.Peek() != jsonx.Object || !parseTool(s, &v[len(v)-1], true) {
+				if s.Peek() != jsonx.Object || !parseTool(s, &v[len(v)-1]) {
 					return false
 				}
 			}
@@ -11494,7 +9527,7 @@ func parseRunAgentInput(s *jsonx.Scanner, p *event.RunAgentInput, open bool) boo
 					break
 				}
 				v = append(v, event.Context{})
-				if s.Peek() != jsonx.Object || !parseContext(s, &v[len(v)-1], true) {
+				if s.Peek() != jsonx.Object || !parseContext(s, &v[len(v)-1]) {
 					return false
 				}
 			}
@@ -11533,7 +9566,7 @@ func parseRunAgentInput(s *jsonx.Scanner, p *event.RunAgentInput, open bool) boo
 					break
 				}
 				v = append(v, event.ResumeEntry{})
-				if s.Peek() != jsonx.Object || !parseResumeEntry(s, &v[len(v)-1], true) {
+				if s.Peek() != jsonx.Object || !parseResumeEntry(s, &v[len(v)-1]) {
 					return false
 				}
 			}
@@ -11552,7 +9585,7 @@ func parseRunAgentInput(s *jsonx.Scanner, p *event.RunAgentInput, open bool) boo
 			}
 			p.ProtocolVersion = &v
 		default:
-			return false // an unknown member, or "type" again
+			return false // an unknown member
 		}
 	}
 	if seen&0x13 != 0x13 {
@@ -11561,16 +9594,12 @@ func parseRunAgentInput(s *jsonx.Scanner, p *event.RunAgentInput, open bool) boo
 	return true
 }
 
-func parseTool(s *jsonx.Scanner, p *event.Tool, open bool) bool {
-	first := false
-	if open {
-		if s.ObjectStart() != nil {
-			return false
-		}
-		first = true
+func parseTool(s *jsonx.Scanner, p *event.Tool) bool {
+	var seen uint64 // bit i: member i was read
+	if s.ObjectStart() != nil {
+		return false
 	}
-	var seen uint64
-	for ; ; first = false {
+	for first := true; ; first = false {
 		key, more, err := s.ObjectNext(first)
 		if err != nil {
 			return false
@@ -11635,7 +9664,7 @@ func parseTool(s *jsonx.Scanner, p *event.Tool, open bool) bool {
 			}
 			p.Metadata = raw
 		default:
-			return false // an unknown member, or "type" again
+			return false // an unknown member
 		}
 	}
 	if seen&0x3 != 0x3 {
@@ -11644,16 +9673,12 @@ func parseTool(s *jsonx.Scanner, p *event.Tool, open bool) bool {
 	return true
 }
 
-func parseContext(s *jsonx.Scanner, p *event.Context, open bool) bool {
-	first := false
-	if open {
-		if s.ObjectStart() != nil {
-			return false
-		}
-		first = true
+func parseContext(s *jsonx.Scanner, p *event.Context) bool {
+	var seen uint64 // bit i: member i was read
+	if s.ObjectStart() != nil {
+		return false
 	}
-	var seen uint64
-	for ; ; first = false {
+	for first := true; ; first = false {
 		key, more, err := s.ObjectNext(first)
 		if err != nil {
 			return false
@@ -11689,7 +9714,7 @@ func parseContext(s *jsonx.Scanner, p *event.Context, open bool) bool {
 			}
 			p.Value = v
 		default:
-			return false // an unknown member, or "type" again
+			return false // an unknown member
 		}
 	}
 	if seen&0x3 != 0x3 {
@@ -11698,16 +9723,12 @@ func parseContext(s *jsonx.Scanner, p *event.Context, open bool) bool {
 	return true
 }
 
-func parseResumeEntry(s *jsonx.Scanner, p *event.ResumeEntry, open bool) bool {
-	first := false
-	if open {
-		if s.ObjectStart() != nil {
-			return false
-		}
-		first = true
+func parseResumeEntry(s *jsonx.Scanner, p *event.ResumeEntry) bool {
+	var seen uint64 // bit i: member i was read
+	if s.ObjectStart() != nil {
+		return false
 	}
-	var seen uint64
-	for ; ; first = false {
+	for first := true; ; first = false {
 		key, more, err := s.ObjectNext(first)
 		if err != nil {
 			return false
@@ -11738,7 +9759,7 @@ func parseResumeEntry(s *jsonx.Scanner, p *event.ResumeEntry, open bool) bool {
 				return false
 			}
 			v, err := s.String()
-			if err != nil || !planResumeEntry.Fields[1].Allows(v) {
+			if err != nil || indexStatus(v) < 0 {
 				return false
 			}
 			p.Status = v
@@ -11772,7 +9793,7 @@ func parseResumeEntry(s *jsonx.Scanner, p *event.ResumeEntry, open bool) bool {
 			}
 			p.Metadata = raw
 		default:
-			return false // an unknown member, or "type" again
+			return false // an unknown member
 		}
 	}
 	if seen&0x3 != 0x3 {
@@ -11781,17 +9802,11 @@ func parseResumeEntry(s *jsonx.Scanner, p *event.ResumeEntry, open bool) bool {
 	return true
 }
 
-func parseRunFinished(s *jsonx.Scanner, p *event.RunFinished, open bool) bool {
-	first := false
-	if open {
-		if s.ObjectStart() != nil {
-			return false
-		}
-		first = true
-	}
-	var seen uint64
-	for ; ; first = false {
-		key, more, err := s.ObjectNext(first)
+func parseRunFinished(s *jsonx.Scanner, p *event.RunFinished) bool {
+	var seen uint64 // bit i: member i was read
+	var seenBase uint64
+	for {
+		key, more, err := s.ObjectNext(false)
 		if err != nil {
 			return false
 		}
@@ -11849,11 +9864,11 @@ func parseRunFinished(s *jsonx.Scanner, p *event.RunFinished, open bool) bool {
 			if s.Peek() != jsonx.Object {
 				return false
 			}
-			x := new(event.RunOutcome)
-			if !parseRunOutcome(s, x, true) {
+			v := new(event.RunOutcome)
+			if !parseRunOutcome(s, v) {
 				return false
 			}
-			p.Outcome = x
+			p.Outcome = v
 		case "usage":
 			if seen&(1<<4) != 0 {
 				return false
@@ -11872,59 +9887,15 @@ func parseRunFinished(s *jsonx.Scanner, p *event.RunFinished, open bool) bool {
 					break
 				}
 				v = append(v, event.Usage{})
-				if s.Peek() != jsonx.Object || !parseUsage(s, &v[len(v)-1], true) {
+				if s.Peek() != jsonx.Object || !parseUsage(s, &v[len(v)-1]) {
 					return false
 				}
 			}
 			p.Usage = v
-		case "timestamp":
-			if seen&(1<<61) != 0 {
-				return false
-			}
-			seen |= 1 << 61
-			if s.Peek() != jsonx.Number {
-				return false
-			}
-			text, err := s.Number()
-			if err != nil {
-				return false
-			}
-			v, ok := jsonx.ParseInt64(text)
-			if !ok {
-				return false
-			}
-			(&p.Base).Timestamp = &v
-		case "rawEvent":
-			if seen&(1<<60) != 0 {
-				return false
-			}
-			seen |= 1 << 60
-			if s.Peek() == jsonx.Null {
-				if s.Null() != nil {
-					return false
-				}
-				break
-			}
-			raw, err := s.Raw()
-			if err != nil {
-				return false
-			}
-			(&p.Base).RawEvent = raw
-		case "metadata":
-			if seen&(1<<59) != 0 {
-				return false
-			}
-			seen |= 1 << 59
-			if s.Peek() != jsonx.Object {
-				return false
-			}
-			raw, err := s.Raw()
-			if err != nil {
-				return false
-			}
-			(&p.Base).Metadata = raw
 		default:
-			return false // an unknown member, or "type" again
+			if !parseBase(s, key, &p.Base, &seenBase) {
+				return false
+			}
 		}
 	}
 	if seen&0x3 != 0x3 {
@@ -11933,16 +9904,12 @@ func parseRunFinished(s *jsonx.Scanner, p *event.RunFinished, open bool) bool {
 	return true
 }
 
-func parseRunOutcome(s *jsonx.Scanner, p *event.RunOutcome, open bool) bool {
-	first := false
-	if open {
-		if s.ObjectStart() != nil {
-			return false
-		}
-		first = true
+func parseRunOutcome(s *jsonx.Scanner, p *event.RunOutcome) bool {
+	var seen uint64 // bit i: member i was read
+	if s.ObjectStart() != nil {
+		return false
 	}
-	var seen uint64
-	for ; ; first = false {
+	for first := true; ; first = false {
 		key, more, err := s.ObjectNext(first)
 		if err != nil {
 			return false
@@ -11982,7 +9949,7 @@ func parseRunOutcome(s *jsonx.Scanner, p *event.RunOutcome, open bool) bool {
 					break
 				}
 				v = append(v, event.Interrupt{})
-				if s.Peek() != jsonx.Object || !parseInterrupt(s, &v[len(v)-1], true) {
+				if s.Peek() != jsonx.Object || !parseInterrupt(s, &v[len(v)-1]) {
 					return false
 				}
 			}
@@ -12012,7 +9979,7 @@ func parseRunOutcome(s *jsonx.Scanner, p *event.RunOutcome, open bool) bool {
 			}
 			p.PendingToolCallIDs = v
 		default:
-			return false // an unknown member, or "type" again
+			return false // an unknown member
 		}
 	}
 	if seen&0x1 != 0x1 {
@@ -12021,16 +9988,12 @@ func parseRunOutcome(s *jsonx.Scanner, p *event.RunOutcome, open bool) bool {
 	return rule(planRunOutcome, schema.PointerTo(p)) == nil
 }
 
-func parseInterrupt(s *jsonx.Scanner, p *event.Interrupt, open bool) bool {
-	first := false
-	if open {
-		if s.ObjectStart() != nil {
-			return false
-		}
-		first = true
+func parseInterrupt(s *jsonx.Scanner, p *event.Interrupt) bool {
+	var seen uint64 // bit i: member i was read
+	if s.ObjectStart() != nil {
+		return false
 	}
-	var seen uint64
-	for ; ; first = false {
+	for first := true; ; first = false {
 		key, more, err := s.ObjectNext(first)
 		if err != nil {
 			return false
@@ -12150,7 +10113,7 @@ func parseInterrupt(s *jsonx.Scanner, p *event.Interrupt, open bool) bool {
 			}
 			p.SubagentRunID = &v
 		default:
-			return false // an unknown member, or "type" again
+			return false // an unknown member
 		}
 	}
 	if seen&0x3 != 0x3 {
@@ -12159,16 +10122,12 @@ func parseInterrupt(s *jsonx.Scanner, p *event.Interrupt, open bool) bool {
 	return true
 }
 
-func parseUsage(s *jsonx.Scanner, p *event.Usage, open bool) bool {
-	first := false
-	if open {
-		if s.ObjectStart() != nil {
-			return false
-		}
-		first = true
+func parseUsage(s *jsonx.Scanner, p *event.Usage) bool {
+	var seen uint64 // bit i: member i was read
+	if s.ObjectStart() != nil {
+		return false
 	}
-	var seen uint64
-	for ; ; first = false {
+	for first := true; ; first = false {
 		key, more, err := s.ObjectNext(first)
 		if err != nil {
 			return false
@@ -12306,23 +10265,17 @@ func parseUsage(s *jsonx.Scanner, p *event.Usage, open bool) bool {
 			}
 			p.CacheWriteInputTokens = &v
 		default:
-			return false // an unknown member, or "type" again
+			return false // an unknown member
 		}
 	}
 	return true
 }
 
-func parseRunError(s *jsonx.Scanner, p *event.RunError, open bool) bool {
-	first := false
-	if open {
-		if s.ObjectStart() != nil {
-			return false
-		}
-		first = true
-	}
-	var seen uint64
-	for ; ; first = false {
-		key, more, err := s.ObjectNext(first)
+func parseRunError(s *jsonx.Scanner, p *event.RunError) bool {
+	var seen uint64 // bit i: member i was read
+	var seenBase uint64
+	for {
+		key, more, err := s.ObjectNext(false)
 		if err != nil {
 			return false
 		}
@@ -12374,59 +10327,15 @@ func parseRunError(s *jsonx.Scanner, p *event.RunError, open bool) bool {
 					break
 				}
 				v = append(v, event.Usage{})
-				if s.Peek() != jsonx.Object || !parseUsage(s, &v[len(v)-1], true) {
+				if s.Peek() != jsonx.Object || !parseUsage(s, &v[len(v)-1]) {
 					return false
 				}
 			}
 			p.Usage = v
-		case "timestamp":
-			if seen&(1<<61) != 0 {
-				return false
-			}
-			seen |= 1 << 61
-			if s.Peek() != jsonx.Number {
-				return false
-			}
-			text, err := s.Number()
-			if err != nil {
-				return false
-			}
-			v, ok := jsonx.ParseInt64(text)
-			if !ok {
-				return false
-			}
-			(&p.Base).Timestamp = &v
-		case "rawEvent":
-			if seen&(1<<60) != 0 {
-				return false
-			}
-			seen |= 1 << 60
-			if s.Peek() == jsonx.Null {
-				if s.Null() != nil {
-					return false
-				}
-				break
-			}
-			raw, err := s.Raw()
-			if err != nil {
-				return false
-			}
-			(&p.Base).RawEvent = raw
-		case "metadata":
-			if seen&(1<<59) != 0 {
-				return false
-			}
-			seen |= 1 << 59
-			if s.Peek() != jsonx.Object {
-				return false
-			}
-			raw, err := s.Raw()
-			if err != nil {
-				return false
-			}
-			(&p.Base).Metadata = raw
 		default:
-			return false // an unknown member, or "type" again
+			if !parseBase(s, key, &p.Base, &seenBase) {
+				return false
+			}
 		}
 	}
 	if seen&0x2 != 0x2 {
@@ -12435,17 +10344,11 @@ func parseRunError(s *jsonx.Scanner, p *event.RunError, open bool) bool {
 	return true
 }
 
-func parseStepStarted(s *jsonx.Scanner, p *event.StepStarted, open bool) bool {
-	first := false
-	if open {
-		if s.ObjectStart() != nil {
-			return false
-		}
-		first = true
-	}
-	var seen uint64
-	for ; ; first = false {
-		key, more, err := s.ObjectNext(first)
+func parseStepStarted(s *jsonx.Scanner, p *event.StepStarted) bool {
+	var seen uint64 // bit i: member i was read
+	var seenBase uint64
+	for {
+		key, more, err := s.ObjectNext(false)
 		if err != nil {
 			return false
 		}
@@ -12479,54 +10382,10 @@ func parseStepStarted(s *jsonx.Scanner, p *event.StepStarted, open bool) bool {
 				return false
 			}
 			p.SubagentRunID = &v
-		case "timestamp":
-			if seen&(1<<61) != 0 {
-				return false
-			}
-			seen |= 1 << 61
-			if s.Peek() != jsonx.Number {
-				return false
-			}
-			text, err := s.Number()
-			if err != nil {
-				return false
-			}
-			v, ok := jsonx.ParseInt64(text)
-			if !ok {
-				return false
-			}
-			(&p.Base).Timestamp = &v
-		case "rawEvent":
-			if seen&(1<<60) != 0 {
-				return false
-			}
-			seen |= 1 << 60
-			if s.Peek() == jsonx.Null {
-				if s.Null() != nil {
-					return false
-				}
-				break
-			}
-			raw, err := s.Raw()
-			if err != nil {
-				return false
-			}
-			(&p.Base).RawEvent = raw
-		case "metadata":
-			if seen&(1<<59) != 0 {
-				return false
-			}
-			seen |= 1 << 59
-			if s.Peek() != jsonx.Object {
-				return false
-			}
-			raw, err := s.Raw()
-			if err != nil {
-				return false
-			}
-			(&p.Base).Metadata = raw
 		default:
-			return false // an unknown member, or "type" again
+			if !parseBase(s, key, &p.Base, &seenBase) {
+				return false
+			}
 		}
 	}
 	if seen&0x1 != 0x1 {
@@ -12535,17 +10394,11 @@ func parseStepStarted(s *jsonx.Scanner, p *event.StepStarted, open bool) bool {
 	return true
 }
 
-func parseStepFinished(s *jsonx.Scanner, p *event.StepFinished, open bool) bool {
-	first := false
-	if open {
-		if s.ObjectStart() != nil {
-			return false
-		}
-		first = true
-	}
-	var seen uint64
-	for ; ; first = false {
-		key, more, err := s.ObjectNext(first)
+func parseStepFinished(s *jsonx.Scanner, p *event.StepFinished) bool {
+	var seen uint64 // bit i: member i was read
+	var seenBase uint64
+	for {
+		key, more, err := s.ObjectNext(false)
 		if err != nil {
 			return false
 		}
@@ -12579,54 +10432,10 @@ func parseStepFinished(s *jsonx.Scanner, p *event.StepFinished, open bool) bool 
 				return false
 			}
 			p.SubagentRunID = &v
-		case "timestamp":
-			if seen&(1<<61) != 0 {
-				return false
-			}
-			seen |= 1 << 61
-			if s.Peek() != jsonx.Number {
-				return false
-			}
-			text, err := s.Number()
-			if err != nil {
-				return false
-			}
-			v, ok := jsonx.ParseInt64(text)
-			if !ok {
-				return false
-			}
-			(&p.Base).Timestamp = &v
-		case "rawEvent":
-			if seen&(1<<60) != 0 {
-				return false
-			}
-			seen |= 1 << 60
-			if s.Peek() == jsonx.Null {
-				if s.Null() != nil {
-					return false
-				}
-				break
-			}
-			raw, err := s.Raw()
-			if err != nil {
-				return false
-			}
-			(&p.Base).RawEvent = raw
-		case "metadata":
-			if seen&(1<<59) != 0 {
-				return false
-			}
-			seen |= 1 << 59
-			if s.Peek() != jsonx.Object {
-				return false
-			}
-			raw, err := s.Raw()
-			if err != nil {
-				return false
-			}
-			(&p.Base).Metadata = raw
 		default:
-			return false // an unknown member, or "type" again
+			if !parseBase(s, key, &p.Base, &seenBase) {
+				return false
+			}
 		}
 	}
 	if seen&0x1 != 0x1 {
@@ -12635,17 +10444,11 @@ func parseStepFinished(s *jsonx.Scanner, p *event.StepFinished, open bool) bool 
 	return true
 }
 
-func parseTextMessageChunk(s *jsonx.Scanner, p *event.TextMessageChunk, open bool) bool {
-	first := false
-	if open {
-		if s.ObjectStart() != nil {
-			return false
-		}
-		first = true
-	}
-	var seen uint64
-	for ; ; first = false {
-		key, more, err := s.ObjectNext(first)
+func parseTextMessageChunk(s *jsonx.Scanner, p *event.TextMessageChunk) bool {
+	var seen uint64 // bit i: member i was read
+	var seenBase uint64
+	for {
+		key, more, err := s.ObjectNext(false)
 		if err != nil {
 			return false
 		}
@@ -12675,7 +10478,7 @@ func parseTextMessageChunk(s *jsonx.Scanner, p *event.TextMessageChunk, open boo
 				return false
 			}
 			v, err := s.String()
-			if err != nil || !planTextMessageChunk.Fields[1].Allows(v) {
+			if err != nil || indexRole(v) < 0 {
 				return false
 			}
 			p.Role = &v
@@ -12718,70 +10521,20 @@ func parseTextMessageChunk(s *jsonx.Scanner, p *event.TextMessageChunk, open boo
 				return false
 			}
 			p.SubagentRunID = &v
-		case "timestamp":
-			if seen&(1<<61) != 0 {
-				return false
-			}
-			seen |= 1 << 61
-			if s.Peek() != jsonx.Number {
-				return false
-			}
-			text, err := s.Number()
-			if err != nil {
-				return false
-			}
-			v, ok := jsonx.ParseInt64(text)
-			if !ok {
-				return false
-			}
-			(&p.Base).Timestamp = &v
-		case "rawEvent":
-			if seen&(1<<60) != 0 {
-				return false
-			}
-			seen |= 1 << 60
-			if s.Peek() == jsonx.Null {
-				if s.Null() != nil {
-					return false
-				}
-				break
-			}
-			raw, err := s.Raw()
-			if err != nil {
-				return false
-			}
-			(&p.Base).RawEvent = raw
-		case "metadata":
-			if seen&(1<<59) != 0 {
-				return false
-			}
-			seen |= 1 << 59
-			if s.Peek() != jsonx.Object {
-				return false
-			}
-			raw, err := s.Raw()
-			if err != nil {
-				return false
-			}
-			(&p.Base).Metadata = raw
 		default:
-			return false // an unknown member, or "type" again
+			if !parseBase(s, key, &p.Base, &seenBase) {
+				return false
+			}
 		}
 	}
 	return true
 }
 
-func parseToolCallChunk(s *jsonx.Scanner, p *event.ToolCallChunk, open bool) bool {
-	first := false
-	if open {
-		if s.ObjectStart() != nil {
-			return false
-		}
-		first = true
-	}
-	var seen uint64
-	for ; ; first = false {
-		key, more, err := s.ObjectNext(first)
+func parseToolCallChunk(s *jsonx.Scanner, p *event.ToolCallChunk) bool {
+	var seen uint64 // bit i: member i was read
+	var seenBase uint64
+	for {
+		key, more, err := s.ObjectNext(false)
 		if err != nil {
 			return false
 		}
@@ -12854,70 +10607,20 @@ func parseToolCallChunk(s *jsonx.Scanner, p *event.ToolCallChunk, open bool) boo
 				return false
 			}
 			p.SubagentRunID = &v
-		case "timestamp":
-			if seen&(1<<61) != 0 {
-				return false
-			}
-			seen |= 1 << 61
-			if s.Peek() != jsonx.Number {
-				return false
-			}
-			text, err := s.Number()
-			if err != nil {
-				return false
-			}
-			v, ok := jsonx.ParseInt64(text)
-			if !ok {
-				return false
-			}
-			(&p.Base).Timestamp = &v
-		case "rawEvent":
-			if seen&(1<<60) != 0 {
-				return false
-			}
-			seen |= 1 << 60
-			if s.Peek() == jsonx.Null {
-				if s.Null() != nil {
-					return false
-				}
-				break
-			}
-			raw, err := s.Raw()
-			if err != nil {
-				return false
-			}
-			(&p.Base).RawEvent = raw
-		case "metadata":
-			if seen&(1<<59) != 0 {
-				return false
-			}
-			seen |= 1 << 59
-			if s.Peek() != jsonx.Object {
-				return false
-			}
-			raw, err := s.Raw()
-			if err != nil {
-				return false
-			}
-			(&p.Base).Metadata = raw
 		default:
-			return false // an unknown member, or "type" again
+			if !parseBase(s, key, &p.Base, &seenBase) {
+				return false
+			}
 		}
 	}
 	return true
 }
 
-func parseSubagentStarted(s *jsonx.Scanner, p *event.SubagentStarted, open bool) bool {
-	first := false
-	if open {
-		if s.ObjectStart() != nil {
-			return false
-		}
-		first = true
-	}
-	var seen uint64
-	for ; ; first = false {
-		key, more, err := s.ObjectNext(first)
+func parseSubagentStarted(s *jsonx.Scanner, p *event.SubagentStarted) bool {
+	var seen uint64 // bit i: member i was read
+	var seenBase uint64
+	for {
+		key, more, err := s.ObjectNext(false)
 		if err != nil {
 			return false
 		}
@@ -13003,54 +10706,10 @@ func parseSubagentStarted(s *jsonx.Scanner, p *event.SubagentStarted, open bool)
 				return false
 			}
 			p.ParentMessageID = &v
-		case "timestamp":
-			if seen&(1<<61) != 0 {
-				return false
-			}
-			seen |= 1 << 61
-			if s.Peek() != jsonx.Number {
-				return false
-			}
-			text, err := s.Number()
-			if err != nil {
-				return false
-			}
-			v, ok := jsonx.ParseInt64(text)
-			if !ok {
-				return false
-			}
-			(&p.Base).Timestamp = &v
-		case "rawEvent":
-			if seen&(1<<60) != 0 {
-				return false
-			}
-			seen |= 1 << 60
-			if s.Peek() == jsonx.Null {
-				if s.Null() != nil {
-					return false
-				}
-				break
-			}
-			raw, err := s.Raw()
-			if err != nil {
-				return false
-			}
-			(&p.Base).RawEvent = raw
-		case "metadata":
-			if seen&(1<<59) != 0 {
-				return false
-			}
-			seen |= 1 << 59
-			if s.Peek() != jsonx.Object {
-				return false
-			}
-			raw, err := s.Raw()
-			if err != nil {
-				return false
-			}
-			(&p.Base).Metadata = raw
 		default:
-			return false // an unknown member, or "type" again
+			if !parseBase(s, key, &p.Base, &seenBase) {
+				return false
+			}
 		}
 	}
 	if seen&0x3 != 0x3 {
@@ -13059,17 +10718,11 @@ func parseSubagentStarted(s *jsonx.Scanner, p *event.SubagentStarted, open bool)
 	return true
 }
 
-func parseSubagentFinished(s *jsonx.Scanner, p *event.SubagentFinished, open bool) bool {
-	first := false
-	if open {
-		if s.ObjectStart() != nil {
-			return false
-		}
-		first = true
-	}
-	var seen uint64
-	for ; ; first = false {
-		key, more, err := s.ObjectNext(first)
+func parseSubagentFinished(s *jsonx.Scanner, p *event.SubagentFinished) bool {
+	var seen uint64 // bit i: member i was read
+	var seenBase uint64
+	for {
+		key, more, err := s.ObjectNext(false)
 		if err != nil {
 			return false
 		}
@@ -13114,59 +10767,15 @@ func parseSubagentFinished(s *jsonx.Scanner, p *event.SubagentFinished, open boo
 			if s.Peek() != jsonx.Object {
 				return false
 			}
-			x := new(event.SubagentOutcome)
-			if !parseSubagentOutcome(s, x, true) {
+			v := new(event.SubagentOutcome)
+			if !parseSubagentOutcome(s, v) {
 				return false
 			}
-			p.Outcome = x
-		case "timestamp":
-			if seen&(1<<61) != 0 {
-				return false
-			}
-			seen |= 1 << 61
-			if s.Peek() != jsonx.Number {
-				return false
-			}
-			text, err := s.Number()
-			if err != nil {
-				return false
-			}
-			v, ok := jsonx.ParseInt64(text)
-			if !ok {
-				return false
-			}
-			(&p.Base).Timestamp = &v
-		case "rawEvent":
-			if seen&(1<<60) != 0 {
-				return false
-			}
-			seen |= 1 << 60
-			if s.Peek() == jsonx.Null {
-				if s.Null() != nil {
-					return false
-				}
-				break
-			}
-			raw, err := s.Raw()
-			if err != nil {
-				return false
-			}
-			(&p.Base).RawEvent = raw
-		case "metadata":
-			if seen&(1<<59) != 0 {
-				return false
-			}
-			seen |= 1 << 59
-			if s.Peek() != jsonx.Object {
-				return false
-			}
-			raw, err := s.Raw()
-			if err != nil {
-				return false
-			}
-			(&p.Base).Metadata = raw
+			p.Outcome = v
 		default:
-			return false // an unknown member, or "type" again
+			if !parseBase(s, key, &p.Base, &seenBase) {
+				return false
+			}
 		}
 	}
 	if seen&0x1 != 0x1 {
@@ -13175,16 +10784,12 @@ func parseSubagentFinished(s *jsonx.Scanner, p *event.SubagentFinished, open boo
 	return true
 }
 
-func parseSubagentOutcome(s *jsonx.Scanner, p *event.SubagentOutcome, open bool) bool {
-	first := false
-	if open {
-		if s.ObjectStart() != nil {
-			return false
-		}
-		first = true
+func parseSubagentOutcome(s *jsonx.Scanner, p *event.SubagentOutcome) bool {
+	var seen uint64 // bit i: member i was read
+	if s.ObjectStart() != nil {
+		return false
 	}
-	var seen uint64
-	for ; ; first = false {
+	for first := true; ; first = false {
 		key, more, err := s.ObjectNext(first)
 		if err != nil {
 			return false
@@ -13231,7 +10836,7 @@ func parseSubagentOutcome(s *jsonx.Scanner, p *event.SubagentOutcome, open bool)
 			}
 			p.InterruptIDs = v
 		default:
-			return false // an unknown member, or "type" again
+			return false // an unknown member
 		}
 	}
 	if seen&0x1 != 0x1 {
@@ -13240,17 +10845,11 @@ func parseSubagentOutcome(s *jsonx.Scanner, p *event.SubagentOutcome, open bool)
 	return rule(planSubagentOutcome, schema.PointerTo(p)) == nil
 }
 
-func parseSubagentError(s *jsonx.Scanner, p *event.SubagentError, open bool) bool {
-	first := false
-	if open {
-		if s.ObjectStart() != nil {
-			return false
-		}
-		first = true
-	}
-	var seen uint64
-	for ; ; first = false {
-		key, more, err := s.ObjectNext(first)
+func parseSubagentError(s *jsonx.Scanner, p *event.SubagentError) bool {
+	var seen uint64 // bit i: member i was read
+	var seenBase uint64
+	for {
+		key, more, err := s.ObjectNext(false)
 		if err != nil {
 			return false
 		}
@@ -13297,54 +10896,10 @@ func parseSubagentError(s *jsonx.Scanner, p *event.SubagentError, open bool) boo
 				return false
 			}
 			p.Code = &v
-		case "timestamp":
-			if seen&(1<<61) != 0 {
-				return false
-			}
-			seen |= 1 << 61
-			if s.Peek() != jsonx.Number {
-				return false
-			}
-			text, err := s.Number()
-			if err != nil {
-				return false
-			}
-			v, ok := jsonx.ParseInt64(text)
-			if !ok {
-				return false
-			}
-			(&p.Base).Timestamp = &v
-		case "rawEvent":
-			if seen&(1<<60) != 0 {
-				return false
-			}
-			seen |= 1 << 60
-			if s.Peek() == jsonx.Null {
-				if s.Null() != nil {
-					return false
-				}
-				break
-			}
-			raw, err := s.Raw()
-			if err != nil {
-				return false
-			}
-			(&p.Base).RawEvent = raw
-		case "metadata":
-			if seen&(1<<59) != 0 {
-				return false
-			}
-			seen |= 1 << 59
-			if s.Peek() != jsonx.Object {
-				return false
-			}
-			raw, err := s.Raw()
-			if err != nil {
-				return false
-			}
-			(&p.Base).Metadata = raw
 		default:
-			return false // an unknown member, or "type" again
+			if !parseBase(s, key, &p.Base, &seenBase) {
+				return false
+			}
 		}
 	}
 	if seen&0x3 != 0x3 {
@@ -13353,17 +10908,11 @@ func parseSubagentError(s *jsonx.Scanner, p *event.SubagentError, open bool) boo
 	return true
 }
 
-func parseToolCallResult(s *jsonx.Scanner, p *event.ToolCallResult, open bool) bool {
-	first := false
-	if open {
-		if s.ObjectStart() != nil {
-			return false
-		}
-		first = true
-	}
-	var seen uint64
-	for ; ; first = false {
-		key, more, err := s.ObjectNext(first)
+func parseToolCallResult(s *jsonx.Scanner, p *event.ToolCallResult) bool {
+	var seen uint64 // bit i: member i was read
+	var seenBase uint64
+	for {
+		key, more, err := s.ObjectNext(false)
 		if err != nil {
 			return false
 		}
@@ -13460,58 +11009,14 @@ func parseToolCallResult(s *jsonx.Scanner, p *event.ToolCallResult, open bool) b
 				return false
 			}
 			v, err := s.String()
-			if err != nil || !planToolCallResult.Fields[4].Allows(v) {
+			if err != nil || indexToolCallResultRole(v) < 0 {
 				return false
 			}
 			p.Role = &v
-		case "timestamp":
-			if seen&(1<<61) != 0 {
-				return false
-			}
-			seen |= 1 << 61
-			if s.Peek() != jsonx.Number {
-				return false
-			}
-			text, err := s.Number()
-			if err != nil {
-				return false
-			}
-			v, ok := jsonx.ParseInt64(text)
-			if !ok {
-				return false
-			}
-			(&p.Base).Timestamp = &v
-		case "rawEvent":
-			if seen&(1<<60) != 0 {
-				return false
-			}
-			seen |= 1 << 60
-			if s.Peek() == jsonx.Null {
-				if s.Null() != nil {
-					return false
-				}
-				break
-			}
-			raw, err := s.Raw()
-			if err != nil {
-				return false
-			}
-			(&p.Base).RawEvent = raw
-		case "metadata":
-			if seen&(1<<59) != 0 {
-				return false
-			}
-			seen |= 1 << 59
-			if s.Peek() != jsonx.Object {
-				return false
-			}
-			raw, err := s.Raw()
-			if err != nil {
-				return false
-			}
-			(&p.Base).Metadata = raw
 		default:
-			return false // an unknown member, or "type" again
+			if !parseBase(s, key, &p.Base, &seenBase) {
+				return false
+			}
 		}
 	}
 	if seen&0x6 != 0x6 {
@@ -13520,17 +11025,11 @@ func parseToolCallResult(s *jsonx.Scanner, p *event.ToolCallResult, open bool) b
 	return rule(planToolCallResult, schema.PointerTo(p)) == nil
 }
 
-func parseActivitySnapshot(s *jsonx.Scanner, p *event.ActivitySnapshot, open bool) bool {
-	first := false
-	if open {
-		if s.ObjectStart() != nil {
-			return false
-		}
-		first = true
-	}
-	var seen uint64
-	for ; ; first = false {
-		key, more, err := s.ObjectNext(first)
+func parseActivitySnapshot(s *jsonx.Scanner, p *event.ActivitySnapshot) bool {
+	var seen uint64 // bit i: member i was read
+	var seenBase uint64
+	for {
+		key, more, err := s.ObjectNext(false)
 		if err != nil {
 			return false
 		}
@@ -13603,54 +11102,10 @@ func parseActivitySnapshot(s *jsonx.Scanner, p *event.ActivitySnapshot, open boo
 				return false
 			}
 			p.Replace = &v
-		case "timestamp":
-			if seen&(1<<61) != 0 {
-				return false
-			}
-			seen |= 1 << 61
-			if s.Peek() != jsonx.Number {
-				return false
-			}
-			text, err := s.Number()
-			if err != nil {
-				return false
-			}
-			v, ok := jsonx.ParseInt64(text)
-			if !ok {
-				return false
-			}
-			(&p.Base).Timestamp = &v
-		case "rawEvent":
-			if seen&(1<<60) != 0 {
-				return false
-			}
-			seen |= 1 << 60
-			if s.Peek() == jsonx.Null {
-				if s.Null() != nil {
-					return false
-				}
-				break
-			}
-			raw, err := s.Raw()
-			if err != nil {
-				return false
-			}
-			(&p.Base).RawEvent = raw
-		case "metadata":
-			if seen&(1<<59) != 0 {
-				return false
-			}
-			seen |= 1 << 59
-			if s.Peek() != jsonx.Object {
-				return false
-			}
-			raw, err := s.Raw()
-			if err != nil {
-				return false
-			}
-			(&p.Base).Metadata = raw
 		default:
-			return false // an unknown member, or "type" again
+			if !parseBase(s, key, &p.Base, &seenBase) {
+				return false
+			}
 		}
 	}
 	if seen&0xe != 0xe {
@@ -13659,17 +11114,11 @@ func parseActivitySnapshot(s *jsonx.Scanner, p *event.ActivitySnapshot, open boo
 	return true
 }
 
-func parseActivityDelta(s *jsonx.Scanner, p *event.ActivityDelta, open bool) bool {
-	first := false
-	if open {
-		if s.ObjectStart() != nil {
-			return false
-		}
-		first = true
-	}
-	var seen uint64
-	for ; ; first = false {
-		key, more, err := s.ObjectNext(first)
+func parseActivityDelta(s *jsonx.Scanner, p *event.ActivityDelta) bool {
+	var seen uint64 // bit i: member i was read
+	var seenBase uint64
+	for {
+		key, more, err := s.ObjectNext(false)
 		if err != nil {
 			return false
 		}
@@ -13734,59 +11183,15 @@ func parseActivityDelta(s *jsonx.Scanner, p *event.ActivityDelta, open bool) boo
 					break
 				}
 				v = append(v, event.PatchOp{})
-				if s.Peek() != jsonx.Object || !parsePatchOp(s, &v[len(v)-1], true) {
+				if s.Peek() != jsonx.Object || !parsePatchOp(s, &v[len(v)-1]) {
 					return false
 				}
 			}
 			p.Patch = v
-		case "timestamp":
-			if seen&(1<<61) != 0 {
-				return false
-			}
-			seen |= 1 << 61
-			if s.Peek() != jsonx.Number {
-				return false
-			}
-			text, err := s.Number()
-			if err != nil {
-				return false
-			}
-			v, ok := jsonx.ParseInt64(text)
-			if !ok {
-				return false
-			}
-			(&p.Base).Timestamp = &v
-		case "rawEvent":
-			if seen&(1<<60) != 0 {
-				return false
-			}
-			seen |= 1 << 60
-			if s.Peek() == jsonx.Null {
-				if s.Null() != nil {
-					return false
-				}
-				break
-			}
-			raw, err := s.Raw()
-			if err != nil {
-				return false
-			}
-			(&p.Base).RawEvent = raw
-		case "metadata":
-			if seen&(1<<59) != 0 {
-				return false
-			}
-			seen |= 1 << 59
-			if s.Peek() != jsonx.Object {
-				return false
-			}
-			raw, err := s.Raw()
-			if err != nil {
-				return false
-			}
-			(&p.Base).Metadata = raw
 		default:
-			return false // an unknown member, or "type" again
+			if !parseBase(s, key, &p.Base, &seenBase) {
+				return false
+			}
 		}
 	}
 	if seen&0xe != 0xe {
@@ -13795,17 +11200,11 @@ func parseActivityDelta(s *jsonx.Scanner, p *event.ActivityDelta, open bool) boo
 	return true
 }
 
-func parseReasoningStart(s *jsonx.Scanner, p *event.ReasoningStart, open bool) bool {
-	first := false
-	if open {
-		if s.ObjectStart() != nil {
-			return false
-		}
-		first = true
-	}
-	var seen uint64
-	for ; ; first = false {
-		key, more, err := s.ObjectNext(first)
+func parseReasoningStart(s *jsonx.Scanner, p *event.ReasoningStart) bool {
+	var seen uint64 // bit i: member i was read
+	var seenBase uint64
+	for {
+		key, more, err := s.ObjectNext(false)
 		if err != nil {
 			return false
 		}
@@ -13839,54 +11238,10 @@ func parseReasoningStart(s *jsonx.Scanner, p *event.ReasoningStart, open bool) b
 				return false
 			}
 			p.MessageID = v
-		case "timestamp":
-			if seen&(1<<61) != 0 {
-				return false
-			}
-			seen |= 1 << 61
-			if s.Peek() != jsonx.Number {
-				return false
-			}
-			text, err := s.Number()
-			if err != nil {
-				return false
-			}
-			v, ok := jsonx.ParseInt64(text)
-			if !ok {
-				return false
-			}
-			(&p.Base).Timestamp = &v
-		case "rawEvent":
-			if seen&(1<<60) != 0 {
-				return false
-			}
-			seen |= 1 << 60
-			if s.Peek() == jsonx.Null {
-				if s.Null() != nil {
-					return false
-				}
-				break
-			}
-			raw, err := s.Raw()
-			if err != nil {
-				return false
-			}
-			(&p.Base).RawEvent = raw
-		case "metadata":
-			if seen&(1<<59) != 0 {
-				return false
-			}
-			seen |= 1 << 59
-			if s.Peek() != jsonx.Object {
-				return false
-			}
-			raw, err := s.Raw()
-			if err != nil {
-				return false
-			}
-			(&p.Base).Metadata = raw
 		default:
-			return false // an unknown member, or "type" again
+			if !parseBase(s, key, &p.Base, &seenBase) {
+				return false
+			}
 		}
 	}
 	if seen&0x2 != 0x2 {
@@ -13895,17 +11250,11 @@ func parseReasoningStart(s *jsonx.Scanner, p *event.ReasoningStart, open bool) b
 	return true
 }
 
-func parseReasoningMessageStart(s *jsonx.Scanner, p *event.ReasoningMessageStart, open bool) bool {
-	first := false
-	if open {
-		if s.ObjectStart() != nil {
-			return false
-		}
-		first = true
-	}
-	var seen uint64
-	for ; ; first = false {
-		key, more, err := s.ObjectNext(first)
+func parseReasoningMessageStart(s *jsonx.Scanner, p *event.ReasoningMessageStart) bool {
+	var seen uint64 // bit i: member i was read
+	var seenBase uint64
+	for {
+		key, more, err := s.ObjectNext(false)
 		if err != nil {
 			return false
 		}
@@ -13948,58 +11297,14 @@ func parseReasoningMessageStart(s *jsonx.Scanner, p *event.ReasoningMessageStart
 				return false
 			}
 			v, err := s.String()
-			if err != nil || !planReasoningMessageStart.Fields[2].Allows(v) {
+			if err != nil || indexReasoningMessageStartRole(v) < 0 {
 				return false
 			}
 			p.Role = v
-		case "timestamp":
-			if seen&(1<<61) != 0 {
-				return false
-			}
-			seen |= 1 << 61
-			if s.Peek() != jsonx.Number {
-				return false
-			}
-			text, err := s.Number()
-			if err != nil {
-				return false
-			}
-			v, ok := jsonx.ParseInt64(text)
-			if !ok {
-				return false
-			}
-			(&p.Base).Timestamp = &v
-		case "rawEvent":
-			if seen&(1<<60) != 0 {
-				return false
-			}
-			seen |= 1 << 60
-			if s.Peek() == jsonx.Null {
-				if s.Null() != nil {
-					return false
-				}
-				break
-			}
-			raw, err := s.Raw()
-			if err != nil {
-				return false
-			}
-			(&p.Base).RawEvent = raw
-		case "metadata":
-			if seen&(1<<59) != 0 {
-				return false
-			}
-			seen |= 1 << 59
-			if s.Peek() != jsonx.Object {
-				return false
-			}
-			raw, err := s.Raw()
-			if err != nil {
-				return false
-			}
-			(&p.Base).Metadata = raw
 		default:
-			return false // an unknown member, or "type" again
+			if !parseBase(s, key, &p.Base, &seenBase) {
+				return false
+			}
 		}
 	}
 	if seen&0x6 != 0x6 {
@@ -14008,17 +11313,11 @@ func parseReasoningMessageStart(s *jsonx.Scanner, p *event.ReasoningMessageStart
 	return true
 }
 
-func parseReasoningMessageContent(s *jsonx.Scanner, p *event.ReasoningMessageContent, open bool) bool {
-	first := false
-	if open {
-		if s.ObjectStart() != nil {
-			return false
-		}
-		first = true
-	}
-	var seen uint64
-	for ; ; first = false {
-		key, more, err := s.ObjectNext(first)
+func parseReasoningMessageContent(s *jsonx.Scanner, p *event.ReasoningMessageContent) bool {
+	var seen uint64 // bit i: member i was read
+	var seenBase uint64
+	for {
+		key, more, err := s.ObjectNext(false)
 		if err != nil {
 			return false
 		}
@@ -14065,54 +11364,10 @@ func parseReasoningMessageContent(s *jsonx.Scanner, p *event.ReasoningMessageCon
 				return false
 			}
 			p.Delta = v
-		case "timestamp":
-			if seen&(1<<61) != 0 {
-				return false
-			}
-			seen |= 1 << 61
-			if s.Peek() != jsonx.Number {
-				return false
-			}
-			text, err := s.Number()
-			if err != nil {
-				return false
-			}
-			v, ok := jsonx.ParseInt64(text)
-			if !ok {
-				return false
-			}
-			(&p.Base).Timestamp = &v
-		case "rawEvent":
-			if seen&(1<<60) != 0 {
-				return false
-			}
-			seen |= 1 << 60
-			if s.Peek() == jsonx.Null {
-				if s.Null() != nil {
-					return false
-				}
-				break
-			}
-			raw, err := s.Raw()
-			if err != nil {
-				return false
-			}
-			(&p.Base).RawEvent = raw
-		case "metadata":
-			if seen&(1<<59) != 0 {
-				return false
-			}
-			seen |= 1 << 59
-			if s.Peek() != jsonx.Object {
-				return false
-			}
-			raw, err := s.Raw()
-			if err != nil {
-				return false
-			}
-			(&p.Base).Metadata = raw
 		default:
-			return false // an unknown member, or "type" again
+			if !parseBase(s, key, &p.Base, &seenBase) {
+				return false
+			}
 		}
 	}
 	if seen&0x6 != 0x6 {
@@ -14121,17 +11376,11 @@ func parseReasoningMessageContent(s *jsonx.Scanner, p *event.ReasoningMessageCon
 	return true
 }
 
-func parseReasoningMessageEnd(s *jsonx.Scanner, p *event.ReasoningMessageEnd, open bool) bool {
-	first := false
-	if open {
-		if s.ObjectStart() != nil {
-			return false
-		}
-		first = true
-	}
-	var seen uint64
-	for ; ; first = false {
-		key, more, err := s.ObjectNext(first)
+func parseReasoningMessageEnd(s *jsonx.Scanner, p *event.ReasoningMessageEnd) bool {
+	var seen uint64 // bit i: member i was read
+	var seenBase uint64
+	for {
+		key, more, err := s.ObjectNext(false)
 		if err != nil {
 			return false
 		}
@@ -14165,54 +11414,10 @@ func parseReasoningMessageEnd(s *jsonx.Scanner, p *event.ReasoningMessageEnd, op
 				return false
 			}
 			p.MessageID = v
-		case "timestamp":
-			if seen&(1<<61) != 0 {
-				return false
-			}
-			seen |= 1 << 61
-			if s.Peek() != jsonx.Number {
-				return false
-			}
-			text, err := s.Number()
-			if err != nil {
-				return false
-			}
-			v, ok := jsonx.ParseInt64(text)
-			if !ok {
-				return false
-			}
-			(&p.Base).Timestamp = &v
-		case "rawEvent":
-			if seen&(1<<60) != 0 {
-				return false
-			}
-			seen |= 1 << 60
-			if s.Peek() == jsonx.Null {
-				if s.Null() != nil {
-					return false
-				}
-				break
-			}
-			raw, err := s.Raw()
-			if err != nil {
-				return false
-			}
-			(&p.Base).RawEvent = raw
-		case "metadata":
-			if seen&(1<<59) != 0 {
-				return false
-			}
-			seen |= 1 << 59
-			if s.Peek() != jsonx.Object {
-				return false
-			}
-			raw, err := s.Raw()
-			if err != nil {
-				return false
-			}
-			(&p.Base).Metadata = raw
 		default:
-			return false // an unknown member, or "type" again
+			if !parseBase(s, key, &p.Base, &seenBase) {
+				return false
+			}
 		}
 	}
 	if seen&0x2 != 0x2 {
@@ -14221,17 +11426,11 @@ func parseReasoningMessageEnd(s *jsonx.Scanner, p *event.ReasoningMessageEnd, op
 	return true
 }
 
-func parseReasoningMessageChunk(s *jsonx.Scanner, p *event.ReasoningMessageChunk, open bool) bool {
-	first := false
-	if open {
-		if s.ObjectStart() != nil {
-			return false
-		}
-		first = true
-	}
-	var seen uint64
-	for ; ; first = false {
-		key, more, err := s.ObjectNext(first)
+func parseReasoningMessageChunk(s *jsonx.Scanner, p *event.ReasoningMessageChunk) bool {
+	var seen uint64 // bit i: member i was read
+	var seenBase uint64
+	for {
+		key, more, err := s.ObjectNext(false)
 		if err != nil {
 			return false
 		}
@@ -14278,70 +11477,20 @@ func parseReasoningMessageChunk(s *jsonx.Scanner, p *event.ReasoningMessageChunk
 				return false
 			}
 			p.Delta = &v
-		case "timestamp":
-			if seen&(1<<61) != 0 {
-				return false
-			}
-			seen |= 1 << 61
-			if s.Peek() != jsonx.Number {
-				return false
-			}
-			text, err := s.Number()
-			if err != nil {
-				return false
-			}
-			v, ok := jsonx.ParseInt64(text)
-			if !ok {
-				return false
-			}
-			(&p.Base).Timestamp = &v
-		case "rawEvent":
-			if seen&(1<<60) != 0 {
-				return false
-			}
-			seen |= 1 << 60
-			if s.Peek() == jsonx.Null {
-				if s.Null() != nil {
-					return false
-				}
-				break
-			}
-			raw, err := s.Raw()
-			if err != nil {
-				return false
-			}
-			(&p.Base).RawEvent = raw
-		case "metadata":
-			if seen&(1<<59) != 0 {
-				return false
-			}
-			seen |= 1 << 59
-			if s.Peek() != jsonx.Object {
-				return false
-			}
-			raw, err := s.Raw()
-			if err != nil {
-				return false
-			}
-			(&p.Base).Metadata = raw
 		default:
-			return false // an unknown member, or "type" again
+			if !parseBase(s, key, &p.Base, &seenBase) {
+				return false
+			}
 		}
 	}
 	return true
 }
 
-func parseReasoningEnd(s *jsonx.Scanner, p *event.ReasoningEnd, open bool) bool {
-	first := false
-	if open {
-		if s.ObjectStart() != nil {
-			return false
-		}
-		first = true
-	}
-	var seen uint64
-	for ; ; first = false {
-		key, more, err := s.ObjectNext(first)
+func parseReasoningEnd(s *jsonx.Scanner, p *event.ReasoningEnd) bool {
+	var seen uint64 // bit i: member i was read
+	var seenBase uint64
+	for {
+		key, more, err := s.ObjectNext(false)
 		if err != nil {
 			return false
 		}
@@ -14375,54 +11524,10 @@ func parseReasoningEnd(s *jsonx.Scanner, p *event.ReasoningEnd, open bool) bool 
 				return false
 			}
 			p.MessageID = v
-		case "timestamp":
-			if seen&(1<<61) != 0 {
-				return false
-			}
-			seen |= 1 << 61
-			if s.Peek() != jsonx.Number {
-				return false
-			}
-			text, err := s.Number()
-			if err != nil {
-				return false
-			}
-			v, ok := jsonx.ParseInt64(text)
-			if !ok {
-				return false
-			}
-			(&p.Base).Timestamp = &v
-		case "rawEvent":
-			if seen&(1<<60) != 0 {
-				return false
-			}
-			seen |= 1 << 60
-			if s.Peek() == jsonx.Null {
-				if s.Null() != nil {
-					return false
-				}
-				break
-			}
-			raw, err := s.Raw()
-			if err != nil {
-				return false
-			}
-			(&p.Base).RawEvent = raw
-		case "metadata":
-			if seen&(1<<59) != 0 {
-				return false
-			}
-			seen |= 1 << 59
-			if s.Peek() != jsonx.Object {
-				return false
-			}
-			raw, err := s.Raw()
-			if err != nil {
-				return false
-			}
-			(&p.Base).Metadata = raw
 		default:
-			return false // an unknown member, or "type" again
+			if !parseBase(s, key, &p.Base, &seenBase) {
+				return false
+			}
 		}
 	}
 	if seen&0x2 != 0x2 {
@@ -14431,17 +11536,11 @@ func parseReasoningEnd(s *jsonx.Scanner, p *event.ReasoningEnd, open bool) bool 
 	return true
 }
 
-func parseReasoningEncryptedValue(s *jsonx.Scanner, p *event.ReasoningEncryptedValue, open bool) bool {
-	first := false
-	if open {
-		if s.ObjectStart() != nil {
-			return false
-		}
-		first = true
-	}
-	var seen uint64
-	for ; ; first = false {
-		key, more, err := s.ObjectNext(first)
+func parseReasoningEncryptedValue(s *jsonx.Scanner, p *event.ReasoningEncryptedValue) bool {
+	var seen uint64 // bit i: member i was read
+	var seenBase uint64
+	for {
+		key, more, err := s.ObjectNext(false)
 		if err != nil {
 			return false
 		}
@@ -14471,7 +11570,7 @@ func parseReasoningEncryptedValue(s *jsonx.Scanner, p *event.ReasoningEncryptedV
 				return false
 			}
 			v, err := s.String()
-			if err != nil || !planReasoningEncryptedValue.Fields[1].Allows(v) {
+			if err != nil || indexSubtype(v) < 0 {
 				return false
 			}
 			p.Subtype = v
@@ -14501,54 +11600,10 @@ func parseReasoningEncryptedValue(s *jsonx.Scanner, p *event.ReasoningEncryptedV
 				return false
 			}
 			p.EncryptedValue = v
-		case "timestamp":
-			if seen&(1<<61) != 0 {
-				return false
-			}
-			seen |= 1 << 61
-			if s.Peek() != jsonx.Number {
-				return false
-			}
-			text, err := s.Number()
-			if err != nil {
-				return false
-			}
-			v, ok := jsonx.ParseInt64(text)
-			if !ok {
-				return false
-			}
-			(&p.Base).Timestamp = &v
-		case "rawEvent":
-			if seen&(1<<60) != 0 {
-				return false
-			}
-			seen |= 1 << 60
-			if s.Peek() == jsonx.Null {
-				if s.Null() != nil {
-					return false
-				}
-				break
-			}
-			raw, err := s.Raw()
-			if err != nil {
-				return false
-			}
-			(&p.Base).RawEvent = raw
-		case "metadata":
-			if seen&(1<<59) != 0 {
-				return false
-			}
-			seen |= 1 << 59
-			if s.Peek() != jsonx.Object {
-				return false
-			}
-			raw, err := s.Raw()
-			if err != nil {
-				return false
-			}
-			(&p.Base).Metadata = raw
 		default:
-			return false // an unknown member, or "type" again
+			if !parseBase(s, key, &p.Base, &seenBase) {
+				return false
+			}
 		}
 	}
 	if seen&0xe != 0xe {

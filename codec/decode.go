@@ -613,7 +613,7 @@ func (d *decoder) scalar(fd *schema.Field, f field, p schema.Pointer) error {
 			*q = s
 			return nil
 		}
-		if err := d.charge(16); err != nil {
+		if err := d.charge(costString); err != nil {
 			return err
 		}
 		*p.OptString() = d.newString(s)
@@ -622,19 +622,19 @@ func (d *decoder) scalar(fd *schema.Field, f field, p schema.Pointer) error {
 			*q = f.v != 0
 			return nil
 		}
-		if err := d.charge(8); err != nil {
+		if err := d.charge(costBool); err != nil {
 			return err
 		}
 		*p.OptBool() = d.newBool(f.v != 0)
 	case schema.OptInt64:
-		if v := int64(f.v); (v > maxSafeInt || v < -maxSafeInt) && !d.unsafeInts {
+		if v := int64(f.v); !jsonx.SafeInteger(v) && !d.unsafeInts {
 			return &jsonx.Error{Offset: d.off(f.at), Err: fmt.Errorf("%w: %d (Codec.UnsafeIntegers reads it)", ErrUnsafeInteger, v)}
 		}
 		if q := *p.OptInt64(); q != nil {
 			*q = int64(f.v)
 			return nil
 		}
-		if err := d.charge(8); err != nil {
+		if err := d.charge(costInt64); err != nil {
 			return err
 		}
 		*p.OptInt64() = d.newInt64(int64(f.v))
@@ -828,7 +828,7 @@ func (d *decoder) contentPart(p payload, plan *schema.Plan, cp *event.ContentPar
 			if err != nil {
 				return jsonx.WithKey(err, name)
 			}
-			if err := d.charge(16); err != nil {
+			if err := d.charge(costString); err != nil {
 				return err
 			}
 			cp.ID = d.newString(s)

@@ -118,7 +118,7 @@ func (c Codec) appendEvent(dst []byte, ev event.Event, validUTF8 bool) ([]byte, 
 	}
 	g := newGenc(&c)
 	g.validUTF8 = validUTF8
-	b, err, ok := appendGenerated(&g, dst, ev)
+	b, ok, err := appendGenerated(&g, dst, ev)
 	nested := 0
 	if g.e != nil {
 		nested = len(g.e.sizes) // one slot per nested message
@@ -183,9 +183,6 @@ func toError(op string, t event.Type, err error) error {
 func invalidf(format string, args ...any) error {
 	return &jsonx.Error{Offset: -1, Err: fmt.Errorf("%w: "+format, append([]any{ErrInvalid}, args...)...)}
 }
-
-// maxSafeInt is 2^53−1, JavaScript's Number.MAX_SAFE_INTEGER.
-const maxSafeInt = 1<<53 - 1
 
 // encoders recycles encoder scratch space (the key arena) across calls.
 var encoders = sync.Pool{New: func() any { return new(encoder) }}

@@ -142,17 +142,24 @@ func (g *genc) checkString(s string) error {
 	return nil
 }
 
-// checkName validates a string restricted to f's names.
-func checkName(f *schema.Field, s string) error {
-	if !f.Allows(s) {
-		return invalidf("%s", f.Unknown(s))
+// unknownName is the error for s, a string outside the names field (its
+// JSON name) allows; known lists them.
+func unknownName(field string, enum bool, s, known string) error {
+	return invalidf("%s", schema.UnknownName(field, enum, s, known))
+}
+
+// requiredObject is v, or the empty object for nil: a required object is
+// never left out.
+func requiredObject(v event.Object) event.Object {
+	if v == nil {
+		return event.Object("{}")
 	}
-	return nil
+	return v
 }
 
 // checkInt64 refuses an integer JavaScript peers cannot read exactly.
 func (g *genc) checkInt64(v int64) error {
-	if (v > maxSafeInt || v < -maxSafeInt) && !g.unsafeInts {
+	if !jsonx.SafeInteger(v) && !g.unsafeInts {
 		return &jsonx.Error{Offset: -1, Err: fmt.Errorf("%w: %d", ErrUnsafeInteger, v)}
 	}
 	return nil
@@ -352,16 +359,4 @@ func sourceFields(s *event.Source) (fs [2]sourceField, n int) {
 		}
 	}
 	return fs, n
-}
-
-func init() {
-	var roots []*schema.Plan
-	for _, in := range event.Registry() {
-		if in.Wire() {
-			roots = append(roots, schema.For(reflect.TypeOf(in.New()).Elem()))
-		}
-	}
-	if fp := schema.Fingerprint(roots...); fp != tablesFingerprint {
-		panic("codec: coders_gen.go was generated from other field tables (" + tablesFingerprint + ", the tables are " + fp + "); run go generate ./codec")
-	}
 }

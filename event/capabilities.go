@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"sync"
+
+	"github.com/agwire/agwire/internal/jsonx"
 )
 
 // AgentCapabilities is what an agent says it can do: the AgentCapabilities
@@ -362,7 +364,7 @@ func checkObject(name string, v json.RawMessage) error {
 // checkSafe refuses integers outside 0..2^53-1, the schema's range.
 func checkSafe(vs ...*int64) error {
 	for _, v := range vs {
-		if v != nil && (*v < 0 || *v > 1<<53-1) {
+		if v != nil && (*v < 0 || !jsonx.SafeInteger(*v)) {
 			return errors.New("event: capabilities: an execution limit is outside 0..2^53-1")
 		}
 	}

@@ -119,7 +119,7 @@ func buildConsumeShapes() map[Type]*shape {
 			s.fields[f.Name] = b.member(plan.Base, &f)
 		}
 		s.fields["type"] = &member{shape: leaf}
-		s.fields["timestamp"].check = safeInt(-maxSafeInteger)
+		s.fields["timestamp"].check = safeInt(-jsonx.MaxSafeInteger)
 		// Pre-1.0 nulls the client's compatibility boundary removes.
 		s.fields["rawEvent"].legacyNull = true
 		switch in.Type {
@@ -237,19 +237,15 @@ func withCheck(s *shape, name string, check func(*jsonx.Value) error) *shape {
 	return s
 }
 
-// maxSafeInteger is JavaScript's Number.MAX_SAFE_INTEGER, the bound of
-// every integer the schema reads.
-const maxSafeInteger = 1<<53 - 1
-
-// safeInt checks an integer from min to 2^53-1 (the parser checks that it
-// is an integer).
+// safeInt checks a safe integer (jsonx.SafeInteger) of at least min (the
+// parser checks that it is an integer).
 func safeInt(min int64) func(*jsonx.Value) error {
 	return func(v *jsonx.Value) error {
 		if v.Kind != jsonx.Number {
 			return nil
 		}
 		n, ok := jsonx.ParseInt64([]byte(v.Text))
-		if ok && (n < min || n > maxSafeInteger) {
+		if ok && (n < min || !jsonx.SafeInteger(n)) {
 			return fmt.Errorf("%w: %s is outside %d..2^53-1", ErrInvalidField, v.Text, min)
 		}
 		return nil

@@ -2,9 +2,7 @@ package main
 
 import (
 	"fmt"
-	"reflect"
 
-	"github.com/agwire/agwire/event"
 	"github.com/agwire/agwire/internal/schema"
 )
 
@@ -16,93 +14,88 @@ import (
 // same scanner, so a string, number or dynamic value is accepted or refused
 // by the same code; they apply the same required-field test and the same
 // rule (the table's Check); content parts go through package event's own
-// part reader.
+// part reader. An event's parser hands the members it does not know to
+// parseBase, which reads Base's.
 
-func (g *gen) parsers(events []event.Info) {
-	g.p("// parseJSONGenerated reads a JSON event with the generated parsers;\n")
-	g.p("// ok is false when the text is not in their canonical shape or is\n")
-	g.p("// wrong, and the reference reader must read it.\n")
-	g.p("func parseJSONGenerated(s *jsonx.Scanner) (ev event.Event, ok bool) {\n")
-	g.p("\tif s.ObjectStart() != nil {\n\t\treturn nil, false\n\t}\n")
-	g.p("\tif key, more, err := s.ObjectNext(true); err != nil || !more || key != \"type\" || s.Peek() != jsonx.String {\n\t\treturn nil, false\n\t}\n")
-	g.p("\tt, err := s.String()\n\tif err != nil {\n\t\treturn nil, false\n\t}\n")
-	g.p("\tswitch t {\n")
-	for _, in := range events {
-		p := schema.For(reflect.TypeOf(in.New()).Elem())
-		name := p.Type.Name()
-		g.p("\tcase %q:\n\t\tp := new(event.%s)\n\t\tif !parse%s(s, p, false) {\n\t\t\treturn nil, false\n\t\t}\n\t\tev = p\n", string(in.Type), name, name)
+func (g *gen) parsers() {
+	g.P("// parseJSONGenerated reads a JSON event with the generated parsers;")
+	g.P("// ok is false when the text is not in their canonical shape or is")
+	g.P("// wrong, and the reference reader must read it.")
+	g.P("func parseJSONGenerated(s *jsonx.Scanner) (ev event.Event, ok bool) {")
+	g.P("if s.ObjectStart() != nil {")
+	g.P("return nil, false")
+	g.P("}")
+	g.P("if key, more, err := s.ObjectNext(true); err != nil || !more || key != \"type\" || s.Peek() != jsonx.String {")
+	g.P("return nil, false")
+	g.P("}")
+	g.P("t, err := s.String()")
+	g.P("if err != nil {")
+	g.P("return nil, false")
+	g.P("}")
+	g.P("switch t {")
+	for _, in := range g.events {
+		name := planOf(in).Type.Name()
+		g.P("case %q:", string(in.Type))
+		g.P("p := new(event.%s)", name)
+		g.P("if !parse%s(s, p) {", name)
+		g.P("return nil, false")
+		g.P("}")
+		g.P("ev = p")
 	}
-	g.p("\tdefault:\n\t\treturn nil, false\n\t}\n")
-	g.p("\treturn ev, s.End() == nil\n}\n\n")
+	g.P("default:")
+	g.P("return nil, false")
+	g.P("}")
+	g.P("return ev, s.End() == nil")
+	g.P("}")
+	g.P("")
 	for _, p := range g.order {
-		if p.Type == reflect.TypeFor[event.Base]() {
-			continue // read with its event's members
+		if isBase(p) {
+			g.baseParser(p)
+		} else {
+			g.parser(p)
 		}
-		g.parser(p)
 	}
 }
 
-// parser writes parseT(s, p, open): the members of an object into p. For
-// an event, open is false: its '{' and "type" were read, and Base's
-// members come among its own. Otherwise the object starts at s.
+// parser writes parseT(s, p): the members of an object into p. For an
+// event, the object's '{' and "type" were read, and Base's members come
+// among its own. Otherwise the object starts at s.
 func (g *gen) parser(p *schema.Plan) {
 	name := p.Type.Name()
-	if len(p.Fields) > 58 {
+	if len(p.Fields) > 64 {
 		panic("codecgen: too many fields in " + name)
 	}
-	g.p("func parse%s(s *jsonx.Scanner, p *event.%s, open bool) bool {\n", name, name)
-	g.p("\tfirst := false\n\tif open {\n\t\tif s.ObjectStart() != nil {\n\t\t\treturn false\n\t\t}\n\t\tfirst = true\n\t}\n")
-	g.p("\tvar seen uint64\n")
-	g.p("\tfor ; ; first = false {\n")
-	g.p("\t\tkey, more, err := s.ObjectNext(first)\n\t\tif err != nil {\n\t\t\treturn false\n\t\t}\n\t\tif !more {\n\t\t\tbreak\n\t\t}\n")
-	g.p("\t\tswitch key {\n")
-	type member struct {
-		f    *schema.Field
-		bit  int
-		base bool
-		plan *schema.Plan
-	}
-	var members []member
-	byName := map[string][]member{}
-	for i := range p.Fields {
-		m := member{f: &p.Fields[i], bit: firstIndex(p, p.Fields[i].Name), plan: p}
-		if _, ok := byName[m.f.Name]; !ok {
-			members = append(members, m)
-		}
-		byName[m.f.Name] = append(byName[m.f.Name], m)
-	}
+	g.P("func parse%s(s *jsonx.Scanner, p *event.%s) bool {", name, name)
+	g.P("var seen uint64 // bit i: member i was read")
 	if p.Event {
-		for i := range p.Base.Fields {
-			m := member{f: &p.Base.Fields[i], bit: 61 - i, base: true, plan: p.Base}
-			members = append(members, m)
-			byName[m.f.Name] = []member{m}
-		}
+		g.P("var seenBase uint64")
+		g.P("for {")
+		g.P("key, more, err := s.ObjectNext(false)")
+	} else {
+		g.P("if s.ObjectStart() != nil {")
+		g.P("return false")
+		g.P("}")
+		g.P("for first := true; ; first = false {")
+		g.P("key, more, err := s.ObjectNext(first)")
 	}
-	for _, m := range members {
-		g.p("\t\tcase %q:\n", m.f.Name)
-		g.p("\t\t\tif seen&(1<<%d) != 0 {\n\t\t\t\treturn false\n\t\t\t}\n\t\t\tseen |= 1 << %d\n", m.bit, m.bit)
-		target := "p"
-		if m.base {
-			target = "(&p.Base)"
-		}
-		carriers := byName[m.f.Name]
-		if len(carriers) == 1 {
-			g.member(m.plan, carriers[0].f, target, "\t\t\t")
-			continue
-		}
-		// A union: the value's kind picks the carrier.
-		g.p("\t\t\tswitch s.Peek() {\n")
-		for _, c := range carriers {
-			kind := map[schema.Kind]string{schema.OptString: "jsonx.String", schema.Parts: "jsonx.Array", schema.Object: "jsonx.Object"}[c.f.Kind]
-			if kind == "" {
-				panic("codecgen: union carrier of kind " + fmt.Sprint(c.f.Kind))
-			}
-			g.p("\t\t\tcase %s:\n", kind)
-			g.member(m.plan, c.f, target, "\t\t\t\t")
-		}
-		g.p("\t\t\tdefault:\n\t\t\t\treturn false\n\t\t\t}\n")
+	g.P("if err != nil {")
+	g.P("return false")
+	g.P("}")
+	g.P("if !more {")
+	g.P("break")
+	g.P("}")
+	g.P("switch key {")
+	g.members(p, "seen")
+	g.P("default:")
+	if p.Event {
+		g.P("if !parseBase(s, key, &p.Base, &seenBase) {")
+		g.P("return false")
+		g.P("}")
+	} else {
+		g.P("return false // an unknown member")
 	}
-	g.p("\t\tdefault:\n\t\t\treturn false // an unknown member, or \"type\" again\n\t\t}\n\t}\n")
+	g.P("}")
+	g.P("}")
 	// The reference reader's required members.
 	var req uint64
 	for i := range p.Fields {
@@ -115,12 +108,71 @@ func (g *gen) parser(p *schema.Plan) {
 		}
 	}
 	if req != 0 {
-		g.p("\tif seen&%#x != %#x {\n\t\treturn false\n\t}\n", req, req)
+		g.P("if seen&%#x != %#x {", req, req)
+		g.P("return false")
+		g.P("}")
 	}
 	if p.Check != nil {
-		g.p("\treturn rule(%s, schema.PointerTo(p)) == nil\n}\n\n", planVar(p))
+		g.P("return rule(%s, schema.PointerTo(p)) == nil", planVar(p))
 	} else {
-		g.p("\treturn true\n}\n\n")
+		g.P("return true")
+	}
+	g.P("}")
+	g.P("")
+}
+
+// baseParser writes parseBase(s, key, p, seen): one member of an event
+// that is Base's, false for any other key (an unknown member, or "type"
+// again) or one read before.
+func (g *gen) baseParser(p *schema.Plan) {
+	g.P("func parseBase(s *jsonx.Scanner, key string, p *event.Base, seen *uint64) bool {")
+	g.P("switch key {")
+	g.members(p, "*seen")
+	g.P("default:")
+	g.P("return false // an unknown member, or \"type\" again")
+	g.P("}")
+	g.P("return true")
+	g.P("}")
+	g.P("")
+}
+
+// members writes the cases of p's members: a repeated member gives up,
+// the others set their bit of seen and read the value.
+func (g *gen) members(p *schema.Plan, seen string) {
+	var names []string
+	byName := map[string][]*schema.Field{}
+	for i := range p.Fields {
+		f := &p.Fields[i]
+		if byName[f.Name] == nil {
+			names = append(names, f.Name)
+		}
+		byName[f.Name] = append(byName[f.Name], f)
+	}
+	for _, name := range names {
+		bit := firstIndex(p, name)
+		g.P("case %q:", name)
+		g.P("if %s&(1<<%d) != 0 {", seen, bit)
+		g.P("return false")
+		g.P("}")
+		g.P("%s |= 1 << %d", seen, bit)
+		carriers := byName[name]
+		if len(carriers) == 1 {
+			g.member(carriers[0])
+			continue
+		}
+		// A union: the value's kind picks the carrier.
+		g.P("switch s.Peek() {")
+		for _, f := range carriers {
+			kind := map[schema.Kind]string{schema.OptString: "jsonx.String", schema.Parts: "jsonx.Array", schema.Object: "jsonx.Object"}[f.Kind]
+			if kind == "" {
+				panic("codecgen: union carrier of kind " + fmt.Sprint(f.Kind))
+			}
+			g.P("case %s:", kind)
+			g.member(f)
+		}
+		g.P("default:")
+		g.P("return false")
+		g.P("}")
 	}
 }
 
@@ -133,103 +185,107 @@ func firstIndex(p *schema.Plan, name string) int {
 	panic("no field " + name)
 }
 
-// member writes the reading of one member's value into field f of the
-// struct target points to.
-func (g *gen) member(plan *schema.Plan, f *schema.Field, target, in string) {
-	acc := target + "." + f.GoName
-	p := func(format string, args ...any) { g.p(in+format, args...) }
-	fail := func(cond string) { p("if %s {\n%s\treturn false\n%s}\n", cond, in, in) }
+// member writes the reading of one member's value into field f of p.
+func (g *gen) member(f *schema.Field) {
+	x := "p." + f.GoName
+	fail := func(cond string) {
+		g.P("if %s {", cond)
+		g.P("return false")
+		g.P("}")
+	}
+	// array writes the loop over an array's elements; each appends to v.
+	array := func(elem string, read func()) {
+		fail("s.ArrayStart() != nil")
+		g.P("v := []%s{}", elem)
+		g.P("for first := true; ; first = false {")
+		g.P("more, err := s.ArrayNext(first)")
+		read()
+		g.P("}")
+		g.P("%s = v", x)
+	}
 	switch f.Kind {
-	case schema.String, schema.Enum:
+	case schema.String, schema.Enum, schema.OptString:
 		fail("s.Peek() != jsonx.String")
-		p("v, err := s.String()\n")
+		g.P("v, err := s.String()")
 		if f.Names != nil {
-			fail(fmt.Sprintf("err != nil || !%s.Fields[%d].Allows(v)", planVar(plan), fieldPos(plan, f)))
+			fail(fmt.Sprintf("err != nil || index%s(v) < 0", g.setOf(f).name))
 		} else {
 			fail("err != nil")
 		}
-		p("%s = v\n", acc)
-	case schema.OptString:
-		fail("s.Peek() != jsonx.String")
-		p("v, err := s.String()\n")
-		if f.Names != nil {
-			fail(fmt.Sprintf("err != nil || !%s.Fields[%d].Allows(v)", planVar(plan), fieldPos(plan, f)))
+		if f.Kind == schema.OptString {
+			g.P("%s = &v", x)
 		} else {
-			fail("err != nil")
+			g.P("%s = v", x)
 		}
-		p("%s = &v\n", acc)
 	case schema.OptBool:
 		fail("k := s.Peek(); k != jsonx.True && k != jsonx.False")
-		p("v, err := s.Bool()\n")
+		g.P("v, err := s.Bool()")
 		fail("err != nil")
-		p("%s = &v\n", acc)
+		g.P("%s = &v", x)
 	case schema.OptInt64:
 		fail("s.Peek() != jsonx.Number")
-		p("text, err := s.Number()\n")
+		g.P("text, err := s.Number()")
 		fail("err != nil")
-		p("v, ok := jsonx.ParseInt64(text)\n")
+		g.P("v, ok := jsonx.ParseInt64(text)")
 		fail("!ok")
-		p("%s = &v\n", acc)
+		g.P("%s = &v", x)
 	case schema.Value:
 		if f.Opt {
 			// On an optional value, null is absence.
-			p("if s.Peek() == jsonx.Null {\n%s\tif s.Null() != nil {\n%s\t\treturn false\n%s\t}\n%s\tbreak\n%s}\n", in, in, in, in, in)
+			g.P("if s.Peek() == jsonx.Null {")
+			fail("s.Null() != nil")
+			g.P("break")
+			g.P("}")
 		}
-		p("raw, err := s.Raw()\n")
+		g.P("raw, err := s.Raw()")
 		fail("err != nil")
-		p("%s = raw\n", acc)
+		g.P("%s = raw", x)
 	case schema.Object:
 		fail("s.Peek() != jsonx.Object")
-		p("raw, err := s.Raw()\n")
+		g.P("raw, err := s.Raw()")
 		fail("err != nil")
-		p("%s = raw\n", acc)
+		g.P("%s = raw", x)
 	case schema.Message:
-		fail(fmt.Sprintf("s.Peek() != jsonx.Object || !parse%s(s, &%s, true)", f.Elem.Type.Name(), acc))
+		fail(fmt.Sprintf("s.Peek() != jsonx.Object || !parse%s(s, &%s)", f.Elem.Type.Name(), x))
 	case schema.OptMessage:
 		fail("s.Peek() != jsonx.Object")
-		p("x := new(event.%s)\n", f.Elem.Type.Name())
-		fail(fmt.Sprintf("!parse%s(s, x, true)", f.Elem.Type.Name()))
-		p("%s = x\n", acc)
+		g.P("v := new(event.%s)", f.Elem.Type.Name())
+		fail(fmt.Sprintf("!parse%s(s, v)", f.Elem.Type.Name()))
+		g.P("%s = v", x)
 	case schema.Strings:
-		fail("s.ArrayStart() != nil")
-		p("v := []string{}\n")
-		p("for first := true; ; first = false {\n")
-		p("\tmore, err := s.ArrayNext(first)\n")
-		p("\tif err != nil || more && s.Peek() != jsonx.String {\n%s\t\treturn false\n%s\t}\n", in, in)
-		p("\tif !more {\n%s\t\tbreak\n%s\t}\n", in, in)
-		p("\te, err := s.String()\n\tif err != nil {\n%s\t\treturn false\n%s\t}\n\tv = append(v, e)\n}\n", in, in)
-		p("%s = v\n", acc)
+		array("string", func() {
+			fail("err != nil || more && s.Peek() != jsonx.String")
+			g.P("if !more {")
+			g.P("break")
+			g.P("}")
+			g.P("e, err := s.String()")
+			fail("err != nil")
+			g.P("v = append(v, e)")
+		})
 	case schema.Messages:
-		fail("s.ArrayStart() != nil")
-		p("v := []event.%s{}\n", f.Elem.Type.Name())
-		p("for first := true; ; first = false {\n")
-		p("\tmore, err := s.ArrayNext(first)\n\tif err != nil {\n%s\t\treturn false\n%s\t}\n", in, in)
-		p("\tif !more {\n%s\t\tbreak\n%s\t}\n", in, in)
-		p("\tv = append(v, event.%s{})\n", f.Elem.Type.Name())
-		p("\tif s.Peek() != jsonx.Object || !parse%s(s, &v[len(v)-1], true) {\n%s\t\treturn false\n%s\t}\n}\n", f.Elem.Type.Name(), in, in)
-		p("%s = v\n", acc)
+		elem := f.Elem.Type.Name()
+		array("event."+elem, func() {
+			fail("err != nil")
+			g.P("if !more {")
+			g.P("break")
+			g.P("}")
+			g.P("v = append(v, event.%s{})", elem)
+			fail(fmt.Sprintf("s.Peek() != jsonx.Object || !parse%s(s, &v[len(v)-1])", elem))
+		})
 	case schema.Parts:
 		// Each part is read by package event's own part reader (where the
 		// JSON form of parts is stated), from the text the scanner took.
-		fail("s.ArrayStart() != nil")
-		p("v := []event.%s{}\n", f.Elem.Type.Name())
-		p("for first := true; ; first = false {\n")
-		p("\tmore, err := s.ArrayNext(first)\n\tif err != nil {\n%s\t\treturn false\n%s\t}\n", in, in)
-		p("\tif !more {\n%s\t\tbreak\n%s\t}\n", in, in)
-		p("\traw, err := s.Raw()\n\tif err != nil {\n%s\t\treturn false\n%s\t}\n", in, in)
-		p("\tv = append(v, event.%s{})\n", f.Elem.Type.Name())
-		p("\tif v[len(v)-1].UnmarshalJSON(raw) != nil {\n%s\t\treturn false\n%s\t}\n}\n", in, in)
-		p("%s = v\n", acc)
+		array("event."+f.Elem.Type.Name(), func() {
+			fail("err != nil")
+			g.P("if !more {")
+			g.P("break")
+			g.P("}")
+			g.P("raw, err := s.Raw()")
+			fail("err != nil")
+			g.P("v = append(v, event.%s{})", f.Elem.Type.Name())
+			fail("v[len(v)-1].UnmarshalJSON(raw) != nil")
+		})
 	default:
 		panic(fmt.Sprintf("codecgen: %s: kind %d has no parser", f.GoName, f.Kind))
 	}
-}
-
-func fieldPos(p *schema.Plan, f *schema.Field) int {
-	for i := range p.Fields {
-		if &p.Fields[i] == f {
-			return i
-		}
-	}
-	panic("field not in plan")
 }

@@ -165,3 +165,13 @@ func ParseInt64(text []byte) (v int64, ok bool) {
 	v, err := strconv.ParseInt(string(s), 10, 64)
 	return v, err == nil
 }
+
+// MaxSafeInteger is 2^53−1, JavaScript's Number.MAX_SAFE_INTEGER: the
+// largest integer that a double and every smaller integer beside it hold
+// exactly.
+const MaxSafeInteger = 1<<53 - 1
+
+// SafeInteger reports whether v is a safe integer, |v| ≤ 2^53−1: one that
+// a peer carrying integers as doubles (JavaScript) reads exactly. The rule
+// is stated here once; every path that bounds an integer calls it.
+func SafeInteger(v int64) bool { return -MaxSafeInteger <= v && v <= MaxSafeInteger }

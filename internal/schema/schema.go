@@ -14,7 +14,6 @@ package schema
 
 import (
 	"fmt"
-	"hash/fnv"
 	"reflect"
 	"slices"
 	"strconv"
@@ -108,11 +107,18 @@ func (f *Field) Allows(s string) bool { return f.Names == nil || slices.Contains
 // Unknown describes s, a string the field does not allow, for an error
 // message; long strings are cut short.
 func (f *Field) Unknown(s string) string {
+	return UnknownName(f.Name, f.Kind == Enum, s, strings.Join(f.Names, ", "))
+}
+
+// UnknownName describes s, a string that field (its JSON name) does not
+// allow, for an error message: known lists the names it allows, separated
+// by ", "; enum says the names are a (patch) operation's.
+func UnknownName(field string, enum bool, s, known string) string {
 	what := "value"
-	if f.Kind == Enum {
+	if enum {
 		what = "operation"
 	}
-	return fmt.Sprintf("unknown %s %s %s (known: %s)", f.Name, what, jsonx.Quote(s), strings.Join(f.Names, ", "))
+	return fmt.Sprintf("unknown %s %s %s (known: %s)", field, what, jsonx.Quote(s), known)
 }
 
 // Plan is the field table of one struct type.
@@ -151,51 +157,6 @@ func (p *Plan) FieldByNum(n int32) *Field {
 		return nil
 	}
 	return &p.Wire[p.ByNum[n]]
-}
-
-// Fingerprint describes the tables reachable from roots — types, field
-// names, numbers, kinds, options, allowed names, which rules are attached —
-// as a short hash. Code generated from the tables records it, so that a
-// build whose tables changed since can refuse the stale code.
-func Fingerprint(roots ...*Plan) string {
-	var descs []string
-	seen := map[*Plan]bool{}
-	var walk func(p *Plan)
-	walk = func(p *Plan) {
-		if p == nil || seen[p] {
-			return
-		}
-		seen[p] = true
-		var b strings.Builder
-		fmt.Fprintf(&b, "%s event=%v hand=%v check=%v fromwire=%v{", p.Type, p.Event, p.Hand, p.Check != nil, p.FromWire != nil)
-		for _, f := range p.Wire {
-			via := ""
-			if f.Via != nil {
-				via = f.Via.GoName
-			}
-			nilAbsent := ""
-			if f.NilAbsent {
-				nilAbsent = "/nilabsent" // only when set: older fingerprints stay valid
-			}
-			fmt.Fprintf(&b, "%s/%s/%d/%d/%v/%v/%q/%s/%s%s;", f.GoName, f.Name, f.Num, f.Kind, f.Opt, f.Req, f.Names, via, f.Type, nilAbsent)
-		}
-		b.WriteString("}")
-		descs = append(descs, b.String())
-		walk(p.Base)
-		for i := range p.Wire {
-			walk(p.Wire[i].Elem)
-			if v := p.Wire[i].Via; v != nil {
-				walk(v.Elem)
-			}
-		}
-	}
-	for _, p := range roots {
-		walk(p)
-	}
-	slices.Sort(descs) // the same tables in any order give the same print
-	h := fnv.New64a()
-	h.Write([]byte(strings.Join(descs, "\n")))
-	return fmt.Sprintf("%016x", h.Sum64())
 }
 
 // Rules is what the event package attaches to its tables.
