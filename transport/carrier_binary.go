@@ -93,7 +93,7 @@ func (d *binaryDecoder) next() (event.Event, error) {
 		return ev, err
 	case framing.Skippable(err):
 		return nil, &badEvent{err: err, unknown: errors.Is(err, codec.ErrUnknownEvent)}
-	case errors.Is(err, framing.ErrTruncated): // ErrTruncated itself
+	case errors.Is(err, framing.ErrTruncated):
 		return nil, err
 	case errors.Is(err, framing.ErrFrameTooLarge):
 		return nil, fmt.Errorf("%w: %w", ErrEventTooLarge, err)

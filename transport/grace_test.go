@@ -83,8 +83,8 @@ func graceCase(t *testing.T, carrier string, late bool, k int, grace time.Durati
 	release := make(chan struct{})
 	fn, evs := graceRun(k, release)
 	s := newResumeServer(t, transport.HandlerOptions{ReconnectGrace: grace}, fn)
-	opts := transport.ClientOptions{PreferSSE: carrier == "sse"}
-	r, err := transport.Run(testCtx(t), freshClient(), s.URL, inputFor("run-1"), opts)
+	opts := transport.ClientOptions{Prefer: prefer(carrier == "sse")}
+	r, err := startRun(testCtx(t), freshClient(), s.URL, inputFor("run-1"), opts)
 	if err != nil {
 		return err
 	}
@@ -104,7 +104,7 @@ func graceCase(t *testing.T, carrier string, late bool, k int, grace time.Durati
 	}
 	time.Sleep(delay)
 	opts.Header = http.Header{transport.HeaderLastEventID: {cursor.String()}}
-	r, err = transport.Run(testCtx(t), freshClient(), s.URL, inputFor("run-1"), opts)
+	r, err = startRun(testCtx(t), freshClient(), s.URL, inputFor("run-1"), opts)
 	if err != nil {
 		return err
 	}
@@ -138,14 +138,14 @@ func TestReconnectGraceFollower(t *testing.T) {
 	release := make(chan struct{})
 	fn, evs := graceRun(3, release)
 	s := newResumeServer(t, transport.HandlerOptions{ReconnectGrace: grace}, fn)
-	r, err := transport.Run(testCtx(t), freshClient(), s.URL, inputFor("run-1"), transport.ClientOptions{})
+	r, err := startRun(testCtx(t), freshClient(), s.URL, inputFor("run-1"), transport.ClientOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if _, err := r.Next(); err != nil {
 		t.Fatal(err)
 	}
-	f, err := transport.Follow(testCtx(t), freshClient(), s.URL+"/runs/run-1", runlog.Cursor{}, transport.ClientOptions{})
+	f, err := followRun(testCtx(t), freshClient(), s.URL+"/runs/run-1", runlog.Cursor{}, transport.ClientOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -182,7 +182,7 @@ func TestResponseStats(t *testing.T) {
 		mu.Unlock()
 	}))
 	defer srv.Close()
-	r, err := transport.Run(testCtx(t), freshClient(), srv.URL, inputFor("run-1"), transport.ClientOptions{})
+	r, err := startRun(testCtx(t), freshClient(), srv.URL, inputFor("run-1"), transport.ClientOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -195,7 +195,7 @@ func TestResponseStats(t *testing.T) {
 	r.Close()
 	time.Sleep(50 * time.Millisecond)
 	close(release)
-	r, err = transport.Run(testCtx(t), freshClient(), srv.URL, inputFor("run-1"), transport.ClientOptions{
+	r, err = startRun(testCtx(t), freshClient(), srv.URL, inputFor("run-1"), transport.ClientOptions{
 		Header: http.Header{transport.HeaderLastEventID: {cursor.String()}}})
 	if err != nil {
 		t.Fatal(err)
@@ -204,7 +204,7 @@ func TestResponseStats(t *testing.T) {
 		t.Fatalf("resumed: %d events", n)
 	}
 	r.Close()
-	f, err := transport.Follow(testCtx(t), freshClient(), srv.URL+"/runs/run-1", runlog.Cursor{}, transport.ClientOptions{})
+	f, err := followRun(testCtx(t), freshClient(), srv.URL+"/runs/run-1", runlog.Cursor{}, transport.ClientOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
