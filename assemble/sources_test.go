@@ -17,7 +17,7 @@ import (
 )
 
 // One call over a transport reader: the realistic run served by
-// transport.Handler over loopback HTTP, read with transport.Run, over binary
+// transport.Handler over loopback HTTP, read with a transport.Client, over binary
 // and over SSE, assembles to what the events assemble to.
 func TestFromTransportReader(t *testing.T) {
 	run := assembletest.Realistic(1)
@@ -35,8 +35,13 @@ func TestFromTransportReader(t *testing.T) {
 	}
 	srv := httptest.NewServer(h)
 	defer srv.Close()
-	for _, sse := range []bool{false, true} {
-		r, err := transport.Run(context.Background(), srv.Client(), srv.URL, &event.RunAgentInput{ThreadID: "thread-1", RunID: "run-1", Messages: []event.Message{}}, transport.ClientOptions{PreferSSE: sse})
+	for _, prefer := range []transport.Prefer{transport.PreferBinary, transport.PreferSSEOnly} {
+		sse := prefer == transport.PreferSSEOnly
+		client, err := transport.NewClient(srv.URL, transport.ClientOptions{HTTPClient: srv.Client(), Prefer: prefer})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := client.Run(context.Background(), &event.RunAgentInput{ThreadID: "thread-1", RunID: "run-1", Messages: []event.Message{}})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -16,7 +16,7 @@
 //
 // Nothing is lost silently. An event with no protobuf form (THINKING_*, an
 // unknown type, or an event outside the selected Profile) is refused with
-// ErrUnsupportedEvent or ErrNotInProfile instead of being written as an empty
+// event.ErrUnsupportedEvent or ErrNotInProfile instead of being written as an empty
 // payload. A JSON number that a double cannot hold exactly is refused with
 // ErrLossyNumber unless Codec.LossyNumbers is set. A decoded NaN or ±Inf is
 // refused with ErrNonFinite unless Codec.NonFiniteAsNull is set.

@@ -164,7 +164,7 @@ func TestStalledClientDoesNotStallOthers(t *testing.T) {
 	}
 }
 
-// ServerOptions.WriteTimeout turns a client that stops reading into a
+// HandlerOptions.WriteTimeout turns a client that stops reading into a
 // write error and a cancelled context.
 func TestWriteTimeout(t *testing.T) {
 	ended := make(chan error, 1)

@@ -452,8 +452,8 @@ func TestWriterCodecRefusal(t *testing.T) {
 		defer w.Close()
 		err = w.WriteJSON([]byte(thinking))
 		if w.ContentType() == transport.MediaTypeBinary {
-			if !errors.Is(err, codec.ErrUnsupportedEvent) || !framing.Skippable(err) {
-				t.Errorf("binary: %v; want skippable codec.ErrUnsupportedEvent", err)
+			if !errors.Is(err, event.ErrUnsupportedEvent) || !framing.Skippable(err) {
+				t.Errorf("binary: %v; want skippable event.ErrUnsupportedEvent", err)
 			}
 		} else if err != nil {
 			t.Errorf("SSE: %v", err)

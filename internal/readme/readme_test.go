@@ -240,7 +240,12 @@ func Example_resumable() {
 	srv := httptest.NewServer(mux)
 	defer srv.Close()
 	ctx := context.Background()
-	r, err := transport.Run(ctx, nil, srv.URL+"/agent", &event.RunAgentInput{ThreadID: "t", RunID: "r1"}, transport.ClientOptions{Reconnect: &transport.ReconnectOptions{}})
+	c, err := transport.NewClient(srv.URL+"/agent", transport.ClientOptions{Reconnect: &transport.ReconnectOptions{}})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	r, err := c.Run(ctx, &event.RunAgentInput{ThreadID: "t", RunID: "r1"})
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -250,7 +255,7 @@ func Example_resumable() {
 		fmt.Println(cur, ev.Type(), err)
 	}
 	r.Close()
-	f, err := transport.Follow(ctx, nil, srv.URL+"/agent/runs/r1", runlog.Cursor{Run: "r1", Seq: 1}, transport.ClientOptions{})
+	f, err := c.Follow(ctx, "r1", runlog.Cursor{Run: "r1", Seq: 1})
 	if err != nil {
 		fmt.Println(err)
 		return
