@@ -5,13 +5,22 @@
 #   scripts/buf.sh lint
 #   scripts/buf.sh --build     # only build (CI starts this early, in the background)
 #
-# buf is built from source with the Go toolchain, so nothing but Go and the
-# module proxy is needed, and the version is the one tools/go.sum pins. A
-# cold build compiles about 650 packages (a few minutes on 2 cores); it
-# prints a progress line every 50 packages instead of going silent. The
-# binary is kept in the Go build cache directory, under a name made from
-# the hash of tools/go.mod and tools/go.sum, so any change of the pin builds
-# a new one and "go clean -cache" (or an empty GOCACHE) starts over.
+# The version is the one tools/go.mod pins. Two ways to get it:
+#
+#   - with npm: the publisher's prebuilt binary of that same release
+#     (@bufbuild/buf on the npm registry, locked with its integrity hash in
+#     tools/buf-npm/package-lock.json); a few seconds. The lock must name the
+#     version tools/go.mod pins, and the installed binary must report it, or
+#     the script stops.
+#   - otherwise (no npm, or AGWIRE_BUF_FROM_SOURCE=1): built from source with
+#     the Go toolchain, so nothing but Go and the module proxy is needed. A
+#     cold build compiles about 650 packages (a few minutes on 2 cores); it
+#     prints a progress line every 50 packages instead of going silent.
+#
+# Either binary is kept in the Go build cache directory, under a name made
+# from the hash of tools/go.mod, tools/go.sum and the npm lock, so any change
+# of the pin fetches or builds a new one and "go clean -cache" (or an empty
+# GOCACHE) starts over.
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -21,8 +30,51 @@ cache="$(go env GOCACHE)"
 if [[ -z "$cache" || "$cache" == off ]]; then
   cache="${TMPDIR:-/tmp}"
 fi
-pin="$(cat tools/go.mod tools/go.sum | sha256sum | cut -c1-16)"
+pin="$(cat tools/go.mod tools/go.sum tools/buf-npm/package-lock.json | sha256sum | cut -c1-16)"
 bin="$cache/agwire-tools/buf-$pin"
+version="$(awk '$1 == "github.com/bufbuild/buf" { sub(/^v/, "", $2); print $2 }' tools/go.mod)"
+if [[ -z "$version" ]]; then
+  echo "scripts/buf.sh: tools/go.mod pins no github.com/bufbuild/buf version" >&2
+  exit 1
+fi
+
+# fetch installs the prebuilt release with npm ci from the committed lock.
+fetch() {
+  local locked
+  locked="$(node -e 'const l=require(process.argv[1]); process.stdout.write(l.packages["node_modules/@bufbuild/buf"].version)' "$PWD/tools/buf-npm/package-lock.json")"
+  if [[ "$locked" != "$version" ]]; then
+    echo "scripts/buf.sh: tools/buf-npm/package-lock.json locks buf $locked but tools/go.mod pins $version; update the lock (cd tools/buf-npm && npm install @bufbuild/buf@$version)" >&2
+    exit 1
+  fi
+  local dir="$bin.npm.$$"
+  rm -rf "$dir"
+  mkdir -p "$dir"
+  cp tools/buf-npm/package.json tools/buf-npm/package-lock.json "$dir/"
+  echo "scripts/buf.sh: fetching the prebuilt buf $version (npm ci, tools/buf-npm)"
+  if ! (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error >&2); then
+    rm -rf "$dir"
+    return 1
+  fi
+  local exe
+  exe="$(find "$dir/node_modules/@bufbuild" -path '*/bin/buf' -type f -not -path '*/@bufbuild/buf/bin/*' | head -n1)"
+  if [[ -z "$exe" || ! -x "$exe" ]]; then
+    echo "scripts/buf.sh: npm installed no binary of buf for this platform" >&2
+    rm -rf "$dir"
+    return 1
+  fi
+  local got
+  got="$("$exe" --version)"
+  if [[ "$got" != "$version" ]]; then
+    echo "scripts/buf.sh: the prebuilt buf reports $got, not the pinned $version" >&2
+    rm -rf "$dir"
+    exit 1
+  fi
+  mkdir -p "$(dirname "$bin")"
+  cp "$exe" "$bin.tmp.$$"
+  mv -f "$bin.tmp.$$" "$bin"
+  rm -rf "$dir"
+  echo "scripts/buf.sh: buf $got ready (prebuilt)"
+}
 
 build() {
   mkdir -p "$(dirname "$bin")"
@@ -47,7 +99,11 @@ build() {
 }
 
 if [[ ! -x "$bin" ]]; then
-  build
+  if [[ -z "${AGWIRE_BUF_FROM_SOURCE:-}" ]] && command -v npm >/dev/null 2>&1 && command -v node >/dev/null 2>&1; then
+    fetch || { echo "scripts/buf.sh: the prebuilt buf could not be fetched; building it from source" >&2; build; }
+  else
+    build
+  fi
 fi
 if [[ "${1:-}" == --build ]]; then
   exit 0
