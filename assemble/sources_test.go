@@ -45,7 +45,7 @@ func TestFromTransportReader(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		c, err := assemble.FromSource(r, assemble.Options{Check: true})
+		c, err := assemble.FromSeq(r.Events(), assemble.Options{Check: true})
 		r.Close()
 		if err != nil {
 			t.Fatalf("sse %v: %v", sse, err)
@@ -58,7 +58,7 @@ func TestFromTransportReader(t *testing.T) {
 }
 
 // A frame from a later protocol is skipped and counted, and the stream goes on.
-func TestFromSourceSkipsLaterProtocolFrames(t *testing.T) {
+func TestFromSeqSkipsLaterProtocolFrames(t *testing.T) {
 	var buf bytes.Buffer
 	w := framing.NewWriter(&buf, framing.WriterOptions{Codec: codec.Codec{}})
 	evs := mustParse(`{"type":"RUN_STARTED","threadId":"t","runId":"r"}`,
@@ -70,7 +70,7 @@ func TestFromSourceSkipsLaterProtocolFrames(t *testing.T) {
 	buf.Write(binary.BigEndian.AppendUint32(nil, uint32(len(future))))
 	buf.Write(future)
 	w.WriteEvent(evs[2])
-	c, err := assemble.FromSource(framing.NewReader(&buf, framing.ReaderOptions{}), assemble.Options{Check: true})
+	c, err := assemble.FromSeq(framing.NewReader(&buf, framing.ReaderOptions{}).Events(), assemble.Options{Check: true})
 	if err != nil {
 		t.Fatal(err)
 	}

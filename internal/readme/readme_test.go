@@ -183,7 +183,7 @@ func follow(r interface {
 	return nil
 }
 
-// or in one call: assemble.FromSource(r, opts), FromSeq(seq, opts), FromEvents(slice, opts)
+// or in one call, the whole stream with its read errors: assemble.FromSeq(r.Events(), opts)
 
 // TestFollow runs docs/assembling.md's assembling loop over a framed stream.
 func TestFollow(t *testing.T) {
