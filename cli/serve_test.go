@@ -541,3 +541,44 @@ func TestServeWildcardSSE(t *testing.T) {
 		}
 	}
 }
+
+// TestServeNoGraceSaysWhy: serve --resumable --reconnect-grace -1s (no
+// grace, the value that means none in the library too) ends a run when its
+// client leaves, and the RUN_ERROR a follower reads says why, not "context
+// canceled".
+func TestServeNoGraceSaysWhy(t *testing.T) {
+	mem := runlog.NewMemory(runlog.MemoryOptions{})
+	defer mem.Close()
+	s := startServe(t, serveOptions{runLog: mem, grace: -time.Second, heartbeat: time.Second, runs: context.Background(), delay: 20 * time.Millisecond})
+	client := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
+	r, err := startRun(context.Background(), client, s.url, runInput("t-1", "r-1"), transport.ClientOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 3 {
+		if _, err := r.Next(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r.Close()
+	c, err := transport.NewClient(s.url, transport.ClientOptions{HTTPClient: client})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := c.Follow(context.Background(), "r-1", runlog.Cursor{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var last event.Event
+	for ev, err := range f.Events() {
+		if err != nil {
+			t.Fatal(err)
+		}
+		last = ev
+	}
+	re, ok := last.(*event.RunError)
+	if !ok || strings.Contains(re.Message, "context canceled") || !strings.Contains(re.Message, "no reconnect grace") {
+		t.Fatalf("the run ended with %#v", last)
+	}
+}

@@ -2,6 +2,7 @@ package transport_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -227,5 +228,50 @@ func TestResponseStats(t *testing.T) {
 	slices.Sort(got)
 	if fmt.Sprint(got) != fmt.Sprint([]int64{8, int64(len(evs) - 8), int64(len(evs))}) {
 		t.Fatalf("responses delivered %v events", got)
+	}
+}
+
+// TestNoGraceSaysWhy: a resumable run with no reconnect grace (a negative
+// ReconnectGrace) ends when its client leaves, and its RUN_ERROR (and its
+// context's cause) says why — ErrNoClient, no grace — rather than "context
+// canceled".
+func TestNoGraceSaysWhy(t *testing.T) {
+	release := make(chan struct{})
+	defer close(release)
+	fn, _ := graceRun(3, release)
+	causes := make(chan error, 1)
+	s := newResumeServer(t, transport.HandlerOptions{ReconnectGrace: -1}, func(ctx context.Context, req *http.Request, in *event.RunAgentInput, w transport.EventWriter) error {
+		err := fn(ctx, req, in, w)
+		causes <- context.Cause(ctx)
+		return err
+	})
+	r, err := startRun(testCtx(t), freshClient(), s.URL, inputFor("run-1"), transport.ClientOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 3 {
+		if _, err := r.Next(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r.Close() // the client leaves; the run waits in its 4th event
+	cause := <-causes
+	if !errors.Is(cause, transport.ErrNoClient) || !errors.Is(cause, context.Canceled) || !strings.Contains(cause.Error(), "no reconnect grace") {
+		t.Fatalf("the run's context ended with %v", cause)
+	}
+	f, err := followRun(testCtx(t), freshClient(), s.URL+"/runs/run-1", runlog.Cursor{}, transport.ClientOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var last event.Event
+	for ev, err := range f.Events() {
+		if err != nil {
+			t.Fatal(err)
+		}
+		last = ev
+	}
+	if re, ok := last.(*event.RunError); !ok || re.Message != cause.Error() {
+		t.Fatalf("the run ended with %#v, want RUN_ERROR %q", last, cause)
 	}
 }

@@ -86,8 +86,10 @@ type HandlerOptions struct {
 	// passes with no client connected, the run's context ends with cause
 	// ErrNoClient: the run ends with RUN_ERROR, and what it logged can
 	// still be read. 0 means DefaultReconnectGrace (30 s); negative, none:
-	// the run's context ends when the client that started it goes. Only
-	// with Log.
+	// the run's context ends when the client that started it goes, also
+	// with cause ErrNoClient (whose text says there was no grace). "agwire
+	// serve --reconnect-grace" reads the same: 0 the default, negative
+	// none. Only with Log.
 	ReconnectGrace time.Duration
 	// RunContext is the parent of detached runs' contexts; cancel it when
 	// the server shuts down. Nil means context.Background().

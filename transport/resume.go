@@ -141,7 +141,18 @@ func (h *handler) serveResumable(w http.ResponseWriter, r *http.Request, in *eve
 		p = startPresence(key, grace, cancelCause)
 		req = r.Clone(ctx)
 	default:
-		ctx, cancel = context.WithCancel(r.Context())
+		// No grace: the run ends when the client that started it goes,
+		// with a cause that says so (ErrNoClient, and context.Canceled
+		// for code that tests for a cancellation), not a bare "context
+		// canceled". Another end of the request (the server shutting
+		// down) passes its own cause on.
+		var cancelCause context.CancelCauseFunc
+		ctx, cancelCause = context.WithCancelCause(context.WithoutCancel(r.Context()))
+		stop := context.AfterFunc(r.Context(), func() { cancelCause(clientGone(r.Context())) })
+		cancel = func() {
+			stop()
+			cancelCause(errNoGrace)
+		}
 	}
 	out := newLogOutlet(lw, run, h.opts.Codec, newSizeLimit(h.opts.MaxEventSize, "HandlerOptions.MaxEventSize"))
 	ew := newRunWriter(ctx, mediaType, h.parser, out, "logging")
