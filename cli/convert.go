@@ -11,7 +11,7 @@ import (
 	"github.com/agwire/agwire/codec"
 	"github.com/agwire/agwire/event"
 	"github.com/agwire/agwire/framing"
-	"github.com/agwire/agwire/pipeline"
+	"github.com/agwire/agwire/internal/pipeline"
 	"github.com/agwire/agwire/transport"
 )
 

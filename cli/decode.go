@@ -6,7 +6,7 @@ import (
 
 	"github.com/agwire/agwire/codec"
 	"github.com/agwire/agwire/framing"
-	"github.com/agwire/agwire/pipeline"
+	"github.com/agwire/agwire/internal/pipeline"
 )
 
 const decodeSynopsis = `Decode reads an AG-UI 1.0 binary stream (4-byte big-endian length, then one
