@@ -112,14 +112,20 @@ func (c *cli) skipLater(err error) bool {
 	default:
 		return false
 	}
-	c.failf("warning: %s: skipped: it holds only an event from a later protocol version (--strict makes this an error)", at)
+	c.failf("warning: %s: skipped %s: a frame from a later protocol version (--strict makes this an error)", at, unknownType)
 	return true
+}
+
+// unknownTypes counts events of a type this version does not know: "1
+// event of a type this version does not know".
+func unknownTypes(n int64) string {
+	return plural(n, "event") + unknownTypeOf
 }
 
 // laterSummary counts the frames skipWarn skipped, if any.
 func (c *cli) laterSummary(n int64) {
 	if n > 0 {
-		c.failf("warning: skipped %s from a later protocol version", plural(n, "frame"))
+		c.failf("warning: skipped %s", unknownTypes(n))
 	}
 }
 
