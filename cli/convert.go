@@ -381,8 +381,8 @@ type recordError struct {
 
 func (e *recordError) Error() string {
 	s := e.at + ": " + describe(e.err, e.of)
-	if e.hint != "" {
-		s += "; " + e.hint
+	if e.hint != "" { // what the input looks like first, then the reader's error
+		s = e.hint + " (" + s + ")"
 	}
 	return s
 }

@@ -62,10 +62,12 @@ func (c *cli) decode(in io.Reader, out *output, ro framing.ReaderOptions, rec *r
 				later++
 				return true
 			}
-			c.failf("%s", describeFrameError(err))
+			// What the input looks like comes first: a frame error on JSON
+			// or SSE input is noise once the user knows that.
 			if hint := streamHint(err, rec); hint != "" {
 				c.failf("%s", hint)
 			}
+			c.failf("%s", describeFrameError(err))
 			if !framing.Skippable(err) || !c.keepGoing {
 				return false
 			}
