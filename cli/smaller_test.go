@@ -133,7 +133,7 @@ func TestOutputMissingDirectory(t *testing.T) {
 func TestWrongFormatSaidFirst(t *testing.T) {
 	for in, looks := range map[string]string{
 		`{"type":"RUN_STARTED","threadId":"t","runId":"r"}` + "\n": "the input looks like JSON events",
-		"data: {\"type\":\"RUN_STARTED\"}\n\n":                    "the input looks like Server-Sent Events",
+		"data: {\"type\":\"RUN_STARTED\"}\n\n":                     "the input looks like Server-Sent Events",
 	} {
 		for _, args := range [][]string{{"decode"}, {"convert", "--from", "binary", "--to", "jsonl"}} {
 			_, errText, code := agwire(t, []byte(in), args...)
