@@ -89,11 +89,18 @@ func Example_framing() {
 // serve is the server of README.md and docs/transport.md: it mounts the agent at /agent on mux.
 func serve(mux *http.ServeMux) error {
 	agent, err := transport.NewHandler(func(ctx context.Context, req *http.Request, in *event.RunAgentInput, w transport.EventWriter) error {
-		w.WriteEvent(&event.RunStarted{ThreadID: in.ThreadID, RunID: in.RunID})
-		w.WriteEvent(&event.TextMessageStart{MessageID: "m1", Role: event.Ptr(event.RoleAssistant)})
-		w.WriteEvent(&event.TextMessageContent{MessageID: "m1", Delta: "Hello"})
-		w.WriteEvent(&event.TextMessageEnd{MessageID: "m1"})
-		return w.WriteEvent(&event.RunFinished{ThreadID: in.ThreadID, RunID: in.RunID})
+		for _, ev := range []event.Event{
+			&event.RunStarted{ThreadID: in.ThreadID, RunID: in.RunID},
+			&event.TextMessageStart{MessageID: "m1", Role: event.Ptr(event.RoleAssistant)},
+			&event.TextMessageContent{MessageID: "m1", Delta: "Hello"},
+			&event.TextMessageEnd{MessageID: "m1"},
+			&event.RunFinished{ThreadID: in.ThreadID, RunID: in.RunID},
+		} {
+			if err := w.WriteEvent(ev); err != nil {
+				return err // the client went away, or the event was refused (*transport.EventError)
+			}
+		}
+		return nil
 	}, transport.HandlerOptions{})
 	if err != nil {
 		return err
