@@ -464,3 +464,27 @@ var besideGraph = map[string]bool{
 	"fuzz":                  true,
 	"interop":               true,
 }
+
+// TestDocSnippetsCheckWrites: no Go block of README.md or docs/*.md drops
+// the error of a write (an event refused, a client gone): a reader copies
+// the examples.
+func TestDocSnippetsCheckWrites(t *testing.T) {
+	pages, err := filepath.Glob("../../docs/*.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dropped := regexp.MustCompile(`^\s*[A-Za-z_][A-Za-z0-9_.]*\.(WriteEvent|WriteJSON|Write)\(`)
+	for _, page := range append(pages, "../../README.md") {
+		text, err := os.ReadFile(page)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, b := range goBlock.FindAllStringSubmatch(string(text), -1) {
+			for line := range strings.SplitSeq(b[1], "\n") {
+				if dropped.MatchString(line) {
+					t.Errorf("%s: a Go block drops a write's error: %s", strings.TrimPrefix(page, "../../"), strings.TrimSpace(line))
+				}
+			}
+		}
+	}
+}
