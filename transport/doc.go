@@ -49,7 +49,7 @@
 // # Delivery
 //
 // Every event is flushed when it is written — through the compressor
-// (zstd Encoder.Flush, gzip Writer.Flush) and the response
+// (zstd.Encoder.Flush, gzip.Writer.Flush) and the response
 // (http.ResponseController.Flush) — so a client sees each event as soon as
 // the agent produces it, whatever the transport and coding. The response
 // header goes out when the EventWriter is created, before the first event,
