@@ -43,7 +43,7 @@ type ClientOptions struct {
 	// its Content-Encoding either way. An unknown coding is an error of
 	// NewClient.
 	Compression Compression
-	// Reconnect makes a reader from Run or Follow resume a resumable run
+	// Reconnect makes a reader from Client.Run or Client.Follow resume a resumable run
 	// whose stream is cut (see ReconnectOptions). Nil, the default, ends
 	// the stream with the cut's error.
 	Reconnect *ReconnectOptions

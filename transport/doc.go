@@ -151,7 +151,7 @@
 // stream reader fail; a binary client cut by an idle timeout resumes
 // instead.
 //
-// Clients: with ClientOptions.Reconnect, a reader from Run or Follow whose
+// Clients: with ClientOptions.Reconnect, a reader from Client.Run or Client.Follow whose
 // stream is cut before the run's end asks again with its cursor, backing
 // off (with jitter) before every attempt, and its caller's iteration goes
 // on with the next event: none repeated, none missing. It gives up with
