@@ -90,7 +90,7 @@ func TestServeResumableFlags(t *testing.T) {
 	}{
 		{[]string{"--detach"}, exitUsage, "need --resumable"},
 		{[]string{"--nats", "nats://127.0.0.1:4222"}, exitUsage, "need --resumable"},
-		{[]string{"--resumable", "--heartbeat", "0s"}, exitUsage, "--heartbeat must be positive"},
+		{[]string{"--heartbeat", "-1s"}, exitUsage, "--heartbeat must not be negative"},
 		{[]string{"--resumable", "--nats", "nats://127.0.0.1:4222"}, exitFail, "no NATS support"},
 	} {
 		var stdout, stderr bytes.Buffer

@@ -25,15 +25,30 @@ import (
 
 const serveSynopsis = `Serve runs a demo AG-UI endpoint. POST a RunAgentInput (JSON) to / and it
 streams the built-in sample run that "agwire demo" shows (a weather
-assistant), with the threadId and runId of RUN_STARTED and RUN_FINISHED
-replaced by the request's, one event every --delay as if the agent were
-thinking. The Accept header chooses Server-Sent Events or the AG-UI 1.0
-binary stream, and Accept-Encoding zstd or gzip compression; the request is
-checked as any transport handler checks it (400 for a body that is not a
-valid RunAgentInput, naming the field; 405, 406, 413, 415). GET / answers
+assistant), or with -i FILE the run recorded in FILE (JSON lines, SSE or
+binary, told from its first bytes unless --from says), with the threadId
+and runId of every RUN_STARTED and RUN_FINISHED replaced by the request's
+(and RUN_STARTED's input by the request), so that a UI posting its own ids
+sees them come back; the rest of each event, its timestamp too, is sent as
+recorded. Events go one every --delay as if the agent were thinking, or
+with --pace timestamps as far apart as their timestamp fields say (each gap
+at most --max-gap; an event without a timestamp waits --delay). The Accept
+header chooses Server-Sent Events or the AG-UI 1.0 binary stream, and
+Accept-Encoding zstd or gzip compression; the request is checked as any
+transport handler checks it (400 for a body that is not a valid
+RunAgentInput, naming the field; 405, 406, 413, 415). GET / answers
 with a short help page, or, asked for application/json, with the agent's
 capabilities (AG-UI AgentCapabilities: binary, streaming, resumable with
 --resumable).
+
+Behind a browser UI and proxies: --cors ORIGIN (repeatable, or a
+comma-separated list; * allows every origin) lets web pages of those
+origins call the endpoint: preflights are answered (cached 10 minutes),
+and the UI may send Authorization besides the headers AG-UI uses. Every
+stream carries a keep-alive after --heartbeat of silence, so that a proxy's
+idle timeout does not cut a slow run: an SSE comment, or, to a binary client
+that asks with the header Agwire-Keepalive: 1 (agwire's client does), a
+zero-length frame.
 
 Each request is logged on standard error: method, path, status, content type
 and coding, events written, duration. SIGINT (Ctrl-C) or SIGTERM stops the
@@ -65,6 +80,7 @@ const serveExample = `  agwire serve --resumable --detach   # then: agwire follo
   curl -sN -H 'Content-Type: application/json' -H 'Accept: ` + transport.MediaTypeBinary + `' \
       -d '{"threadId":"t1","runId":"r1","messages":[]}' http://127.0.0.1:8080/ | agwire decode
   agwire serve --addr 127.0.0.1:9000 --delay 0 --compression none
+  agwire serve -i recorded.sse --pace timestamps --max-gap 2s --cors http://localhost:5173
 `
 
 // serveShutdownTimeout is how long a stopping server waits for the runs in
@@ -87,7 +103,15 @@ func runServe(o Options, args []string, stdin io.Reader, stdout, stderr io.Write
 	resumable := c.fs.Bool("resumable", false, "keep each run in an in-memory run log: a cut client resumes with\nLast-Event-ID, and GET /runs/RUN_ID follows a run (agwire follow)")
 	detach := c.fs.Bool("detach", false, "with --resumable: a run goes on when its client leaves, until the\nserver stops")
 	natsURL := c.fs.String("nats", "", "with --resumable: keep runs on NATS JetStream at `URL` (stream AGWIRE_RUNS),\nshared by every server given the same URL; needs the build of\nrunlog/natslog/cmd/agwire")
-	heartbeat := c.fs.Duration("heartbeat", transport.DefaultHeartbeat, "with --resumable: send an SSE comment after `DURATION` of silence")
+	heartbeat := c.fs.Duration("heartbeat", transport.DefaultHeartbeat, "send a keep-alive after `DURATION` without an event: an SSE comment, or a\nzero-length frame to a binary client that asks (Agwire-Keepalive: 1);\n0 sends none")
+	c.fs.StringVar(&c.in, "i", "", "serve the run recorded in `FILE` (JSON lines, SSE or binary; - is standard\ninput) instead of the built-in one")
+	var from streamFormat
+	c.fs.Var(&from, "from", "with -i: `sse|jsonl|binary`, the file's format; told from its first bytes\nwhen omitted")
+	pace := paceDelay
+	c.fs.Var(&pace, "pace", "`delay|timestamps`: send the events --delay apart, or as far apart as their\ntimestamp fields (milliseconds) say")
+	maxGap := c.fs.Duration("max-gap", 5*time.Second, "with --pace timestamps: wait at most `DURATION` between two events")
+	var cors listFlag
+	c.fs.Var(&cors, "cors", "let web pages of `ORIGIN` call the endpoint from the browser (CORS):\nrepeatable, or a comma-separated list; * allows every origin")
 	grace := c.fs.Duration("reconnect-grace", transport.DefaultReconnectGrace, "with --resumable: keep a run going `DURATION` after its last client left,\nfor one to resume it (0: the default; negative, such as -1s: none, the run\nends when its client leaves)")
 	if code, ok := c.parse(args); !ok {
 		return code
@@ -95,8 +119,21 @@ func runServe(o Options, args []string, stdin io.Reader, stdout, stderr io.Write
 	if (*detach || *natsURL != "") && !*resumable {
 		return c.usageErrorf("--detach and --nats need --resumable")
 	}
-	if *heartbeat <= 0 {
-		return c.usageErrorf("--heartbeat must be positive")
+	if *heartbeat < 0 {
+		return c.usageErrorf("--heartbeat must not be negative (0 sends no keep-alive)")
+	}
+	if *maxGap <= 0 {
+		return c.usageErrorf("--max-gap must be positive")
+	}
+	if c.in == "" && (from != "" || pace == paceTimestamps) {
+		return c.usageErrorf("--from and --pace timestamps need -i FILE (the built-in run has no recorded pace)")
+	}
+	if len(cors) > 0 {
+		// The handler's own check, for a usage error that names the flag.
+		if _, err := transport.NewHandler(func(context.Context, *http.Request, *event.RunAgentInput, transport.EventWriter) error { return nil },
+			transport.HandlerOptions{CORS: corsOptions(cors)}); err != nil {
+			return c.usageErrorf("--cors: %v", err)
+		}
 	}
 	if *natsURL != "" && o.OpenNATS == nil {
 		c.failf("--nats: this build of agwire has no NATS support (the main module has no NATS dependency); build the one that has: (cd runlog/natslog && go build -o agwire ./cmd/agwire)")
@@ -128,7 +165,18 @@ func runServe(o Options, args []string, stdin io.Reader, stdout, stderr io.Write
 	logger := log.New(logw, "agwire serve: ", log.LstdFlags|log.Lmsgprefix)
 	runs, endRuns := context.WithCancelCause(context.Background())
 	defer endRuns(errShuttingDown)
+	var recorded *recordedRun
+	if c.in != "" {
+		if recorded, err = loadRecorded(c.in, stdin, from); err != nil {
+			c.failf("-i: %v", err)
+			return exitFail
+		}
+		if recorded.skipped > 0 {
+			c.notef("-i %s: %s of types this version does not know skipped", c.in, plural(int64(recorded.skipped), "event"))
+		}
+	}
 	opts := serveOptions{
+		cors:         cors,
 		detach:       *detach,
 		grace:        *grace,
 		heartbeat:    *heartbeat,
@@ -155,6 +203,14 @@ func runServe(o Options, args []string, stdin io.Reader, stdout, stderr io.Write
 		defer mem.Close()
 		opts.runLog = mem
 	}
+	if *heartbeat == 0 {
+		opts.heartbeat = -1 // none
+	}
+	if recorded != nil {
+		opts.recorded = c.in
+		opts.events = recorded.events
+		opts.gaps = gaps(recorded.events, pace, *delay, *maxGap)
+	}
 	h, err := newServeHandler(opts)
 	if err != nil {
 		ln.Close()
@@ -169,7 +225,11 @@ func runServe(o Options, args []string, stdin io.Reader, stdout, stderr io.Write
 		stop() // a second Ctrl-C kills the process at once
 	}()
 	url := serverURL(ln.Addr())
-	logger.Printf("demo AG-UI agent listening on %s (POST a RunAgentInput; GET %s for help; Ctrl-C stops)", url, url)
+	what := "demo AG-UI agent"
+	if recorded != nil {
+		what = fmt.Sprintf("AG-UI agent replaying %s (%s)", describeInput(c.in), plural(int64(len(recorded.events)), "event"))
+	}
+	logger.Printf("%s listening on %s (POST a RunAgentInput; GET %s for help; Ctrl-C stops)", what, url, url)
 	if err := serveOn(ctx, ln, h, opts); err != nil {
 		logger.Printf("%v", err)
 		return exitFail
@@ -271,7 +331,11 @@ func serveOn(ctx context.Context, ln net.Listener, h http.Handler, opts serveOpt
 
 // serveOptions configures the demo endpoint.
 type serveOptions struct {
-	delay       time.Duration         // between two events
+	delay       time.Duration         // between two events, when gaps is nil
+	events      []event.Event         // the run served; nil: the built-in one
+	gaps        []time.Duration       // the wait before each of events; nil: delay
+	recorded    string                // the file events came from, for the help page
+	cors        []string              // CORSOptions.AllowOrigins; none: no CORS
 	compression transport.Compression // HandlerOptions.Compression
 	log         *log.Logger           // the request log; nil logs nothing
 	errorLog    *slog.Logger          // HandlerOptions.ErrorLog
@@ -280,7 +344,7 @@ type serveOptions struct {
 	runLog    runlog.Log
 	detach    bool            // HandlerOptions.Detach
 	grace     time.Duration   // HandlerOptions.ReconnectGrace: 0 the default, negative none
-	heartbeat time.Duration   // HandlerOptions.Heartbeat
+	heartbeat time.Duration   // HandlerOptions.Heartbeat: 0 the default, negative none
 	runs      context.Context // HandlerOptions.RunContext: ends at shutdown
 
 	// The limits on slow clients; 0 means the --flag's default.
@@ -308,28 +372,38 @@ type demoServer struct {
 
 // newServeHandler returns the demo endpoint's handler.
 func newServeHandler(opts serveOptions) (http.Handler, error) {
-	s := &demoServer{opts: opts}
-	for i, line := range bytes.Split(demoRun, []byte("\n")) {
-		if line = bytes.TrimSpace(line); len(line) == 0 {
-			continue
+	s := &demoServer{opts: opts, events: opts.events}
+	if s.events == nil {
+		for i, line := range bytes.Split(demoRun, []byte("\n")) {
+			if line = bytes.TrimSpace(line); len(line) == 0 {
+				continue
+			}
+			ev, err := event.Parse(line)
+			if err != nil {
+				return nil, fmt.Errorf("the built-in run, line %d: %w", i+1, err)
+			}
+			s.events = append(s.events, ev)
 		}
-		ev, err := event.Parse(line)
-		if err != nil {
-			return nil, fmt.Errorf("the built-in run, line %d: %w", i+1, err)
-		}
-		s.events = append(s.events, ev)
+	}
+	caps := demoCapabilities()
+	if opts.events != nil {
+		caps = recordedCapabilities(opts.recorded, opts.events)
 	}
 	ho := transport.HandlerOptions{
 		Compression:  opts.compression,
 		WriteTimeout: orDefault(opts.writeTimeout, 30*time.Second),
 		ErrorLog:     opts.errorLog,
-		Capabilities: demoCapabilities(),
+		Capabilities: caps,
+		Heartbeat:    opts.heartbeat,
 		// curl sends "Accept: */*": keep SSE, readable in a terminal, for
 		// clients that do not name the binary type.
 		WildcardSSE: true,
 	}
+	if len(opts.cors) > 0 {
+		ho.CORS = corsOptions(opts.cors)
+	}
 	if opts.runLog != nil {
-		ho.Log, ho.Detach, ho.Heartbeat = opts.runLog, opts.detach, opts.heartbeat
+		ho.Log, ho.Detach = opts.runLog, opts.detach
 		ho.ReconnectGrace = opts.grace
 		if opts.detach || opts.grace >= 0 {
 			ho.RunContext = opts.runs
@@ -339,6 +413,7 @@ func newServeHandler(opts serveOptions) (http.Handler, error) {
 			Compression:  opts.compression,
 			WriteTimeout: ho.WriteTimeout,
 			Heartbeat:    opts.heartbeat,
+			CORS:         ho.CORS,
 			ErrorLog:     opts.errorLog,
 		})
 		if err != nil {
@@ -352,6 +427,13 @@ func newServeHandler(opts serveOptions) (http.Handler, error) {
 	}
 	s.run = run
 	return s, nil
+}
+
+// corsOptions are the CORS options of serve --cors: the origins, the
+// Authorization header a UI may send with its requests, and preflights
+// cached for 10 minutes.
+func corsOptions(origins []string) *transport.CORSOptions {
+	return &transport.CORSOptions{AllowOrigins: origins, AllowHeaders: []string{"Authorization"}, MaxAge: 10 * time.Minute}
 }
 
 // demoCapabilities is what the demo agent says it does (the handler adds
@@ -401,7 +483,7 @@ func (s *demoServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	rec := &responseRecorder{ResponseWriter: w}
 	stats := &runStats{}
 	switch {
-	case s.follow != nil && strings.HasPrefix(r.URL.Path, "/runs/") && r.Method == http.MethodGet:
+	case s.follow != nil && strings.HasPrefix(r.URL.Path, "/runs/") && (r.Method == http.MethodGet || r.Method == http.MethodOptions):
 		r.SetPathValue("run", strings.TrimPrefix(r.URL.Path, "/runs/"))
 		s.follow.ServeHTTP(rec, r)
 	case r.URL.Path != "/":
@@ -410,6 +492,8 @@ func (s *demoServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.run.ServeHTTP(rec, r) // the capabilities
 	case r.Method == http.MethodGet || r.Method == http.MethodHead:
 		s.help(rec, r)
+	case r.Method == http.MethodOptions && len(s.opts.cors) > 0:
+		s.run.ServeHTTP(rec, r) // a CORS preflight
 	case r.Method == http.MethodPost:
 		ctx := transport.WithResponseStats(context.WithValue(r.Context(), runStatsKey{}, stats), &stats.delivered)
 		s.run.ServeHTTP(rec, r.WithContext(ctx))
@@ -457,9 +541,9 @@ func requestLine(r *http.Request, rec *responseRecorder, stats *runStats, d time
 	return line
 }
 
-// stream is the run: the built-in events, the request's ids in
-// RUN_STARTED and RUN_FINISHED, the request itself as RUN_STARTED's input
-// (the protocol's echo), opts.delay apart.
+// stream is the run: the built-in or recorded events, the request's ids
+// in RUN_STARTED and RUN_FINISHED, the request itself as RUN_STARTED's
+// input (the protocol's echo), opts.delay apart or as opts.gaps say.
 func (s *demoServer) stream(ctx context.Context, _ *http.Request, in *event.RunAgentInput, w transport.EventWriter) error {
 	stats, _ := ctx.Value(runStatsKey{}).(*runStats)
 	if stats == nil {
@@ -467,12 +551,16 @@ func (s *demoServer) stream(ctx context.Context, _ *http.Request, in *event.RunA
 	}
 	var timer *time.Timer
 	for i, ev := range s.events {
-		if i > 0 && s.opts.delay > 0 {
+		gap := s.opts.delay
+		if s.opts.gaps != nil {
+			gap = s.opts.gaps[i]
+		}
+		if i > 0 && gap > 0 {
 			if timer == nil {
-				timer = time.NewTimer(s.opts.delay)
+				timer = time.NewTimer(gap)
 				defer timer.Stop()
 			} else {
-				timer.Reset(s.opts.delay)
+				timer.Reset(gap)
 			}
 			select {
 			case <-ctx.Done():
@@ -513,8 +601,8 @@ func (s *demoServer) help(w http.ResponseWriter, r *http.Request) {
 
   %[1]s
 
-POST a RunAgentInput (Content-Type: application/json) here and it streams a
-built-in sample run of %[2]d events (a weather assistant), with your threadId
+POST a RunAgentInput (Content-Type: application/json) here and it streams
+%[2]s, with your threadId
 and runId in RUN_STARTED and RUN_FINISHED. The Accept header picks the
 transport: %[3]s (the default) or
 %[4]s; Accept-Encoding picks zstd or gzip
@@ -531,7 +619,15 @@ As the AG-UI 1.0 binary stream, decoded to JSON lines:
   curl -sN -H 'Content-Type: application/json' -H 'Accept: %[4]s' \
       -d '%[6]s' \
       %[1]s | agwire decode
-`, url, len(s.events), transport.MediaTypeSSE, transport.MediaTypeBinary, s.compressionNote(), body)
+`, url, s.describeRun(), transport.MediaTypeSSE, transport.MediaTypeBinary, s.compressionNote(), body)
+}
+
+// describeRun says what the server streams, for the help page.
+func (s *demoServer) describeRun() string {
+	if s.opts.events != nil {
+		return fmt.Sprintf("the run recorded in %s (%s)", describeInput(s.opts.recorded), plural(int64(len(s.events)), "event"))
+	}
+	return fmt.Sprintf("a built-in sample run of %d events (a weather assistant)", len(s.events))
 }
 
 func (s *demoServer) compressionNote() string {

@@ -21,11 +21,13 @@ var binaryCarrier = carrier{
 		return &binaryEncoder{w: w, c: c, lim: lim, buf: make([]byte, 4, 512)}
 	},
 	newDecoder: func(r io.Reader, opts ClientOptions) decoder {
-		return &binaryDecoder{framing.NewReader(bufio.NewReaderSize(r, 32<<10), framing.ReaderOptions{
+		d := &binaryDecoder{src: countingReader{r: bufio.NewReaderSize(r, 32<<10)}}
+		d.r = framing.NewReader(&d.src, framing.ReaderOptions{
 			Codec:                opts.Codec,
 			MaxFrameSize:         max(opts.MaxEventSize, 0),
 			MaxConsecutiveErrors: -1, // counted by the EventReader, for every carrier
-		})}
+		})
+		return d
 	},
 }
 
@@ -36,6 +38,9 @@ type binaryEncoder struct {
 	c   codec.Codec
 	lim sizeLimit
 	buf []byte // the frame being built
+	// keepalive makes heartbeat write zero-length frames: the client sent
+	// HeaderKeepalive.
+	keepalive bool
 }
 
 func (e *binaryEncoder) reset(w io.Writer) { e.w = w }
@@ -77,17 +82,41 @@ func (e *binaryEncoder) write(b []byte) error {
 	return err
 }
 
-// heartbeat writes nothing. The format has no frame that is not an event:
-// a zero-length frame is a valid frame to the framing package (a
-// malformed event, skipped), but @ag-ui/proto@1.0.0's stream reader fails
-// on it, so a binary stream stays silent while a run is, and a connection
-// cut by an idle timeout is resumed from its cursor instead.
-func (e *binaryEncoder) heartbeat() (bool, error) { return false, nil }
+// heartbeat writes a zero-length frame, agwire's keep-alive, when the
+// client asked for them (keepalive), and otherwise nothing. AG-UI 1.0 has
+// no frame that is not an event: @ag-ui/proto@1.0.0's stream reader fails
+// on a zero-length frame, so a stock client's binary stream stays silent
+// while its run is.
+func (e *binaryEncoder) heartbeat() (bool, error) {
+	if !e.keepalive {
+		return false, nil
+	}
+	_, err := e.w.Write(keepaliveFrame[:])
+	return true, err
+}
 
-type binaryDecoder struct{ r *framing.Reader }
+// keepaliveFrame is a frame of no payload: a length prefix of 0.
+var keepaliveFrame [4]byte
+
+// binaryDecoder reads frames. With keepalive (the response carried
+// HeaderKeepalive) it skips zero-length frames: they are not events, not
+// undecodable events, and not counted in a resume cursor. Without it a
+// zero-length frame is what it is in AG-UI 1.0, an event that does not
+// decode (codec.ErrMalformed): @ag-ui/encoder 1.0.0 writes one for each
+// THINKING_* event, and a reader should hear of those.
+type binaryDecoder struct {
+	r         *framing.Reader
+	src       countingReader // what r reads
+	keepalive bool
+}
 
 func (d *binaryDecoder) next() (event.Event, error) {
+	start := d.src.n
 	ev, err := d.r.ReadEvent()
+	for d.keepalive && err != nil && framing.Skippable(err) && d.src.n-start == int64(len(keepaliveFrame)) {
+		start = d.src.n // the frame was its length prefix alone
+		ev, err = d.r.ReadEvent()
+	}
 	switch {
 	case err == nil || err == io.EOF:
 		return ev, err
@@ -99,4 +128,16 @@ func (d *binaryDecoder) next() (event.Event, error) {
 		return nil, fmt.Errorf("%w: %w", ErrEventTooLarge, err)
 	}
 	return nil, err
+}
+
+// countingReader counts the bytes read through it.
+type countingReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
 }

@@ -48,14 +48,16 @@ type ClientOptions struct {
 	// the stream with the cut's error.
 	Reconnect *ReconnectOptions
 	// Header holds extra request headers for Run, such as Authorization.
-	// Content-Type, Accept and Accept-Encoding are set by Run.
+	// Content-Type, Accept, Accept-Encoding and HeaderKeepalive are set by Run.
 	Header http.Header
 	// IdleTimeout ends a read when no byte of the response arrives for
 	// this long, with an error wrapping ErrIdleTimeout; a resumable stream
-	// read with Reconnect resumes instead. An SSE server sending
-	// heartbeats (an agwire server does, every 15 s by default) keeps an
-	// idle run within it; a binary stream has none, so allow for the
-	// longest silence of a run. 0 means no limit.
+	// read with Reconnect resumes instead. Every byte that arrives resets
+	// it, compressed or not, so it bounds a silence, not a run. A server
+	// that sends keep-alives (an agwire server does, every 15 s by
+	// default, on SSE and, for a client like this one that asks with
+	// HeaderKeepalive, on binary) keeps a quiet run within it; against
+	// others allow for the longest silence of a run. 0 means no limit.
 	IdleTimeout time.Duration
 	// HTTPClient sends the requests of a Client; nil means
 	// http.DefaultClient.
@@ -160,16 +162,26 @@ func (r *EventReader) attach(resp *http.Response) error {
 		resp.Body.Close()
 		return fmt.Errorf("%w: Content-Type %q", ErrUnsupportedMediaType, ct)
 	}
+	// The idle timer watches the bytes of the connection: it wraps the body
+	// under the decompressor, so that every byte that arrives resets it,
+	// even one that completes no decompressed output yet.
+	var idle *idleBody
+	if r.opts.IdleTimeout > 0 {
+		idle = newIdleBody(resp.Body, r.opts.IdleTimeout)
+		resp.Body = idle
+	}
 	body, coding, err := decompress(resp.Header.Values("Content-Encoding"), resp.Body)
 	if err != nil {
 		resp.Body.Close()
 		return err
 	}
-	if r.opts.IdleTimeout > 0 {
-		resp.Body = newIdleBody(resp.Body, r.opts.IdleTimeout)
-		body = &idleReader{body, resp.Body.(*idleBody)}
+	if idle != nil && coding != "" {
+		body = &idleReader{body, idle}
 	}
 	r.resp, r.mediaType, r.coding, r.dec = resp, mt, coding, car.newDecoder(body, r.opts)
+	if d, ok := r.dec.(*binaryDecoder); ok {
+		d.keepalive = resp.Header.Get(HeaderKeepalive) == "1"
+	}
 	if v := resp.Header.Get(HeaderCursor); v != "" {
 		c, err := runlog.ParseCursor(v)
 		if err != nil {
@@ -291,8 +303,10 @@ type Doer interface {
 	Do(*http.Request) (*http.Response, error)
 }
 
-// setAccept sets the Accept and Accept-Encoding headers opts ask for.
+// setAccept sets the Accept and Accept-Encoding headers opts ask for, and
+// HeaderKeepalive: the reader skips zero-length frames.
 func setAccept(req *http.Request, opts ClientOptions) {
+	req.Header.Set(HeaderKeepalive, "1")
 	if opts.Prefer == PreferSSEOnly {
 		req.Header.Set("Accept", acceptSSEOnly)
 	} else {

@@ -143,13 +143,7 @@
 // NewFollowHandler serves the follower route: any number of clients GET a
 // run by id, from the start or from Last-Event-ID, and follow it live.
 //
-// Heartbeats: a resumable SSE stream gets a comment line (": keep-alive")
-// after each HandlerOptions.Heartbeat of silence (15 s by default), so
-// that proxies with idle timeouts keep the connection. The binary stream
-// gets none: its only unit is an event frame, and a zero-length frame,
-// which framing would skip as a malformed event, makes @ag-ui/proto's
-// stream reader fail; a binary client cut by an idle timeout resumes
-// instead.
+// Heartbeats are described under "Keep-alive" below.
 //
 // Clients: with ClientOptions.Reconnect, a reader from Client.Run or Client.Follow whose
 // stream is cut before the run's end asks again with its cursor, backing
@@ -161,6 +155,32 @@
 // runlog.ErrUnknownRun or runlog.ErrEvicted) when the server no longer
 // holds the run or the events after the cursor. ClientOptions.IdleTimeout
 // ends a response silent that long with ErrIdleTimeout, or resumes it.
+//
+// # Keep-alive
+//
+// A proxy or load balancer closes a connection that carries nothing for
+// its idle timeout (60 s is common), and so would cut a run that thinks
+// for a minute. A handler's streams therefore carry a keep-alive after
+// each HandlerOptions.Heartbeat without an event (15 s by default), on
+// every stream, plain or resumable, from NewHandler and NewFollowHandler:
+//
+//   - SSE: a comment line, ": keep-alive", which every SSE parser skips.
+//   - Binary: AG-UI 1.0 has no frame that is not an event, and the stock
+//     @ag-ui/proto reader fails on an empty one. agwire's extension: a
+//     client that skips zero-length frames says so with the request header
+//     HeaderKeepalive ("Agwire-Keepalive: 1"); only then the response
+//     carries "Agwire-Keepalive: 1" and a zero-length frame (00 00 00 00)
+//     after each heartbeat interval. A request without the header gets no
+//     keep-alive frames. agwire's Client sends the header on every request,
+//     and its reader skips zero-length frames from a response that carries
+//     it; they reset ClientOptions.IdleTimeout, are not events and do not
+//     count in a resume cursor. From a response without it a zero-length
+//     frame stays an undecodable event (*EventError).
+//
+// A keep-alive that cannot be written ends the stream as a failed event
+// would, so a run function learns from its context that the client went
+// away even while it had nothing to send. NewEventWriter, driven by its
+// caller, sends none.
 //
 // # Design: one seam for the carriers, one writer for the paths
 //

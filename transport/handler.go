@@ -23,10 +23,10 @@ import (
 const DefaultMaxBodyBytes = 8 << 20
 
 // HandlerOptions configures NewHandler: the event stream, the request,
-// resumable runs and the capabilities. The package's other servers have
-// options of their own, holding only what they use: WriterOptions
+// resumable runs, CORS and the capabilities. The package's other servers
+// have options of their own, holding only what they use: WriterOptions
 // (NewEventWriter: the stream settings) and FollowOptions
-// (NewFollowHandler: those, Heartbeat and ErrorLog). The zero value
+// (NewFollowHandler: those, Heartbeat, CORS and ErrorLog). The zero value
 // streams uncompressed events encoded with the strict default codec.
 type HandlerOptions struct {
 	// Codec encodes events on the binary transport. Its MaxDepth and
@@ -96,10 +96,12 @@ type HandlerOptions struct {
 	RunContext context.Context
 	// RunDeadline bounds a detached run; 0 means no bound.
 	RunDeadline time.Duration
-	// Heartbeat is the silence after which a resumable SSE stream gets a
-	// comment line (": keep-alive"), so that proxies do not close an idle
-	// connection. 0 means DefaultHeartbeat (15 s); negative, none. A binary
-	// stream gets none: the format has no frame that is not an event.
+	// Heartbeat is the silence after which a stream gets a keep-alive, so
+	// that proxies do not close an idle connection: every stream, plain or
+	// resumable. An SSE stream gets a comment line (": keep-alive"); a
+	// binary stream a zero-length frame, but only when its request asked
+	// for them with HeaderKeepalive (see "Keep-alive" in the package
+	// documentation). 0 means DefaultHeartbeat (15 s); negative, none.
 	Heartbeat time.Duration
 	// Capabilities is what the handler says the agent can do, served as
 	// JSON to a GET of its route (see NewHandler). The handler fills in the
@@ -108,6 +110,11 @@ type HandlerOptions struct {
 	// Capabilities that set one of them otherwise. Nil serves those flags
 	// alone.
 	Capabilities *event.AgentCapabilities
+	// CORS, when set, lets web pages of the origins it allows use the
+	// handler from the browser: it answers their preflights and marks its
+	// responses for them (see CORSOptions). Nil, the default, answers a
+	// preflight 405 like any OPTIONS request, and adds no CORS header.
+	CORS *CORSOptions
 	// ErrorLog receives what cannot be told to the client: an error of the
 	// run function that came after its RUN_FINISHED or RUN_ERROR event, or
 	// one that could not be written because the stream was broken. Errors
@@ -141,8 +148,8 @@ type RunFunc func(ctx context.Context, req *http.Request, in *event.RunAgentInpu
 // A GET (or HEAD) of the route is answered with the agent's capabilities,
 // an AG-UI AgentCapabilities object as application/json
 // (HandlerOptions.Capabilities; Client.Capabilities reads it). Any other
-// method but POST gets 405 Method Not Allowed. A CORS preflight (OPTIONS)
-// gets 405 too: answer it in CORS middleware in front of the Handler.
+// method but POST gets 405 Method Not Allowed, a CORS preflight (OPTIONS)
+// too unless HandlerOptions.CORS allows cross-origin requests.
 //
 // Then the response header is sent (status 200, see NewEventWriter) and fn
 // runs. Since the status is sent before fn runs, checks that need an HTTP
@@ -190,6 +197,10 @@ func NewHandler(fn RunFunc, opts HandlerOptions) (http.Handler, error) {
 	if opts.Heartbeat == 0 {
 		opts.Heartbeat = DefaultHeartbeat
 	}
+	cors, err := newCORS("HandlerOptions", opts.CORS)
+	if err != nil {
+		return nil, err
+	}
 	caps, err := capabilitiesOf(&opts)
 	if err != nil {
 		return nil, err
@@ -199,6 +210,7 @@ func NewHandler(fn RunFunc, opts HandlerOptions) (http.Handler, error) {
 		return nil, fmt.Errorf("transport: HandlerOptions.Capabilities: %w", err)
 	}
 	return &handler{
+		cors:   cors,
 		caps:   capsJSON,
 		opts:   opts,
 		st:     opts.stream(),
@@ -208,6 +220,7 @@ func NewHandler(fn RunFunc, opts HandlerOptions) (http.Handler, error) {
 }
 
 type handler struct {
+	cors   *cors  // nil: no CORS
 	caps   []byte // the capabilities' JSON
 	opts   HandlerOptions
 	st     stream // opts' stream settings
@@ -216,6 +229,9 @@ type handler struct {
 }
 
 func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if h.cors.serve(w, r, "GET, HEAD, POST") {
+		return
+	}
 	switch r.Method {
 	case http.MethodPost:
 	case http.MethodGet, http.MethodHead:
@@ -259,7 +275,7 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.serveResumable(w, r, in, mediaType)
 		return
 	}
-	s, err := newStream(w, r, mediaType, &h.st)
+	s, err := newStream(w, r, mediaType, &h.st, h.opts.Heartbeat)
 	if err != nil {
 		if errors.Is(err, ErrStreamingUnsupported) || r.Context().Err() == nil {
 			http.Error(w, "500 internal server error: cannot stream events", http.StatusInternalServerError)

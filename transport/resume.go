@@ -197,12 +197,12 @@ func (h *handler) logger() *slog.Logger {
 }
 
 // serveLog streams a run from a log reader to the client, each event with
-// its cursor, and a heartbeat after each silence of hb on SSE.
+// its cursor, and a heartbeat after each silence of hb (see newStream).
 func serveLog(w http.ResponseWriter, r *http.Request, mediaType string, opts *stream, hb time.Duration, rd runlog.Reader, from runlog.Cursor, log *slog.Logger) {
 	defer rd.Close()
 	w.Header().Set(HeaderCursor, from.String())
 	w.Header().Set("Trailer", HeaderEnd)
-	s, err := newStream(w, r, mediaType, opts)
+	s, err := newStream(w, r, mediaType, opts, hb)
 	if err != nil {
 		if errors.Is(err, ErrStreamingUnsupported) || r.Context().Err() == nil {
 			http.Error(w, "500 internal server error: cannot stream events", http.StatusInternalServerError)
@@ -212,17 +212,9 @@ func serveLog(w http.ResponseWriter, r *http.Request, mediaType string, opts *st
 	}
 	defer report(r, s)
 	defer s.Close()
-	if mediaType != MediaTypeSSE {
-		hb = -1
-	}
 	ctx := s.Context()
 	for {
-		wait, cancel := ctx, context.CancelFunc(func() {})
-		if hb > 0 {
-			wait, cancel = context.WithTimeout(ctx, hb)
-		}
-		e, err := rd.Next(wait)
-		cancel()
+		e, err := rd.Next(ctx)
 		switch {
 		case err == nil:
 			if err := s.writeWire(e.Wire, runlog.Cursor{Run: from.Run, Seq: e.Seq}.String()); err != nil {
@@ -237,10 +229,6 @@ func serveLog(w http.ResponseWriter, r *http.Request, mediaType string, opts *st
 				w.Header().Set(HeaderEnd, "run ended")
 			}
 			return
-		case hb > 0 && ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded):
-			if s.heartbeat() != nil {
-				return
-			}
 		default:
 			// The client went away, or the log failed the reader (ErrEvicted
 			// when it fell behind retention): end the response; a client
@@ -254,9 +242,10 @@ func serveLog(w http.ResponseWriter, r *http.Request, mediaType string, opts *st
 }
 
 // FollowOptions configures NewFollowHandler: the stream settings, each as
-// the HandlerOptions field of the same name describes it, the heartbeat
-// and the error log. The zero value streams uncompressed events encoded
-// with the strict default codec, with a heartbeat every DefaultHeartbeat.
+// the HandlerOptions field of the same name describes it, the keep-alive,
+// CORS and the error log. The zero value streams uncompressed events
+// encoded with the strict default codec, with a keep-alive every
+// DefaultHeartbeat.
 type FollowOptions struct {
 	// Codec encodes events on the binary transport.
 	Codec codec.Codec
@@ -272,10 +261,14 @@ type FollowOptions struct {
 	// WildcardSSE keeps SSE for a client that admits the binary stream
 	// only by a wildcard (see HandlerOptions.WildcardSSE).
 	WildcardSSE bool
-	// Heartbeat is the silence after which an SSE stream gets a comment
-	// line; 0 means DefaultHeartbeat, negative none (see
-	// HandlerOptions.Heartbeat).
+	// Heartbeat is the silence after which a stream gets a keep-alive (an
+	// SSE comment; a zero-length frame on a binary stream whose request
+	// asked for them with HeaderKeepalive); 0 means DefaultHeartbeat,
+	// negative none (see HandlerOptions.Heartbeat).
 	Heartbeat time.Duration
+	// CORS, when set, lets web pages of the origins it allows follow runs
+	// from the browser (see HandlerOptions.CORS and CORSOptions).
+	CORS *CORSOptions
 	// ErrorLog receives what cannot be told to the client (a log that
 	// failed a reader, an event that cannot be sent). Nil means
 	// slog.Default().
@@ -305,22 +298,30 @@ func NewFollowHandler(log runlog.Log, opts FollowOptions) (http.Handler, error) 
 	if err := st.validate(); err != nil {
 		return nil, err
 	}
+	cors, err := newCORS("FollowOptions", opts.CORS)
+	if err != nil {
+		return nil, err
+	}
 	if opts.Heartbeat == 0 {
 		opts.Heartbeat = DefaultHeartbeat
 	}
 	if opts.ErrorLog == nil {
 		opts.ErrorLog = slog.Default()
 	}
-	return &followHandler{log: log, opts: opts, st: st}, nil
+	return &followHandler{log: log, opts: opts, st: st, cors: cors}, nil
 }
 
 type followHandler struct {
 	log  runlog.Log
 	opts FollowOptions
 	st   stream // opts' stream settings
+	cors *cors  // nil: no CORS
 }
 
 func (f *followHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if f.cors.serve(w, r, http.MethodGet) {
+		return
+	}
 	if r.Method != http.MethodGet {
 		w.Header().Set("Allow", http.MethodGet)
 		http.Error(w, "405 method not allowed: follow a run with GET", http.StatusMethodNotAllowed)

@@ -278,7 +278,7 @@ func TestResumeBeyondRetention(t *testing.T) {
 	s := newResumeServer(t, transport.HandlerOptions{Log: log, Detach: true}, replay(realisticRun()))
 	// Cut the first connection early; before the reader's reconnection
 	// arrives, other runs push this one out of the log.
-	s.ln.limit.Store(300)
+	s.ln.limit.Store(400) // inside the body, past the response header
 	doer := &hookDoer{client: freshClient(), before: func(n int) {
 		if n != 2 {
 			return
@@ -353,7 +353,7 @@ func TestResumeEndWithoutTerminal(t *testing.T) {
 // error.
 func TestReconnectGivesUp(t *testing.T) {
 	s := newResumeServer(t, transport.HandlerOptions{Detach: true}, replay(realisticRun()))
-	s.ln.limit.Store(300)
+	s.ln.limit.Store(400) // inside the body, past the response header
 	var requests atomic.Int64
 	doer := &hookDoer{client: freshClient(), before: func(n int) { requests.Store(int64(n)) }}
 	r, err := startRun(testCtx(t), doer, s.URL, inputFor("gives-up"), transport.ClientOptions{

@@ -47,9 +47,21 @@ type EventWriter interface {
 	Close() error
 }
 
+// HeaderKeepalive is agwire's keep-alive header for binary streams. A
+// client that skips zero-length frames sends it on its request with the
+// value 1; a server that keeps the stream alive (HandlerOptions.Heartbeat)
+// answers with it, value 1, and then writes a zero-length frame (the four
+// bytes 00 00 00 00) after each heartbeat interval without an event.
+// Without it on the request a binary stream gets no keep-alive frames:
+// AG-UI 1.0 has none, and the stock @ag-ui/proto reader fails on them. SSE
+// streams are kept alive with comment lines, which every client skips,
+// whether or not the request carries it.
+const HeaderKeepalive = "Agwire-Keepalive"
+
 // WriterOptions configures NewEventWriter: the event stream's settings,
 // each as the HandlerOptions field of the same name describes it. The zero
-// value streams uncompressed events encoded with the strict default codec.
+// value streams uncompressed events encoded with the strict default codec,
+// with no keep-alive (the caller writes when it has something to say).
 type WriterOptions struct {
 	// Codec encodes events on the binary transport; its MaxDepth and
 	// DropUnknownFields also configure the parser of WriteJSON's input.
@@ -141,7 +153,7 @@ func NewEventWriter(w http.ResponseWriter, r *http.Request, opts WriterOptions) 
 		notAcceptable(w)
 		return nil, ErrNotAcceptable
 	}
-	return newStream(w, r, mt, &st)
+	return newStream(w, r, mt, &st, -1)
 }
 
 // notAcceptable answers 406 with the two media types in the body.
@@ -169,8 +181,10 @@ func addVary(h http.Header, names ...string) {
 }
 
 // newStream starts the response of a negotiated media type; opts are
-// valid.
-func newStream(w http.ResponseWriter, r *http.Request, mediaType string, opts *stream) (*runWriter, error) {
+// valid. A positive hb keeps the stream alive: after each hb without an
+// event it writes the carrier's heartbeat, an SSE comment, or on binary a
+// zero-length frame when the request asked for them (HeaderKeepalive).
+func newStream(w http.ResponseWriter, r *http.Request, mediaType string, opts *stream, hb time.Duration) (*runWriter, error) {
 	car := carrierFor(mediaType)
 	rc := http.NewResponseController(w)
 	if opts.writeTimeout > 0 {
@@ -185,6 +199,13 @@ func newStream(w http.ResponseWriter, r *http.Request, mediaType string, opts *s
 	h.Set("Cache-Control", "no-cache")
 	h.Set("X-Accel-Buffering", "no")
 	addVary(h, "Accept", "Accept-Encoding")
+	frames := false // zero-length keep-alive frames on a binary stream
+	if hb > 0 && mediaType == MediaTypeBinary {
+		addVary(h, HeaderKeepalive)
+		if frames = wantsKeepalive(r); frames {
+			h.Set(HeaderKeepalive, "1")
+		}
+	}
 	if coding != "" {
 		h.Set("Content-Encoding", coding)
 	} else {
@@ -193,7 +214,7 @@ func newStream(w http.ResponseWriter, r *http.Request, mediaType string, opts *s
 	h.Del("Content-Length")
 	if err := rc.Flush(); err != nil { // sends the header
 		if errors.Is(err, http.ErrNotSupported) {
-			for _, k := range [...]string{"Content-Type", "Cache-Control", "X-Accel-Buffering", "Content-Encoding"} {
+			for _, k := range [...]string{"Content-Type", "Cache-Control", "X-Accel-Buffering", "Content-Encoding", HeaderKeepalive} {
 				h.Del(k)
 			}
 			return nil, fmt.Errorf("%w: %T", ErrStreamingUnsupported, w)
@@ -208,5 +229,23 @@ func newStream(w http.ResponseWriter, r *http.Request, mediaType string, opts *s
 		dst = out.comp
 	}
 	out.enc = car.newEncoder(dst, opts.codec, newSizeLimit(opts.maxEventSize, opts.option("MaxEventSize")))
-	return newRunWriter(r.Context(), mediaType, opts.parser(), out, "writing"), nil
+	if be, ok := out.enc.(*binaryEncoder); ok {
+		be.keepalive = frames
+	}
+	rw := newRunWriter(r.Context(), mediaType, opts.parser(), out, "writing")
+	if hb > 0 && (mediaType == MediaTypeSSE || frames) {
+		rw.keepAlive(hb)
+	}
+	return rw, nil
+}
+
+// wantsKeepalive reports whether a request says its client skips
+// zero-length frames: HeaderKeepalive with the value 1.
+func wantsKeepalive(r *http.Request) bool {
+	for _, v := range r.Header.Values(HeaderKeepalive) {
+		if strings.TrimSpace(v) == "1" {
+			return true
+		}
+	}
+	return false
 }

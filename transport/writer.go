@@ -122,6 +122,12 @@ type runWriter struct {
 	terminal bool  // a RUN_FINISHED or RUN_ERROR was delivered
 	err      error // sticky error of the outlet
 	closed   bool
+
+	// Heartbeats (a response only): beat fires every after the last
+	// thing sent, an event or a keep-alive, at last.
+	beat  *time.Timer
+	every time.Duration
+	last  time.Time
 }
 
 func newRunWriter(parent context.Context, mediaType string, p event.Parser, out outlet, verb string) *runWriter {
@@ -169,18 +175,36 @@ func (w *runWriter) writeWire(wire []byte, id string) error {
 	return w.deliver("", func() error { return w.out.(*response).putWire(wire, id) })
 }
 
-// heartbeat sends the carrier's keep-alive, if it has one; only for a
-// response.
-func (w *runWriter) heartbeat() error {
+// keepAlive makes a response's writer send the carrier's keep-alive after
+// each silence of d: no event delivered, no keep-alive sent. A keep-alive
+// that cannot be written breaks the stream as an event would, so a run
+// learns that its client went away while it had nothing to say.
+func (w *runWriter) keepAlive(d time.Duration) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if err := w.usable(); err != nil {
-		return err
+	w.every, w.last = d, time.Now()
+	w.beat = time.AfterFunc(d, w.heartbeat)
+}
+
+// heartbeat sends the carrier's keep-alive if nothing was sent for the
+// interval, and sets the timer for the end of the next one (the timer's
+// function).
+func (w *runWriter) heartbeat() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.usable() != nil {
+		return
+	}
+	if quiet := time.Since(w.last); quiet < w.every {
+		w.beat.Reset(w.every - quiet) // an event went out meanwhile
+		return
 	}
 	if err := w.out.(*response).beat(); err != nil {
-		return w.fail(err)
+		w.fail(err)
+		return
 	}
-	return nil
+	w.last = time.Now()
+	w.beat.Reset(w.every)
 }
 
 func (w *runWriter) deliver(t event.Type, put func() error) error {
@@ -193,6 +217,9 @@ func (w *runWriter) deliver(t event.Type, put func() error) error {
 	w.n++
 	if endsRun(t) {
 		w.terminal = true
+	}
+	if w.beat != nil {
+		w.last = time.Now()
 	}
 	return nil
 }
@@ -235,6 +262,9 @@ func (w *runWriter) Close() error {
 		return w.err
 	}
 	w.closed = true
+	if w.beat != nil {
+		w.beat.Stop()
+	}
 	defer w.cancel(ErrClosed)
 	if w.err != nil {
 		return w.err // a broken compressor is not pooled again
