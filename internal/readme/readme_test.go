@@ -121,6 +121,19 @@ func newServer(mux *http.ServeMux) *http.Server {
 	return srv
 }
 
+// corsAgent is docs/transport.md's handler for pages on other origins.
+func corsAgent(run transport.RunFunc) (http.Handler, error) {
+	agent, err := transport.NewHandler(run, transport.HandlerOptions{
+		CORS: &transport.CORSOptions{
+			AllowOrigins: []string{"https://app.example", "http://localhost:5173"}, // or "*"
+			// Request headers beyond the ones AG-UI uses.
+			AllowHeaders: []string{"Authorization"},
+			MaxAge:       10 * time.Minute, // how long a browser keeps the preflight
+		},
+	})
+	return agent, err
+}
+
 // client is docs/transport.md's client.
 func client(ctx context.Context, serverURL string) error {
 	c, err := transport.NewClient(serverURL+"/agent", transport.ClientOptions{})
@@ -234,6 +247,47 @@ func resumable(mux *http.ServeMux, run transport.RunFunc) error {
 	return nil
 }
 
+// browserAgent is docs/browser.md's handler for a web UI on another origin:
+// resumable, compressed, with CORS.
+func browserAgent(mux *http.ServeMux, run transport.RunFunc) error {
+	log := runlog.NewMemory(runlog.MemoryOptions{})
+	agent, err := transport.NewHandler(run, transport.HandlerOptions{
+		Log:         log,
+		Compression: []string{"zstd", "gzip"},
+		CORS:        &transport.CORSOptions{AllowOrigins: []string{"https://app.example"}},
+	})
+	if err != nil {
+		return err
+	}
+	mux.Handle("/agent", agent)
+	return nil
+}
+
+func Example_browserAgent() {
+	mux := http.NewServeMux()
+	err := browserAgent(mux, func(ctx context.Context, _ *http.Request, in *event.RunAgentInput, w transport.EventWriter) error {
+		return w.WriteEvent(&event.RunFinished{ThreadID: in.ThreadID, RunID: in.RunID})
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	srv := httptest.NewServer(mux)
+	defer srv.Close()
+	req, _ := http.NewRequest(http.MethodOptions, srv.URL+"/agent", nil)
+	req.Header.Set("Origin", "https://app.example")
+	req.Header.Set("Access-Control-Request-Method", "POST")
+	req.Header.Set("Access-Control-Request-Headers", "content-type, agwire-keepalive, last-event-id")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	resp.Body.Close()
+	fmt.Println(resp.StatusCode, resp.Header.Get("Access-Control-Allow-Origin"))
+	// Output: 204 https://app.example
+}
+
 func Example_resumable() {
 	mux := http.NewServeMux()
 	err := resumable(mux, func(ctx context.Context, _ *http.Request, in *event.RunAgentInput, w transport.EventWriter) error {
@@ -304,11 +358,15 @@ var goBlocks = map[string][]string{
 		"agent, err := transport.NewHandler(",
 		"srv := &http.Server{",
 		"c, err := transport.NewClient(serverURL+\"/agent\", transport.ClientOptions{})",
+		"agent, err := transport.NewHandler(run, transport.HandlerOptions{",
 	},
 	"docs/assembling.md": {
 		"// follow keeps a UI current: r is a framing.Reader or a transport.EventReader.",
 	},
 	"docs/resumable-runs.md": {
+		"log := runlog.NewMemory(runlog.MemoryOptions{})",
+	},
+	"docs/browser.md": {
 		"log := runlog.NewMemory(runlog.MemoryOptions{})",
 	},
 	"docs/cli.md":         nil,
@@ -461,6 +519,8 @@ var besideGraph = map[string]bool{
 	"internal/codecgen":     true,
 	"internal/linkcheck":    true,
 	"internal/readme":       true,
+	"internal/webagent":     true,
+	"internal/cmd/webagent": true,
 	"fuzz":                  true,
 	"interop":               true,
 }
