@@ -59,6 +59,15 @@
 // Run.Metadata); MESSAGES_SNAPSHOT's own metadata reaches no message (its
 // messages carry their own).
 //
+// # Reading JSON as a client
+//
+// A Conversation applies typed events. JSON events from a producer should
+// reach it through the consumer stage of AG-UI 1.0's processing model,
+// event.Parser{Consume: true} (or transport.ClientOptions.Consume): what no
+// schema describes is removed with a warning, events of unknown types are
+// dropped, malformed values are refused, as @ag-ui/client 1.0.0 does before
+// it applies an event. `agwire assemble` reads JSON that way.
+//
 // # Sequence checking
 //
 // With Options.Check, an event that breaks the lifecycle the client's

@@ -54,8 +54,9 @@ func addStreamFlags(c *cli) *streamFlags {
 }
 
 // openSource tells the input's format (unless given) and returns a source of
-// its events.
-func (f *streamFlags) openSource(in io.Reader) (eventSource, streamFormat, error) {
+// its events. JSON events are read as a client reads them (event.Parser's
+// Consume): what no schema describes is removed, and warn is told.
+func (f *streamFlags) openSource(in io.Reader, warn func(event.Warning)) (eventSource, streamFormat, error) {
 	rec := &recorder{r: in}
 	br := bufio.NewReaderSize(rec, 64<<10)
 	from := f.from
@@ -65,7 +66,7 @@ func (f *streamFlags) openSource(in io.Reader) (eventSource, streamFormat, error
 			return nil, "", err
 		}
 	}
-	return newEventSource(from, br, rec, event.Parser{}, codec.Codec{}, int(f.maxFrame)), from, nil
+	return newEventSource(from, br, rec, event.Parser{Consume: true, Warn: warn}, codec.Codec{}, int(f.maxFrame)), from, nil
 }
 
 // readEvents reads every event of src. An event of a type this build does
@@ -115,7 +116,7 @@ func runAssemble(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return exitFail
 	}
 	defer out.close()
-	src, _, err := flags.openSource(in)
+	src, _, err := flags.openSource(in, func(w event.Warning) { fmt.Fprintf(c.stderr, "agwire assemble: warning: %s\n", w) })
 	if err != nil {
 		c.failf("%v", err)
 		return exitFail

@@ -179,3 +179,29 @@ func TestAssembleHelp(t *testing.T) {
 		}
 	}
 }
+
+// TestAssembleRefusesWhatTheClientRefuses: five malformed known values the
+// strict parser used to accept, each refused by @ag-ui/client 1.0.0's
+// schemas, make assemble fail naming the field; an unknown property is
+// removed with a warning naming its path, and the stream assembles.
+func TestAssembleRefusesWhatTheClientRefuses(t *testing.T) {
+	const start = `{"type":"RUN_STARTED","threadId":"t","runId":"r"}` + "\n"
+	for _, c := range []struct{ line, field string }{
+		{`{"type":"CUSTOM","name":"x"}`, "value"},
+		{`{"type":"RAW"}`, "event"},
+		{`{"type":"RUN_FINISHED","threadId":"t","runId":"r","outcome":{"type":"interrupt","interrupts":[]}}`, "outcome.interrupts"},
+		{`{"type":"RUN_ERROR","message":"m","usage":[{"inputTokens":-1}]}`, "usage[0].inputTokens"},
+		{`{"type":"MESSAGES_SNAPSHOT","messages":[{"id":"a","role":"tool","content":"x"}]}`, "messages[0].toolCallId"},
+	} {
+		out, errOut, code := agwire(t, []byte(start+c.line+"\n"), "assemble")
+		if code == 0 || out != "" || !strings.Contains(errOut, c.field) {
+			t.Errorf("%s: exit %d, stdout %q, stderr %q; want a failure naming %s", c.line, code, out, errOut, c.field)
+		}
+	}
+	in := start + `{"type":"TEXT_MESSAGE_START","messageId":"m","futureProp":1}` + "\n" +
+		`{"type":"TEXT_MESSAGE_END","messageId":"m"}` + "\n"
+	out, errOut, code := agwire(t, []byte(in), "assemble")
+	if code != 0 || !strings.Contains(out, `"id":"m"`) || !strings.Contains(errOut, "/futureProp") {
+		t.Errorf("unknown property: exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+}

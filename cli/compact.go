@@ -5,6 +5,7 @@ import (
 	"io"
 
 	"github.com/agwire/agwire/assemble"
+	"github.com/agwire/agwire/event"
 	"github.com/agwire/agwire/framing"
 )
 
@@ -69,7 +70,7 @@ func runCompact(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	defer out.close()
 	counted := &countingReader{r: in}
-	src, from, err := flags.openSource(counted)
+	src, from, err := flags.openSource(counted, func(w event.Warning) { fmt.Fprintf(c.stderr, "agwire compact: warning: %s\n", w) })
 	if err != nil {
 		c.failf("%v", err)
 		return exitFail

@@ -101,8 +101,10 @@ func wantDemoRun(t *testing.T, threadID, runID string) []string {
 	return out
 }
 
+// runInput is a request with an empty resume list: the binary form has no
+// absent list, so what the server echoes over it carries one either way.
 func runInput(threadID, runID string) *event.RunAgentInput {
-	return &event.RunAgentInput{ThreadID: threadID, RunID: runID, Messages: []event.Message{}}
+	return &event.RunAgentInput{ThreadID: threadID, RunID: runID, Messages: []event.Message{}, Resume: []event.ResumeEntry{}}
 }
 
 // readRun reads every event of r as JSON.

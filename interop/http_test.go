@@ -485,6 +485,8 @@ func TestGoClientReadsEncoderServer(t *testing.T) {
 						ref = flat
 						unsigned = append(unsigned, w.Name)
 					}
+					ref = withoutAddedResume(t, ref, w.Event)
+
 				}
 				if d := jsonDiff(got, ref); d != "" {
 					t.Errorf("event %d (%s): %s\nagwire: %s\npeer:   %s", i-1, w.Name, d, short(got), short(ref))
@@ -610,4 +612,36 @@ func mustHandler(opts transport.HandlerOptions, fn transport.RunFunc) http.Handl
 		panic(err)
 	}
 	return h
+}
+
+// withoutAddedResume removes input.resume from the peer's decode of a
+// RUN_STARTED when the event as written carried none: the protobuf form
+// has no absent list, so the peer's decode gains an empty one, while its
+// SSE writes the event as written, without it (and agwire, reading that
+// JSON, keeps it absent, as the client does).
+func withoutAddedResume(t *testing.T, ref, written []byte) []byte {
+	t.Helper()
+	var w struct {
+		Input map[string]json.RawMessage `json:"input"`
+	}
+	if json.Unmarshal(written, &w) != nil || w.Input == nil {
+		return ref
+	}
+	if _, ok := w.Input["resume"]; ok {
+		return ref
+	}
+	var r map[string]any
+	if err := json.Unmarshal(ref, &r); err != nil {
+		t.Fatal(err)
+	}
+	in, ok := r["input"].(map[string]any)
+	if !ok {
+		return ref
+	}
+	delete(in, "resume")
+	out, err := json.Marshal(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
 }

@@ -66,6 +66,16 @@ type ClientOptions struct {
 	// standing for the run id (%-escaped). "" means the agent URL with
 	// "/runs/{run}" appended, the route "agwire serve" uses.
 	FollowURL string
+	// Consume makes the reader the consumer stage of AG-UI 1.0's
+	// processing model (event.Parser.Consume), as a client applying the
+	// events needs: properties no schema describes are removed and events
+	// of types the protocol does not describe are skipped (SSE events and
+	// binary frames), each reported to Warn; malformed known values are
+	// still errors (*EventError), a binary frame's checked through its
+	// JSON form.
+	Consume bool
+	// Warn receives the warnings of Consume; nil discards them.
+	Warn func(event.Warning)
 	// Prefer chooses the transport a Client asks for: PreferBinary (the
 	// default: "application/vnd.ag-ui.event+proto, text/event-stream;q=0.5",
 	// which servers that negotiate — agwire's, the TypeScript and Python
@@ -96,7 +106,7 @@ const (
 const DefaultMaxConsecutiveErrors = framing.DefaultMaxConsecutiveErrors
 
 func (o *ClientOptions) parser() event.Parser {
-	return event.Parser{MaxDepth: o.Codec.MaxDepth, DropUnknownFields: o.Codec.DropUnknownFields}
+	return event.Parser{MaxDepth: o.Codec.MaxDepth, DropUnknownFields: o.Codec.DropUnknownFields, Consume: o.Consume, Warn: o.Warn}
 }
 
 // EventReader reads the events of one run from an HTTP response, SSE or
@@ -223,7 +233,21 @@ func (r *EventReader) Response() *http.Response { return r.resp }
 // framing.ErrTooManyErrors past MaxConsecutiveErrors bad events in a row, a network
 // or decompression error. The transport's own error stays in the chain
 // (framing.ErrTruncated, io.ErrUnexpectedEOF, ...).
+//
+// With ClientOptions.Consume, an event the consumer stage drops (an unknown
+// type, on either transport) is reported to Warn and skipped; it still
+// counts as read (EventError indexes, the resume cursor).
 func (r *EventReader) Next() (event.Event, error) {
+	for {
+		ev, err := r.next()
+		if ev == nil && err == nil {
+			continue // dropped by the consumer stage, and counted
+		}
+		return ev, err
+	}
+}
+
+func (r *EventReader) next() (event.Event, error) {
 	if r.err != nil {
 		return nil, r.err
 	}
@@ -245,6 +269,9 @@ func (r *EventReader) Next() (event.Event, error) {
 		r.n++
 		r.bad = 0
 		r.cursor.Seq++
+		if ev == nil {
+			return nil, nil // dropped by the consumer stage (Consume)
+		}
 		if endsRun(ev.Type()) {
 			r.ended = true
 		}
@@ -261,6 +288,15 @@ func (r *EventReader) Next() (event.Event, error) {
 	r.cursor.Seq++
 	index := r.n
 	r.n++
+	if bad.unknown && r.opts.Consume {
+		// A frame of a type this version does not know: dropped, as the
+		// consumer stage drops an unknown JSON event.
+		r.bad = 0
+		if r.opts.Warn != nil {
+			r.opts.Warn(event.Warning{Reason: fmt.Sprintf("dropping event %d, of a type this version does not describe: %v", index, bad.err)})
+		}
+		return nil, nil
+	}
 	r.bad++
 	if r.maxBad >= 0 && r.bad > r.maxBad {
 		r.err = &textError{fmt.Sprintf("transport: too many undecodable events in a row: %d events in a row did not decode (the last, event %d: %v)", r.bad, index, bad.err), []error{framing.ErrTooManyErrors}}

@@ -523,6 +523,7 @@ var besideGraph = map[string]bool{
 	"internal/cmd/webagent": true,
 	"fuzz":                  true,
 	"interop":               true,
+	"conformance":           true,
 }
 
 // TestDocSnippetsCheckWrites: no Go block of README.md or docs/*.md drops
