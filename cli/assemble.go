@@ -3,6 +3,7 @@ package cli
 import (
 	"bufio"
 	"errors"
+	"fmt"
 	"io"
 
 	"github.com/agwire/agwire/assemble"
