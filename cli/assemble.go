@@ -3,8 +3,8 @@ package cli
 import (
 	"bufio"
 	"errors"
-	"fmt"
 	"io"
+	"strconv"
 
 	"github.com/agwire/agwire/assemble"
 	"github.com/agwire/agwire/codec"
@@ -94,8 +94,40 @@ func (c *cli) readEvents(src eventSource) (evs []event.Event, at []string, bad i
 			bad++
 			continue
 		}
+		if ev == nil { // dropped by the consuming parse
+			w := c.dropped
+			c.dropped = nil
+			if w == nil || w.Type == "" { // no type at all: warned about, nothing to apply
+				continue
+			}
+			if c.strict {
+				c.failf("%s: %s: %s", src.at(), unknownType, strconv.Quote(string(w.Type)))
+				if !c.keepGoing {
+					return evs, at, bad, false
+				}
+				bad++
+				continue
+			}
+		}
 		evs, at = append(evs, ev), append(at, src.at())
 	}
+}
+
+// consumeWarn reports a warning of the consuming parse of a JSON input on
+// standard error, except an event of a type this version does not know,
+// which it keeps in c.dropped for readEvents to word as every command words
+// it (or, with --strict, to refuse).
+func (c *cli) consumeWarn(w event.Warning) {
+	if w.Path == "" && w.Type != "" && !w.Type.IsThinking() {
+		if _, known := event.Lookup(w.Type); !known {
+			c.dropped = &w
+			return
+		}
+	}
+	if w.Path == "" && w.Type == "" {
+		c.dropped = &w
+	}
+	c.failf("warning: %s", w)
 }
 
 // unknownEvent stands for a frame from a later protocol: Apply skips it.
@@ -117,7 +149,7 @@ func runAssemble(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return exitFail
 	}
 	defer out.close()
-	src, _, err := flags.openSource(in, func(w event.Warning) { fmt.Fprintf(c.stderr, "agwire assemble: warning: %s\n", w) })
+	src, _, err := flags.openSource(in, c.consumeWarn)
 	if err != nil {
 		c.failf("%v", err)
 		return exitFail
