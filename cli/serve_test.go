@@ -192,7 +192,7 @@ func gzipRun(t *testing.T, url string, in *event.RunAgentInput) (*transport.Even
 	if err != nil {
 		return nil, err
 	}
-	return transport.NewEventReader(resp, transport.ClientOptions{})
+	return transport.NewEventReader(resp, transport.ReaderOptions{})
 }
 
 // TestServeNoCompression: with compression off, a client asking for it

@@ -142,7 +142,7 @@ func readAll(t *testing.T, c bodyCase, body []byte, coding string) (items []item
 	}
 	resp := &http.Response{StatusCode: 200, Status: "200 OK", Header: h, Body: io.NopCloser(bytes.NewReader(body))}
 	alloc = allocated(func() {
-		r, err := transport.NewEventReader(resp, transport.ClientOptions{MaxEventSize: c.limit})
+		r, err := transport.NewEventReader(resp, transport.ReaderOptions{MaxEventSize: c.limit})
 		if err != nil {
 			end = err
 			return

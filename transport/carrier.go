@@ -18,7 +18,7 @@ type carrier struct {
 	// newEncoder returns the encoder of a stream written to w.
 	newEncoder func(w io.Writer, c codec.Codec, lim sizeLimit) encoder
 	// newDecoder returns the decoder of a stream read from r.
-	newDecoder func(r io.Reader, opts ClientOptions) decoder
+	newDecoder func(r io.Reader, opts ReaderOptions) decoder
 }
 
 // carriers lists the carriers, in the order that breaks a full tie in

@@ -16,9 +16,10 @@ import (
 	"github.com/agwire/agwire/runlog"
 )
 
-// ClientOptions configures NewClient and NewEventReader. The zero value asks for
-// the binary transport, uncompressed, and reads it with the strict default
-// codec.
+// ClientOptions configures NewClient. The zero value asks for the binary
+// transport, uncompressed, and reads it with the strict default codec. Its
+// first six fields are ReaderOptions' (see there), with which the Client
+// reads each response.
 type ClientOptions struct {
 	// Codec decodes binary frames. Its MaxDepth and DropUnknownFields also
 	// configure the parser of SSE events.
@@ -86,6 +87,53 @@ type ClientOptions struct {
 	Prefer Prefer
 }
 
+// ReaderOptions configures NewEventReader: how the events of a response
+// are read. ClientOptions has the same six fields for the responses of a
+// Client. The zero value reads either carrier with the strict default codec
+// and the default limits, with no idle timeout.
+type ReaderOptions struct {
+	// Codec decodes binary frames. Its MaxDepth and DropUnknownFields also
+	// configure the parser of SSE events.
+	Codec codec.Codec
+	// MaxEventSize is the largest event accepted, in bytes: a binary
+	// frame's payload or an SSE line or event's data. A larger one ends the
+	// stream with ErrEventTooLarge, on both transports. 0 means
+	// DefaultMaxEventSize; negative is an error (NewClient, NewEventReader).
+	MaxEventSize int
+	// MaxConsecutiveErrors is how many events in a row may fail to decode
+	// (each reported as an *EventError) before the stream is given up with
+	// framing.ErrTooManyErrors: a server sending nothing but undecodable events
+	// would otherwise keep a reader busy for ever. An event that decodes
+	// resets the count. 0 means DefaultMaxConsecutiveErrors; a negative
+	// value means no limit.
+	MaxConsecutiveErrors int
+	// IdleTimeout ends a read when no byte of the response arrives for
+	// this long, with an error wrapping ErrIdleTimeout; a resumable stream
+	// read with Reconnect resumes instead. Every byte that arrives resets
+	// it, compressed or not, so it bounds a silence, not a run. A server
+	// that sends keep-alives (an agwire server does, every 15 s by
+	// default, on SSE and, for a client like this one that asks with
+	// HeaderKeepalive, on binary) keeps a quiet run within it; against
+	// others allow for the longest silence of a run. 0 means no limit.
+	IdleTimeout time.Duration
+	// Consume makes the reader the consumer stage of AG-UI 1.0's
+	// processing model (event.Parser.Consume), as a client applying the
+	// events needs: properties no schema describes are removed and events
+	// of types the protocol does not describe are skipped (SSE events and
+	// binary frames), each reported to Warn; malformed known values are
+	// still errors (*EventError), a binary frame's checked through its
+	// JSON form.
+	Consume bool
+	// Warn receives the warnings of Consume; nil discards them.
+	Warn func(event.Warning)
+}
+
+// reader is the reading half of o.
+func (o *ClientOptions) reader() ReaderOptions {
+	return ReaderOptions{Codec: o.Codec, MaxEventSize: o.MaxEventSize, MaxConsecutiveErrors: o.MaxConsecutiveErrors,
+		IdleTimeout: o.IdleTimeout, Consume: o.Consume, Warn: o.Warn}
+}
+
 // Prefer is the transport a Client asks for (ClientOptions.Prefer).
 type Prefer int
 
@@ -105,7 +153,7 @@ const (
 // ClientOptions.MaxConsecutiveErrors is 0.
 const DefaultMaxConsecutiveErrors = framing.DefaultMaxConsecutiveErrors
 
-func (o *ClientOptions) parser() event.Parser {
+func (o *ReaderOptions) parser() event.Parser {
 	return event.Parser{MaxDepth: o.Codec.MaxDepth, DropUnknownFields: o.Codec.DropUnknownFields, Consume: o.Consume, Warn: o.Warn}
 }
 
@@ -124,7 +172,7 @@ type EventReader struct {
 	bad       int   // undecodable events in a row
 	err       error // sticky stream-level error
 
-	opts ClientOptions
+	opts ReaderOptions
 	// Resumable streams (a response with HeaderCursor).
 	resumable bool
 	cursor    runlog.Cursor // of the last event read
@@ -140,10 +188,10 @@ type EventReader struct {
 // than gzip, zstd or identity gives ErrUnsupportedEncoding. On error the
 // response body has been closed. NewEventReader does not read the body of a
 // 2xx response.
-func NewEventReader(resp *http.Response, opts ClientOptions) (*EventReader, error) {
+func NewEventReader(resp *http.Response, opts ReaderOptions) (*EventReader, error) {
 	if opts.MaxEventSize < 0 || opts.IdleTimeout < 0 {
 		resp.Body.Close()
-		return nil, fmt.Errorf("transport: ClientOptions.MaxEventSize (%d) or IdleTimeout (%v) is negative", opts.MaxEventSize, opts.IdleTimeout)
+		return nil, fmt.Errorf("transport: ReaderOptions.MaxEventSize (%d) or IdleTimeout (%v) is negative", opts.MaxEventSize, opts.IdleTimeout)
 	}
 	r := &EventReader{opts: opts, maxBad: DefaultMaxConsecutiveErrors}
 	if err := r.attach(resp); err != nil {

@@ -153,7 +153,7 @@ func (c *Client) start(ctx context.Context, req *http.Request, body []byte) (*Ev
 	if err != nil {
 		return nil, err
 	}
-	r, err := NewEventReader(resp, c.opts)
+	r, err := NewEventReader(resp, c.opts.reader())
 	if err != nil {
 		return nil, err
 	}

@@ -79,9 +79,9 @@ func TestOptionErrorsNameTheirStruct(t *testing.T) {
 		}(), "FollowOptions.MaxEventSize is negative"},
 		{newWriter(transport.WriterOptions{MaxEventSize: -1}), "WriterOptions.MaxEventSize is negative"},
 		{func() error {
-			_, err := transport.NewEventReader(&http.Response{StatusCode: 200, Body: http.NoBody}, transport.ClientOptions{MaxEventSize: -1})
+			_, err := transport.NewEventReader(&http.Response{StatusCode: 200, Body: http.NoBody}, transport.ReaderOptions{MaxEventSize: -1})
 			return err
-		}(), "ClientOptions.MaxEventSize (-1)"},
+		}(), "ReaderOptions.MaxEventSize (-1)"},
 		{func() error {
 			_, err := transport.NewClient("http://x/", transport.ClientOptions{MaxEventSize: -1})
 			return err

@@ -1,10 +1,16 @@
 package transport_test
 
 import (
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"reflect"
 	"testing"
 
 	"github.com/agwire/agwire/codec"
+	"github.com/agwire/agwire/event"
 	"github.com/agwire/agwire/framing"
 	"github.com/agwire/agwire/transport"
 )
@@ -19,6 +25,7 @@ func TestOptionsShallow(t *testing.T) {
 		reflect.TypeFor[transport.WriterOptions](),
 		reflect.TypeFor[transport.FollowOptions](),
 		reflect.TypeFor[transport.ClientOptions](),
+		reflect.TypeFor[transport.ReaderOptions](),
 		reflect.TypeFor[framing.ReaderOptions](),
 		reflect.TypeFor[framing.WriterOptions](),
 	} {
@@ -69,5 +76,38 @@ func TestOptionsHoldWhatTheyUse(t *testing.T) {
 				t.Errorf("%s.%s (%s) is not HandlerOptions.%s", typ, f.Name, f.Type, f.Name)
 			}
 		}
+	}
+}
+
+// TestClientReadsWithItsReaderOptions: ClientOptions carries every field of
+// ReaderOptions, by the same name and type, and a Client reads its
+// responses with all of them: a field added to ReaderOptions but not passed
+// on by the Client fails here.
+func TestClientReadsWithItsReaderOptions(t *testing.T) {
+	rt, ct := reflect.TypeFor[transport.ReaderOptions](), reflect.TypeFor[transport.ClientOptions]()
+	for i := range rt.NumField() {
+		f := rt.Field(i)
+		if g, ok := ct.FieldByName(f.Name); !ok || g.Type != f.Type {
+			t.Errorf("ClientOptions has no field %s of type %s (ReaderOptions has)", f.Name, f.Type)
+		}
+	}
+	// A 3-byte limit on SSE events makes the Client's read fail at once,
+	// but only if the limit reaches the reader.
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", transport.MediaTypeSSE)
+		io.WriteString(w, "data: {\"type\":\"RUN_STARTED\",\"threadId\":\"t\",\"runId\":\"r\"}\n\n")
+	}))
+	defer srv.Close()
+	c, err := transport.NewClient(srv.URL, transport.ClientOptions{MaxEventSize: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := c.Run(context.Background(), &event.RunAgentInput{ThreadID: "t", RunID: "r"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if _, err := r.Next(); !errors.Is(err, transport.ErrEventTooLarge) {
+		t.Errorf("Next with ClientOptions.MaxEventSize 3: %v, want ErrEventTooLarge", err)
 	}
 }

@@ -440,7 +440,7 @@ func TestHeartbeat(t *testing.T) {
 // mustReader reads SSE text as an EventReader.
 func mustReader(t *testing.T, text string) *transport.EventReader {
 	resp := &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {transport.MediaTypeSSE}}, Body: io.NopCloser(strings.NewReader(text))}
-	r, err := transport.NewEventReader(resp, transport.ClientOptions{})
+	r, err := transport.NewEventReader(resp, transport.ReaderOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -138,7 +138,7 @@ func TestCompression(t *testing.T) {
 					if got := resp.Header.Get("Content-Encoding"); got != wantCoding {
 						t.Errorf("Content-Encoding = %q; want %q", got, wantCoding)
 					}
-					r, err := transport.NewEventReader(resp, transport.ClientOptions{})
+					r, err := transport.NewEventReader(resp, transport.ReaderOptions{})
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -165,7 +165,7 @@ func TestEmptyStream(t *testing.T) {
 	for _, accept := range []string{transport.MediaTypeSSE, transport.MediaTypeBinary} {
 		for _, coding := range []string{"identity", "gzip", "zstd"} {
 			resp := post(t, noCompressionClient(), srv.URL, validBody, map[string]string{"Accept": accept, "Accept-Encoding": coding})
-			r, err := transport.NewEventReader(resp, transport.ClientOptions{})
+			r, err := transport.NewEventReader(resp, transport.ReaderOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -410,7 +410,7 @@ func TestWriterRefusals(t *testing.T) {
 	for _, accept := range []string{transport.MediaTypeSSE, transport.MediaTypeBinary} {
 		t.Run(accept, func(t *testing.T) {
 			resp := post(t, noCompressionClient(), srv.URL, validBody, map[string]string{"Accept": accept})
-			r, err := transport.NewEventReader(resp, transport.ClientOptions{})
+			r, err := transport.NewEventReader(resp, transport.ReaderOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -463,7 +463,7 @@ func TestWriterCodecRefusal(t *testing.T) {
 	defer srv.Close()
 	for _, accept := range []string{transport.MediaTypeSSE, transport.MediaTypeBinary} {
 		resp := post(t, noCompressionClient(), srv.URL, validBody, map[string]string{"Accept": accept})
-		r, err := transport.NewEventReader(resp, transport.ClientOptions{})
+		r, err := transport.NewEventReader(resp, transport.ReaderOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -501,7 +501,7 @@ func TestUnknownEventSkipped(t *testing.T) {
 	for path, sentinel := range map[string]error{"/sse": event.ErrUnknownType, "/bin": codec.ErrUnknownEvent} {
 		t.Run(path, func(t *testing.T) {
 			resp := post(t, noCompressionClient(), srv.URL+path, validBody, nil)
-			r, err := transport.NewEventReader(resp, transport.ClientOptions{})
+			r, err := transport.NewEventReader(resp, transport.ReaderOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}
