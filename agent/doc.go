@@ -54,10 +54,12 @@
 //
 // # Runners
 //
-// A Runner is anything that runs an input and yields its events: HTTP adapts
-// transport.Run (binary with SSE fallback), Adapt any function returning a
-// stream (a transport client's Run method), RunnerFunc a function returning
-// a Stream, and a test can script one (Script).
+// A Runner is anything that runs an input and yields its events. Adapt
+// makes one of any function returning a stream: an agent over HTTP is
+// agent.Adapt(c.Run), c a transport.Client (transport.NewClient: binary
+// with SSE fallback, its HTTP client in ClientOptions.HTTPClient).
+// RunnerFunc makes one of a function returning a Stream, and a test can
+// script one (Script).
 //
 // # Middleware
 //

@@ -5,7 +5,6 @@ import (
 	"io"
 
 	"github.com/agwire/agwire/assemble"
-	"github.com/agwire/agwire/event"
 	"github.com/agwire/agwire/framing"
 )
 
@@ -70,7 +69,7 @@ func runCompact(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	defer out.close()
 	counted := &countingReader{r: in}
-	src, from, err := flags.openSource(counted, func(w event.Warning) { fmt.Fprintf(c.stderr, "agwire compact: warning: %s\n", w) })
+	src, from, err := flags.openSource(counted, c.consumeWarn)
 	if err != nil {
 		c.failf("%v", err)
 		return exitFail

@@ -27,7 +27,7 @@ func TestServeResumableFollow(t *testing.T) {
 	defer srv.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	r, err := transport.Run(ctx, nil, srv.URL+"/", &event.RunAgentInput{ThreadID: "t1", RunID: "r1"}, transport.ClientOptions{})
+	r, err := startRun(ctx, nil, srv.URL+"/", &event.RunAgentInput{ThreadID: "t1", RunID: "r1"}, transport.ClientOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

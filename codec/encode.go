@@ -149,13 +149,13 @@ func (c Codec) refusal(ev event.Event) error {
 		if t.IsThinking() {
 			why = "THINKING_* events were removed in AG-UI 1.0 and never had a protobuf form; send REASONING_* events, or use SSE"
 		}
-		return &Error{Op: "encode", Type: t, Offset: -1, Err: fmt.Errorf("%w: %s", ErrUnsupportedEvent, why)}
+		return &Error{Op: "encode", Type: t, Offset: -1, Err: fmt.Errorf("%w: %s", event.ErrUnsupportedEvent, why)}
 	}
 	if !c.Profile.Supports(t) {
 		return &Error{Op: "encode", Type: t, Offset: -1, Err: fmt.Errorf("%w: %s peers know only the first %d envelope arms", ErrNotInProfile, c.Profile, preV1MaxArm)}
 	}
 	// A *event.Thinking whose Kind names an event type of the wire.
-	return &Error{Op: "encode", Type: t, Offset: -1, Err: fmt.Errorf("%w: a %T carries only THINKING_* events, which have no protobuf form", ErrUnsupportedEvent, ev)}
+	return &Error{Op: "encode", Type: t, Offset: -1, Err: fmt.Errorf("%w: a %T carries only THINKING_* events, which have no protobuf form", event.ErrUnsupportedEvent, ev)}
 }
 
 // toError turns an internal path-carrying error into an *Error.

@@ -22,8 +22,8 @@ import (
 
 // sentinels are the codec's and event's typed errors an encode may wrap.
 var sentinels = []error{
-	codec.ErrInvalid, codec.ErrUnsupportedEvent, codec.ErrNotInProfile, codec.ErrLossyNumber,
-	codec.ErrUnsafeInteger, codec.ErrTooDeep, event.ErrInvalidField, event.ErrMissingField,
+	codec.ErrInvalid, event.ErrUnsupportedEvent, codec.ErrNotInProfile, codec.ErrLossyNumber,
+	codec.ErrUnsafeInteger, event.ErrTooDeep, event.ErrInvalidField, event.ErrMissingField,
 	event.ErrDuplicateKey,
 }
 
@@ -161,13 +161,13 @@ func TestEncodeRefusals(t *testing.T) {
 	}{
 		{nil, "agwire: encode: invalid event: invalid field: nil event", event.ErrInvalidField, false},
 		{(*event.TextMessageStart)(nil), "agwire: encode: invalid event: invalid field: nil *event.TextMessageStart", codec.ErrInvalid, false},
-		{&event.Thinking{Kind: event.TypeThinkingStart}, thinking, codec.ErrUnsupportedEvent, false},
-		{&event.Thinking{Kind: "NOPE"}, "agwire: encode NOPE: unsupported event type: not an AG-UI 1.0 event type", codec.ErrUnsupportedEvent, false},
+		{&event.Thinking{Kind: event.TypeThinkingStart}, thinking, event.ErrUnsupportedEvent, false},
+		{&event.Thinking{Kind: "NOPE"}, "agwire: encode NOPE: unsupported event type: not an AG-UI 1.0 event type", event.ErrUnsupportedEvent, false},
 		// A *event.Thinking whose Kind names a wire type is still no event
 		// of that type (the table-walking encoder once wrote an envelope of
 		// base fields alone for it).
-		{&event.Thinking{Kind: event.TypeRunStarted}, "agwire: encode RUN_STARTED: unsupported event type: a *event.Thinking carries only THINKING_* events, which have no protobuf form", codec.ErrUnsupportedEvent, false},
-		{&outside{}, `agwire: encode: unsupported event type: *codec_test.outside (type "RAW") is not one of package event's types`, codec.ErrUnsupportedEvent, false},
+		{&event.Thinking{Kind: event.TypeRunStarted}, "agwire: encode RUN_STARTED: unsupported event type: a *event.Thinking carries only THINKING_* events, which have no protobuf form", event.ErrUnsupportedEvent, false},
+		{&outside{}, `agwire: encode: unsupported event type: *codec_test.outside (type "RAW") is not one of package event's types`, event.ErrUnsupportedEvent, false},
 		{&event.ActivitySnapshot{MessageID: "m", ActivityType: "a"}, "agwire: encode ACTIVITY_SNAPSHOT: event is not part of the selected peer profile: pre-1.0 peers know only the first 18 envelope arms", codec.ErrNotInProfile, true},
 	} {
 		for _, c := range encodeCodecs {

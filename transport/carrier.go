@@ -18,7 +18,7 @@ type carrier struct {
 	// newEncoder returns the encoder of a stream written to w.
 	newEncoder func(w io.Writer, c codec.Codec, lim sizeLimit) encoder
 	// newDecoder returns the decoder of a stream read from r.
-	newDecoder func(r io.Reader, opts ClientOptions) decoder
+	newDecoder func(r io.Reader, opts ReaderOptions) decoder
 }
 
 // carriers lists the carriers, in the order that breaks a full tie in
@@ -61,7 +61,7 @@ type encoder interface {
 // next returns the next event, or io.EOF at the clean end of the stream,
 // or an error. An event that does not decode alone is reported as an
 // error from badEvent, the stream going on. Every other error ends the
-// stream, and the shared ones wrap the package's sentinels: ErrTruncated
+// stream, and the shared ones wrap the package's sentinels: framing.ErrTruncated
 // for a stream cut inside an event, ErrEventTooLarge for an event over the
 // limit.
 type decoder interface {

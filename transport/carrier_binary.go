@@ -20,7 +20,7 @@ var binaryCarrier = carrier{
 	newEncoder: func(w io.Writer, c codec.Codec, lim sizeLimit) encoder {
 		return &binaryEncoder{w: w, c: c, lim: lim, buf: make([]byte, 4, 512)}
 	},
-	newDecoder: func(r io.Reader, opts ClientOptions) decoder {
+	newDecoder: func(r io.Reader, opts ReaderOptions) decoder {
 		d := &binaryDecoder{src: countingReader{r: bufio.NewReaderSize(r, 32<<10)}}
 		d.r = framing.NewReader(&d.src, framing.ReaderOptions{
 			Codec:                opts.Codec,
@@ -139,7 +139,7 @@ func (d *binaryDecoder) next() (event.Event, error) {
 		return ev, err
 	case framing.Skippable(err):
 		return nil, &badEvent{err: err, unknown: errors.Is(err, codec.ErrUnknownEvent)}
-	case errors.Is(err, framing.ErrTruncated): // ErrTruncated itself
+	case errors.Is(err, framing.ErrTruncated):
 		return nil, err
 	case errors.Is(err, framing.ErrFrameTooLarge):
 		return nil, fmt.Errorf("%w: %w", ErrEventTooLarge, err)

@@ -16,7 +16,7 @@ var sseCarrier = carrier{
 	newEncoder: func(w io.Writer, c codec.Codec, lim sizeLimit) encoder {
 		return &sseEncoder{w: w, lim: lim, c: c, buf: append(make([]byte, 0, 512), sseDataPrefix...)}
 	},
-	newDecoder: func(r io.Reader, opts ClientOptions) decoder {
+	newDecoder: func(r io.Reader, opts ReaderOptions) decoder {
 		return &sseDecoder{r: NewSSEReader(r, opts.MaxEventSize), parser: opts.parser()}
 	},
 }

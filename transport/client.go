@@ -1,13 +1,13 @@
 package transport
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
 	"iter"
 	"mime"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/agwire/agwire/codec"
@@ -16,9 +16,10 @@ import (
 	"github.com/agwire/agwire/runlog"
 )
 
-// ClientOptions configures Run and NewEventReader. The zero value asks for
-// the binary transport, uncompressed, and reads it with the strict default
-// codec.
+// ClientOptions configures NewClient. The zero value asks for the binary
+// transport, uncompressed, and reads it with the strict default codec. Its
+// first six fields are ReaderOptions' (see there), with which the Client
+// reads each response.
 type ClientOptions struct {
 	// Codec decodes binary frames. Its MaxDepth and DropUnknownFields also
 	// configure the parser of SSE events.
@@ -30,24 +31,20 @@ type ClientOptions struct {
 	MaxEventSize int
 	// MaxConsecutiveErrors is how many events in a row may fail to decode
 	// (each reported as an *EventError) before the stream is given up with
-	// ErrTooManyErrors: a server sending nothing but undecodable events
+	// framing.ErrTooManyErrors: a server sending nothing but undecodable events
 	// would otherwise keep a reader busy for ever. An event that decodes
 	// resets the count. 0 means DefaultMaxConsecutiveErrors; a negative
 	// value means no limit.
 	MaxConsecutiveErrors int
-	// PreferSSE makes Run ask for text/event-stream only, as the
-	// TypeScript HttpAgent does. By default Run asks for the binary
-	// transport with SSE as the fallback,
-	// "application/vnd.ag-ui.event+proto, text/event-stream;q=0.5", which
-	// servers that negotiate (agwire's, the TypeScript and Python SDKs')
-	// answer with binary, and SSE-only servers with SSE.
-	PreferSSE bool
-	// Compression makes Run send "Accept-Encoding: zstd, gzip". Without
-	// it Run sends "Accept-Encoding: identity", which also keeps
-	// net/http's transparent gzip out of the way. A response is decoded
-	// according to its Content-Encoding either way.
-	Compression bool
-	// Reconnect makes a reader from Run or Follow resume a resumable run
+	// Compression lists the content codings requests ask for, in
+	// Accept-Encoding in this order: Compression{EncodingZstd,
+	// EncodingGzip} sends "Accept-Encoding: zstd, gzip". Nil, the default,
+	// sends "Accept-Encoding: identity", which also keeps net/http's
+	// transparent gzip out of the way. A response is decoded according to
+	// its Content-Encoding either way. An unknown coding is an error of
+	// NewClient.
+	Compression Compression
+	// Reconnect makes a reader from Client.Run or Client.Follow resume a resumable run
 	// whose stream is cut (see ReconnectOptions). Nil, the default, ends
 	// the stream with the cut's error.
 	Reconnect *ReconnectOptions
@@ -81,10 +78,60 @@ type ClientOptions struct {
 	// Warn receives the warnings of Consume; nil discards them.
 	Warn func(event.Warning)
 	// Prefer chooses the transport a Client asks for: PreferBinary (the
-	// default: binary, SSE as the fallback), PreferSSE (text/event-stream
-	// only, like the PreferSSE field) or PreferAuto (ask the server's
-	// capabilities once, then binary if it says it speaks it, else SSE).
+	// default: "application/vnd.ag-ui.event+proto, text/event-stream;q=0.5",
+	// which servers that negotiate — agwire's, the TypeScript and Python
+	// SDKs' — answer with binary, and SSE-only servers with SSE),
+	// PreferSSEOnly (text/event-stream only, as the TypeScript HttpAgent
+	// asks) or PreferAuto (ask the server's capabilities once, then binary
+	// if it says it speaks it, else SSE only).
 	Prefer Prefer
+}
+
+// ReaderOptions configures NewEventReader: how the events of a response
+// are read. ClientOptions has the same six fields for the responses of a
+// Client. The zero value reads either carrier with the strict default codec
+// and the default limits, with no idle timeout.
+type ReaderOptions struct {
+	// Codec decodes binary frames. Its MaxDepth and DropUnknownFields also
+	// configure the parser of SSE events.
+	Codec codec.Codec
+	// MaxEventSize is the largest event accepted, in bytes: a binary
+	// frame's payload or an SSE line or event's data. A larger one ends the
+	// stream with ErrEventTooLarge, on both transports. 0 means
+	// DefaultMaxEventSize; negative is an error (NewClient, NewEventReader).
+	MaxEventSize int
+	// MaxConsecutiveErrors is how many events in a row may fail to decode
+	// (each reported as an *EventError) before the stream is given up with
+	// framing.ErrTooManyErrors: a server sending nothing but undecodable events
+	// would otherwise keep a reader busy for ever. An event that decodes
+	// resets the count. 0 means DefaultMaxConsecutiveErrors; a negative
+	// value means no limit.
+	MaxConsecutiveErrors int
+	// IdleTimeout ends a read when no byte of the response arrives for
+	// this long, with an error wrapping ErrIdleTimeout; a resumable stream
+	// read with Reconnect resumes instead. Every byte that arrives resets
+	// it, compressed or not, so it bounds a silence, not a run. A server
+	// that sends keep-alives (an agwire server does, every 15 s by
+	// default, on SSE and, for a client like this one that asks with
+	// HeaderKeepalive, on binary) keeps a quiet run within it; against
+	// others allow for the longest silence of a run. 0 means no limit.
+	IdleTimeout time.Duration
+	// Consume makes the reader the consumer stage of AG-UI 1.0's
+	// processing model (event.Parser.Consume), as a client applying the
+	// events needs: properties no schema describes are removed and events
+	// of types the protocol does not describe are skipped (SSE events and
+	// binary frames), each reported to Warn; malformed known values are
+	// still errors (*EventError), a binary frame's checked through its
+	// JSON form.
+	Consume bool
+	// Warn receives the warnings of Consume; nil discards them.
+	Warn func(event.Warning)
+}
+
+// reader is the reading half of o.
+func (o *ClientOptions) reader() ReaderOptions {
+	return ReaderOptions{Codec: o.Codec, MaxEventSize: o.MaxEventSize, MaxConsecutiveErrors: o.MaxConsecutiveErrors,
+		IdleTimeout: o.IdleTimeout, Consume: o.Consume, Warn: o.Warn}
 }
 
 // Prefer is the transport a Client asks for (ClientOptions.Prefer).
@@ -106,7 +153,7 @@ const (
 // ClientOptions.MaxConsecutiveErrors is 0.
 const DefaultMaxConsecutiveErrors = framing.DefaultMaxConsecutiveErrors
 
-func (o *ClientOptions) parser() event.Parser {
+func (o *ReaderOptions) parser() event.Parser {
 	return event.Parser{MaxDepth: o.Codec.MaxDepth, DropUnknownFields: o.Codec.DropUnknownFields, Consume: o.Consume, Warn: o.Warn}
 }
 
@@ -125,7 +172,7 @@ type EventReader struct {
 	bad       int   // undecodable events in a row
 	err       error // sticky stream-level error
 
-	opts ClientOptions
+	opts ReaderOptions
 	// Resumable streams (a response with HeaderCursor).
 	resumable bool
 	cursor    runlog.Cursor // of the last event read
@@ -141,10 +188,10 @@ type EventReader struct {
 // than gzip, zstd or identity gives ErrUnsupportedEncoding. On error the
 // response body has been closed. NewEventReader does not read the body of a
 // 2xx response.
-func NewEventReader(resp *http.Response, opts ClientOptions) (*EventReader, error) {
+func NewEventReader(resp *http.Response, opts ReaderOptions) (*EventReader, error) {
 	if opts.MaxEventSize < 0 || opts.IdleTimeout < 0 {
 		resp.Body.Close()
-		return nil, fmt.Errorf("transport: ClientOptions.MaxEventSize (%d) or IdleTimeout (%v) is negative", opts.MaxEventSize, opts.IdleTimeout)
+		return nil, fmt.Errorf("transport: ReaderOptions.MaxEventSize (%d) or IdleTimeout (%v) is negative", opts.MaxEventSize, opts.IdleTimeout)
 	}
 	r := &EventReader{opts: opts, maxBad: DefaultMaxConsecutiveErrors}
 	if err := r.attach(resp); err != nil {
@@ -225,13 +272,13 @@ func (r *EventReader) Response() *http.Response { return r.resp }
 //
 // An event that does not decode is reported alone, as an *EventError, and
 // consumed; the next call reads the next event. errors.Is(err,
-// ErrUnknownEvent) tells an event from a later protocol version (wrapping
+// codec.ErrUnknownEvent) tells an event from a later protocol version (wrapping
 // event.ErrUnknownType on SSE, codec.ErrUnknownEvent on the binary
 // transport).
 //
-// Other errors end the stream and are sticky: ErrTruncated for a stream cut
+// Other errors end the stream and are sticky: framing.ErrTruncated for a stream cut
 // inside an event, ErrEventTooLarge for an event over MaxEventSize,
-// ErrTooManyErrors past MaxConsecutiveErrors bad events in a row, a network
+// framing.ErrTooManyErrors past MaxConsecutiveErrors bad events in a row, a network
 // or decompression error. The transport's own error stays in the chain
 // (framing.ErrTruncated, io.ErrUnexpectedEOF, ...).
 //
@@ -300,7 +347,7 @@ func (r *EventReader) next() (event.Event, error) {
 	}
 	r.bad++
 	if r.maxBad >= 0 && r.bad > r.maxBad {
-		r.err = &textError{fmt.Sprintf("transport: too many undecodable events in a row: %d events in a row did not decode (the last, event %d: %v)", r.bad, index, bad.err), []error{ErrTooManyErrors}}
+		r.err = &textError{fmt.Sprintf("transport: too many undecodable events in a row: %d events in a row did not decode (the last, event %d: %v)", r.bad, index, bad.err), []error{framing.ErrTooManyErrors}}
 		return nil, r.err
 	}
 	return nil, &EventError{Index: index, Err: bad.err, unknown: bad.unknown}
@@ -340,32 +387,17 @@ type Doer interface {
 	Do(*http.Request) (*http.Response, error)
 }
 
-// Run starts a run as Client.Run does, with client (nil means
-// http.DefaultClient) as ClientOptions.HTTPClient.
-//
-// Deprecated: build a Client once with NewClient and call its Run.
-func Run(ctx context.Context, client Doer, url string, in *event.RunAgentInput, opts ClientOptions) (*EventReader, error) {
-	if client != nil {
-		opts.HTTPClient = client
-	}
-	c, err := NewClient(url, opts)
-	if err != nil {
-		return nil, err
-	}
-	return c.Run(ctx, in)
-}
-
 // setAccept sets the Accept and Accept-Encoding headers opts ask for, and
 // HeaderKeepalive: the reader skips zero-length frames.
 func setAccept(req *http.Request, opts ClientOptions) {
 	req.Header.Set(HeaderKeepalive, "1")
-	if opts.PreferSSE || opts.Prefer == PreferSSEOnly {
+	if opts.Prefer == PreferSSEOnly {
 		req.Header.Set("Accept", acceptSSEOnly)
 	} else {
 		req.Header.Set("Accept", acceptBinaryFirst)
 	}
-	if opts.Compression {
-		req.Header.Set("Accept-Encoding", EncodingZstd+", "+EncodingGzip)
+	if len(opts.Compression) > 0 {
+		req.Header.Set("Accept-Encoding", strings.Join(opts.Compression, ", "))
 	} else {
 		req.Header.Set("Accept-Encoding", "identity")
 	}

@@ -22,7 +22,7 @@ func TestConsumeOption(t *testing.T) {
 		"data: {\"type\":\"CUSTOM\",\"name\":\"x\"}\n\n"
 	resp := &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {MediaTypeSSE}}, Body: io.NopCloser(strings.NewReader(body))}
 	var warnings []string
-	r, err := NewEventReader(resp, ClientOptions{Consume: true, Warn: func(w event.Warning) { warnings = append(warnings, w.String()) }})
+	r, err := NewEventReader(resp, ReaderOptions{Consume: true, Warn: func(w event.Warning) { warnings = append(warnings, w.String()) }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,7 +65,7 @@ func TestConsumeOptionBinary(t *testing.T) {
 	}
 	resp := &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {MediaTypeBinary}}, Body: io.NopCloser(bytes.NewReader(body.Bytes()))}
 	var warnings []event.Warning
-	r, err := NewEventReader(resp, ClientOptions{Consume: true, Warn: func(w event.Warning) { warnings = append(warnings, w) }})
+	r, err := NewEventReader(resp, ReaderOptions{Consume: true, Warn: func(w event.Warning) { warnings = append(warnings, w) }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,7 +98,7 @@ func TestConsumeOptionBinaryValues(t *testing.T) {
 	}
 	for _, consume := range []bool{false, true} {
 		resp := &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {MediaTypeBinary}}, Body: io.NopCloser(bytes.NewReader(body.Bytes()))}
-		r, err := NewEventReader(resp, ClientOptions{Consume: consume})
+		r, err := NewEventReader(resp, ReaderOptions{Consume: consume})
 		if err != nil {
 			t.Fatal(err)
 		}

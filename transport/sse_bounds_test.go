@@ -59,7 +59,7 @@ func TestCorruptBodyTyped(t *testing.T) {
 			h.Set("Content-Type", ct)
 			h.Set("Content-Encoding", tc.coding)
 			resp := &http.Response{StatusCode: 200, Header: h, Body: io.NopCloser(bytes.NewReader([]byte(tc.body)))}
-			r, err := NewEventReader(resp, ClientOptions{})
+			r, err := NewEventReader(resp, ReaderOptions{})
 			if err == nil {
 				_, err = r.Next()
 			}

@@ -89,11 +89,18 @@ func Example_framing() {
 // serve is the server of README.md and docs/transport.md: it mounts the agent at /agent on mux.
 func serve(mux *http.ServeMux) error {
 	agent, err := transport.NewHandler(func(ctx context.Context, req *http.Request, in *event.RunAgentInput, w transport.EventWriter) error {
-		w.WriteEvent(&event.RunStarted{ThreadID: in.ThreadID, RunID: in.RunID})
-		w.WriteEvent(&event.TextMessageStart{MessageID: "m1", Role: event.Ptr(event.RoleAssistant)})
-		w.WriteEvent(&event.TextMessageContent{MessageID: "m1", Delta: "Hello"})
-		w.WriteEvent(&event.TextMessageEnd{MessageID: "m1"})
-		return w.WriteEvent(&event.RunFinished{ThreadID: in.ThreadID, RunID: in.RunID})
+		for _, ev := range []event.Event{
+			&event.RunStarted{ThreadID: in.ThreadID, RunID: in.RunID},
+			&event.TextMessageStart{MessageID: "m1", Role: event.Ptr(event.RoleAssistant)},
+			&event.TextMessageContent{MessageID: "m1", Delta: "Hello"},
+			&event.TextMessageEnd{MessageID: "m1"},
+			&event.RunFinished{ThreadID: in.ThreadID, RunID: in.RunID},
+		} {
+			if err := w.WriteEvent(ev); err != nil {
+				return err // the client went away, or the event was refused (*transport.EventError)
+			}
+		}
+		return nil
 	}, transport.HandlerOptions{})
 	if err != nil {
 		return err
@@ -196,7 +203,7 @@ func follow(r interface {
 	return nil
 }
 
-// or in one call: assemble.FromSource(r, opts), FromSeq(seq, opts), FromEvents(slice, opts)
+// or in one call, the whole stream with its read errors: assemble.FromSeq(r.Events(), opts)
 
 // TestFollow runs docs/assembling.md's assembling loop over a framed stream.
 func TestFollow(t *testing.T) {
@@ -294,7 +301,12 @@ func Example_resumable() {
 	srv := httptest.NewServer(mux)
 	defer srv.Close()
 	ctx := context.Background()
-	r, err := transport.Run(ctx, nil, srv.URL+"/agent", &event.RunAgentInput{ThreadID: "t", RunID: "r1"}, transport.ClientOptions{Reconnect: &transport.ReconnectOptions{}})
+	c, err := transport.NewClient(srv.URL+"/agent", transport.ClientOptions{Reconnect: &transport.ReconnectOptions{}})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	r, err := c.Run(ctx, &event.RunAgentInput{ThreadID: "t", RunID: "r1"})
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -304,7 +316,7 @@ func Example_resumable() {
 		fmt.Println(cur, ev.Type(), err)
 	}
 	r.Close()
-	f, err := transport.Follow(ctx, nil, srv.URL+"/agent/runs/r1", runlog.Cursor{Run: "r1", Seq: 1}, transport.ClientOptions{})
+	f, err := c.Follow(ctx, "r1", runlog.Cursor{Run: "r1", Seq: 1})
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -512,4 +524,28 @@ var besideGraph = map[string]bool{
 	"fuzz":                  true,
 	"interop":               true,
 	"conformance":           true,
+}
+
+// TestDocSnippetsCheckWrites: no Go block of README.md or docs/*.md drops
+// the error of a write (an event refused, a client gone): a reader copies
+// the examples.
+func TestDocSnippetsCheckWrites(t *testing.T) {
+	pages, err := filepath.Glob("../../docs/*.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dropped := regexp.MustCompile(`^\s*[A-Za-z_][A-Za-z0-9_.]*\.(WriteEvent|WriteJSON|Write)\(`)
+	for _, page := range append(pages, "../../README.md") {
+		text, err := os.ReadFile(page)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, b := range goBlock.FindAllStringSubmatch(string(text), -1) {
+			for line := range strings.SplitSeq(b[1], "\n") {
+				if dropped.MatchString(line) {
+					t.Errorf("%s: a Go block drops a write's error: %s", strings.TrimPrefix(page, "../../"), strings.TrimSpace(line))
+				}
+			}
+		}
+	}
 }
