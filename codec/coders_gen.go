@@ -6821,387 +6821,349 @@ func appendJSONGenerated(b []byte, ev event.Event) []byte {
 	switch p := ev.(type) {
 	case *event.TextMessageStart:
 		b = append(b, `{"type":"TEXT_MESSAGE_START"`...)
-		b = jsonTextMessageStart(b, p, true)
-		b = jsonBase(b, &p.Base, true)
+		b = jsonTextMessageStart(b, p)
+		b = jsonBase(b, &p.Base)
 		return append(b, '}')
 	case *event.TextMessageContent:
 		b = append(b, `{"type":"TEXT_MESSAGE_CONTENT"`...)
-		b = jsonTextMessageContent(b, p, true)
-		b = jsonBase(b, &p.Base, true)
+		b = jsonTextMessageContent(b, p)
+		b = jsonBase(b, &p.Base)
 		return append(b, '}')
 	case *event.TextMessageEnd:
 		b = append(b, `{"type":"TEXT_MESSAGE_END"`...)
-		b = jsonTextMessageEnd(b, p, true)
-		b = jsonBase(b, &p.Base, true)
+		b = jsonTextMessageEnd(b, p)
+		b = jsonBase(b, &p.Base)
 		return append(b, '}')
 	case *event.ToolCallStart:
 		b = append(b, `{"type":"TOOL_CALL_START"`...)
-		b = jsonToolCallStart(b, p, true)
-		b = jsonBase(b, &p.Base, true)
+		b = jsonToolCallStart(b, p)
+		b = jsonBase(b, &p.Base)
 		return append(b, '}')
 	case *event.ToolCallArgs:
 		b = append(b, `{"type":"TOOL_CALL_ARGS"`...)
-		b = jsonToolCallArgs(b, p, true)
-		b = jsonBase(b, &p.Base, true)
+		b = jsonToolCallArgs(b, p)
+		b = jsonBase(b, &p.Base)
 		return append(b, '}')
 	case *event.ToolCallEnd:
 		b = append(b, `{"type":"TOOL_CALL_END"`...)
-		b = jsonToolCallEnd(b, p, true)
-		b = jsonBase(b, &p.Base, true)
+		b = jsonToolCallEnd(b, p)
+		b = jsonBase(b, &p.Base)
 		return append(b, '}')
 	case *event.StateSnapshot:
 		b = append(b, `{"type":"STATE_SNAPSHOT"`...)
-		b = jsonStateSnapshot(b, p, true)
-		b = jsonBase(b, &p.Base, true)
+		b = jsonStateSnapshot(b, p)
+		b = jsonBase(b, &p.Base)
 		return append(b, '}')
 	case *event.StateDelta:
 		b = append(b, `{"type":"STATE_DELTA"`...)
-		b = jsonStateDelta(b, p, true)
-		b = jsonBase(b, &p.Base, true)
+		b = jsonStateDelta(b, p)
+		b = jsonBase(b, &p.Base)
 		return append(b, '}')
 	case *event.MessagesSnapshot:
 		b = append(b, `{"type":"MESSAGES_SNAPSHOT"`...)
-		b = jsonMessagesSnapshot(b, p, true)
-		b = jsonBase(b, &p.Base, true)
+		b = jsonMessagesSnapshot(b, p)
+		b = jsonBase(b, &p.Base)
 		return append(b, '}')
 	case *event.Raw:
 		b = append(b, `{"type":"RAW"`...)
-		b = jsonRaw(b, p, true)
-		b = jsonBase(b, &p.Base, true)
+		b = jsonRaw(b, p)
+		b = jsonBase(b, &p.Base)
 		return append(b, '}')
 	case *event.Custom:
 		b = append(b, `{"type":"CUSTOM"`...)
-		b = jsonCustom(b, p, true)
-		b = jsonBase(b, &p.Base, true)
+		b = jsonCustom(b, p)
+		b = jsonBase(b, &p.Base)
 		return append(b, '}')
 	case *event.RunStarted:
 		b = append(b, `{"type":"RUN_STARTED"`...)
-		b = jsonRunStarted(b, p, true)
-		b = jsonBase(b, &p.Base, true)
+		b = jsonRunStarted(b, p)
+		b = jsonBase(b, &p.Base)
 		return append(b, '}')
 	case *event.RunFinished:
 		b = append(b, `{"type":"RUN_FINISHED"`...)
-		b = jsonRunFinished(b, p, true)
-		b = jsonBase(b, &p.Base, true)
+		b = jsonRunFinished(b, p)
+		b = jsonBase(b, &p.Base)
 		return append(b, '}')
 	case *event.RunError:
 		b = append(b, `{"type":"RUN_ERROR"`...)
-		b = jsonRunError(b, p, true)
-		b = jsonBase(b, &p.Base, true)
+		b = jsonRunError(b, p)
+		b = jsonBase(b, &p.Base)
 		return append(b, '}')
 	case *event.StepStarted:
 		b = append(b, `{"type":"STEP_STARTED"`...)
-		b = jsonStepStarted(b, p, true)
-		b = jsonBase(b, &p.Base, true)
+		b = jsonStepStarted(b, p)
+		b = jsonBase(b, &p.Base)
 		return append(b, '}')
 	case *event.StepFinished:
 		b = append(b, `{"type":"STEP_FINISHED"`...)
-		b = jsonStepFinished(b, p, true)
-		b = jsonBase(b, &p.Base, true)
+		b = jsonStepFinished(b, p)
+		b = jsonBase(b, &p.Base)
 		return append(b, '}')
 	case *event.TextMessageChunk:
 		b = append(b, `{"type":"TEXT_MESSAGE_CHUNK"`...)
-		b = jsonTextMessageChunk(b, p, true)
-		b = jsonBase(b, &p.Base, true)
+		b = jsonTextMessageChunk(b, p)
+		b = jsonBase(b, &p.Base)
 		return append(b, '}')
 	case *event.ToolCallChunk:
 		b = append(b, `{"type":"TOOL_CALL_CHUNK"`...)
-		b = jsonToolCallChunk(b, p, true)
-		b = jsonBase(b, &p.Base, true)
+		b = jsonToolCallChunk(b, p)
+		b = jsonBase(b, &p.Base)
 		return append(b, '}')
 	case *event.SubagentStarted:
 		b = append(b, `{"type":"SUBAGENT_STARTED"`...)
-		b = jsonSubagentStarted(b, p, true)
-		b = jsonBase(b, &p.Base, true)
+		b = jsonSubagentStarted(b, p)
+		b = jsonBase(b, &p.Base)
 		return append(b, '}')
 	case *event.SubagentFinished:
 		b = append(b, `{"type":"SUBAGENT_FINISHED"`...)
-		b = jsonSubagentFinished(b, p, true)
-		b = jsonBase(b, &p.Base, true)
+		b = jsonSubagentFinished(b, p)
+		b = jsonBase(b, &p.Base)
 		return append(b, '}')
 	case *event.SubagentError:
 		b = append(b, `{"type":"SUBAGENT_ERROR"`...)
-		b = jsonSubagentError(b, p, true)
-		b = jsonBase(b, &p.Base, true)
+		b = jsonSubagentError(b, p)
+		b = jsonBase(b, &p.Base)
 		return append(b, '}')
 	case *event.ToolCallResult:
 		b = append(b, `{"type":"TOOL_CALL_RESULT"`...)
-		b = jsonToolCallResult(b, p, true)
-		b = jsonBase(b, &p.Base, true)
+		b = jsonToolCallResult(b, p)
+		b = jsonBase(b, &p.Base)
 		return append(b, '}')
 	case *event.ActivitySnapshot:
 		b = append(b, `{"type":"ACTIVITY_SNAPSHOT"`...)
-		b = jsonActivitySnapshot(b, p, true)
-		b = jsonBase(b, &p.Base, true)
+		b = jsonActivitySnapshot(b, p)
+		b = jsonBase(b, &p.Base)
 		return append(b, '}')
 	case *event.ActivityDelta:
 		b = append(b, `{"type":"ACTIVITY_DELTA"`...)
-		b = jsonActivityDelta(b, p, true)
-		b = jsonBase(b, &p.Base, true)
+		b = jsonActivityDelta(b, p)
+		b = jsonBase(b, &p.Base)
 		return append(b, '}')
 	case *event.ReasoningStart:
 		b = append(b, `{"type":"REASONING_START"`...)
-		b = jsonReasoningStart(b, p, true)
-		b = jsonBase(b, &p.Base, true)
+		b = jsonReasoningStart(b, p)
+		b = jsonBase(b, &p.Base)
 		return append(b, '}')
 	case *event.ReasoningMessageStart:
 		b = append(b, `{"type":"REASONING_MESSAGE_START"`...)
-		b = jsonReasoningMessageStart(b, p, true)
-		b = jsonBase(b, &p.Base, true)
+		b = jsonReasoningMessageStart(b, p)
+		b = jsonBase(b, &p.Base)
 		return append(b, '}')
 	case *event.ReasoningMessageContent:
 		b = append(b, `{"type":"REASONING_MESSAGE_CONTENT"`...)
-		b = jsonReasoningMessageContent(b, p, true)
-		b = jsonBase(b, &p.Base, true)
+		b = jsonReasoningMessageContent(b, p)
+		b = jsonBase(b, &p.Base)
 		return append(b, '}')
 	case *event.ReasoningMessageEnd:
 		b = append(b, `{"type":"REASONING_MESSAGE_END"`...)
-		b = jsonReasoningMessageEnd(b, p, true)
-		b = jsonBase(b, &p.Base, true)
+		b = jsonReasoningMessageEnd(b, p)
+		b = jsonBase(b, &p.Base)
 		return append(b, '}')
 	case *event.ReasoningMessageChunk:
 		b = append(b, `{"type":"REASONING_MESSAGE_CHUNK"`...)
-		b = jsonReasoningMessageChunk(b, p, true)
-		b = jsonBase(b, &p.Base, true)
+		b = jsonReasoningMessageChunk(b, p)
+		b = jsonBase(b, &p.Base)
 		return append(b, '}')
 	case *event.ReasoningEnd:
 		b = append(b, `{"type":"REASONING_END"`...)
-		b = jsonReasoningEnd(b, p, true)
-		b = jsonBase(b, &p.Base, true)
+		b = jsonReasoningEnd(b, p)
+		b = jsonBase(b, &p.Base)
 		return append(b, '}')
 	case *event.ReasoningEncryptedValue:
 		b = append(b, `{"type":"REASONING_ENCRYPTED_VALUE"`...)
-		b = jsonReasoningEncryptedValue(b, p, true)
-		b = jsonBase(b, &p.Base, true)
+		b = jsonReasoningEncryptedValue(b, p)
+		b = jsonBase(b, &p.Base)
 		return append(b, '}')
 	}
 	panic(noJSONWriter(ev))
 }
 
-func jsonTextMessageStart(b []byte, p *event.TextMessageStart, comma bool) []byte {
-	b = jsonKey(b, comma, `"messageId":`)
-	comma = true
+func jsonTextMessageStart(b []byte, p *event.TextMessageStart) []byte {
+	b = append(b, `,"messageId":`...)
 	b = jsonx.AppendValidString(b, p.MessageID)
 	if v := p.Role; v != nil {
-		b = jsonKey(b, comma, `"role":`)
-		comma = true
+		b = append(b, `,"role":`...)
 		b = jsonx.AppendValidString(b, *v)
 	}
 	if v := p.Name; v != nil {
-		b = jsonKey(b, comma, `"name":`)
-		comma = true
+		b = append(b, `,"name":`...)
 		b = jsonx.AppendValidString(b, *v)
 	}
 	if v := p.SubagentRunID; v != nil {
-		b = jsonKey(b, comma, `"subagentRunId":`)
-		comma = true
+		b = append(b, `,"subagentRunId":`...)
 		b = jsonx.AppendValidString(b, *v)
 	}
 	return b
 }
 
-func jsonBase(b []byte, p *event.Base, comma bool) []byte {
+func jsonBase(b []byte, p *event.Base) []byte {
 	if v := p.Timestamp; v != nil {
-		b = jsonKey(b, comma, `"timestamp":`)
-		comma = true
+		b = append(b, `,"timestamp":`...)
 		b = strconv.AppendInt(b, *v, 10)
 	}
 	if v := p.RawEvent; v != nil && !jsonx.IsNull(v) {
-		b = jsonKey(b, comma, `"rawEvent":`)
-		comma = true
+		b = append(b, `,"rawEvent":`...)
 		b = append(b, v...) // the decoder's own text: one line
 	}
 	if v := p.Metadata; v != nil {
-		b = jsonKey(b, comma, `"metadata":`)
-		comma = true
+		b = append(b, `,"metadata":`...)
 		b = append(b, v...)
 	}
 	return b
 }
 
-func jsonTextMessageContent(b []byte, p *event.TextMessageContent, comma bool) []byte {
-	b = jsonKey(b, comma, `"messageId":`)
-	comma = true
+func jsonTextMessageContent(b []byte, p *event.TextMessageContent) []byte {
+	b = append(b, `,"messageId":`...)
 	b = jsonx.AppendValidString(b, p.MessageID)
-	b = jsonKey(b, comma, `"delta":`)
-	comma = true
+	b = append(b, `,"delta":`...)
 	b = jsonx.AppendValidString(b, p.Delta)
 	if v := p.SubagentRunID; v != nil {
-		b = jsonKey(b, comma, `"subagentRunId":`)
-		comma = true
+		b = append(b, `,"subagentRunId":`...)
 		b = jsonx.AppendValidString(b, *v)
 	}
 	return b
 }
 
-func jsonTextMessageEnd(b []byte, p *event.TextMessageEnd, comma bool) []byte {
-	b = jsonKey(b, comma, `"messageId":`)
-	comma = true
+func jsonTextMessageEnd(b []byte, p *event.TextMessageEnd) []byte {
+	b = append(b, `,"messageId":`...)
 	b = jsonx.AppendValidString(b, p.MessageID)
 	if v := p.SubagentRunID; v != nil {
-		b = jsonKey(b, comma, `"subagentRunId":`)
-		comma = true
+		b = append(b, `,"subagentRunId":`...)
 		b = jsonx.AppendValidString(b, *v)
 	}
 	return b
 }
 
-func jsonToolCallStart(b []byte, p *event.ToolCallStart, comma bool) []byte {
-	b = jsonKey(b, comma, `"toolCallId":`)
-	comma = true
+func jsonToolCallStart(b []byte, p *event.ToolCallStart) []byte {
+	b = append(b, `,"toolCallId":`...)
 	b = jsonx.AppendValidString(b, p.ToolCallID)
-	b = jsonKey(b, comma, `"toolCallName":`)
-	comma = true
+	b = append(b, `,"toolCallName":`...)
 	b = jsonx.AppendValidString(b, p.ToolCallName)
 	if v := p.ParentMessageID; v != nil {
-		b = jsonKey(b, comma, `"parentMessageId":`)
-		comma = true
+		b = append(b, `,"parentMessageId":`...)
 		b = jsonx.AppendValidString(b, *v)
 	}
 	if v := p.SubagentRunID; v != nil {
-		b = jsonKey(b, comma, `"subagentRunId":`)
-		comma = true
+		b = append(b, `,"subagentRunId":`...)
 		b = jsonx.AppendValidString(b, *v)
 	}
 	return b
 }
 
-func jsonToolCallArgs(b []byte, p *event.ToolCallArgs, comma bool) []byte {
-	b = jsonKey(b, comma, `"toolCallId":`)
-	comma = true
+func jsonToolCallArgs(b []byte, p *event.ToolCallArgs) []byte {
+	b = append(b, `,"toolCallId":`...)
 	b = jsonx.AppendValidString(b, p.ToolCallID)
-	b = jsonKey(b, comma, `"delta":`)
-	comma = true
+	b = append(b, `,"delta":`...)
 	b = jsonx.AppendValidString(b, p.Delta)
 	if v := p.SubagentRunID; v != nil {
-		b = jsonKey(b, comma, `"subagentRunId":`)
-		comma = true
+		b = append(b, `,"subagentRunId":`...)
 		b = jsonx.AppendValidString(b, *v)
 	}
 	return b
 }
 
-func jsonToolCallEnd(b []byte, p *event.ToolCallEnd, comma bool) []byte {
-	b = jsonKey(b, comma, `"toolCallId":`)
-	comma = true
+func jsonToolCallEnd(b []byte, p *event.ToolCallEnd) []byte {
+	b = append(b, `,"toolCallId":`...)
 	b = jsonx.AppendValidString(b, p.ToolCallID)
 	if v := p.SubagentRunID; v != nil {
-		b = jsonKey(b, comma, `"subagentRunId":`)
-		comma = true
+		b = append(b, `,"subagentRunId":`...)
 		b = jsonx.AppendValidString(b, *v)
 	}
 	return b
 }
 
-func jsonStateSnapshot(b []byte, p *event.StateSnapshot, comma bool) []byte {
+func jsonStateSnapshot(b []byte, p *event.StateSnapshot) []byte {
 	if v := p.Snapshot; v != nil {
-		b = jsonKey(b, comma, `"snapshot":`)
-		comma = true
+		b = append(b, `,"snapshot":`...)
 		b = append(b, v...) // the decoder's own text: one line
 	}
 	if v := p.SubagentRunID; v != nil {
-		b = jsonKey(b, comma, `"subagentRunId":`)
-		comma = true
+		b = append(b, `,"subagentRunId":`...)
 		b = jsonx.AppendValidString(b, *v)
 	}
 	return b
 }
 
-func jsonStateDelta(b []byte, p *event.StateDelta, comma bool) []byte {
-	b = jsonKey(b, comma, `"delta":`)
-	comma = true
+func jsonStateDelta(b []byte, p *event.StateDelta) []byte {
+	b = append(b, `,"delta":`...)
 	b = append(b, '[')
 	for i := range p.Delta {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = append(jsonPatchOp(append(b, '{'), &p.Delta[i], false), '}')
+		b = append(jsonPatchOp(append(b, '{'), &p.Delta[i]), '}')
 	}
 	b = append(b, ']')
 	if v := p.SubagentRunID; v != nil {
-		b = jsonKey(b, comma, `"subagentRunId":`)
-		comma = true
+		b = append(b, `,"subagentRunId":`...)
 		b = jsonx.AppendValidString(b, *v)
 	}
 	return b
 }
 
-func jsonPatchOp(b []byte, p *event.PatchOp, comma bool) []byte {
-	b = jsonKey(b, comma, `"op":`)
-	comma = true
+func jsonPatchOp(b []byte, p *event.PatchOp) []byte {
+	b = append(b, `"op":`...)
 	b = jsonx.AppendValidString(b, p.Op)
-	b = jsonKey(b, comma, `"path":`)
-	comma = true
+	b = append(b, `,"path":`...)
 	b = jsonx.AppendValidString(b, p.Path)
 	if v := p.From; v != nil {
-		b = jsonKey(b, comma, `"from":`)
-		comma = true
+		b = append(b, `,"from":`...)
 		b = jsonx.AppendValidString(b, *v)
 	}
 	if v := p.Value; v != nil {
-		b = jsonKey(b, comma, `"value":`)
-		comma = true
+		b = append(b, `,"value":`...)
 		b = append(b, v...) // the decoder's own text: one line
 	}
 	return b
 }
 
-func jsonMessagesSnapshot(b []byte, p *event.MessagesSnapshot, comma bool) []byte {
-	b = jsonKey(b, comma, `"messages":`)
-	comma = true
+func jsonMessagesSnapshot(b []byte, p *event.MessagesSnapshot) []byte {
+	b = append(b, `,"messages":`...)
 	b = append(b, '[')
 	for i := range p.Messages {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = append(jsonMessage(append(b, '{'), &p.Messages[i], false), '}')
+		b = append(jsonMessage(append(b, '{'), &p.Messages[i]), '}')
 	}
 	b = append(b, ']')
 	return b
 }
 
-func jsonMessage(b []byte, p *event.Message, comma bool) []byte {
-	b = jsonKey(b, comma, `"id":`)
-	comma = true
+func jsonMessage(b []byte, p *event.Message) []byte {
+	b = append(b, `"id":`...)
 	b = jsonx.AppendValidString(b, p.ID)
-	b = jsonKey(b, comma, `"role":`)
-	comma = true
+	b = append(b, `,"role":`...)
 	b = jsonx.AppendValidString(b, p.Role)
 	if v := p.Content; v != nil {
-		b = jsonKey(b, comma, `"content":`)
-		comma = true
+		b = append(b, `,"content":`...)
 		b = jsonx.AppendValidString(b, *v)
 	}
 	if v := p.Name; v != nil {
-		b = jsonKey(b, comma, `"name":`)
-		comma = true
+		b = append(b, `,"name":`...)
 		b = jsonx.AppendValidString(b, *v)
 	}
 	if len(p.ToolCalls) > 0 {
-		b = jsonKey(b, comma, `"toolCalls":`)
-		comma = true
+		b = append(b, `,"toolCalls":`...)
 		b = append(b, '[')
 		for i := range p.ToolCalls {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = append(jsonToolCall(append(b, '{'), &p.ToolCalls[i], false), '}')
+			b = append(jsonToolCall(append(b, '{'), &p.ToolCalls[i]), '}')
 		}
 		b = append(b, ']')
 	}
 	if v := p.ToolCallID; v != nil {
-		b = jsonKey(b, comma, `"toolCallId":`)
-		comma = true
+		b = append(b, `,"toolCallId":`...)
 		b = jsonx.AppendValidString(b, *v)
 	}
 	if v := p.Error; v != nil {
-		b = jsonKey(b, comma, `"error":`)
-		comma = true
+		b = append(b, `,"error":`...)
 		b = jsonx.AppendValidString(b, *v)
 	}
 	if p.Parts != nil {
-		b = jsonKey(b, comma, `"content":`)
-		comma = true
+		b = append(b, `,"content":`...)
 		b = append(b, '[')
 		for i := range p.Parts {
 			if i > 0 {
@@ -7212,300 +7174,249 @@ func jsonMessage(b []byte, p *event.Message, comma bool) []byte {
 		b = append(b, ']')
 	}
 	if v := p.Metadata; v != nil {
-		b = jsonKey(b, comma, `"metadata":`)
-		comma = true
+		b = append(b, `,"metadata":`...)
 		b = append(b, v...)
 	}
 	if v := p.SubagentRunID; v != nil {
-		b = jsonKey(b, comma, `"subagentRunId":`)
-		comma = true
+		b = append(b, `,"subagentRunId":`...)
 		b = jsonx.AppendValidString(b, *v)
 	}
 	if v := p.EncryptedValue; v != nil {
-		b = jsonKey(b, comma, `"encryptedValue":`)
-		comma = true
+		b = append(b, `,"encryptedValue":`...)
 		b = jsonx.AppendValidString(b, *v)
 	}
 	if v := p.ActivityType; v != nil {
-		b = jsonKey(b, comma, `"activityType":`)
-		comma = true
+		b = append(b, `,"activityType":`...)
 		b = jsonx.AppendValidString(b, *v)
 	}
 	if v := p.ActivityContent; v != nil {
-		b = jsonKey(b, comma, `"content":`)
-		comma = true
+		b = append(b, `,"content":`...)
 		b = append(b, v...)
 	}
 	return b
 }
 
-func jsonToolCall(b []byte, p *event.ToolCall, comma bool) []byte {
-	b = jsonKey(b, comma, `"id":`)
-	comma = true
+func jsonToolCall(b []byte, p *event.ToolCall) []byte {
+	b = append(b, `"id":`...)
 	b = jsonx.AppendValidString(b, p.ID)
-	b = jsonKey(b, comma, `"type":`)
-	comma = true
+	b = append(b, `,"type":`...)
 	b = jsonx.AppendValidString(b, p.Type)
-	b = jsonKey(b, comma, `"function":`)
-	comma = true
-	b = append(jsonFunctionCall(append(b, '{'), &p.Function, false), '}')
+	b = append(b, `,"function":`...)
+	b = append(jsonFunctionCall(append(b, '{'), &p.Function), '}')
 	if v := p.Metadata; v != nil {
-		b = jsonKey(b, comma, `"metadata":`)
-		comma = true
+		b = append(b, `,"metadata":`...)
 		b = append(b, v...)
 	}
 	if v := p.EncryptedValue; v != nil {
-		b = jsonKey(b, comma, `"encryptedValue":`)
-		comma = true
+		b = append(b, `,"encryptedValue":`...)
 		b = jsonx.AppendValidString(b, *v)
 	}
 	return b
 }
 
-func jsonFunctionCall(b []byte, p *event.FunctionCall, comma bool) []byte {
-	b = jsonKey(b, comma, `"name":`)
-	comma = true
+func jsonFunctionCall(b []byte, p *event.FunctionCall) []byte {
+	b = append(b, `"name":`...)
 	b = jsonx.AppendValidString(b, p.Name)
-	b = jsonKey(b, comma, `"arguments":`)
-	comma = true
+	b = append(b, `,"arguments":`...)
 	b = jsonx.AppendValidString(b, p.Arguments)
 	return b
 }
 
-func jsonRaw(b []byte, p *event.Raw, comma bool) []byte {
+func jsonRaw(b []byte, p *event.Raw) []byte {
 	if v := p.Event; v != nil {
-		b = jsonKey(b, comma, `"event":`)
-		comma = true
+		b = append(b, `,"event":`...)
 		b = append(b, v...) // the decoder's own text: one line
 	}
 	if v := p.Source; v != nil {
-		b = jsonKey(b, comma, `"source":`)
-		comma = true
+		b = append(b, `,"source":`...)
 		b = jsonx.AppendValidString(b, *v)
 	}
 	if v := p.SubagentRunID; v != nil {
-		b = jsonKey(b, comma, `"subagentRunId":`)
-		comma = true
+		b = append(b, `,"subagentRunId":`...)
 		b = jsonx.AppendValidString(b, *v)
 	}
 	return b
 }
 
-func jsonCustom(b []byte, p *event.Custom, comma bool) []byte {
-	b = jsonKey(b, comma, `"name":`)
-	comma = true
+func jsonCustom(b []byte, p *event.Custom) []byte {
+	b = append(b, `,"name":`...)
 	b = jsonx.AppendValidString(b, p.Name)
 	if v := p.Value; v != nil {
-		b = jsonKey(b, comma, `"value":`)
-		comma = true
+		b = append(b, `,"value":`...)
 		b = append(b, v...) // the decoder's own text: one line
 	}
 	if v := p.SubagentRunID; v != nil {
-		b = jsonKey(b, comma, `"subagentRunId":`)
-		comma = true
+		b = append(b, `,"subagentRunId":`...)
 		b = jsonx.AppendValidString(b, *v)
 	}
 	return b
 }
 
-func jsonRunStarted(b []byte, p *event.RunStarted, comma bool) []byte {
-	b = jsonKey(b, comma, `"threadId":`)
-	comma = true
+func jsonRunStarted(b []byte, p *event.RunStarted) []byte {
+	b = append(b, `,"threadId":`...)
 	b = jsonx.AppendValidString(b, p.ThreadID)
-	b = jsonKey(b, comma, `"runId":`)
-	comma = true
+	b = append(b, `,"runId":`...)
 	b = jsonx.AppendValidString(b, p.RunID)
 	if v := p.ParentRunID; v != nil {
-		b = jsonKey(b, comma, `"parentRunId":`)
-		comma = true
+		b = append(b, `,"parentRunId":`...)
 		b = jsonx.AppendValidString(b, *v)
 	}
 	if v := p.Input; v != nil {
-		b = jsonKey(b, comma, `"input":`)
-		comma = true
-		b = append(jsonRunAgentInput(append(b, '{'), v, false), '}')
+		b = append(b, `,"input":`...)
+		b = append(jsonRunAgentInput(append(b, '{'), v), '}')
 	}
 	if v := p.ProtocolVersion; v != nil {
-		b = jsonKey(b, comma, `"protocolVersion":`)
-		comma = true
+		b = append(b, `,"protocolVersion":`...)
 		b = jsonx.AppendValidString(b, *v)
 	}
 	return b
 }
 
-func jsonRunAgentInput(b []byte, p *event.RunAgentInput, comma bool) []byte {
-	b = jsonKey(b, comma, `"threadId":`)
-	comma = true
+func jsonRunAgentInput(b []byte, p *event.RunAgentInput) []byte {
+	b = append(b, `"threadId":`...)
 	b = jsonx.AppendValidString(b, p.ThreadID)
-	b = jsonKey(b, comma, `"runId":`)
-	comma = true
+	b = append(b, `,"runId":`...)
 	b = jsonx.AppendValidString(b, p.RunID)
 	if v := p.ParentRunID; v != nil {
-		b = jsonKey(b, comma, `"parentRunId":`)
-		comma = true
+		b = append(b, `,"parentRunId":`...)
 		b = jsonx.AppendValidString(b, *v)
 	}
 	if v := p.State; v != nil && !jsonx.IsNull(v) {
-		b = jsonKey(b, comma, `"state":`)
-		comma = true
+		b = append(b, `,"state":`...)
 		b = append(b, v...) // the decoder's own text: one line
 	}
-	b = jsonKey(b, comma, `"messages":`)
-	comma = true
+	b = append(b, `,"messages":`...)
 	b = append(b, '[')
 	for i := range p.Messages {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = append(jsonMessage(append(b, '{'), &p.Messages[i], false), '}')
+		b = append(jsonMessage(append(b, '{'), &p.Messages[i]), '}')
 	}
 	b = append(b, ']')
-	b = jsonKey(b, comma, `"tools":`)
-	comma = true
+	b = append(b, `,"tools":`...)
 	b = append(b, '[')
 	for i := range p.Tools {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = append(jsonTool(append(b, '{'), &p.Tools[i], false), '}')
+		b = append(jsonTool(append(b, '{'), &p.Tools[i]), '}')
 	}
 	b = append(b, ']')
-	b = jsonKey(b, comma, `"context":`)
-	comma = true
+	b = append(b, `,"context":`...)
 	b = append(b, '[')
 	for i := range p.Context {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = append(jsonContext(append(b, '{'), &p.Context[i], false), '}')
+		b = append(jsonContext(append(b, '{'), &p.Context[i]), '}')
 	}
 	b = append(b, ']')
 	if v := p.ForwardedProps; v != nil && !jsonx.IsNull(v) {
-		b = jsonKey(b, comma, `"forwardedProps":`)
-		comma = true
+		b = append(b, `,"forwardedProps":`...)
 		b = append(b, v...) // the decoder's own text: one line
 	}
 	if p.Resume != nil {
-		b = jsonKey(b, comma, `"resume":`)
-		comma = true
+		b = append(b, `,"resume":`...)
 		b = append(b, '[')
 		for i := range p.Resume {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = append(jsonResumeEntry(append(b, '{'), &p.Resume[i], false), '}')
+			b = append(jsonResumeEntry(append(b, '{'), &p.Resume[i]), '}')
 		}
 		b = append(b, ']')
 	}
 	if v := p.ProtocolVersion; v != nil {
-		b = jsonKey(b, comma, `"protocolVersion":`)
-		comma = true
+		b = append(b, `,"protocolVersion":`...)
 		b = jsonx.AppendValidString(b, *v)
 	}
 	return b
 }
 
-func jsonTool(b []byte, p *event.Tool, comma bool) []byte {
-	b = jsonKey(b, comma, `"name":`)
-	comma = true
+func jsonTool(b []byte, p *event.Tool) []byte {
+	b = append(b, `"name":`...)
 	b = jsonx.AppendValidString(b, p.Name)
-	b = jsonKey(b, comma, `"description":`)
-	comma = true
+	b = append(b, `,"description":`...)
 	b = jsonx.AppendValidString(b, p.Description)
 	if v := p.Parameters; v != nil && !jsonx.IsNull(v) {
-		b = jsonKey(b, comma, `"parameters":`)
-		comma = true
+		b = append(b, `,"parameters":`...)
 		b = append(b, v...) // the decoder's own text: one line
 	}
 	if v := p.Metadata; v != nil {
-		b = jsonKey(b, comma, `"metadata":`)
-		comma = true
+		b = append(b, `,"metadata":`...)
 		b = append(b, v...)
 	}
 	return b
 }
 
-func jsonContext(b []byte, p *event.Context, comma bool) []byte {
-	b = jsonKey(b, comma, `"description":`)
-	comma = true
+func jsonContext(b []byte, p *event.Context) []byte {
+	b = append(b, `"description":`...)
 	b = jsonx.AppendValidString(b, p.Description)
-	b = jsonKey(b, comma, `"value":`)
-	comma = true
+	b = append(b, `,"value":`...)
 	b = jsonx.AppendValidString(b, p.Value)
 	return b
 }
 
-func jsonResumeEntry(b []byte, p *event.ResumeEntry, comma bool) []byte {
-	b = jsonKey(b, comma, `"interruptId":`)
-	comma = true
+func jsonResumeEntry(b []byte, p *event.ResumeEntry) []byte {
+	b = append(b, `"interruptId":`...)
 	b = jsonx.AppendValidString(b, p.InterruptID)
-	b = jsonKey(b, comma, `"status":`)
-	comma = true
+	b = append(b, `,"status":`...)
 	b = jsonx.AppendValidString(b, p.Status)
 	if v := p.Payload; v != nil && !jsonx.IsNull(v) {
-		b = jsonKey(b, comma, `"payload":`)
-		comma = true
+		b = append(b, `,"payload":`...)
 		b = append(b, v...) // the decoder's own text: one line
 	}
 	if v := p.Metadata; v != nil {
-		b = jsonKey(b, comma, `"metadata":`)
-		comma = true
+		b = append(b, `,"metadata":`...)
 		b = append(b, v...)
 	}
 	return b
 }
 
-func jsonRunFinished(b []byte, p *event.RunFinished, comma bool) []byte {
-	b = jsonKey(b, comma, `"threadId":`)
-	comma = true
+func jsonRunFinished(b []byte, p *event.RunFinished) []byte {
+	b = append(b, `,"threadId":`...)
 	b = jsonx.AppendValidString(b, p.ThreadID)
-	b = jsonKey(b, comma, `"runId":`)
-	comma = true
+	b = append(b, `,"runId":`...)
 	b = jsonx.AppendValidString(b, p.RunID)
 	if v := p.Result; v != nil && !jsonx.IsNull(v) {
-		b = jsonKey(b, comma, `"result":`)
-		comma = true
+		b = append(b, `,"result":`...)
 		b = append(b, v...) // the decoder's own text: one line
 	}
 	if v := p.Outcome; v != nil {
-		b = jsonKey(b, comma, `"outcome":`)
-		comma = true
-		b = append(jsonRunOutcome(append(b, '{'), v, false), '}')
+		b = append(b, `,"outcome":`...)
+		b = append(jsonRunOutcome(append(b, '{'), v), '}')
 	}
 	if len(p.Usage) > 0 {
-		b = jsonKey(b, comma, `"usage":`)
-		comma = true
+		b = append(b, `,"usage":`...)
 		b = append(b, '[')
 		for i := range p.Usage {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = append(jsonUsage(append(b, '{'), &p.Usage[i], false), '}')
+			b = append(jsonUsage(append(b, '{'), &p.Usage[i]), '}')
 		}
 		b = append(b, ']')
 	}
 	return b
 }
 
-func jsonRunOutcome(b []byte, p *event.RunOutcome, comma bool) []byte {
-	b = jsonKey(b, comma, `"type":`)
-	comma = true
+func jsonRunOutcome(b []byte, p *event.RunOutcome) []byte {
+	b = append(b, `"type":`...)
 	b = jsonx.AppendValidString(b, p.Type)
 	if len(p.Interrupts) > 0 || p.Type == "interrupt" {
-		b = jsonKey(b, comma, `"interrupts":`)
-		comma = true
+		b = append(b, `,"interrupts":`...)
 		b = append(b, '[')
 		for i := range p.Interrupts {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = append(jsonInterrupt(append(b, '{'), &p.Interrupts[i], false), '}')
+			b = append(jsonInterrupt(append(b, '{'), &p.Interrupts[i]), '}')
 		}
 		b = append(b, ']')
 	}
 	if len(p.PendingToolCallIDs) > 0 {
-		b = jsonKey(b, comma, `"pendingToolCallIds":`)
-		comma = true
+		b = append(b, `,"pendingToolCallIds":`...)
 		b = append(b, '[')
 		for i := range p.PendingToolCallIDs {
 			if i > 0 {
@@ -7518,47 +7429,40 @@ func jsonRunOutcome(b []byte, p *event.RunOutcome, comma bool) []byte {
 	return b
 }
 
-func jsonInterrupt(b []byte, p *event.Interrupt, comma bool) []byte {
-	b = jsonKey(b, comma, `"id":`)
-	comma = true
+func jsonInterrupt(b []byte, p *event.Interrupt) []byte {
+	b = append(b, `"id":`...)
 	b = jsonx.AppendValidString(b, p.ID)
-	b = jsonKey(b, comma, `"reason":`)
-	comma = true
+	b = append(b, `,"reason":`...)
 	b = jsonx.AppendValidString(b, p.Reason)
 	if v := p.Message; v != nil {
-		b = jsonKey(b, comma, `"message":`)
-		comma = true
+		b = append(b, `,"message":`...)
 		b = jsonx.AppendValidString(b, *v)
 	}
 	if v := p.ToolCallID; v != nil {
-		b = jsonKey(b, comma, `"toolCallId":`)
-		comma = true
+		b = append(b, `,"toolCallId":`...)
 		b = jsonx.AppendValidString(b, *v)
 	}
 	if v := p.ResponseSchema; v != nil && !jsonx.IsNull(v) {
-		b = jsonKey(b, comma, `"responseSchema":`)
-		comma = true
+		b = append(b, `,"responseSchema":`...)
 		b = append(b, v...) // the decoder's own text: one line
 	}
 	if v := p.ExpiresAt; v != nil {
-		b = jsonKey(b, comma, `"expiresAt":`)
-		comma = true
+		b = append(b, `,"expiresAt":`...)
 		b = jsonx.AppendValidString(b, *v)
 	}
 	if v := p.Metadata; v != nil && !jsonx.IsNull(v) {
-		b = jsonKey(b, comma, `"metadata":`)
-		comma = true
+		b = append(b, `,"metadata":`...)
 		b = append(b, v...) // the decoder's own text: one line
 	}
 	if v := p.SubagentRunID; v != nil {
-		b = jsonKey(b, comma, `"subagentRunId":`)
-		comma = true
+		b = append(b, `,"subagentRunId":`...)
 		b = jsonx.AppendValidString(b, *v)
 	}
 	return b
 }
 
-func jsonUsage(b []byte, p *event.Usage, comma bool) []byte {
+func jsonUsage(b []byte, p *event.Usage) []byte {
+	comma := false
 	if v := p.Provider; v != nil {
 		b = jsonKey(b, comma, `"provider":`)
 		comma = true
@@ -7602,166 +7506,138 @@ func jsonUsage(b []byte, p *event.Usage, comma bool) []byte {
 	return b
 }
 
-func jsonRunError(b []byte, p *event.RunError, comma bool) []byte {
+func jsonRunError(b []byte, p *event.RunError) []byte {
 	if v := p.Code; v != nil {
-		b = jsonKey(b, comma, `"code":`)
-		comma = true
+		b = append(b, `,"code":`...)
 		b = jsonx.AppendValidString(b, *v)
 	}
-	b = jsonKey(b, comma, `"message":`)
-	comma = true
+	b = append(b, `,"message":`...)
 	b = jsonx.AppendValidString(b, p.Message)
 	if len(p.Usage) > 0 {
-		b = jsonKey(b, comma, `"usage":`)
-		comma = true
+		b = append(b, `,"usage":`...)
 		b = append(b, '[')
 		for i := range p.Usage {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = append(jsonUsage(append(b, '{'), &p.Usage[i], false), '}')
+			b = append(jsonUsage(append(b, '{'), &p.Usage[i]), '}')
 		}
 		b = append(b, ']')
 	}
 	return b
 }
 
-func jsonStepStarted(b []byte, p *event.StepStarted, comma bool) []byte {
-	b = jsonKey(b, comma, `"stepName":`)
-	comma = true
+func jsonStepStarted(b []byte, p *event.StepStarted) []byte {
+	b = append(b, `,"stepName":`...)
 	b = jsonx.AppendValidString(b, p.StepName)
 	if v := p.SubagentRunID; v != nil {
-		b = jsonKey(b, comma, `"subagentRunId":`)
-		comma = true
+		b = append(b, `,"subagentRunId":`...)
 		b = jsonx.AppendValidString(b, *v)
 	}
 	return b
 }
 
-func jsonStepFinished(b []byte, p *event.StepFinished, comma bool) []byte {
-	b = jsonKey(b, comma, `"stepName":`)
-	comma = true
+func jsonStepFinished(b []byte, p *event.StepFinished) []byte {
+	b = append(b, `,"stepName":`...)
 	b = jsonx.AppendValidString(b, p.StepName)
 	if v := p.SubagentRunID; v != nil {
-		b = jsonKey(b, comma, `"subagentRunId":`)
-		comma = true
+		b = append(b, `,"subagentRunId":`...)
 		b = jsonx.AppendValidString(b, *v)
 	}
 	return b
 }
 
-func jsonTextMessageChunk(b []byte, p *event.TextMessageChunk, comma bool) []byte {
+func jsonTextMessageChunk(b []byte, p *event.TextMessageChunk) []byte {
 	if v := p.MessageID; v != nil {
-		b = jsonKey(b, comma, `"messageId":`)
-		comma = true
+		b = append(b, `,"messageId":`...)
 		b = jsonx.AppendValidString(b, *v)
 	}
 	if v := p.Role; v != nil {
-		b = jsonKey(b, comma, `"role":`)
-		comma = true
+		b = append(b, `,"role":`...)
 		b = jsonx.AppendValidString(b, *v)
 	}
 	if v := p.Delta; v != nil {
-		b = jsonKey(b, comma, `"delta":`)
-		comma = true
+		b = append(b, `,"delta":`...)
 		b = jsonx.AppendValidString(b, *v)
 	}
 	if v := p.Name; v != nil {
-		b = jsonKey(b, comma, `"name":`)
-		comma = true
+		b = append(b, `,"name":`...)
 		b = jsonx.AppendValidString(b, *v)
 	}
 	if v := p.SubagentRunID; v != nil {
-		b = jsonKey(b, comma, `"subagentRunId":`)
-		comma = true
+		b = append(b, `,"subagentRunId":`...)
 		b = jsonx.AppendValidString(b, *v)
 	}
 	return b
 }
 
-func jsonToolCallChunk(b []byte, p *event.ToolCallChunk, comma bool) []byte {
+func jsonToolCallChunk(b []byte, p *event.ToolCallChunk) []byte {
 	if v := p.ToolCallID; v != nil {
-		b = jsonKey(b, comma, `"toolCallId":`)
-		comma = true
+		b = append(b, `,"toolCallId":`...)
 		b = jsonx.AppendValidString(b, *v)
 	}
 	if v := p.ToolCallName; v != nil {
-		b = jsonKey(b, comma, `"toolCallName":`)
-		comma = true
+		b = append(b, `,"toolCallName":`...)
 		b = jsonx.AppendValidString(b, *v)
 	}
 	if v := p.ParentMessageID; v != nil {
-		b = jsonKey(b, comma, `"parentMessageId":`)
-		comma = true
+		b = append(b, `,"parentMessageId":`...)
 		b = jsonx.AppendValidString(b, *v)
 	}
 	if v := p.Delta; v != nil {
-		b = jsonKey(b, comma, `"delta":`)
-		comma = true
+		b = append(b, `,"delta":`...)
 		b = jsonx.AppendValidString(b, *v)
 	}
 	if v := p.SubagentRunID; v != nil {
-		b = jsonKey(b, comma, `"subagentRunId":`)
-		comma = true
+		b = append(b, `,"subagentRunId":`...)
 		b = jsonx.AppendValidString(b, *v)
 	}
 	return b
 }
 
-func jsonSubagentStarted(b []byte, p *event.SubagentStarted, comma bool) []byte {
-	b = jsonKey(b, comma, `"subagentRunId":`)
-	comma = true
+func jsonSubagentStarted(b []byte, p *event.SubagentStarted) []byte {
+	b = append(b, `,"subagentRunId":`...)
 	b = jsonx.AppendValidString(b, p.SubagentRunID)
-	b = jsonKey(b, comma, `"name":`)
-	comma = true
+	b = append(b, `,"name":`...)
 	b = jsonx.AppendValidString(b, p.Name)
 	if v := p.Description; v != nil {
-		b = jsonKey(b, comma, `"description":`)
-		comma = true
+		b = append(b, `,"description":`...)
 		b = jsonx.AppendValidString(b, *v)
 	}
 	if v := p.ParentSubagentRunID; v != nil {
-		b = jsonKey(b, comma, `"parentSubagentRunId":`)
-		comma = true
+		b = append(b, `,"parentSubagentRunId":`...)
 		b = jsonx.AppendValidString(b, *v)
 	}
 	if v := p.ParentToolCallID; v != nil {
-		b = jsonKey(b, comma, `"parentToolCallId":`)
-		comma = true
+		b = append(b, `,"parentToolCallId":`...)
 		b = jsonx.AppendValidString(b, *v)
 	}
 	if v := p.ParentMessageID; v != nil {
-		b = jsonKey(b, comma, `"parentMessageId":`)
-		comma = true
+		b = append(b, `,"parentMessageId":`...)
 		b = jsonx.AppendValidString(b, *v)
 	}
 	return b
 }
 
-func jsonSubagentFinished(b []byte, p *event.SubagentFinished, comma bool) []byte {
-	b = jsonKey(b, comma, `"subagentRunId":`)
-	comma = true
+func jsonSubagentFinished(b []byte, p *event.SubagentFinished) []byte {
+	b = append(b, `,"subagentRunId":`...)
 	b = jsonx.AppendValidString(b, p.SubagentRunID)
 	if v := p.Result; v != nil && !jsonx.IsNull(v) {
-		b = jsonKey(b, comma, `"result":`)
-		comma = true
+		b = append(b, `,"result":`...)
 		b = append(b, v...) // the decoder's own text: one line
 	}
 	if v := p.Outcome; v != nil {
-		b = jsonKey(b, comma, `"outcome":`)
-		comma = true
-		b = append(jsonSubagentOutcome(append(b, '{'), v, false), '}')
+		b = append(b, `,"outcome":`...)
+		b = append(jsonSubagentOutcome(append(b, '{'), v), '}')
 	}
 	return b
 }
 
-func jsonSubagentOutcome(b []byte, p *event.SubagentOutcome, comma bool) []byte {
-	b = jsonKey(b, comma, `"type":`)
-	comma = true
+func jsonSubagentOutcome(b []byte, p *event.SubagentOutcome) []byte {
+	b = append(b, `"type":`...)
 	b = jsonx.AppendValidString(b, p.Type)
 	if len(p.InterruptIDs) > 0 {
-		b = jsonKey(b, comma, `"interruptIds":`)
-		comma = true
+		b = append(b, `,"interruptIds":`...)
 		b = append(b, '[')
 		for i := range p.InterruptIDs {
 			if i > 0 {
@@ -7774,46 +7650,37 @@ func jsonSubagentOutcome(b []byte, p *event.SubagentOutcome, comma bool) []byte 
 	return b
 }
 
-func jsonSubagentError(b []byte, p *event.SubagentError, comma bool) []byte {
-	b = jsonKey(b, comma, `"subagentRunId":`)
-	comma = true
+func jsonSubagentError(b []byte, p *event.SubagentError) []byte {
+	b = append(b, `,"subagentRunId":`...)
 	b = jsonx.AppendValidString(b, p.SubagentRunID)
-	b = jsonKey(b, comma, `"message":`)
-	comma = true
+	b = append(b, `,"message":`...)
 	b = jsonx.AppendValidString(b, p.Message)
 	if v := p.Code; v != nil {
-		b = jsonKey(b, comma, `"code":`)
-		comma = true
+		b = append(b, `,"code":`...)
 		b = jsonx.AppendValidString(b, *v)
 	}
 	return b
 }
 
-func jsonToolCallResult(b []byte, p *event.ToolCallResult, comma bool) []byte {
+func jsonToolCallResult(b []byte, p *event.ToolCallResult) []byte {
 	if v := p.SubagentRunID; v != nil {
-		b = jsonKey(b, comma, `"subagentRunId":`)
-		comma = true
+		b = append(b, `,"subagentRunId":`...)
 		b = jsonx.AppendValidString(b, *v)
 	}
-	b = jsonKey(b, comma, `"messageId":`)
-	comma = true
+	b = append(b, `,"messageId":`...)
 	b = jsonx.AppendValidString(b, p.MessageID)
-	b = jsonKey(b, comma, `"toolCallId":`)
-	comma = true
+	b = append(b, `,"toolCallId":`...)
 	b = jsonx.AppendValidString(b, p.ToolCallID)
 	if v := p.Content; v != nil {
-		b = jsonKey(b, comma, `"content":`)
-		comma = true
+		b = append(b, `,"content":`...)
 		b = jsonx.AppendValidString(b, *v)
 	}
 	if v := p.Role; v != nil {
-		b = jsonKey(b, comma, `"role":`)
-		comma = true
+		b = append(b, `,"role":`...)
 		b = jsonx.AppendValidString(b, *v)
 	}
 	if p.Parts != nil {
-		b = jsonKey(b, comma, `"content":`)
-		comma = true
+		b = append(b, `,"content":`...)
 		b = append(b, '[')
 		for i := range p.Parts {
 			if i > 0 {
@@ -7826,153 +7693,125 @@ func jsonToolCallResult(b []byte, p *event.ToolCallResult, comma bool) []byte {
 	return b
 }
 
-func jsonActivitySnapshot(b []byte, p *event.ActivitySnapshot, comma bool) []byte {
+func jsonActivitySnapshot(b []byte, p *event.ActivitySnapshot) []byte {
 	if v := p.SubagentRunID; v != nil {
-		b = jsonKey(b, comma, `"subagentRunId":`)
-		comma = true
+		b = append(b, `,"subagentRunId":`...)
 		b = jsonx.AppendValidString(b, *v)
 	}
-	b = jsonKey(b, comma, `"messageId":`)
-	comma = true
+	b = append(b, `,"messageId":`...)
 	b = jsonx.AppendValidString(b, p.MessageID)
-	b = jsonKey(b, comma, `"activityType":`)
-	comma = true
+	b = append(b, `,"activityType":`...)
 	b = jsonx.AppendValidString(b, p.ActivityType)
-	b = jsonKey(b, comma, `"content":`)
-	comma = true
+	b = append(b, `,"content":`...)
 	b = append(b, requiredObject(p.Content)...)
 	if v := p.Replace; v != nil {
-		b = jsonKey(b, comma, `"replace":`)
-		comma = true
+		b = append(b, `,"replace":`...)
 		b = strconv.AppendBool(b, *v)
 	}
 	return b
 }
 
-func jsonActivityDelta(b []byte, p *event.ActivityDelta, comma bool) []byte {
+func jsonActivityDelta(b []byte, p *event.ActivityDelta) []byte {
 	if v := p.SubagentRunID; v != nil {
-		b = jsonKey(b, comma, `"subagentRunId":`)
-		comma = true
+		b = append(b, `,"subagentRunId":`...)
 		b = jsonx.AppendValidString(b, *v)
 	}
-	b = jsonKey(b, comma, `"messageId":`)
-	comma = true
+	b = append(b, `,"messageId":`...)
 	b = jsonx.AppendValidString(b, p.MessageID)
-	b = jsonKey(b, comma, `"activityType":`)
-	comma = true
+	b = append(b, `,"activityType":`...)
 	b = jsonx.AppendValidString(b, p.ActivityType)
-	b = jsonKey(b, comma, `"patch":`)
-	comma = true
+	b = append(b, `,"patch":`...)
 	b = append(b, '[')
 	for i := range p.Patch {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = append(jsonPatchOp(append(b, '{'), &p.Patch[i], false), '}')
+		b = append(jsonPatchOp(append(b, '{'), &p.Patch[i]), '}')
 	}
 	b = append(b, ']')
 	return b
 }
 
-func jsonReasoningStart(b []byte, p *event.ReasoningStart, comma bool) []byte {
+func jsonReasoningStart(b []byte, p *event.ReasoningStart) []byte {
 	if v := p.SubagentRunID; v != nil {
-		b = jsonKey(b, comma, `"subagentRunId":`)
-		comma = true
+		b = append(b, `,"subagentRunId":`...)
 		b = jsonx.AppendValidString(b, *v)
 	}
-	b = jsonKey(b, comma, `"messageId":`)
-	comma = true
+	b = append(b, `,"messageId":`...)
 	b = jsonx.AppendValidString(b, p.MessageID)
 	return b
 }
 
-func jsonReasoningMessageStart(b []byte, p *event.ReasoningMessageStart, comma bool) []byte {
+func jsonReasoningMessageStart(b []byte, p *event.ReasoningMessageStart) []byte {
 	if v := p.SubagentRunID; v != nil {
-		b = jsonKey(b, comma, `"subagentRunId":`)
-		comma = true
+		b = append(b, `,"subagentRunId":`...)
 		b = jsonx.AppendValidString(b, *v)
 	}
-	b = jsonKey(b, comma, `"messageId":`)
-	comma = true
+	b = append(b, `,"messageId":`...)
 	b = jsonx.AppendValidString(b, p.MessageID)
-	b = jsonKey(b, comma, `"role":`)
-	comma = true
+	b = append(b, `,"role":`...)
 	b = jsonx.AppendValidString(b, p.Role)
 	return b
 }
 
-func jsonReasoningMessageContent(b []byte, p *event.ReasoningMessageContent, comma bool) []byte {
+func jsonReasoningMessageContent(b []byte, p *event.ReasoningMessageContent) []byte {
 	if v := p.SubagentRunID; v != nil {
-		b = jsonKey(b, comma, `"subagentRunId":`)
-		comma = true
+		b = append(b, `,"subagentRunId":`...)
 		b = jsonx.AppendValidString(b, *v)
 	}
-	b = jsonKey(b, comma, `"messageId":`)
-	comma = true
+	b = append(b, `,"messageId":`...)
 	b = jsonx.AppendValidString(b, p.MessageID)
-	b = jsonKey(b, comma, `"delta":`)
-	comma = true
+	b = append(b, `,"delta":`...)
 	b = jsonx.AppendValidString(b, p.Delta)
 	return b
 }
 
-func jsonReasoningMessageEnd(b []byte, p *event.ReasoningMessageEnd, comma bool) []byte {
+func jsonReasoningMessageEnd(b []byte, p *event.ReasoningMessageEnd) []byte {
 	if v := p.SubagentRunID; v != nil {
-		b = jsonKey(b, comma, `"subagentRunId":`)
-		comma = true
+		b = append(b, `,"subagentRunId":`...)
 		b = jsonx.AppendValidString(b, *v)
 	}
-	b = jsonKey(b, comma, `"messageId":`)
-	comma = true
+	b = append(b, `,"messageId":`...)
 	b = jsonx.AppendValidString(b, p.MessageID)
 	return b
 }
 
-func jsonReasoningMessageChunk(b []byte, p *event.ReasoningMessageChunk, comma bool) []byte {
+func jsonReasoningMessageChunk(b []byte, p *event.ReasoningMessageChunk) []byte {
 	if v := p.SubagentRunID; v != nil {
-		b = jsonKey(b, comma, `"subagentRunId":`)
-		comma = true
+		b = append(b, `,"subagentRunId":`...)
 		b = jsonx.AppendValidString(b, *v)
 	}
 	if v := p.MessageID; v != nil {
-		b = jsonKey(b, comma, `"messageId":`)
-		comma = true
+		b = append(b, `,"messageId":`...)
 		b = jsonx.AppendValidString(b, *v)
 	}
 	if v := p.Delta; v != nil {
-		b = jsonKey(b, comma, `"delta":`)
-		comma = true
+		b = append(b, `,"delta":`...)
 		b = jsonx.AppendValidString(b, *v)
 	}
 	return b
 }
 
-func jsonReasoningEnd(b []byte, p *event.ReasoningEnd, comma bool) []byte {
+func jsonReasoningEnd(b []byte, p *event.ReasoningEnd) []byte {
 	if v := p.SubagentRunID; v != nil {
-		b = jsonKey(b, comma, `"subagentRunId":`)
-		comma = true
+		b = append(b, `,"subagentRunId":`...)
 		b = jsonx.AppendValidString(b, *v)
 	}
-	b = jsonKey(b, comma, `"messageId":`)
-	comma = true
+	b = append(b, `,"messageId":`...)
 	b = jsonx.AppendValidString(b, p.MessageID)
 	return b
 }
 
-func jsonReasoningEncryptedValue(b []byte, p *event.ReasoningEncryptedValue, comma bool) []byte {
+func jsonReasoningEncryptedValue(b []byte, p *event.ReasoningEncryptedValue) []byte {
 	if v := p.SubagentRunID; v != nil {
-		b = jsonKey(b, comma, `"subagentRunId":`)
-		comma = true
+		b = append(b, `,"subagentRunId":`...)
 		b = jsonx.AppendValidString(b, *v)
 	}
-	b = jsonKey(b, comma, `"subtype":`)
-	comma = true
+	b = append(b, `,"subtype":`...)
 	b = jsonx.AppendValidString(b, p.Subtype)
-	b = jsonKey(b, comma, `"entityId":`)
-	comma = true
+	b = append(b, `,"entityId":`...)
 	b = jsonx.AppendValidString(b, p.EntityID)
-	b = jsonKey(b, comma, `"encryptedValue":`)
-	comma = true
+	b = append(b, `,"encryptedValue":`...)
 	b = jsonx.AppendValidString(b, p.EncryptedValue)
 	return b
 }

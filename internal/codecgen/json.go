@@ -23,8 +23,8 @@ func (g *gen) jsonWriters() {
 		name := planOf(in).Type.Name()
 		g.P("case *event.%s:", name)
 		g.P("b = append(b, `{\"type\":\"%s\"`...)", in.Type)
-		g.P("b = json%s(b, p, true)", name)
-		g.P("b = jsonBase(b, &p.Base, true)")
+		g.P("b = json%s(b, p)", name)
+		g.P("b = jsonBase(b, &p.Base)")
 		g.P("return append(b, '}')")
 	}
 	g.P("}")
@@ -36,12 +36,21 @@ func (g *gen) jsonWriters() {
 	}
 }
 
-// jsonWriter writes jsonT(b, p, comma): the fields of p, each key preceded
-// by a comma when one was written before it (comma says whether the first
-// needs one).
+// jsonWriter writes jsonT(b, p): the fields of p, each key preceded by a
+// comma when a member was written before it. An event's members follow
+// its type, so each takes a comma; a message's first member takes none.
+// Where whether one was written depends on the values (the first members
+// are optional), a variable, comma, says it.
 func (g *gen) jsonWriter(p *schema.Plan) {
 	name := p.Type.Name()
-	g.P("func json%s(b []byte, p *event.%s, comma bool) []byte {", name, name)
+	g.P("func json%s(b []byte, p *event.%s) []byte {", name, name)
+	g.comma = commaNone
+	if p.Event || isBase(p) {
+		g.comma = commaDue
+	} else if len(p.Fields) > 0 && optionalMember(&p.Fields[0]) {
+		g.P("comma := false")
+		g.comma = commaVar
+	}
 	for i := range p.Fields {
 		g.jsonField(&p.Fields[i])
 	}
@@ -50,12 +59,45 @@ func (g *gen) jsonWriter(p *schema.Plan) {
 	g.P("")
 }
 
+// What precedes the next member's key.
+const (
+	commaNone = iota // nothing: no member was written before
+	commaDue         // a comma: a member was written
+	commaVar         // a comma if variable comma says one was written
+)
+
+// optionalMember reports whether the member of f is left out for some
+// values.
+func optionalMember(f *schema.Field) bool {
+	switch f.Kind {
+	case schema.String, schema.Enum, schema.Message:
+		return false
+	case schema.Object:
+		return !f.Req
+	case schema.Strings, schema.Messages, schema.Parts:
+		return f.Union || f.NilAbsent || f.Opt
+	}
+	return true
+}
+
 // jsonField writes the member of field f.
 func (g *gen) jsonField(f *schema.Field) {
 	x := "p." + f.GoName
 	key := func() {
-		g.P("b = jsonKey(b, comma, `\"%s\":`)", f.Name)
-		g.P("comma = true")
+		switch g.comma {
+		case commaNone:
+			g.P("b = append(b, `\"%s\":`...)", f.Name)
+		case commaDue:
+			g.P("b = append(b, `,\"%s\":`...)", f.Name)
+		case commaVar:
+			g.P("b = jsonKey(b, comma, `\"%s\":`)", f.Name)
+			if optionalMember(f) {
+				g.P("comma = true")
+			}
+		}
+		if !optionalMember(f) {
+			g.comma = commaDue
+		}
 	}
 	switch f.Kind {
 	case schema.String, schema.Enum:
@@ -93,11 +135,11 @@ func (g *gen) jsonField(f *schema.Field) {
 		g.P("}")
 	case schema.Message:
 		key()
-		g.P("b = append(json%s(append(b, '{'), &%s, false), '}')", f.Elem.Type.Name(), x)
+		g.P("b = append(json%s(append(b, '{'), &%s), '}')", f.Elem.Type.Name(), x)
 	case schema.OptMessage:
 		g.P("if v := %s; v != nil {", x)
 		key()
-		g.P("b = append(json%s(append(b, '{'), v, false), '}')", f.Elem.Type.Name())
+		g.P("b = append(json%s(append(b, '{'), v), '}')", f.Elem.Type.Name())
 		g.P("}")
 	case schema.Strings, schema.Messages, schema.Parts:
 		cond := ""
@@ -122,7 +164,7 @@ func (g *gen) jsonField(f *schema.Field) {
 		case schema.Strings:
 			g.P("b = jsonx.AppendValidString(b, %s[i])", x)
 		case schema.Messages:
-			g.P("b = append(json%s(append(b, '{'), &%s[i], false), '}')", f.Elem.Type.Name(), x)
+			g.P("b = append(json%s(append(b, '{'), &%s[i]), '}')", f.Elem.Type.Name(), x)
 		case schema.Parts:
 			g.P("b = jsonPart(b, &%s[i])", x)
 		}

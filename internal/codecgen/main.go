@@ -96,6 +96,7 @@ type gen struct {
 	onWire map[*schema.Plan]bool
 	sets   map[string]*nameSet
 	setsIn []*nameSet // in first-reached order
+	comma  int        // the JSON writer's state (json.go)
 }
 
 // P writes one line of Go, formatted as by fmt.Sprintf.

@@ -193,3 +193,15 @@ func TestParseInt64AgainstBigRat(t *testing.T) {
 		}
 	}
 }
+
+// TestSafeInteger: the bounds are ±(2^53−1), inclusive.
+func TestSafeInteger(t *testing.T) {
+	for v, want := range map[int64]bool{
+		0: true, 1<<53 - 1: true, -(1<<53 - 1): true, 1 << 53: false, -(1 << 53): false,
+		math.MaxInt64: false, math.MinInt64: false,
+	} {
+		if got := SafeInteger(v); got != want {
+			t.Errorf("SafeInteger(%d) = %v, want %v", v, got, want)
+		}
+	}
+}
