@@ -8036,52 +8036,40 @@ func parseTextMessageStart(s *jsonx.Scanner, p *event.TextMessageStart) bool {
 		}
 		switch key {
 		case "messageId":
-			if seen&(1<<0) != 0 {
+			if seen&(1<<0) != 0 || s.Peek() != jsonx.String {
 				return false
 			}
 			seen |= 1 << 0
-			if s.Peek() != jsonx.String {
-				return false
-			}
 			v, err := s.String()
 			if err != nil {
 				return false
 			}
 			p.MessageID = v
 		case "role":
-			if seen&(1<<1) != 0 {
+			if seen&(1<<1) != 0 || s.Peek() != jsonx.String {
 				return false
 			}
 			seen |= 1 << 1
-			if s.Peek() != jsonx.String {
-				return false
-			}
 			v, err := s.String()
 			if err != nil || indexRole(v) < 0 {
 				return false
 			}
 			p.Role = &v
 		case "name":
-			if seen&(1<<2) != 0 {
+			if seen&(1<<2) != 0 || s.Peek() != jsonx.String {
 				return false
 			}
 			seen |= 1 << 2
-			if s.Peek() != jsonx.String {
-				return false
-			}
 			v, err := s.String()
 			if err != nil {
 				return false
 			}
 			p.Name = &v
 		case "subagentRunId":
-			if seen&(1<<3) != 0 {
+			if seen&(1<<3) != 0 || s.Peek() != jsonx.String {
 				return false
 			}
 			seen |= 1 << 3
-			if s.Peek() != jsonx.String {
-				return false
-			}
 			v, err := s.String()
 			if err != nil {
 				return false
@@ -8102,13 +8090,10 @@ func parseTextMessageStart(s *jsonx.Scanner, p *event.TextMessageStart) bool {
 func parseBase(s *jsonx.Scanner, key string, p *event.Base, seen *uint64) bool {
 	switch key {
 	case "timestamp":
-		if *seen&(1<<0) != 0 {
+		if *seen&(1<<0) != 0 || s.Peek() != jsonx.Number {
 			return false
 		}
 		*seen |= 1 << 0
-		if s.Peek() != jsonx.Number {
-			return false
-		}
 		text, err := s.Number()
 		if err != nil {
 			return false
@@ -8135,13 +8120,10 @@ func parseBase(s *jsonx.Scanner, key string, p *event.Base, seen *uint64) bool {
 		}
 		p.RawEvent = raw
 	case "metadata":
-		if *seen&(1<<2) != 0 {
+		if *seen&(1<<2) != 0 || s.Peek() != jsonx.Object {
 			return false
 		}
 		*seen |= 1 << 2
-		if s.Peek() != jsonx.Object {
-			return false
-		}
 		raw, err := s.Raw()
 		if err != nil {
 			return false
@@ -8166,39 +8148,30 @@ func parseTextMessageContent(s *jsonx.Scanner, p *event.TextMessageContent) bool
 		}
 		switch key {
 		case "messageId":
-			if seen&(1<<0) != 0 {
+			if seen&(1<<0) != 0 || s.Peek() != jsonx.String {
 				return false
 			}
 			seen |= 1 << 0
-			if s.Peek() != jsonx.String {
-				return false
-			}
 			v, err := s.String()
 			if err != nil {
 				return false
 			}
 			p.MessageID = v
 		case "delta":
-			if seen&(1<<1) != 0 {
+			if seen&(1<<1) != 0 || s.Peek() != jsonx.String {
 				return false
 			}
 			seen |= 1 << 1
-			if s.Peek() != jsonx.String {
-				return false
-			}
 			v, err := s.String()
 			if err != nil {
 				return false
 			}
 			p.Delta = v
 		case "subagentRunId":
-			if seen&(1<<2) != 0 {
+			if seen&(1<<2) != 0 || s.Peek() != jsonx.String {
 				return false
 			}
 			seen |= 1 << 2
-			if s.Peek() != jsonx.String {
-				return false
-			}
 			v, err := s.String()
 			if err != nil {
 				return false
@@ -8229,26 +8202,20 @@ func parseTextMessageEnd(s *jsonx.Scanner, p *event.TextMessageEnd) bool {
 		}
 		switch key {
 		case "messageId":
-			if seen&(1<<0) != 0 {
+			if seen&(1<<0) != 0 || s.Peek() != jsonx.String {
 				return false
 			}
 			seen |= 1 << 0
-			if s.Peek() != jsonx.String {
-				return false
-			}
 			v, err := s.String()
 			if err != nil {
 				return false
 			}
 			p.MessageID = v
 		case "subagentRunId":
-			if seen&(1<<1) != 0 {
+			if seen&(1<<1) != 0 || s.Peek() != jsonx.String {
 				return false
 			}
 			seen |= 1 << 1
-			if s.Peek() != jsonx.String {
-				return false
-			}
 			v, err := s.String()
 			if err != nil {
 				return false
@@ -8279,52 +8246,40 @@ func parseToolCallStart(s *jsonx.Scanner, p *event.ToolCallStart) bool {
 		}
 		switch key {
 		case "toolCallId":
-			if seen&(1<<0) != 0 {
+			if seen&(1<<0) != 0 || s.Peek() != jsonx.String {
 				return false
 			}
 			seen |= 1 << 0
-			if s.Peek() != jsonx.String {
-				return false
-			}
 			v, err := s.String()
 			if err != nil {
 				return false
 			}
 			p.ToolCallID = v
 		case "toolCallName":
-			if seen&(1<<1) != 0 {
+			if seen&(1<<1) != 0 || s.Peek() != jsonx.String {
 				return false
 			}
 			seen |= 1 << 1
-			if s.Peek() != jsonx.String {
-				return false
-			}
 			v, err := s.String()
 			if err != nil {
 				return false
 			}
 			p.ToolCallName = v
 		case "parentMessageId":
-			if seen&(1<<2) != 0 {
+			if seen&(1<<2) != 0 || s.Peek() != jsonx.String {
 				return false
 			}
 			seen |= 1 << 2
-			if s.Peek() != jsonx.String {
-				return false
-			}
 			v, err := s.String()
 			if err != nil {
 				return false
 			}
 			p.ParentMessageID = &v
 		case "subagentRunId":
-			if seen&(1<<3) != 0 {
+			if seen&(1<<3) != 0 || s.Peek() != jsonx.String {
 				return false
 			}
 			seen |= 1 << 3
-			if s.Peek() != jsonx.String {
-				return false
-			}
 			v, err := s.String()
 			if err != nil {
 				return false
@@ -8355,39 +8310,30 @@ func parseToolCallArgs(s *jsonx.Scanner, p *event.ToolCallArgs) bool {
 		}
 		switch key {
 		case "toolCallId":
-			if seen&(1<<0) != 0 {
+			if seen&(1<<0) != 0 || s.Peek() != jsonx.String {
 				return false
 			}
 			seen |= 1 << 0
-			if s.Peek() != jsonx.String {
-				return false
-			}
 			v, err := s.String()
 			if err != nil {
 				return false
 			}
 			p.ToolCallID = v
 		case "delta":
-			if seen&(1<<1) != 0 {
+			if seen&(1<<1) != 0 || s.Peek() != jsonx.String {
 				return false
 			}
 			seen |= 1 << 1
-			if s.Peek() != jsonx.String {
-				return false
-			}
 			v, err := s.String()
 			if err != nil {
 				return false
 			}
 			p.Delta = v
 		case "subagentRunId":
-			if seen&(1<<2) != 0 {
+			if seen&(1<<2) != 0 || s.Peek() != jsonx.String {
 				return false
 			}
 			seen |= 1 << 2
-			if s.Peek() != jsonx.String {
-				return false
-			}
 			v, err := s.String()
 			if err != nil {
 				return false
@@ -8418,26 +8364,20 @@ func parseToolCallEnd(s *jsonx.Scanner, p *event.ToolCallEnd) bool {
 		}
 		switch key {
 		case "toolCallId":
-			if seen&(1<<0) != 0 {
+			if seen&(1<<0) != 0 || s.Peek() != jsonx.String {
 				return false
 			}
 			seen |= 1 << 0
-			if s.Peek() != jsonx.String {
-				return false
-			}
 			v, err := s.String()
 			if err != nil {
 				return false
 			}
 			p.ToolCallID = v
 		case "subagentRunId":
-			if seen&(1<<1) != 0 {
+			if seen&(1<<1) != 0 || s.Peek() != jsonx.String {
 				return false
 			}
 			seen |= 1 << 1
-			if s.Peek() != jsonx.String {
-				return false
-			}
 			v, err := s.String()
 			if err != nil {
 				return false
@@ -8478,13 +8418,10 @@ func parseStateSnapshot(s *jsonx.Scanner, p *event.StateSnapshot) bool {
 			}
 			p.Snapshot = raw
 		case "subagentRunId":
-			if seen&(1<<1) != 0 {
+			if seen&(1<<1) != 0 || s.Peek() != jsonx.String {
 				return false
 			}
 			seen |= 1 << 1
-			if s.Peek() != jsonx.String {
-				return false
-			}
 			v, err := s.String()
 			if err != nil {
 				return false
@@ -8512,13 +8449,10 @@ func parseStateDelta(s *jsonx.Scanner, p *event.StateDelta) bool {
 		}
 		switch key {
 		case "delta":
-			if seen&(1<<0) != 0 {
+			if seen&(1<<0) != 0 || s.ArrayStart() != nil {
 				return false
 			}
 			seen |= 1 << 0
-			if s.ArrayStart() != nil {
-				return false
-			}
 			v := []event.PatchOp{}
 			for first := true; ; first = false {
 				more, err := s.ArrayNext(first)
@@ -8535,13 +8469,10 @@ func parseStateDelta(s *jsonx.Scanner, p *event.StateDelta) bool {
 			}
 			p.Delta = v
 		case "subagentRunId":
-			if seen&(1<<1) != 0 {
+			if seen&(1<<1) != 0 || s.Peek() != jsonx.String {
 				return false
 			}
 			seen |= 1 << 1
-			if s.Peek() != jsonx.String {
-				return false
-			}
 			v, err := s.String()
 			if err != nil {
 				return false
@@ -8574,39 +8505,30 @@ func parsePatchOp(s *jsonx.Scanner, p *event.PatchOp) bool {
 		}
 		switch key {
 		case "op":
-			if seen&(1<<0) != 0 {
+			if seen&(1<<0) != 0 || s.Peek() != jsonx.String {
 				return false
 			}
 			seen |= 1 << 0
-			if s.Peek() != jsonx.String {
-				return false
-			}
 			v, err := s.String()
 			if err != nil || indexOp(v) < 0 {
 				return false
 			}
 			p.Op = v
 		case "path":
-			if seen&(1<<1) != 0 {
+			if seen&(1<<1) != 0 || s.Peek() != jsonx.String {
 				return false
 			}
 			seen |= 1 << 1
-			if s.Peek() != jsonx.String {
-				return false
-			}
 			v, err := s.String()
 			if err != nil {
 				return false
 			}
 			p.Path = v
 		case "from":
-			if seen&(1<<2) != 0 {
+			if seen&(1<<2) != 0 || s.Peek() != jsonx.String {
 				return false
 			}
 			seen |= 1 << 2
-			if s.Peek() != jsonx.String {
-				return false
-			}
 			v, err := s.String()
 			if err != nil {
 				return false
@@ -8645,13 +8567,10 @@ func parseMessagesSnapshot(s *jsonx.Scanner, p *event.MessagesSnapshot) bool {
 		}
 		switch key {
 		case "messages":
-			if seen&(1<<0) != 0 {
+			if seen&(1<<0) != 0 || s.ArrayStart() != nil {
 				return false
 			}
 			seen |= 1 << 0
-			if s.ArrayStart() != nil {
-				return false
-			}
 			v := []event.Message{}
 			for first := true; ; first = false {
 				more, err := s.ArrayNext(first)
@@ -8694,26 +8613,20 @@ func parseMessage(s *jsonx.Scanner, p *event.Message) bool {
 		}
 		switch key {
 		case "id":
-			if seen&(1<<0) != 0 {
+			if seen&(1<<0) != 0 || s.Peek() != jsonx.String {
 				return false
 			}
 			seen |= 1 << 0
-			if s.Peek() != jsonx.String {
-				return false
-			}
 			v, err := s.String()
 			if err != nil {
 				return false
 			}
 			p.ID = v
 		case "role":
-			if seen&(1<<1) != 0 {
+			if seen&(1<<1) != 0 || s.Peek() != jsonx.String {
 				return false
 			}
 			seen |= 1 << 1
-			if s.Peek() != jsonx.String {
-				return false
-			}
 			v, err := s.String()
 			if err != nil || indexMessageRole(v) < 0 {
 				return false
@@ -8770,26 +8683,20 @@ func parseMessage(s *jsonx.Scanner, p *event.Message) bool {
 				return false
 			}
 		case "name":
-			if seen&(1<<3) != 0 {
+			if seen&(1<<3) != 0 || s.Peek() != jsonx.String {
 				return false
 			}
 			seen |= 1 << 3
-			if s.Peek() != jsonx.String {
-				return false
-			}
 			v, err := s.String()
 			if err != nil {
 				return false
 			}
 			p.Name = &v
 		case "toolCalls":
-			if seen&(1<<4) != 0 {
+			if seen&(1<<4) != 0 || s.ArrayStart() != nil {
 				return false
 			}
 			seen |= 1 << 4
-			if s.ArrayStart() != nil {
-				return false
-			}
 			v := []event.ToolCall{}
 			for first := true; ; first = false {
 				more, err := s.ArrayNext(first)
@@ -8806,78 +8713,60 @@ func parseMessage(s *jsonx.Scanner, p *event.Message) bool {
 			}
 			p.ToolCalls = v
 		case "toolCallId":
-			if seen&(1<<5) != 0 {
+			if seen&(1<<5) != 0 || s.Peek() != jsonx.String {
 				return false
 			}
 			seen |= 1 << 5
-			if s.Peek() != jsonx.String {
-				return false
-			}
 			v, err := s.String()
 			if err != nil {
 				return false
 			}
 			p.ToolCallID = &v
 		case "error":
-			if seen&(1<<6) != 0 {
+			if seen&(1<<6) != 0 || s.Peek() != jsonx.String {
 				return false
 			}
 			seen |= 1 << 6
-			if s.Peek() != jsonx.String {
-				return false
-			}
 			v, err := s.String()
 			if err != nil {
 				return false
 			}
 			p.Error = &v
 		case "metadata":
-			if seen&(1<<8) != 0 {
+			if seen&(1<<8) != 0 || s.Peek() != jsonx.Object {
 				return false
 			}
 			seen |= 1 << 8
-			if s.Peek() != jsonx.Object {
-				return false
-			}
 			raw, err := s.Raw()
 			if err != nil {
 				return false
 			}
 			p.Metadata = raw
 		case "subagentRunId":
-			if seen&(1<<9) != 0 {
+			if seen&(1<<9) != 0 || s.Peek() != jsonx.String {
 				return false
 			}
 			seen |= 1 << 9
-			if s.Peek() != jsonx.String {
-				return false
-			}
 			v, err := s.String()
 			if err != nil {
 				return false
 			}
 			p.SubagentRunID = &v
 		case "encryptedValue":
-			if seen&(1<<10) != 0 {
+			if seen&(1<<10) != 0 || s.Peek() != jsonx.String {
 				return false
 			}
 			seen |= 1 << 10
-			if s.Peek() != jsonx.String {
-				return false
-			}
 			v, err := s.String()
 			if err != nil {
 				return false
 			}
 			p.EncryptedValue = &v
 		case "activityType":
-			if seen&(1<<11) != 0 {
+			if seen&(1<<11) != 0 || s.Peek() != jsonx.String {
 				return false
 			}
 			seen |= 1 << 11
-			if s.Peek() != jsonx.String {
-				return false
-			}
 			v, err := s.String()
 			if err != nil {
 				return false
@@ -8908,60 +8797,45 @@ func parseToolCall(s *jsonx.Scanner, p *event.ToolCall) bool {
 		}
 		switch key {
 		case "id":
-			if seen&(1<<0) != 0 {
+			if seen&(1<<0) != 0 || s.Peek() != jsonx.String {
 				return false
 			}
 			seen |= 1 << 0
-			if s.Peek() != jsonx.String {
-				return false
-			}
 			v, err := s.String()
 			if err != nil {
 				return false
 			}
 			p.ID = v
 		case "type":
-			if seen&(1<<1) != 0 {
+			if seen&(1<<1) != 0 || s.Peek() != jsonx.String {
 				return false
 			}
 			seen |= 1 << 1
-			if s.Peek() != jsonx.String {
-				return false
-			}
 			v, err := s.String()
 			if err != nil || indexType(v) < 0 {
 				return false
 			}
 			p.Type = v
 		case "function":
-			if seen&(1<<2) != 0 {
+			if seen&(1<<2) != 0 || s.Peek() != jsonx.Object || !parseFunctionCall(s, &p.Function) {
 				return false
 			}
 			seen |= 1 << 2
-			if s.Peek() != jsonx.Object || !parseFunctionCall(s, &p.Function) {
-				return false
-			}
 		case "metadata":
-			if seen&(1<<3) != 0 {
+			if seen&(1<<3) != 0 || s.Peek() != jsonx.Object {
 				return false
 			}
 			seen |= 1 << 3
-			if s.Peek() != jsonx.Object {
-				return false
-			}
 			raw, err := s.Raw()
 			if err != nil {
 				return false
 			}
 			p.Metadata = raw
 		case "encryptedValue":
-			if seen&(1<<4) != 0 {
+			if seen&(1<<4) != 0 || s.Peek() != jsonx.String {
 				return false
 			}
 			seen |= 1 << 4
-			if s.Peek() != jsonx.String {
-				return false
-			}
 			v, err := s.String()
 			if err != nil {
 				return false
@@ -8992,26 +8866,20 @@ func parseFunctionCall(s *jsonx.Scanner, p *event.FunctionCall) bool {
 		}
 		switch key {
 		case "name":
-			if seen&(1<<0) != 0 {
+			if seen&(1<<0) != 0 || s.Peek() != jsonx.String {
 				return false
 			}
 			seen |= 1 << 0
-			if s.Peek() != jsonx.String {
-				return false
-			}
 			v, err := s.String()
 			if err != nil {
 				return false
 			}
 			p.Name = v
 		case "arguments":
-			if seen&(1<<1) != 0 {
+			if seen&(1<<1) != 0 || s.Peek() != jsonx.String {
 				return false
 			}
 			seen |= 1 << 1
-			if s.Peek() != jsonx.String {
-				return false
-			}
 			v, err := s.String()
 			if err != nil {
 				return false
@@ -9050,26 +8918,20 @@ func parseRaw(s *jsonx.Scanner, p *event.Raw) bool {
 			}
 			p.Event = raw
 		case "source":
-			if seen&(1<<1) != 0 {
+			if seen&(1<<1) != 0 || s.Peek() != jsonx.String {
 				return false
 			}
 			seen |= 1 << 1
-			if s.Peek() != jsonx.String {
-				return false
-			}
 			v, err := s.String()
 			if err != nil {
 				return false
 			}
 			p.Source = &v
 		case "subagentRunId":
-			if seen&(1<<2) != 0 {
+			if seen&(1<<2) != 0 || s.Peek() != jsonx.String {
 				return false
 			}
 			seen |= 1 << 2
-			if s.Peek() != jsonx.String {
-				return false
-			}
 			v, err := s.String()
 			if err != nil {
 				return false
@@ -9097,13 +8959,10 @@ func parseCustom(s *jsonx.Scanner, p *event.Custom) bool {
 		}
 		switch key {
 		case "name":
-			if seen&(1<<0) != 0 {
+			if seen&(1<<0) != 0 || s.Peek() != jsonx.String {
 				return false
 			}
 			seen |= 1 << 0
-			if s.Peek() != jsonx.String {
-				return false
-			}
 			v, err := s.String()
 			if err != nil {
 				return false
@@ -9120,13 +8979,10 @@ func parseCustom(s *jsonx.Scanner, p *event.Custom) bool {
 			}
 			p.Value = raw
 		case "subagentRunId":
-			if seen&(1<<2) != 0 {
+			if seen&(1<<2) != 0 || s.Peek() != jsonx.String {
 				return false
 			}
 			seen |= 1 << 2
-			if s.Peek() != jsonx.String {
-				return false
-			}
 			v, err := s.String()
 			if err != nil {
 				return false
@@ -9157,65 +9013,50 @@ func parseRunStarted(s *jsonx.Scanner, p *event.RunStarted) bool {
 		}
 		switch key {
 		case "threadId":
-			if seen&(1<<0) != 0 {
+			if seen&(1<<0) != 0 || s.Peek() != jsonx.String {
 				return false
 			}
 			seen |= 1 << 0
-			if s.Peek() != jsonx.String {
-				return false
-			}
 			v, err := s.String()
 			if err != nil {
 				return false
 			}
 			p.ThreadID = v
 		case "runId":
-			if seen&(1<<1) != 0 {
+			if seen&(1<<1) != 0 || s.Peek() != jsonx.String {
 				return false
 			}
 			seen |= 1 << 1
-			if s.Peek() != jsonx.String {
-				return false
-			}
 			v, err := s.String()
 			if err != nil {
 				return false
 			}
 			p.RunID = v
 		case "parentRunId":
-			if seen&(1<<2) != 0 {
+			if seen&(1<<2) != 0 || s.Peek() != jsonx.String {
 				return false
 			}
 			seen |= 1 << 2
-			if s.Peek() != jsonx.String {
-				return false
-			}
 			v, err := s.String()
 			if err != nil {
 				return false
 			}
 			p.ParentRunID = &v
 		case "input":
-			if seen&(1<<3) != 0 {
+			if seen&(1<<3) != 0 || s.Peek() != jsonx.Object {
 				return false
 			}
 			seen |= 1 << 3
-			if s.Peek() != jsonx.Object {
-				return false
-			}
 			v := new(event.RunAgentInput)
 			if !parseRunAgentInput(s, v) {
 				return false
 			}
 			p.Input = v
 		case "protocolVersion":
-			if seen&(1<<4) != 0 {
+			if seen&(1<<4) != 0 || s.Peek() != jsonx.String {
 				return false
 			}
 			seen |= 1 << 4
-			if s.Peek() != jsonx.String {
-				return false
-			}
 			v, err := s.String()
 			if err != nil {
 				return false
@@ -9248,39 +9089,30 @@ func parseRunAgentInput(s *jsonx.Scanner, p *event.RunAgentInput) bool {
 		}
 		switch key {
 		case "threadId":
-			if seen&(1<<0) != 0 {
+			if seen&(1<<0) != 0 || s.Peek() != jsonx.String {
 				return false
 			}
 			seen |= 1 << 0
-			if s.Peek() != jsonx.String {
-				return false
-			}
 			v, err := s.String()
 			if err != nil {
 				return false
 			}
 			p.ThreadID = v
 		case "runId":
-			if seen&(1<<1) != 0 {
+			if seen&(1<<1) != 0 || s.Peek() != jsonx.String {
 				return false
 			}
 			seen |= 1 << 1
-			if s.Peek() != jsonx.String {
-				return false
-			}
 			v, err := s.String()
 			if err != nil {
 				return false
 			}
 			p.RunID = v
 		case "parentRunId":
-			if seen&(1<<2) != 0 {
+			if seen&(1<<2) != 0 || s.Peek() != jsonx.String {
 				return false
 			}
 			seen |= 1 << 2
-			if s.Peek() != jsonx.String {
-				return false
-			}
 			v, err := s.String()
 			if err != nil {
 				return false
@@ -9303,13 +9135,10 @@ func parseRunAgentInput(s *jsonx.Scanner, p *event.RunAgentInput) bool {
 			}
 			p.State = raw
 		case "messages":
-			if seen&(1<<4) != 0 {
+			if seen&(1<<4) != 0 || s.ArrayStart() != nil {
 				return false
 			}
 			seen |= 1 << 4
-			if s.ArrayStart() != nil {
-				return false
-			}
 			v := []event.Message{}
 			for first := true; ; first = false {
 				more, err := s.ArrayNext(first)
@@ -9326,13 +9155,10 @@ func parseRunAgentInput(s *jsonx.Scanner, p *event.RunAgentInput) bool {
 			}
 			p.Messages = v
 		case "tools":
-			if seen&(1<<5) != 0 {
+			if seen&(1<<5) != 0 || s.ArrayStart() != nil {
 				return false
 			}
 			seen |= 1 << 5
-			if s.ArrayStart() != nil {
-				return false
-			}
 			v := []event.Tool{}
 			for first := true; ; first = false {
 				more, err := s.ArrayNext(first)
@@ -9349,13 +9175,10 @@ func parseRunAgentInput(s *jsonx.Scanner, p *event.RunAgentInput) bool {
 			}
 			p.Tools = v
 		case "context":
-			if seen&(1<<6) != 0 {
+			if seen&(1<<6) != 0 || s.ArrayStart() != nil {
 				return false
 			}
 			seen |= 1 << 6
-			if s.ArrayStart() != nil {
-				return false
-			}
 			v := []event.Context{}
 			for first := true; ; first = false {
 				more, err := s.ArrayNext(first)
@@ -9388,13 +9211,10 @@ func parseRunAgentInput(s *jsonx.Scanner, p *event.RunAgentInput) bool {
 			}
 			p.ForwardedProps = raw
 		case "resume":
-			if seen&(1<<8) != 0 {
+			if seen&(1<<8) != 0 || s.ArrayStart() != nil {
 				return false
 			}
 			seen |= 1 << 8
-			if s.ArrayStart() != nil {
-				return false
-			}
 			v := []event.ResumeEntry{}
 			for first := true; ; first = false {
 				more, err := s.ArrayNext(first)
@@ -9411,13 +9231,10 @@ func parseRunAgentInput(s *jsonx.Scanner, p *event.RunAgentInput) bool {
 			}
 			p.Resume = v
 		case "protocolVersion":
-			if seen&(1<<9) != 0 {
+			if seen&(1<<9) != 0 || s.Peek() != jsonx.String {
 				return false
 			}
 			seen |= 1 << 9
-			if s.Peek() != jsonx.String {
-				return false
-			}
 			v, err := s.String()
 			if err != nil {
 				return false
@@ -9448,26 +9265,20 @@ func parseTool(s *jsonx.Scanner, p *event.Tool) bool {
 		}
 		switch key {
 		case "name":
-			if seen&(1<<0) != 0 {
+			if seen&(1<<0) != 0 || s.Peek() != jsonx.String {
 				return false
 			}
 			seen |= 1 << 0
-			if s.Peek() != jsonx.String {
-				return false
-			}
 			v, err := s.String()
 			if err != nil {
 				return false
 			}
 			p.Name = v
 		case "description":
-			if seen&(1<<1) != 0 {
+			if seen&(1<<1) != 0 || s.Peek() != jsonx.String {
 				return false
 			}
 			seen |= 1 << 1
-			if s.Peek() != jsonx.String {
-				return false
-			}
 			v, err := s.String()
 			if err != nil {
 				return false
@@ -9490,13 +9301,10 @@ func parseTool(s *jsonx.Scanner, p *event.Tool) bool {
 			}
 			p.Parameters = raw
 		case "metadata":
-			if seen&(1<<3) != 0 {
+			if seen&(1<<3) != 0 || s.Peek() != jsonx.Object {
 				return false
 			}
 			seen |= 1 << 3
-			if s.Peek() != jsonx.Object {
-				return false
-			}
 			raw, err := s.Raw()
 			if err != nil {
 				return false
@@ -9527,26 +9335,20 @@ func parseContext(s *jsonx.Scanner, p *event.Context) bool {
 		}
 		switch key {
 		case "description":
-			if seen&(1<<0) != 0 {
+			if seen&(1<<0) != 0 || s.Peek() != jsonx.String {
 				return false
 			}
 			seen |= 1 << 0
-			if s.Peek() != jsonx.String {
-				return false
-			}
 			v, err := s.String()
 			if err != nil {
 				return false
 			}
 			p.Description = v
 		case "value":
-			if seen&(1<<1) != 0 {
+			if seen&(1<<1) != 0 || s.Peek() != jsonx.String {
 				return false
 			}
 			seen |= 1 << 1
-			if s.Peek() != jsonx.String {
-				return false
-			}
 			v, err := s.String()
 			if err != nil {
 				return false
@@ -9577,26 +9379,20 @@ func parseResumeEntry(s *jsonx.Scanner, p *event.ResumeEntry) bool {
 		}
 		switch key {
 		case "interruptId":
-			if seen&(1<<0) != 0 {
+			if seen&(1<<0) != 0 || s.Peek() != jsonx.String {
 				return false
 			}
 			seen |= 1 << 0
-			if s.Peek() != jsonx.String {
-				return false
-			}
 			v, err := s.String()
 			if err != nil {
 				return false
 			}
 			p.InterruptID = v
 		case "status":
-			if seen&(1<<1) != 0 {
+			if seen&(1<<1) != 0 || s.Peek() != jsonx.String {
 				return false
 			}
 			seen |= 1 << 1
-			if s.Peek() != jsonx.String {
-				return false
-			}
 			v, err := s.String()
 			if err != nil || indexStatus(v) < 0 {
 				return false
@@ -9619,13 +9415,10 @@ func parseResumeEntry(s *jsonx.Scanner, p *event.ResumeEntry) bool {
 			}
 			p.Payload = raw
 		case "metadata":
-			if seen&(1<<3) != 0 {
+			if seen&(1<<3) != 0 || s.Peek() != jsonx.Object {
 				return false
 			}
 			seen |= 1 << 3
-			if s.Peek() != jsonx.Object {
-				return false
-			}
 			raw, err := s.Raw()
 			if err != nil {
 				return false
@@ -9654,26 +9447,20 @@ func parseRunFinished(s *jsonx.Scanner, p *event.RunFinished) bool {
 		}
 		switch key {
 		case "threadId":
-			if seen&(1<<0) != 0 {
+			if seen&(1<<0) != 0 || s.Peek() != jsonx.String {
 				return false
 			}
 			seen |= 1 << 0
-			if s.Peek() != jsonx.String {
-				return false
-			}
 			v, err := s.String()
 			if err != nil {
 				return false
 			}
 			p.ThreadID = v
 		case "runId":
-			if seen&(1<<1) != 0 {
+			if seen&(1<<1) != 0 || s.Peek() != jsonx.String {
 				return false
 			}
 			seen |= 1 << 1
-			if s.Peek() != jsonx.String {
-				return false
-			}
 			v, err := s.String()
 			if err != nil {
 				return false
@@ -9696,26 +9483,20 @@ func parseRunFinished(s *jsonx.Scanner, p *event.RunFinished) bool {
 			}
 			p.Result = raw
 		case "outcome":
-			if seen&(1<<3) != 0 {
+			if seen&(1<<3) != 0 || s.Peek() != jsonx.Object {
 				return false
 			}
 			seen |= 1 << 3
-			if s.Peek() != jsonx.Object {
-				return false
-			}
 			v := new(event.RunOutcome)
 			if !parseRunOutcome(s, v) {
 				return false
 			}
 			p.Outcome = v
 		case "usage":
-			if seen&(1<<4) != 0 {
+			if seen&(1<<4) != 0 || s.ArrayStart() != nil {
 				return false
 			}
 			seen |= 1 << 4
-			if s.ArrayStart() != nil {
-				return false
-			}
 			v := []event.Usage{}
 			for first := true; ; first = false {
 				more, err := s.ArrayNext(first)
@@ -9758,26 +9539,20 @@ func parseRunOutcome(s *jsonx.Scanner, p *event.RunOutcome) bool {
 		}
 		switch key {
 		case "type":
-			if seen&(1<<0) != 0 {
+			if seen&(1<<0) != 0 || s.Peek() != jsonx.String {
 				return false
 			}
 			seen |= 1 << 0
-			if s.Peek() != jsonx.String {
-				return false
-			}
 			v, err := s.String()
 			if err != nil {
 				return false
 			}
 			p.Type = v
 		case "interrupts":
-			if seen&(1<<1) != 0 {
+			if seen&(1<<1) != 0 || s.ArrayStart() != nil {
 				return false
 			}
 			seen |= 1 << 1
-			if s.ArrayStart() != nil {
-				return false
-			}
 			v := []event.Interrupt{}
 			for first := true; ; first = false {
 				more, err := s.ArrayNext(first)
@@ -9794,13 +9569,10 @@ func parseRunOutcome(s *jsonx.Scanner, p *event.RunOutcome) bool {
 			}
 			p.Interrupts = v
 		case "pendingToolCallIds":
-			if seen&(1<<2) != 0 {
+			if seen&(1<<2) != 0 || s.ArrayStart() != nil {
 				return false
 			}
 			seen |= 1 << 2
-			if s.ArrayStart() != nil {
-				return false
-			}
 			v := []string{}
 			for first := true; ; first = false {
 				more, err := s.ArrayNext(first)
@@ -9842,52 +9614,40 @@ func parseInterrupt(s *jsonx.Scanner, p *event.Interrupt) bool {
 		}
 		switch key {
 		case "id":
-			if seen&(1<<0) != 0 {
+			if seen&(1<<0) != 0 || s.Peek() != jsonx.String {
 				return false
 			}
 			seen |= 1 << 0
-			if s.Peek() != jsonx.String {
-				return false
-			}
 			v, err := s.String()
 			if err != nil {
 				return false
 			}
 			p.ID = v
 		case "reason":
-			if seen&(1<<1) != 0 {
+			if seen&(1<<1) != 0 || s.Peek() != jsonx.String {
 				return false
 			}
 			seen |= 1 << 1
-			if s.Peek() != jsonx.String {
-				return false
-			}
 			v, err := s.String()
 			if err != nil {
 				return false
 			}
 			p.Reason = v
 		case "message":
-			if seen&(1<<2) != 0 {
+			if seen&(1<<2) != 0 || s.Peek() != jsonx.String {
 				return false
 			}
 			seen |= 1 << 2
-			if s.Peek() != jsonx.String {
-				return false
-			}
 			v, err := s.String()
 			if err != nil {
 				return false
 			}
 			p.Message = &v
 		case "toolCallId":
-			if seen&(1<<3) != 0 {
+			if seen&(1<<3) != 0 || s.Peek() != jsonx.String {
 				return false
 			}
 			seen |= 1 << 3
-			if s.Peek() != jsonx.String {
-				return false
-			}
 			v, err := s.String()
 			if err != nil {
 				return false
@@ -9910,13 +9670,10 @@ func parseInterrupt(s *jsonx.Scanner, p *event.Interrupt) bool {
 			}
 			p.ResponseSchema = raw
 		case "expiresAt":
-			if seen&(1<<5) != 0 {
+			if seen&(1<<5) != 0 || s.Peek() != jsonx.String {
 				return false
 			}
 			seen |= 1 << 5
-			if s.Peek() != jsonx.String {
-				return false
-			}
 			v, err := s.String()
 			if err != nil {
 				return false
@@ -9939,13 +9696,10 @@ func parseInterrupt(s *jsonx.Scanner, p *event.Interrupt) bool {
 			}
 			p.Metadata = raw
 		case "subagentRunId":
-			if seen&(1<<7) != 0 {
+			if seen&(1<<7) != 0 || s.Peek() != jsonx.String {
 				return false
 			}
 			seen |= 1 << 7
-			if s.Peek() != jsonx.String {
-				return false
-			}
 			v, err := s.String()
 			if err != nil {
 				return false
@@ -9976,39 +9730,30 @@ func parseUsage(s *jsonx.Scanner, p *event.Usage) bool {
 		}
 		switch key {
 		case "provider":
-			if seen&(1<<0) != 0 {
+			if seen&(1<<0) != 0 || s.Peek() != jsonx.String {
 				return false
 			}
 			seen |= 1 << 0
-			if s.Peek() != jsonx.String {
-				return false
-			}
 			v, err := s.String()
 			if err != nil {
 				return false
 			}
 			p.Provider = &v
 		case "model":
-			if seen&(1<<1) != 0 {
+			if seen&(1<<1) != 0 || s.Peek() != jsonx.String {
 				return false
 			}
 			seen |= 1 << 1
-			if s.Peek() != jsonx.String {
-				return false
-			}
 			v, err := s.String()
 			if err != nil {
 				return false
 			}
 			p.Model = &v
 		case "inputTokens":
-			if seen&(1<<2) != 0 {
+			if seen&(1<<2) != 0 || s.Peek() != jsonx.Number {
 				return false
 			}
 			seen |= 1 << 2
-			if s.Peek() != jsonx.Number {
-				return false
-			}
 			text, err := s.Number()
 			if err != nil {
 				return false
@@ -10019,13 +9764,10 @@ func parseUsage(s *jsonx.Scanner, p *event.Usage) bool {
 			}
 			p.InputTokens = &v
 		case "outputTokens":
-			if seen&(1<<3) != 0 {
+			if seen&(1<<3) != 0 || s.Peek() != jsonx.Number {
 				return false
 			}
 			seen |= 1 << 3
-			if s.Peek() != jsonx.Number {
-				return false
-			}
 			text, err := s.Number()
 			if err != nil {
 				return false
@@ -10036,13 +9778,10 @@ func parseUsage(s *jsonx.Scanner, p *event.Usage) bool {
 			}
 			p.OutputTokens = &v
 		case "totalTokens":
-			if seen&(1<<4) != 0 {
+			if seen&(1<<4) != 0 || s.Peek() != jsonx.Number {
 				return false
 			}
 			seen |= 1 << 4
-			if s.Peek() != jsonx.Number {
-				return false
-			}
 			text, err := s.Number()
 			if err != nil {
 				return false
@@ -10053,13 +9792,10 @@ func parseUsage(s *jsonx.Scanner, p *event.Usage) bool {
 			}
 			p.TotalTokens = &v
 		case "reasoningTokens":
-			if seen&(1<<5) != 0 {
+			if seen&(1<<5) != 0 || s.Peek() != jsonx.Number {
 				return false
 			}
 			seen |= 1 << 5
-			if s.Peek() != jsonx.Number {
-				return false
-			}
 			text, err := s.Number()
 			if err != nil {
 				return false
@@ -10070,13 +9806,10 @@ func parseUsage(s *jsonx.Scanner, p *event.Usage) bool {
 			}
 			p.ReasoningTokens = &v
 		case "cachedInputTokens":
-			if seen&(1<<6) != 0 {
+			if seen&(1<<6) != 0 || s.Peek() != jsonx.Number {
 				return false
 			}
 			seen |= 1 << 6
-			if s.Peek() != jsonx.Number {
-				return false
-			}
 			text, err := s.Number()
 			if err != nil {
 				return false
@@ -10087,13 +9820,10 @@ func parseUsage(s *jsonx.Scanner, p *event.Usage) bool {
 			}
 			p.CachedInputTokens = &v
 		case "cacheWriteInputTokens":
-			if seen&(1<<7) != 0 {
+			if seen&(1<<7) != 0 || s.Peek() != jsonx.Number {
 				return false
 			}
 			seen |= 1 << 7
-			if s.Peek() != jsonx.Number {
-				return false
-			}
 			text, err := s.Number()
 			if err != nil {
 				return false
@@ -10123,39 +9853,30 @@ func parseRunError(s *jsonx.Scanner, p *event.RunError) bool {
 		}
 		switch key {
 		case "code":
-			if seen&(1<<0) != 0 {
+			if seen&(1<<0) != 0 || s.Peek() != jsonx.String {
 				return false
 			}
 			seen |= 1 << 0
-			if s.Peek() != jsonx.String {
-				return false
-			}
 			v, err := s.String()
 			if err != nil {
 				return false
 			}
 			p.Code = &v
 		case "message":
-			if seen&(1<<1) != 0 {
+			if seen&(1<<1) != 0 || s.Peek() != jsonx.String {
 				return false
 			}
 			seen |= 1 << 1
-			if s.Peek() != jsonx.String {
-				return false
-			}
 			v, err := s.String()
 			if err != nil {
 				return false
 			}
 			p.Message = v
 		case "usage":
-			if seen&(1<<2) != 0 {
+			if seen&(1<<2) != 0 || s.ArrayStart() != nil {
 				return false
 			}
 			seen |= 1 << 2
-			if s.ArrayStart() != nil {
-				return false
-			}
 			v := []event.Usage{}
 			for first := true; ; first = false {
 				more, err := s.ArrayNext(first)
@@ -10196,26 +9917,20 @@ func parseStepStarted(s *jsonx.Scanner, p *event.StepStarted) bool {
 		}
 		switch key {
 		case "stepName":
-			if seen&(1<<0) != 0 {
+			if seen&(1<<0) != 0 || s.Peek() != jsonx.String {
 				return false
 			}
 			seen |= 1 << 0
-			if s.Peek() != jsonx.String {
-				return false
-			}
 			v, err := s.String()
 			if err != nil {
 				return false
 			}
 			p.StepName = v
 		case "subagentRunId":
-			if seen&(1<<1) != 0 {
+			if seen&(1<<1) != 0 || s.Peek() != jsonx.String {
 				return false
 			}
 			seen |= 1 << 1
-			if s.Peek() != jsonx.String {
-				return false
-			}
 			v, err := s.String()
 			if err != nil {
 				return false
@@ -10246,26 +9961,20 @@ func parseStepFinished(s *jsonx.Scanner, p *event.StepFinished) bool {
 		}
 		switch key {
 		case "stepName":
-			if seen&(1<<0) != 0 {
+			if seen&(1<<0) != 0 || s.Peek() != jsonx.String {
 				return false
 			}
 			seen |= 1 << 0
-			if s.Peek() != jsonx.String {
-				return false
-			}
 			v, err := s.String()
 			if err != nil {
 				return false
 			}
 			p.StepName = v
 		case "subagentRunId":
-			if seen&(1<<1) != 0 {
+			if seen&(1<<1) != 0 || s.Peek() != jsonx.String {
 				return false
 			}
 			seen |= 1 << 1
-			if s.Peek() != jsonx.String {
-				return false
-			}
 			v, err := s.String()
 			if err != nil {
 				return false
@@ -10296,65 +10005,50 @@ func parseTextMessageChunk(s *jsonx.Scanner, p *event.TextMessageChunk) bool {
 		}
 		switch key {
 		case "messageId":
-			if seen&(1<<0) != 0 {
+			if seen&(1<<0) != 0 || s.Peek() != jsonx.String {
 				return false
 			}
 			seen |= 1 << 0
-			if s.Peek() != jsonx.String {
-				return false
-			}
 			v, err := s.String()
 			if err != nil {
 				return false
 			}
 			p.MessageID = &v
 		case "role":
-			if seen&(1<<1) != 0 {
+			if seen&(1<<1) != 0 || s.Peek() != jsonx.String {
 				return false
 			}
 			seen |= 1 << 1
-			if s.Peek() != jsonx.String {
-				return false
-			}
 			v, err := s.String()
 			if err != nil || indexRole(v) < 0 {
 				return false
 			}
 			p.Role = &v
 		case "delta":
-			if seen&(1<<2) != 0 {
+			if seen&(1<<2) != 0 || s.Peek() != jsonx.String {
 				return false
 			}
 			seen |= 1 << 2
-			if s.Peek() != jsonx.String {
-				return false
-			}
 			v, err := s.String()
 			if err != nil {
 				return false
 			}
 			p.Delta = &v
 		case "name":
-			if seen&(1<<3) != 0 {
+			if seen&(1<<3) != 0 || s.Peek() != jsonx.String {
 				return false
 			}
 			seen |= 1 << 3
-			if s.Peek() != jsonx.String {
-				return false
-			}
 			v, err := s.String()
 			if err != nil {
 				return false
 			}
 			p.Name = &v
 		case "subagentRunId":
-			if seen&(1<<4) != 0 {
+			if seen&(1<<4) != 0 || s.Peek() != jsonx.String {
 				return false
 			}
 			seen |= 1 << 4
-			if s.Peek() != jsonx.String {
-				return false
-			}
 			v, err := s.String()
 			if err != nil {
 				return false
@@ -10382,65 +10076,50 @@ func parseToolCallChunk(s *jsonx.Scanner, p *event.ToolCallChunk) bool {
 		}
 		switch key {
 		case "toolCallId":
-			if seen&(1<<0) != 0 {
+			if seen&(1<<0) != 0 || s.Peek() != jsonx.String {
 				return false
 			}
 			seen |= 1 << 0
-			if s.Peek() != jsonx.String {
-				return false
-			}
 			v, err := s.String()
 			if err != nil {
 				return false
 			}
 			p.ToolCallID = &v
 		case "toolCallName":
-			if seen&(1<<1) != 0 {
+			if seen&(1<<1) != 0 || s.Peek() != jsonx.String {
 				return false
 			}
 			seen |= 1 << 1
-			if s.Peek() != jsonx.String {
-				return false
-			}
 			v, err := s.String()
 			if err != nil {
 				return false
 			}
 			p.ToolCallName = &v
 		case "parentMessageId":
-			if seen&(1<<2) != 0 {
+			if seen&(1<<2) != 0 || s.Peek() != jsonx.String {
 				return false
 			}
 			seen |= 1 << 2
-			if s.Peek() != jsonx.String {
-				return false
-			}
 			v, err := s.String()
 			if err != nil {
 				return false
 			}
 			p.ParentMessageID = &v
 		case "delta":
-			if seen&(1<<3) != 0 {
+			if seen&(1<<3) != 0 || s.Peek() != jsonx.String {
 				return false
 			}
 			seen |= 1 << 3
-			if s.Peek() != jsonx.String {
-				return false
-			}
 			v, err := s.String()
 			if err != nil {
 				return false
 			}
 			p.Delta = &v
 		case "subagentRunId":
-			if seen&(1<<4) != 0 {
+			if seen&(1<<4) != 0 || s.Peek() != jsonx.String {
 				return false
 			}
 			seen |= 1 << 4
-			if s.Peek() != jsonx.String {
-				return false
-			}
 			v, err := s.String()
 			if err != nil {
 				return false
@@ -10468,78 +10147,60 @@ func parseSubagentStarted(s *jsonx.Scanner, p *event.SubagentStarted) bool {
 		}
 		switch key {
 		case "subagentRunId":
-			if seen&(1<<0) != 0 {
+			if seen&(1<<0) != 0 || s.Peek() != jsonx.String {
 				return false
 			}
 			seen |= 1 << 0
-			if s.Peek() != jsonx.String {
-				return false
-			}
 			v, err := s.String()
 			if err != nil {
 				return false
 			}
 			p.SubagentRunID = v
 		case "name":
-			if seen&(1<<1) != 0 {
+			if seen&(1<<1) != 0 || s.Peek() != jsonx.String {
 				return false
 			}
 			seen |= 1 << 1
-			if s.Peek() != jsonx.String {
-				return false
-			}
 			v, err := s.String()
 			if err != nil {
 				return false
 			}
 			p.Name = v
 		case "description":
-			if seen&(1<<2) != 0 {
+			if seen&(1<<2) != 0 || s.Peek() != jsonx.String {
 				return false
 			}
 			seen |= 1 << 2
-			if s.Peek() != jsonx.String {
-				return false
-			}
 			v, err := s.String()
 			if err != nil {
 				return false
 			}
 			p.Description = &v
 		case "parentSubagentRunId":
-			if seen&(1<<3) != 0 {
+			if seen&(1<<3) != 0 || s.Peek() != jsonx.String {
 				return false
 			}
 			seen |= 1 << 3
-			if s.Peek() != jsonx.String {
-				return false
-			}
 			v, err := s.String()
 			if err != nil {
 				return false
 			}
 			p.ParentSubagentRunID = &v
 		case "parentToolCallId":
-			if seen&(1<<4) != 0 {
+			if seen&(1<<4) != 0 || s.Peek() != jsonx.String {
 				return false
 			}
 			seen |= 1 << 4
-			if s.Peek() != jsonx.String {
-				return false
-			}
 			v, err := s.String()
 			if err != nil {
 				return false
 			}
 			p.ParentToolCallID = &v
 		case "parentMessageId":
-			if seen&(1<<5) != 0 {
+			if seen&(1<<5) != 0 || s.Peek() != jsonx.String {
 				return false
 			}
 			seen |= 1 << 5
-			if s.Peek() != jsonx.String {
-				return false
-			}
 			v, err := s.String()
 			if err != nil {
 				return false
@@ -10570,13 +10231,10 @@ func parseSubagentFinished(s *jsonx.Scanner, p *event.SubagentFinished) bool {
 		}
 		switch key {
 		case "subagentRunId":
-			if seen&(1<<0) != 0 {
+			if seen&(1<<0) != 0 || s.Peek() != jsonx.String {
 				return false
 			}
 			seen |= 1 << 0
-			if s.Peek() != jsonx.String {
-				return false
-			}
 			v, err := s.String()
 			if err != nil {
 				return false
@@ -10599,13 +10257,10 @@ func parseSubagentFinished(s *jsonx.Scanner, p *event.SubagentFinished) bool {
 			}
 			p.Result = raw
 		case "outcome":
-			if seen&(1<<2) != 0 {
+			if seen&(1<<2) != 0 || s.Peek() != jsonx.Object {
 				return false
 			}
 			seen |= 1 << 2
-			if s.Peek() != jsonx.Object {
-				return false
-			}
 			v := new(event.SubagentOutcome)
 			if !parseSubagentOutcome(s, v) {
 				return false
@@ -10638,26 +10293,20 @@ func parseSubagentOutcome(s *jsonx.Scanner, p *event.SubagentOutcome) bool {
 		}
 		switch key {
 		case "type":
-			if seen&(1<<0) != 0 {
+			if seen&(1<<0) != 0 || s.Peek() != jsonx.String {
 				return false
 			}
 			seen |= 1 << 0
-			if s.Peek() != jsonx.String {
-				return false
-			}
 			v, err := s.String()
 			if err != nil {
 				return false
 			}
 			p.Type = v
 		case "interruptIds":
-			if seen&(1<<1) != 0 {
+			if seen&(1<<1) != 0 || s.ArrayStart() != nil {
 				return false
 			}
 			seen |= 1 << 1
-			if s.ArrayStart() != nil {
-				return false
-			}
 			v := []string{}
 			for first := true; ; first = false {
 				more, err := s.ArrayNext(first)
@@ -10697,39 +10346,30 @@ func parseSubagentError(s *jsonx.Scanner, p *event.SubagentError) bool {
 		}
 		switch key {
 		case "subagentRunId":
-			if seen&(1<<0) != 0 {
+			if seen&(1<<0) != 0 || s.Peek() != jsonx.String {
 				return false
 			}
 			seen |= 1 << 0
-			if s.Peek() != jsonx.String {
-				return false
-			}
 			v, err := s.String()
 			if err != nil {
 				return false
 			}
 			p.SubagentRunID = v
 		case "message":
-			if seen&(1<<1) != 0 {
+			if seen&(1<<1) != 0 || s.Peek() != jsonx.String {
 				return false
 			}
 			seen |= 1 << 1
-			if s.Peek() != jsonx.String {
-				return false
-			}
 			v, err := s.String()
 			if err != nil {
 				return false
 			}
 			p.Message = v
 		case "code":
-			if seen&(1<<2) != 0 {
+			if seen&(1<<2) != 0 || s.Peek() != jsonx.String {
 				return false
 			}
 			seen |= 1 << 2
-			if s.Peek() != jsonx.String {
-				return false
-			}
 			v, err := s.String()
 			if err != nil {
 				return false
@@ -10760,39 +10400,30 @@ func parseToolCallResult(s *jsonx.Scanner, p *event.ToolCallResult) bool {
 		}
 		switch key {
 		case "subagentRunId":
-			if seen&(1<<0) != 0 {
+			if seen&(1<<0) != 0 || s.Peek() != jsonx.String {
 				return false
 			}
 			seen |= 1 << 0
-			if s.Peek() != jsonx.String {
-				return false
-			}
 			v, err := s.String()
 			if err != nil {
 				return false
 			}
 			p.SubagentRunID = &v
 		case "messageId":
-			if seen&(1<<1) != 0 {
+			if seen&(1<<1) != 0 || s.Peek() != jsonx.String {
 				return false
 			}
 			seen |= 1 << 1
-			if s.Peek() != jsonx.String {
-				return false
-			}
 			v, err := s.String()
 			if err != nil {
 				return false
 			}
 			p.MessageID = v
 		case "toolCallId":
-			if seen&(1<<2) != 0 {
+			if seen&(1<<2) != 0 || s.Peek() != jsonx.String {
 				return false
 			}
 			seen |= 1 << 2
-			if s.Peek() != jsonx.String {
-				return false
-			}
 			v, err := s.String()
 			if err != nil {
 				return false
@@ -10840,13 +10471,10 @@ func parseToolCallResult(s *jsonx.Scanner, p *event.ToolCallResult) bool {
 				return false
 			}
 		case "role":
-			if seen&(1<<4) != 0 {
+			if seen&(1<<4) != 0 || s.Peek() != jsonx.String {
 				return false
 			}
 			seen |= 1 << 4
-			if s.Peek() != jsonx.String {
-				return false
-			}
 			v, err := s.String()
 			if err != nil || indexToolCallResultRole(v) < 0 {
 				return false
@@ -10877,65 +10505,50 @@ func parseActivitySnapshot(s *jsonx.Scanner, p *event.ActivitySnapshot) bool {
 		}
 		switch key {
 		case "subagentRunId":
-			if seen&(1<<0) != 0 {
+			if seen&(1<<0) != 0 || s.Peek() != jsonx.String {
 				return false
 			}
 			seen |= 1 << 0
-			if s.Peek() != jsonx.String {
-				return false
-			}
 			v, err := s.String()
 			if err != nil {
 				return false
 			}
 			p.SubagentRunID = &v
 		case "messageId":
-			if seen&(1<<1) != 0 {
+			if seen&(1<<1) != 0 || s.Peek() != jsonx.String {
 				return false
 			}
 			seen |= 1 << 1
-			if s.Peek() != jsonx.String {
-				return false
-			}
 			v, err := s.String()
 			if err != nil {
 				return false
 			}
 			p.MessageID = v
 		case "activityType":
-			if seen&(1<<2) != 0 {
+			if seen&(1<<2) != 0 || s.Peek() != jsonx.String {
 				return false
 			}
 			seen |= 1 << 2
-			if s.Peek() != jsonx.String {
-				return false
-			}
 			v, err := s.String()
 			if err != nil {
 				return false
 			}
 			p.ActivityType = v
 		case "content":
-			if seen&(1<<3) != 0 {
+			if seen&(1<<3) != 0 || s.Peek() != jsonx.Object {
 				return false
 			}
 			seen |= 1 << 3
-			if s.Peek() != jsonx.Object {
-				return false
-			}
 			raw, err := s.Raw()
 			if err != nil {
 				return false
 			}
 			p.Content = raw
 		case "replace":
-			if seen&(1<<4) != 0 {
+			if k := s.Peek(); seen&(1<<4) != 0 || k != jsonx.True && k != jsonx.False {
 				return false
 			}
 			seen |= 1 << 4
-			if k := s.Peek(); k != jsonx.True && k != jsonx.False {
-				return false
-			}
 			v, err := s.Bool()
 			if err != nil {
 				return false
@@ -10966,52 +10579,40 @@ func parseActivityDelta(s *jsonx.Scanner, p *event.ActivityDelta) bool {
 		}
 		switch key {
 		case "subagentRunId":
-			if seen&(1<<0) != 0 {
+			if seen&(1<<0) != 0 || s.Peek() != jsonx.String {
 				return false
 			}
 			seen |= 1 << 0
-			if s.Peek() != jsonx.String {
-				return false
-			}
 			v, err := s.String()
 			if err != nil {
 				return false
 			}
 			p.SubagentRunID = &v
 		case "messageId":
-			if seen&(1<<1) != 0 {
+			if seen&(1<<1) != 0 || s.Peek() != jsonx.String {
 				return false
 			}
 			seen |= 1 << 1
-			if s.Peek() != jsonx.String {
-				return false
-			}
 			v, err := s.String()
 			if err != nil {
 				return false
 			}
 			p.MessageID = v
 		case "activityType":
-			if seen&(1<<2) != 0 {
+			if seen&(1<<2) != 0 || s.Peek() != jsonx.String {
 				return false
 			}
 			seen |= 1 << 2
-			if s.Peek() != jsonx.String {
-				return false
-			}
 			v, err := s.String()
 			if err != nil {
 				return false
 			}
 			p.ActivityType = v
 		case "patch":
-			if seen&(1<<3) != 0 {
+			if seen&(1<<3) != 0 || s.ArrayStart() != nil {
 				return false
 			}
 			seen |= 1 << 3
-			if s.ArrayStart() != nil {
-				return false
-			}
 			v := []event.PatchOp{}
 			for first := true; ; first = false {
 				more, err := s.ArrayNext(first)
@@ -11052,26 +10653,20 @@ func parseReasoningStart(s *jsonx.Scanner, p *event.ReasoningStart) bool {
 		}
 		switch key {
 		case "subagentRunId":
-			if seen&(1<<0) != 0 {
+			if seen&(1<<0) != 0 || s.Peek() != jsonx.String {
 				return false
 			}
 			seen |= 1 << 0
-			if s.Peek() != jsonx.String {
-				return false
-			}
 			v, err := s.String()
 			if err != nil {
 				return false
 			}
 			p.SubagentRunID = &v
 		case "messageId":
-			if seen&(1<<1) != 0 {
+			if seen&(1<<1) != 0 || s.Peek() != jsonx.String {
 				return false
 			}
 			seen |= 1 << 1
-			if s.Peek() != jsonx.String {
-				return false
-			}
 			v, err := s.String()
 			if err != nil {
 				return false
@@ -11102,39 +10697,30 @@ func parseReasoningMessageStart(s *jsonx.Scanner, p *event.ReasoningMessageStart
 		}
 		switch key {
 		case "subagentRunId":
-			if seen&(1<<0) != 0 {
+			if seen&(1<<0) != 0 || s.Peek() != jsonx.String {
 				return false
 			}
 			seen |= 1 << 0
-			if s.Peek() != jsonx.String {
-				return false
-			}
 			v, err := s.String()
 			if err != nil {
 				return false
 			}
 			p.SubagentRunID = &v
 		case "messageId":
-			if seen&(1<<1) != 0 {
+			if seen&(1<<1) != 0 || s.Peek() != jsonx.String {
 				return false
 			}
 			seen |= 1 << 1
-			if s.Peek() != jsonx.String {
-				return false
-			}
 			v, err := s.String()
 			if err != nil {
 				return false
 			}
 			p.MessageID = v
 		case "role":
-			if seen&(1<<2) != 0 {
+			if seen&(1<<2) != 0 || s.Peek() != jsonx.String {
 				return false
 			}
 			seen |= 1 << 2
-			if s.Peek() != jsonx.String {
-				return false
-			}
 			v, err := s.String()
 			if err != nil || indexReasoningMessageStartRole(v) < 0 {
 				return false
@@ -11165,39 +10751,30 @@ func parseReasoningMessageContent(s *jsonx.Scanner, p *event.ReasoningMessageCon
 		}
 		switch key {
 		case "subagentRunId":
-			if seen&(1<<0) != 0 {
+			if seen&(1<<0) != 0 || s.Peek() != jsonx.String {
 				return false
 			}
 			seen |= 1 << 0
-			if s.Peek() != jsonx.String {
-				return false
-			}
 			v, err := s.String()
 			if err != nil {
 				return false
 			}
 			p.SubagentRunID = &v
 		case "messageId":
-			if seen&(1<<1) != 0 {
+			if seen&(1<<1) != 0 || s.Peek() != jsonx.String {
 				return false
 			}
 			seen |= 1 << 1
-			if s.Peek() != jsonx.String {
-				return false
-			}
 			v, err := s.String()
 			if err != nil {
 				return false
 			}
 			p.MessageID = v
 		case "delta":
-			if seen&(1<<2) != 0 {
+			if seen&(1<<2) != 0 || s.Peek() != jsonx.String {
 				return false
 			}
 			seen |= 1 << 2
-			if s.Peek() != jsonx.String {
-				return false
-			}
 			v, err := s.String()
 			if err != nil {
 				return false
@@ -11228,26 +10805,20 @@ func parseReasoningMessageEnd(s *jsonx.Scanner, p *event.ReasoningMessageEnd) bo
 		}
 		switch key {
 		case "subagentRunId":
-			if seen&(1<<0) != 0 {
+			if seen&(1<<0) != 0 || s.Peek() != jsonx.String {
 				return false
 			}
 			seen |= 1 << 0
-			if s.Peek() != jsonx.String {
-				return false
-			}
 			v, err := s.String()
 			if err != nil {
 				return false
 			}
 			p.SubagentRunID = &v
 		case "messageId":
-			if seen&(1<<1) != 0 {
+			if seen&(1<<1) != 0 || s.Peek() != jsonx.String {
 				return false
 			}
 			seen |= 1 << 1
-			if s.Peek() != jsonx.String {
-				return false
-			}
 			v, err := s.String()
 			if err != nil {
 				return false
@@ -11278,39 +10849,30 @@ func parseReasoningMessageChunk(s *jsonx.Scanner, p *event.ReasoningMessageChunk
 		}
 		switch key {
 		case "subagentRunId":
-			if seen&(1<<0) != 0 {
+			if seen&(1<<0) != 0 || s.Peek() != jsonx.String {
 				return false
 			}
 			seen |= 1 << 0
-			if s.Peek() != jsonx.String {
-				return false
-			}
 			v, err := s.String()
 			if err != nil {
 				return false
 			}
 			p.SubagentRunID = &v
 		case "messageId":
-			if seen&(1<<1) != 0 {
+			if seen&(1<<1) != 0 || s.Peek() != jsonx.String {
 				return false
 			}
 			seen |= 1 << 1
-			if s.Peek() != jsonx.String {
-				return false
-			}
 			v, err := s.String()
 			if err != nil {
 				return false
 			}
 			p.MessageID = &v
 		case "delta":
-			if seen&(1<<2) != 0 {
+			if seen&(1<<2) != 0 || s.Peek() != jsonx.String {
 				return false
 			}
 			seen |= 1 << 2
-			if s.Peek() != jsonx.String {
-				return false
-			}
 			v, err := s.String()
 			if err != nil {
 				return false
@@ -11338,26 +10900,20 @@ func parseReasoningEnd(s *jsonx.Scanner, p *event.ReasoningEnd) bool {
 		}
 		switch key {
 		case "subagentRunId":
-			if seen&(1<<0) != 0 {
+			if seen&(1<<0) != 0 || s.Peek() != jsonx.String {
 				return false
 			}
 			seen |= 1 << 0
-			if s.Peek() != jsonx.String {
-				return false
-			}
 			v, err := s.String()
 			if err != nil {
 				return false
 			}
 			p.SubagentRunID = &v
 		case "messageId":
-			if seen&(1<<1) != 0 {
+			if seen&(1<<1) != 0 || s.Peek() != jsonx.String {
 				return false
 			}
 			seen |= 1 << 1
-			if s.Peek() != jsonx.String {
-				return false
-			}
 			v, err := s.String()
 			if err != nil {
 				return false
@@ -11388,52 +10944,40 @@ func parseReasoningEncryptedValue(s *jsonx.Scanner, p *event.ReasoningEncryptedV
 		}
 		switch key {
 		case "subagentRunId":
-			if seen&(1<<0) != 0 {
+			if seen&(1<<0) != 0 || s.Peek() != jsonx.String {
 				return false
 			}
 			seen |= 1 << 0
-			if s.Peek() != jsonx.String {
-				return false
-			}
 			v, err := s.String()
 			if err != nil {
 				return false
 			}
 			p.SubagentRunID = &v
 		case "subtype":
-			if seen&(1<<1) != 0 {
+			if seen&(1<<1) != 0 || s.Peek() != jsonx.String {
 				return false
 			}
 			seen |= 1 << 1
-			if s.Peek() != jsonx.String {
-				return false
-			}
 			v, err := s.String()
 			if err != nil || indexSubtype(v) < 0 {
 				return false
 			}
 			p.Subtype = v
 		case "entityId":
-			if seen&(1<<2) != 0 {
+			if seen&(1<<2) != 0 || s.Peek() != jsonx.String {
 				return false
 			}
 			seen |= 1 << 2
-			if s.Peek() != jsonx.String {
-				return false
-			}
 			v, err := s.String()
 			if err != nil {
 				return false
 			}
 			p.EntityID = v
 		case "encryptedValue":
-			if seen&(1<<3) != 0 {
+			if seen&(1<<3) != 0 || s.Peek() != jsonx.String {
 				return false
 			}
 			seen |= 1 << 3
-			if s.Peek() != jsonx.String {
-				return false
-			}
 			v, err := s.String()
 			if err != nil {
 				return false

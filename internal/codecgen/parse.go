@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/agwire/agwire/internal/schema"
 )
@@ -150,17 +151,21 @@ func (g *gen) members(p *schema.Plan, seen string) {
 	}
 	for _, name := range names {
 		bit := firstIndex(p, name)
+		// Each member is read once: its bit in seen is tested with the
+		// first condition the value must meet, then set.
+		once := fmt.Sprintf("%s&(1<<%d) != 0", seen, bit)
+		mark := fmt.Sprintf("%s |= 1 << %d", seen, bit)
 		g.P("case %q:", name)
-		g.P("if %s&(1<<%d) != 0 {", seen, bit)
-		g.P("return false")
-		g.P("}")
-		g.P("%s |= 1 << %d", seen, bit)
 		carriers := byName[name]
 		if len(carriers) == 1 {
-			g.member(carriers[0])
+			g.member(carriers[0], once, mark)
 			continue
 		}
 		// A union: the value's kind picks the carrier.
+		g.P("if %s {", once)
+		g.P("return false")
+		g.P("}")
+		g.P("%s", mark)
 		g.P("switch s.Peek() {")
 		for _, f := range carriers {
 			kind := map[schema.Kind]string{schema.OptString: "jsonx.String", schema.Parts: "jsonx.Array", schema.Object: "jsonx.Object"}[f.Kind]
@@ -168,7 +173,7 @@ func (g *gen) members(p *schema.Plan, seen string) {
 				panic("codecgen: union carrier of kind " + fmt.Sprint(f.Kind))
 			}
 			g.P("case %s:", kind)
-			g.member(f)
+			g.member(f, "", "")
 		}
 		g.P("default:")
 		g.P("return false")
@@ -186,12 +191,30 @@ func firstIndex(p *schema.Plan, name string) int {
 }
 
 // member writes the reading of one member's value into field f of p.
-func (g *gen) member(f *schema.Field) {
+// Unless they are empty, once is a condition to add to the first test of
+// the value, and mark a statement to write after that test.
+func (g *gen) member(f *schema.Field, once, mark string) {
 	x := "p." + f.GoName
+	// fail writes the test that gives up when cond holds; cond may begin
+	// with an init statement ("k := s.Peek(); ").
 	fail := func(cond string) {
-		g.P("if %s {", cond)
+		init := ""
+		if i := strings.Index(cond, "; "); i >= 0 {
+			init, cond = cond[:i+2], cond[i+2:]
+		}
+		switch {
+		case cond == "":
+			cond = once
+		case once != "":
+			cond = once + " || " + cond
+		}
+		g.P("if %s%s {", init, cond)
 		g.P("return false")
 		g.P("}")
+		if mark != "" {
+			g.P("%s", mark)
+		}
+		once, mark = "", ""
 	}
 	// array writes the loop over an array's elements; each appends to v.
 	array := func(elem string, read func()) {
@@ -230,6 +253,9 @@ func (g *gen) member(f *schema.Field) {
 		fail("!ok")
 		g.P("%s = &v", x)
 	case schema.Value:
+		if once != "" {
+			fail("")
+		}
 		if f.Opt {
 			// On an optional value, null is absence.
 			g.P("if s.Peek() == jsonx.Null {")
