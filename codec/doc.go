@@ -4,12 +4,12 @@
 //
 // The mapping is stated once, in package event's field tables (the struct
 // tags and rules.go). internal/codecgen compiles the tables into a coder per
-// type over protowire (coders_gen.go, written by `go generate ./codec`; the
-// package refuses to initialise when the tables changed since), and a
-// table-driven reference encoder and decoder in this package read the same
-// tables: the generated coders must agree with them byte for byte, and the
-// reference decoder reads what the generated one leaves (any frame not in
-// canonical shape). The mapping follows the published TypeScript codec,
+// type over protowire (coders_gen.go, written by `go generate ./codec`),
+// and a table-driven reference decoder in this package reads the same
+// tables: the generated decoders must agree with it event for event and
+// error for error, and it reads what they leave (any frame not in canonical
+// shape). The generated encoders are held to an independent oracle built
+// on protobuf-go's generated types. The mapping follows the published TypeScript codec,
 // @ag-ui/proto@1.0.0, byte for byte: an event whose dynamic objects have no
 // integer-like keys encodes to exactly the bytes that codec writes. Its
 // entry points:
