@@ -2763,10 +2763,7 @@ func decTextMessageStart(d *decoder, b []byte, p *event.TextMessageStart, enum i
 		}
 	}
 	d.depth--
-	if !haveBase || !decBase(d, base, &p.Base, enum) {
-		return false
-	}
-	return d.finish(planTextMessageStart, schema.PointerTo(p)) == nil
+	return haveBase && decBase(d, base, &p.Base, enum) && d.finish(planTextMessageStart, schema.PointerTo(p)) == nil
 }
 
 func decBase(d *decoder, b []byte, p *event.Base, enum int32) bool {
@@ -2845,10 +2842,7 @@ func decBase(d *decoder, b []byte, p *event.Base, enum int32) bool {
 		}
 	}
 	d.depth--
-	if declared != enum {
-		return false
-	}
-	return true
+	return declared == enum
 }
 
 func decTextMessageContent(d *decoder, b []byte, p *event.TextMessageContent, enum int32) bool {
@@ -2925,10 +2919,7 @@ func decTextMessageContent(d *decoder, b []byte, p *event.TextMessageContent, en
 		}
 	}
 	d.depth--
-	if !haveBase || !decBase(d, base, &p.Base, enum) {
-		return false
-	}
-	return true
+	return haveBase && decBase(d, base, &p.Base, enum)
 }
 
 func decTextMessageEnd(d *decoder, b []byte, p *event.TextMessageEnd, enum int32) bool {
@@ -2990,10 +2981,7 @@ func decTextMessageEnd(d *decoder, b []byte, p *event.TextMessageEnd, enum int32
 		}
 	}
 	d.depth--
-	if !haveBase || !decBase(d, base, &p.Base, enum) {
-		return false
-	}
-	return true
+	return haveBase && decBase(d, base, &p.Base, enum)
 }
 
 func decToolCallStart(d *decoder, b []byte, p *event.ToolCallStart, enum int32) bool {
@@ -3085,10 +3073,7 @@ func decToolCallStart(d *decoder, b []byte, p *event.ToolCallStart, enum int32) 
 		}
 	}
 	d.depth--
-	if !haveBase || !decBase(d, base, &p.Base, enum) {
-		return false
-	}
-	return true
+	return haveBase && decBase(d, base, &p.Base, enum)
 }
 
 func decToolCallArgs(d *decoder, b []byte, p *event.ToolCallArgs, enum int32) bool {
@@ -3165,10 +3150,7 @@ func decToolCallArgs(d *decoder, b []byte, p *event.ToolCallArgs, enum int32) bo
 		}
 	}
 	d.depth--
-	if !haveBase || !decBase(d, base, &p.Base, enum) {
-		return false
-	}
-	return true
+	return haveBase && decBase(d, base, &p.Base, enum)
 }
 
 func decToolCallEnd(d *decoder, b []byte, p *event.ToolCallEnd, enum int32) bool {
@@ -3230,10 +3212,7 @@ func decToolCallEnd(d *decoder, b []byte, p *event.ToolCallEnd, enum int32) bool
 		}
 	}
 	d.depth--
-	if !haveBase || !decBase(d, base, &p.Base, enum) {
-		return false
-	}
-	return true
+	return haveBase && decBase(d, base, &p.Base, enum)
 }
 
 func decStateSnapshot(d *decoder, b []byte, p *event.StateSnapshot, enum int32) bool {
@@ -3295,10 +3274,7 @@ func decStateSnapshot(d *decoder, b []byte, p *event.StateSnapshot, enum int32) 
 		}
 	}
 	d.depth--
-	if !haveBase || !decBase(d, base, &p.Base, enum) {
-		return false
-	}
-	return true
+	return haveBase && decBase(d, base, &p.Base, enum)
 }
 
 func decStateDelta(d *decoder, b []byte, p *event.StateDelta, enum int32) bool {
@@ -3381,10 +3357,7 @@ func decStateDelta(d *decoder, b []byte, p *event.StateDelta, enum int32) bool {
 		}
 	}
 	d.depth--
-	if !haveBase || !decBase(d, base, &p.Base, enum) {
-		return false
-	}
-	return true
+	return haveBase && decBase(d, base, &p.Base, enum)
 }
 
 func decPatchOp(d *decoder, b []byte, p *event.PatchOp) bool {
@@ -3530,10 +3503,7 @@ func decMessagesSnapshot(d *decoder, b []byte, p *event.MessagesSnapshot, enum i
 		}
 	}
 	d.depth--
-	if !haveBase || !decBase(d, base, &p.Base, enum) {
-		return false
-	}
-	return true
+	return haveBase && decBase(d, base, &p.Base, enum)
 }
 
 func decMessage(d *decoder, b []byte, p *event.Message) bool {
@@ -3999,10 +3969,7 @@ func decRaw(d *decoder, b []byte, p *event.Raw, enum int32) bool {
 		}
 	}
 	d.depth--
-	if !haveBase || !decBase(d, base, &p.Base, enum) {
-		return false
-	}
-	return true
+	return haveBase && decBase(d, base, &p.Base, enum)
 }
 
 func decCustom(d *decoder, b []byte, p *event.Custom, enum int32) bool {
@@ -4079,10 +4046,7 @@ func decCustom(d *decoder, b []byte, p *event.Custom, enum int32) bool {
 		}
 	}
 	d.depth--
-	if !haveBase || !decBase(d, base, &p.Base, enum) {
-		return false
-	}
-	return true
+	return haveBase && decBase(d, base, &p.Base, enum)
 }
 
 func decRunStarted(d *decoder, b []byte, p *event.RunStarted, enum int32) bool {
@@ -4192,10 +4156,7 @@ func decRunStarted(d *decoder, b []byte, p *event.RunStarted, enum int32) bool {
 		}
 	}
 	d.depth--
-	if !haveBase || !decBase(d, base, &p.Base, enum) {
-		return false
-	}
-	return true
+	return haveBase && decBase(d, base, &p.Base, enum)
 }
 
 func decRunAgentInput(d *decoder, b []byte, p *event.RunAgentInput) bool {
@@ -4839,10 +4800,7 @@ func decRunFinished(d *decoder, b []byte, p *event.RunFinished, enum int32) bool
 		}
 	}
 	d.depth--
-	if !haveBase || !decBase(d, base, &p.Base, enum) {
-		return false
-	}
-	return d.finish(planRunFinished, schema.PointerTo(p)) == nil
+	return haveBase && decBase(d, base, &p.Base, enum) && d.finish(planRunFinished, schema.PointerTo(p)) == nil
 }
 
 func decInterrupt(d *decoder, b []byte, p *event.Interrupt) bool {
@@ -5220,10 +5178,7 @@ func decRunError(d *decoder, b []byte, p *event.RunError, enum int32) bool {
 		}
 	}
 	d.depth--
-	if !haveBase || !decBase(d, base, &p.Base, enum) {
-		return false
-	}
-	return true
+	return haveBase && decBase(d, base, &p.Base, enum)
 }
 
 func decStepStarted(d *decoder, b []byte, p *event.StepStarted, enum int32) bool {
@@ -5285,10 +5240,7 @@ func decStepStarted(d *decoder, b []byte, p *event.StepStarted, enum int32) bool
 		}
 	}
 	d.depth--
-	if !haveBase || !decBase(d, base, &p.Base, enum) {
-		return false
-	}
-	return true
+	return haveBase && decBase(d, base, &p.Base, enum)
 }
 
 func decStepFinished(d *decoder, b []byte, p *event.StepFinished, enum int32) bool {
@@ -5350,10 +5302,7 @@ func decStepFinished(d *decoder, b []byte, p *event.StepFinished, enum int32) bo
 		}
 	}
 	d.depth--
-	if !haveBase || !decBase(d, base, &p.Base, enum) {
-		return false
-	}
-	return true
+	return haveBase && decBase(d, base, &p.Base, enum)
 }
 
 func decTextMessageChunk(d *decoder, b []byte, p *event.TextMessageChunk, enum int32) bool {
@@ -5460,10 +5409,7 @@ func decTextMessageChunk(d *decoder, b []byte, p *event.TextMessageChunk, enum i
 		}
 	}
 	d.depth--
-	if !haveBase || !decBase(d, base, &p.Base, enum) {
-		return false
-	}
-	return d.finish(planTextMessageChunk, schema.PointerTo(p)) == nil
+	return haveBase && decBase(d, base, &p.Base, enum) && d.finish(planTextMessageChunk, schema.PointerTo(p)) == nil
 }
 
 func decToolCallChunk(d *decoder, b []byte, p *event.ToolCallChunk, enum int32) bool {
@@ -5570,10 +5516,7 @@ func decToolCallChunk(d *decoder, b []byte, p *event.ToolCallChunk, enum int32) 
 		}
 	}
 	d.depth--
-	if !haveBase || !decBase(d, base, &p.Base, enum) {
-		return false
-	}
-	return true
+	return haveBase && decBase(d, base, &p.Base, enum)
 }
 
 func decSubagentStarted(d *decoder, b []byte, p *event.SubagentStarted, enum int32) bool {
@@ -5695,10 +5638,7 @@ func decSubagentStarted(d *decoder, b []byte, p *event.SubagentStarted, enum int
 		}
 	}
 	d.depth--
-	if !haveBase || !decBase(d, base, &p.Base, enum) {
-		return false
-	}
-	return true
+	return haveBase && decBase(d, base, &p.Base, enum)
 }
 
 func decSubagentFinished(d *decoder, b []byte, p *event.SubagentFinished, enum int32) bool {
@@ -5828,10 +5768,7 @@ func decSubagentFinished(d *decoder, b []byte, p *event.SubagentFinished, enum i
 		}
 	}
 	d.depth--
-	if !haveBase || !decBase(d, base, &p.Base, enum) {
-		return false
-	}
-	return d.finish(planSubagentFinished, schema.PointerTo(p)) == nil
+	return haveBase && decBase(d, base, &p.Base, enum) && d.finish(planSubagentFinished, schema.PointerTo(p)) == nil
 }
 
 func decSubagentError(d *decoder, b []byte, p *event.SubagentError, enum int32) bool {
@@ -5908,10 +5845,7 @@ func decSubagentError(d *decoder, b []byte, p *event.SubagentError, enum int32) 
 		}
 	}
 	d.depth--
-	if !haveBase || !decBase(d, base, &p.Base, enum) {
-		return false
-	}
-	return true
+	return haveBase && decBase(d, base, &p.Base, enum)
 }
 
 func decToolCallResult(d *decoder, b []byte, p *event.ToolCallResult, enum int32) bool {
@@ -6054,10 +5988,7 @@ func decToolCallResult(d *decoder, b []byte, p *event.ToolCallResult, enum int32
 		}
 	}
 	d.depth--
-	if !haveBase || !decBase(d, base, &p.Base, enum) {
-		return false
-	}
-	return d.finish(planToolCallResult, schema.PointerTo(p)) == nil
+	return haveBase && decBase(d, base, &p.Base, enum) && d.finish(planToolCallResult, schema.PointerTo(p)) == nil
 }
 
 func decActivitySnapshot(d *decoder, b []byte, p *event.ActivitySnapshot, enum int32) bool {
@@ -6163,10 +6094,7 @@ func decActivitySnapshot(d *decoder, b []byte, p *event.ActivitySnapshot, enum i
 		}
 	}
 	d.depth--
-	if !haveBase || !decBase(d, base, &p.Base, enum) {
-		return false
-	}
-	return d.finish(planActivitySnapshot, schema.PointerTo(p)) == nil
+	return haveBase && decBase(d, base, &p.Base, enum) && d.finish(planActivitySnapshot, schema.PointerTo(p)) == nil
 }
 
 func decActivityDelta(d *decoder, b []byte, p *event.ActivityDelta, enum int32) bool {
@@ -6279,10 +6207,7 @@ func decActivityDelta(d *decoder, b []byte, p *event.ActivityDelta, enum int32) 
 		}
 	}
 	d.depth--
-	if !haveBase || !decBase(d, base, &p.Base, enum) {
-		return false
-	}
-	return true
+	return haveBase && decBase(d, base, &p.Base, enum)
 }
 
 func decReasoningStart(d *decoder, b []byte, p *event.ReasoningStart, enum int32) bool {
@@ -6344,10 +6269,7 @@ func decReasoningStart(d *decoder, b []byte, p *event.ReasoningStart, enum int32
 		}
 	}
 	d.depth--
-	if !haveBase || !decBase(d, base, &p.Base, enum) {
-		return false
-	}
-	return true
+	return haveBase && decBase(d, base, &p.Base, enum)
 }
 
 func decReasoningMessageStart(d *decoder, b []byte, p *event.ReasoningMessageStart, enum int32) bool {
@@ -6424,10 +6346,7 @@ func decReasoningMessageStart(d *decoder, b []byte, p *event.ReasoningMessageSta
 		}
 	}
 	d.depth--
-	if !haveBase || !decBase(d, base, &p.Base, enum) {
-		return false
-	}
-	return d.finish(planReasoningMessageStart, schema.PointerTo(p)) == nil
+	return haveBase && decBase(d, base, &p.Base, enum) && d.finish(planReasoningMessageStart, schema.PointerTo(p)) == nil
 }
 
 func decReasoningMessageContent(d *decoder, b []byte, p *event.ReasoningMessageContent, enum int32) bool {
@@ -6504,10 +6423,7 @@ func decReasoningMessageContent(d *decoder, b []byte, p *event.ReasoningMessageC
 		}
 	}
 	d.depth--
-	if !haveBase || !decBase(d, base, &p.Base, enum) {
-		return false
-	}
-	return true
+	return haveBase && decBase(d, base, &p.Base, enum)
 }
 
 func decReasoningMessageEnd(d *decoder, b []byte, p *event.ReasoningMessageEnd, enum int32) bool {
@@ -6569,10 +6485,7 @@ func decReasoningMessageEnd(d *decoder, b []byte, p *event.ReasoningMessageEnd, 
 		}
 	}
 	d.depth--
-	if !haveBase || !decBase(d, base, &p.Base, enum) {
-		return false
-	}
-	return true
+	return haveBase && decBase(d, base, &p.Base, enum)
 }
 
 func decReasoningMessageChunk(d *decoder, b []byte, p *event.ReasoningMessageChunk, enum int32) bool {
@@ -6649,10 +6562,7 @@ func decReasoningMessageChunk(d *decoder, b []byte, p *event.ReasoningMessageChu
 		}
 	}
 	d.depth--
-	if !haveBase || !decBase(d, base, &p.Base, enum) {
-		return false
-	}
-	return true
+	return haveBase && decBase(d, base, &p.Base, enum)
 }
 
 func decReasoningEnd(d *decoder, b []byte, p *event.ReasoningEnd, enum int32) bool {
@@ -6714,10 +6624,7 @@ func decReasoningEnd(d *decoder, b []byte, p *event.ReasoningEnd, enum int32) bo
 		}
 	}
 	d.depth--
-	if !haveBase || !decBase(d, base, &p.Base, enum) {
-		return false
-	}
-	return true
+	return haveBase && decBase(d, base, &p.Base, enum)
 }
 
 func decReasoningEncryptedValue(d *decoder, b []byte, p *event.ReasoningEncryptedValue, enum int32) bool {
@@ -6809,10 +6716,7 @@ func decReasoningEncryptedValue(d *decoder, b []byte, p *event.ReasoningEncrypte
 		}
 	}
 	d.depth--
-	if !haveBase || !decBase(d, base, &p.Base, enum) {
-		return false
-	}
-	return d.finish(planReasoningEncryptedValue, schema.PointerTo(p)) == nil
+	return haveBase && decBase(d, base, &p.Base, enum) && d.finish(planReasoningEncryptedValue, schema.PointerTo(p)) == nil
 }
 
 // appendJSONGenerated writes the JSON form of an event Unmarshal

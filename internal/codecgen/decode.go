@@ -358,21 +358,20 @@ func (g *gen) decodeTail(p *schema.Plan) {
 	// base_event's fields belong to the event's level, and what follows
 	// reads no nesting: the level is left before base_event is read.
 	g.P("d.depth--")
+	var conds []string
 	if p.Event {
-		g.P("if !haveBase || !decBase(d, base, &p.Base, enum) {")
-		g.P("return false")
-		g.P("}")
+		conds = append(conds, "haveBase && decBase(d, base, &p.Base, enum)")
 	}
 	if isBase(p) {
-		g.P("if declared != enum {")
-		g.P("return false")
-		g.P("}")
+		conds = append(conds, "declared == enum")
 	}
 	if needsFinish(p) {
-		g.P("return d.finish(%s, schema.PointerTo(p)) == nil", planVar(p))
-	} else {
-		g.P("return true")
+		conds = append(conds, fmt.Sprintf("d.finish(%s, schema.PointerTo(p)) == nil", planVar(p)))
 	}
+	if len(conds) == 0 {
+		conds = []string{"true"}
+	}
+	g.P("return %s", strings.Join(conds, " && "))
 	g.P("}")
 	g.P("")
 }
