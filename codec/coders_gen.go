@@ -7737,194 +7737,99 @@ func parseJSONGenerated(s *jsonx.Scanner) (ev event.Event, ok bool) {
 	switch t {
 	case "TEXT_MESSAGE_START":
 		p := new(event.TextMessageStart)
-		if !parseTextMessageStart(s, p) {
-			return nil, false
-		}
-		ev = p
+		ev, ok = p, parseTextMessageStart(s, p)
 	case "TEXT_MESSAGE_CONTENT":
 		p := new(event.TextMessageContent)
-		if !parseTextMessageContent(s, p) {
-			return nil, false
-		}
-		ev = p
+		ev, ok = p, parseTextMessageContent(s, p)
 	case "TEXT_MESSAGE_END":
 		p := new(event.TextMessageEnd)
-		if !parseTextMessageEnd(s, p) {
-			return nil, false
-		}
-		ev = p
+		ev, ok = p, parseTextMessageEnd(s, p)
 	case "TOOL_CALL_START":
 		p := new(event.ToolCallStart)
-		if !parseToolCallStart(s, p) {
-			return nil, false
-		}
-		ev = p
+		ev, ok = p, parseToolCallStart(s, p)
 	case "TOOL_CALL_ARGS":
 		p := new(event.ToolCallArgs)
-		if !parseToolCallArgs(s, p) {
-			return nil, false
-		}
-		ev = p
+		ev, ok = p, parseToolCallArgs(s, p)
 	case "TOOL_CALL_END":
 		p := new(event.ToolCallEnd)
-		if !parseToolCallEnd(s, p) {
-			return nil, false
-		}
-		ev = p
+		ev, ok = p, parseToolCallEnd(s, p)
 	case "STATE_SNAPSHOT":
 		p := new(event.StateSnapshot)
-		if !parseStateSnapshot(s, p) {
-			return nil, false
-		}
-		ev = p
+		ev, ok = p, parseStateSnapshot(s, p)
 	case "STATE_DELTA":
 		p := new(event.StateDelta)
-		if !parseStateDelta(s, p) {
-			return nil, false
-		}
-		ev = p
+		ev, ok = p, parseStateDelta(s, p)
 	case "MESSAGES_SNAPSHOT":
 		p := new(event.MessagesSnapshot)
-		if !parseMessagesSnapshot(s, p) {
-			return nil, false
-		}
-		ev = p
+		ev, ok = p, parseMessagesSnapshot(s, p)
 	case "RAW":
 		p := new(event.Raw)
-		if !parseRaw(s, p) {
-			return nil, false
-		}
-		ev = p
+		ev, ok = p, parseRaw(s, p)
 	case "CUSTOM":
 		p := new(event.Custom)
-		if !parseCustom(s, p) {
-			return nil, false
-		}
-		ev = p
+		ev, ok = p, parseCustom(s, p)
 	case "RUN_STARTED":
 		p := new(event.RunStarted)
-		if !parseRunStarted(s, p) {
-			return nil, false
-		}
-		ev = p
+		ev, ok = p, parseRunStarted(s, p)
 	case "RUN_FINISHED":
 		p := new(event.RunFinished)
-		if !parseRunFinished(s, p) {
-			return nil, false
-		}
-		ev = p
+		ev, ok = p, parseRunFinished(s, p)
 	case "RUN_ERROR":
 		p := new(event.RunError)
-		if !parseRunError(s, p) {
-			return nil, false
-		}
-		ev = p
+		ev, ok = p, parseRunError(s, p)
 	case "STEP_STARTED":
 		p := new(event.StepStarted)
-		if !parseStepStarted(s, p) {
-			return nil, false
-		}
-		ev = p
+		ev, ok = p, parseStepStarted(s, p)
 	case "STEP_FINISHED":
 		p := new(event.StepFinished)
-		if !parseStepFinished(s, p) {
-			return nil, false
-		}
-		ev = p
+		ev, ok = p, parseStepFinished(s, p)
 	case "TEXT_MESSAGE_CHUNK":
 		p := new(event.TextMessageChunk)
-		if !parseTextMessageChunk(s, p) {
-			return nil, false
-		}
-		ev = p
+		ev, ok = p, parseTextMessageChunk(s, p)
 	case "TOOL_CALL_CHUNK":
 		p := new(event.ToolCallChunk)
-		if !parseToolCallChunk(s, p) {
-			return nil, false
-		}
-		ev = p
+		ev, ok = p, parseToolCallChunk(s, p)
 	case "SUBAGENT_STARTED":
 		p := new(event.SubagentStarted)
-		if !parseSubagentStarted(s, p) {
-			return nil, false
-		}
-		ev = p
+		ev, ok = p, parseSubagentStarted(s, p)
 	case "SUBAGENT_FINISHED":
 		p := new(event.SubagentFinished)
-		if !parseSubagentFinished(s, p) {
-			return nil, false
-		}
-		ev = p
+		ev, ok = p, parseSubagentFinished(s, p)
 	case "SUBAGENT_ERROR":
 		p := new(event.SubagentError)
-		if !parseSubagentError(s, p) {
-			return nil, false
-		}
-		ev = p
+		ev, ok = p, parseSubagentError(s, p)
 	case "TOOL_CALL_RESULT":
 		p := new(event.ToolCallResult)
-		if !parseToolCallResult(s, p) {
-			return nil, false
-		}
-		ev = p
+		ev, ok = p, parseToolCallResult(s, p)
 	case "ACTIVITY_SNAPSHOT":
 		p := new(event.ActivitySnapshot)
-		if !parseActivitySnapshot(s, p) {
-			return nil, false
-		}
-		ev = p
+		ev, ok = p, parseActivitySnapshot(s, p)
 	case "ACTIVITY_DELTA":
 		p := new(event.ActivityDelta)
-		if !parseActivityDelta(s, p) {
-			return nil, false
-		}
-		ev = p
+		ev, ok = p, parseActivityDelta(s, p)
 	case "REASONING_START":
 		p := new(event.ReasoningStart)
-		if !parseReasoningStart(s, p) {
-			return nil, false
-		}
-		ev = p
+		ev, ok = p, parseReasoningStart(s, p)
 	case "REASONING_MESSAGE_START":
 		p := new(event.ReasoningMessageStart)
-		if !parseReasoningMessageStart(s, p) {
-			return nil, false
-		}
-		ev = p
+		ev, ok = p, parseReasoningMessageStart(s, p)
 	case "REASONING_MESSAGE_CONTENT":
 		p := new(event.ReasoningMessageContent)
-		if !parseReasoningMessageContent(s, p) {
-			return nil, false
-		}
-		ev = p
+		ev, ok = p, parseReasoningMessageContent(s, p)
 	case "REASONING_MESSAGE_END":
 		p := new(event.ReasoningMessageEnd)
-		if !parseReasoningMessageEnd(s, p) {
-			return nil, false
-		}
-		ev = p
+		ev, ok = p, parseReasoningMessageEnd(s, p)
 	case "REASONING_MESSAGE_CHUNK":
 		p := new(event.ReasoningMessageChunk)
-		if !parseReasoningMessageChunk(s, p) {
-			return nil, false
-		}
-		ev = p
+		ev, ok = p, parseReasoningMessageChunk(s, p)
 	case "REASONING_END":
 		p := new(event.ReasoningEnd)
-		if !parseReasoningEnd(s, p) {
-			return nil, false
-		}
-		ev = p
+		ev, ok = p, parseReasoningEnd(s, p)
 	case "REASONING_ENCRYPTED_VALUE":
 		p := new(event.ReasoningEncryptedValue)
-		if !parseReasoningEncryptedValue(s, p) {
-			return nil, false
-		}
-		ev = p
-	default:
-		return nil, false
+		ev, ok = p, parseReasoningEncryptedValue(s, p)
 	}
-	return ev, s.End() == nil
+	return ev, ok && s.End() == nil
 }
 
 func parseTextMessageStart(s *jsonx.Scanner, p *event.TextMessageStart) bool {

@@ -38,15 +38,10 @@ func (g *gen) parsers() {
 		name := planOf(in).Type.Name()
 		g.P("case %q:", string(in.Type))
 		g.P("p := new(event.%s)", name)
-		g.P("if !parse%s(s, p) {", name)
-		g.P("return nil, false")
-		g.P("}")
-		g.P("ev = p")
+		g.P("ev, ok = p, parse%s(s, p)", name)
 	}
-	g.P("default:")
-	g.P("return nil, false")
 	g.P("}")
-	g.P("return ev, s.End() == nil")
+	g.P("return ev, ok && s.End() == nil")
 	g.P("}")
 	g.P("")
 	for _, p := range g.order {
