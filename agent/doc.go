@@ -45,8 +45,9 @@
 //
 // The events a Runner yields are applied as they are. A client reading JSON
 // should read it through the consumer stage of AG-UI 1.0's processing model
-// (event.Parser.Consume; transport.ClientOptions.Consume for HTTP, as in
-// HTTP(url, nil, transport.ClientOptions{Consume: true, Warn: ...})), which
+// (event.Parser.Consume; over HTTP, transport.ClientOptions.Consume, as in
+// Adapt(c.Run) with c from transport.NewClient(url,
+// transport.ClientOptions{Consume: true, Warn: ...})), which
 // removes what it does not recognise with a warning and refuses malformed
 // values as @ag-ui/client does. Options.Warn hears the thread's own
 // warnings: a producer declaring a newer protocol version, or one this

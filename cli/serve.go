@@ -103,7 +103,7 @@ func runServe(o Options, args []string, stdin io.Reader, stdout, stderr io.Write
 	resumable := c.fs.Bool("resumable", false, "keep each run in an in-memory run log: a cut client resumes with\nLast-Event-ID, and GET /runs/RUN_ID follows a run (agwire follow)")
 	detach := c.fs.Bool("detach", false, "with --resumable: a run goes on when its client leaves, until the\nserver stops")
 	natsURL := c.fs.String("nats", "", "with --resumable: keep runs on NATS JetStream at `URL` (stream AGWIRE_RUNS),\nshared by every server given the same URL; needs the build of\nrunlog/natslog/cmd/agwire")
-	heartbeat := c.fs.Duration("heartbeat", transport.DefaultHeartbeat, "send a keep-alive after `DURATION` without an event: an SSE comment, or a\nzero-length frame to a binary client that asks (Agwire-Keepalive: 1);\n0 sends none")
+	heartbeat := c.fs.Duration("heartbeat", transport.DefaultHeartbeat, "send a keep-alive after `DURATION` without an event: an SSE comment, or a\nzero-length frame to a binary client that asks (Agwire-Keepalive: 1)\n(0: the default; negative, such as -1s: none)")
 	c.fs.StringVar(&c.in, "i", "", "serve the run recorded in `FILE` (JSON lines, SSE or binary; - is standard\ninput) instead of the built-in one")
 	var from streamFormat
 	c.fs.Var(&from, "from", "with -i: `sse|jsonl|binary`, the file's format; told from its first bytes\nwhen omitted")
@@ -118,9 +118,6 @@ func runServe(o Options, args []string, stdin io.Reader, stdout, stderr io.Write
 	}
 	if (*detach || *natsURL != "") && !*resumable {
 		return c.usageErrorf("--detach and --nats need --resumable")
-	}
-	if *heartbeat < 0 {
-		return c.usageErrorf("--heartbeat must not be negative (0 sends no keep-alive)")
 	}
 	if *maxGap <= 0 {
 		return c.usageErrorf("--max-gap must be positive")
@@ -202,9 +199,6 @@ func runServe(o Options, args []string, stdin io.Reader, stdout, stderr io.Write
 		mem := runlog.NewMemory(runlog.MemoryOptions{})
 		defer mem.Close()
 		opts.runLog = mem
-	}
-	if *heartbeat == 0 {
-		opts.heartbeat = -1 // none
 	}
 	if recorded != nil {
 		opts.recorded = c.in
