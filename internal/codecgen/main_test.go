@@ -22,3 +22,20 @@ func TestOutputIsCurrent(t *testing.T) {
 		t.Fatal("codec/coders_gen.go is not current: run go generate ./codec and commit it")
 	}
 }
+
+// TestOutputStatesNoTable: the generated code reads no field table by
+// position (names and sizes are constants; only rules and the reference
+// decoder's finish take a table), writes no no-op line and no adjacent
+// depth++/depth--.
+func TestOutputStatesNoTable(t *testing.T) {
+	src, err := generate()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, bad := range []string{".Wire[", ".Fields[", ".Names", "_ = ", "(&p.Base).", "d.depth--\n\tif d.depth++", "d.depth++\n\td.depth--", "d.charge(8)", "d.charge(16)"} {
+		if i := bytes.Index(src, []byte(bad)); i >= 0 {
+			line := bytes.Count(src[:i], []byte("\n")) + 1
+			t.Errorf("the output holds %q (line %d)", bad, line)
+		}
+	}
+}
