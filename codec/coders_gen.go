@@ -8448,9 +8448,6 @@ func parseMessage(s *jsonx.Scanner, p *event.Message) bool {
 			seen |= 1 << 2
 			switch s.Peek() {
 			case jsonx.String:
-				if s.Peek() != jsonx.String {
-					return false
-				}
 				v, err := s.String()
 				if err != nil {
 					return false
@@ -8480,9 +8477,6 @@ func parseMessage(s *jsonx.Scanner, p *event.Message) bool {
 				}
 				p.Parts = v
 			case jsonx.Object:
-				if s.Peek() != jsonx.Object {
-					return false
-				}
 				raw, err := s.Raw()
 				if err != nil {
 					return false
@@ -10245,9 +10239,6 @@ func parseToolCallResult(s *jsonx.Scanner, p *event.ToolCallResult) bool {
 			seen |= 1 << 3
 			switch s.Peek() {
 			case jsonx.String:
-				if s.Peek() != jsonx.String {
-					return false
-				}
 				v, err := s.String()
 				if err != nil {
 					return false

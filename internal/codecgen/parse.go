@@ -153,7 +153,7 @@ func (g *gen) members(p *schema.Plan, seen string) {
 		g.P("case %q:", name)
 		carriers := byName[name]
 		if len(carriers) == 1 {
-			g.member(carriers[0], once, mark)
+			g.member(carriers[0], once, mark, false)
 			continue
 		}
 		// A union: the value's kind picks the carrier.
@@ -168,7 +168,7 @@ func (g *gen) members(p *schema.Plan, seen string) {
 				panic("codecgen: union carrier of kind " + fmt.Sprint(f.Kind))
 			}
 			g.P("case %s:", kind)
-			g.member(f, "", "")
+			g.member(f, "", "", true)
 		}
 		g.P("default:")
 		g.P("return false")
@@ -187,8 +187,9 @@ func firstIndex(p *schema.Plan, name string) int {
 
 // member writes the reading of one member's value into field f of p.
 // Unless they are empty, once is a condition to add to the first test of
-// the value, and mark a statement to write after that test.
-func (g *gen) member(f *schema.Field, once, mark string) {
+// the value, and mark a statement to write after that test. known says
+// that the value's kind was tested already (a union's carrier).
+func (g *gen) member(f *schema.Field, once, mark string, known bool) {
 	x := "p." + f.GoName
 	// fail writes the test that gives up when cond holds; cond may begin
 	// with an init statement ("k := s.Peek(); ").
@@ -211,6 +212,12 @@ func (g *gen) member(f *schema.Field, once, mark string) {
 		}
 		once, mark = "", ""
 	}
+	// kind writes the test of the value's JSON kind, unless it is known.
+	kind := func(k string) {
+		if !known {
+			fail("s.Peek() != jsonx." + k)
+		}
+	}
 	// array writes the loop over an array's elements; each appends to v.
 	array := func(elem string, read func()) {
 		fail("s.ArrayStart() != nil")
@@ -223,7 +230,7 @@ func (g *gen) member(f *schema.Field, once, mark string) {
 	}
 	switch f.Kind {
 	case schema.String, schema.Enum, schema.OptString:
-		fail("s.Peek() != jsonx.String")
+		kind("String")
 		g.P("v, err := s.String()")
 		if f.Names != nil {
 			fail(fmt.Sprintf("err != nil || index%s(v) < 0", g.setOf(f).name))
@@ -241,7 +248,7 @@ func (g *gen) member(f *schema.Field, once, mark string) {
 		fail("err != nil")
 		g.P("%s = &v", x)
 	case schema.OptInt64:
-		fail("s.Peek() != jsonx.Number")
+		kind("Number")
 		g.P("text, err := s.Number()")
 		fail("err != nil")
 		g.P("v, ok := jsonx.ParseInt64(text)")
@@ -262,14 +269,14 @@ func (g *gen) member(f *schema.Field, once, mark string) {
 		fail("err != nil")
 		g.P("%s = raw", x)
 	case schema.Object:
-		fail("s.Peek() != jsonx.Object")
+		kind("Object")
 		g.P("raw, err := s.Raw()")
 		fail("err != nil")
 		g.P("%s = raw", x)
 	case schema.Message:
 		fail(fmt.Sprintf("s.Peek() != jsonx.Object || !parse%s(s, &%s)", f.Elem.Type.Name(), x))
 	case schema.OptMessage:
-		fail("s.Peek() != jsonx.Object")
+		kind("Object")
 		g.P("v := new(event.%s)", f.Elem.Type.Name())
 		fail(fmt.Sprintf("!parse%s(s, v)", f.Elem.Type.Name()))
 		g.P("%s = v", x)
