@@ -42,7 +42,10 @@ is one that does not parse or decode, or that the output cannot carry (such
 as a THINKING_* event, or a number a double cannot hold, written as binary).
 With --keep-going it reports each bad record, skips it, converts the rest and
 exits with status 1 at the end. A stream that is cut short, or an SSE event or
-binary frame above --max-frame-size, always ends the run.`
+binary frame above --max-frame-size in the input, always ends the run; an
+event whose output (an SSE data line, a binary frame) would be above it is a
+bad record, so that "convert --from" of the output with the same limit reads
+everything written.`
 
 const convertExample = `  agwire convert --from jsonl --to binary -i events.jsonl -o events.bin
   agwire convert --to sse -i events.bin
@@ -95,7 +98,7 @@ func runConvert(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	nonFinite := c.fs.Bool("nonfinite-null", false, "from a binary input, write NaN and infinite numbers, which JSON cannot\nspell, as null instead of refusing the event")
 	drop := c.fs.Bool("drop-unknown-fields", false, "from a JSON input (sse, jsonl), drop fields an event type does not\ndeclare instead of refusing the event")
 	maxFrame := sizeFlag(framing.DefaultMaxFrameSize)
-	c.fs.Var(&maxFrame, "max-frame-size", "refuse binary frames, and SSE lines or events, longer than `BYTES`, on\ninput and output")
+	c.fs.Var(&maxFrame, "max-frame-size", "refuse binary frames, and SSE lines or events, longer than `BYTES`, on\ninput (the run ends) and on output (the event is a bad record: an SSE data\nline or a frame longer than this is not written)")
 	c.fs.BoolVar(&c.strict, "strict", false, "from a binary input, treat a frame from a later protocol version as a\nbad record instead of skipping it with a warning")
 	if code, ok := c.parse(args); !ok {
 		return code
@@ -157,7 +160,7 @@ func runConvert(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	case formatJSONL:
 		dst = &jsonSink{w: out}
 	case formatSSE:
-		dst = &jsonSink{w: out, sse: true}
+		dst = &jsonSink{w: out, sse: true, max: int(maxFrame)}
 	case formatBinary:
 		dst = &binarySink{w: framing.NewWriter(out, wopts)}
 	}
@@ -246,7 +249,7 @@ func (c *cli) convertRecords(from, to streamFormat, br *bufio.Reader, rec *recor
 		case formatJSONL:
 			sink = &jsonSink{w: &buf}
 		case formatSSE:
-			sink = &jsonSink{w: &buf, sse: true}
+			sink = &jsonSink{w: &buf, sse: true, max: ropts.MaxFrameSize} // --max-frame-size
 		case formatBinary:
 			sink = &binarySink{w: framing.NewWriter(&buf, wopts)}
 		}
@@ -652,6 +655,10 @@ func (s *binarySource) of() string { return "frame payload" }
 type jsonSink struct {
 	w   io.Writer
 	sse bool
+	// max, when positive, refuses an SSE event whose data line would be
+	// longer than max bytes: what an SSE reader with that limit refuses
+	// (transport.NewSSEReader counts the line, "data: " included).
+	max int
 	buf []byte
 }
 
@@ -665,6 +672,10 @@ func (s *jsonSink) write(ev event.Event) error {
 		return &sinkRefusal{err}
 	}
 	if s.sse {
+		if s.max > 0 && len(b) > s.max {
+			return &sinkRefusal{fmt.Errorf("%w: its SSE data line would be %d bytes, above --max-frame-size %d, so an SSE reader with that limit would refuse it",
+				transport.ErrEventTooLarge, len(b), s.max)}
+		}
 		b = append(b, '\n', '\n')
 	} else {
 		b = append(b, '\n')

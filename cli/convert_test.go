@@ -524,3 +524,48 @@ func TestWritersKeepToThePeerLimit(t *testing.T) {
 		}
 	}
 }
+
+// --max-frame-size applies to the SSE output as it does to the input: an
+// event whose data line is longer is refused (a bad record, named), never
+// written for "convert --from sse" with the same limit to refuse; one that
+// fits, exactly at the limit, is written and read back. From every input
+// format (SSE input is converted event by event, the others in parallel).
+func TestConvertSSEOutputLimit(t *testing.T) {
+	small := `{"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"hi"}`
+	big := `{"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"` + strings.Repeat("x", 500) + `"}`
+	limit := len("data: ") + len(big) - 1 // one byte short for big
+	jsonl := small + "\n" + big + "\n" + small + "\n"
+	// The SSE input carries big's JSON on two data lines, each within the
+	// limit, joined by a line break: its data fits where its one-line
+	// output does not.
+	i := strings.Index(big, `"delta"`)
+	sse := "data: " + small + "\n\ndata: " + big[:i] + "\ndata: " + big[i:] + "\n\ndata: " + small + "\n\n"
+	inputs := map[string][]byte{
+		"jsonl":  []byte(jsonl),
+		"sse":    []byte(sse),
+		"binary": convert(t, []byte(jsonl), "--to", "binary"),
+	}
+	for from, in := range inputs {
+		out, errOut, code := agwire(t, in, "convert", "--from", from, "--to", "sse", "--max-frame-size", strconv.Itoa(limit))
+		if code != 1 || !strings.Contains(errOut, "above --max-frame-size "+strconv.Itoa(limit)) || !strings.Contains(errOut, "event too large") {
+			t.Errorf("from %s: exit %d, stderr %s", from, code, errOut)
+		}
+		if got := sseData(t, []byte(out)); len(got) != 1 || got[0] != small {
+			t.Errorf("from %s: wrote %q before stopping; want the first event only", from, got)
+		}
+		// --keep-going skips it; what is written reads back at the same limit.
+		out, _, code = agwire(t, in, "convert", "--from", from, "--to", "sse", "--keep-going", "--max-frame-size", strconv.Itoa(limit))
+		if code != 1 {
+			t.Errorf("from %s --keep-going: exit %d", from, code)
+		}
+		back := convert(t, []byte(out), "--from", "sse", "--to", "jsonl", "--max-frame-size", strconv.Itoa(limit))
+		if string(back) != small+"\n"+small+"\n" {
+			t.Errorf("from %s --keep-going: read back %q", from, back)
+		}
+		// At the limit exactly: written, and read back.
+		out2 := convert(t, in, "--from", from, "--to", "sse", "--max-frame-size", strconv.Itoa(limit+1))
+		if back := convert(t, out2, "--from", "sse", "--to", "jsonl", "--max-frame-size", strconv.Itoa(limit+1)); string(back) != jsonl {
+			t.Errorf("from %s at the limit: read back %q", from, back)
+		}
+	}
+}

@@ -151,3 +151,44 @@ func BenchmarkEncodeReference(b *testing.B) {
 func BenchmarkDecodeReference(b *testing.B) {
 	benchDecode(b, func(wire []byte) (event.Event, error) { return codec.UnmarshalReference(codec.Codec{}, wire) })
 }
+
+// BenchmarkEncodeBudgetCheck is the cost of the encoder's budget check
+// (Append decodes a frame large enough to exceed the readers' memory
+// budget once before it returns it): the default Codec against one with
+// no budget, which skips the check, on frames past the size where the
+// check starts (about 10 KiB).
+func BenchmarkEncodeBudgetCheck(b *testing.B) {
+	text := make([]byte, 64<<10)
+	for i := range text {
+		text[i] = 'a' + byte(i%26)
+	}
+	tools := make([]event.Tool, 2000)
+	for i := range tools {
+		tools[i] = event.Tool{Name: "search_flights", Description: "Find flights", Parameters: event.RawValue(`{"type":"object"}`)}
+	}
+	inputs := []struct {
+		name string
+		ev   event.Event
+	}{
+		{"TextMessageContent64KiB", &event.TextMessageContent{MessageID: "m", Delta: string(text)}},
+		{"RunStarted2000Tools", &event.RunStarted{ThreadID: "t", RunID: "r", Input: &event.RunAgentInput{ThreadID: "t", RunID: "r", Messages: []event.Message{}, Tools: tools}}},
+	}
+	for _, in := range inputs {
+		for _, c := range []struct {
+			name string
+			c    codec.Codec
+		}{{"checked", codec.Codec{}}, {"unchecked", codec.Codec{MemoryBudget: -1}}} {
+			b.Run(in.name+"/"+c.name, func(b *testing.B) {
+				b.ReportAllocs()
+				var buf []byte
+				var err error
+				for b.Loop() {
+					if buf, err = c.c.Append(buf[:0], in.ev); err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.SetBytes(int64(len(buf)))
+			})
+		}
+	}
+}

@@ -23,8 +23,93 @@ import (
 // what has none — a nil event, a THINKING_* event, a type defined outside
 // package event, a type the profile does not carry — goes to the reference
 // encoder, which reports it.
+//
+// Append writes only what Unmarshal with the same Codec reads back: an
+// event whose decoding would take more than Codec.MemoryBudget (tens of
+// thousands of empty tools, interrupts or patch operations, each two bytes
+// on the wire and a Go struct of 80 to 192 bytes) is refused with an error
+// wrapping ErrBudget, rather than written for every reader to refuse. See
+// Codec.Servable.
 func (c Codec) Append(dst []byte, ev event.Event) ([]byte, error) {
 	return c.appendEvent(dst, ev, false)
+}
+
+// Servable reports whether ev can be written and read back by agwire's
+// readers with the same options (by default those of the zero Codec, which
+// every agwire reader uses unless configured otherwise): nil and the size
+// of its wire form (one frame's payload), or the error Append gives, such
+// as ErrBudget for an event whose decoding would exceed the memory budget,
+// or ErrInvalid. A server calls it before it commits to serving an event,
+// for instance to refuse a run's input with a client error instead of
+// answering 200 and then failing to write the run's first event.
+func (c Codec) Servable(ev event.Event) (int, error) {
+	b := servableBufs.Get().(*[]byte)
+	defer servableBufs.Put(b)
+	out, err := c.appendEvent((*b)[:0], ev, false)
+	if cap(out) <= 64<<10 {
+		*b = out[:0]
+	}
+	if err != nil {
+		return 0, err
+	}
+	return len(out), nil
+}
+
+var servableBufs = sync.Pool{New: func() any { return new([]byte) }}
+
+// What the decoder charges to the memory budget, bounded from what the
+// encoder knows (TestDecodeAmplification checks both bounds on the
+// densest elements of every repeated field): per byte of frame at most
+// chargePerByte (the frame's copy, string headers, the JSON text of
+// dynamic values), plus per nested message at most chargePerMessage (the
+// Go struct of an element, 40 to 192 bytes); and in all at most
+// maxDecodeAmplification per byte (an empty element: two bytes on the
+// wire). Only a frame whose bound exceeds the budget is decoded again by
+// checkBudget: frames of real events (long text, tools with schemas) cost
+// one comparison.
+const (
+	chargePerByte          = 16
+	chargePerMessage       = 256
+	maxDecodeAmplification = 128
+)
+
+// checkBudget refuses wire, the encoding of an event of type t holding
+// nested messages (-1: not counted), if Unmarshal with c would refuse it
+// for its memory budget. A frame whose bound fits the budget costs
+// nothing; the others are decoded once.
+func (c Codec) checkBudget(t event.Type, wire []byte, nested int) error {
+	ratio := int64(c.MemoryBudget)
+	switch {
+	case ratio < 0:
+		return nil
+	case ratio == 0:
+		ratio = DefaultMemoryBudget
+	}
+	n := int64(len(wire))
+	bound := n * maxDecodeAmplification
+	if nested >= 0 {
+		bound = min(bound, n*chargePerByte+int64(nested)*chargePerMessage)
+	}
+	if bound <= n*ratio+budgetFloor {
+		return nil
+	}
+	_, err := c.Unmarshal(wire)
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, ErrBudget):
+		var ce *Error
+		path := ""
+		if errors.As(err, &ce) {
+			path = ce.Path
+		}
+		return &Error{Op: "encode", Type: t, Path: path, Offset: -1, Err: fmt.Errorf(
+			"%w: decoding its %d-byte frame needs more than the %d bytes a reader may allocate (Codec.MemoryBudget: %d× the frame + %d), so readers would refuse it; send fewer or fuller elements",
+			ErrBudget, len(wire), c.budget(len(wire)), ratio, budgetFloor)}
+	}
+	// The encoder wrote what its own decoder refuses: a defect, reported
+	// rather than sent.
+	return &Error{Op: "encode", Type: t, Offset: -1, Err: fmt.Errorf("%w: the encoding does not decode: %v", ErrInvalid, err)}
 }
 
 // appendEvent is Append; validUTF8 says the event's strings are known to be
@@ -36,12 +121,19 @@ func (c Codec) appendEvent(dst []byte, ev event.Event, validUTF8 bool) ([]byte, 
 	g := newGenc(&c)
 	g.validUTF8 = validUTF8
 	b, err, ok := appendGenerated(&g, dst, ev)
+	nested := 0
+	if g.e != nil {
+		nested = len(g.e.sizes) // one slot per nested message
+	}
 	g.release()
 	switch {
 	case !ok:
 		return c.appendReference(dst, ev)
 	case err != nil:
 		return dst, toError("encode", ev.Type(), err)
+	}
+	if err := c.checkBudget(ev.Type(), b[len(dst):], nested); err != nil {
+		return dst, err
 	}
 	return b, nil
 }
@@ -88,7 +180,11 @@ func (c Codec) appendReference(dst []byte, ev event.Event) ([]byte, error) {
 	if err != nil {
 		return dst, toError("encode", t, err)
 	}
-	return endLen(b, arm), nil
+	b = endLen(b, arm)
+	if err := c.checkBudget(t, b[len(dst):], -1); err != nil {
+		return dst, err
+	}
+	return b, nil
 }
 
 // toError turns an internal path-carrying error into an *Error.

@@ -48,11 +48,14 @@ func Example() {
 			panic(err)
 		}
 		ev, _ := e.Decode(codec.Codec{})
-		fmt.Println(e.Cursor("run-1"), ev.Type())
+		// The cursor after e, bound to this run (its text, such as
+		// "run-1/q7z1vUFlDgQfo9bi/2", carries the run's incarnation).
+		c := e.Cursor("run-1")
+		fmt.Println(c.Run, c.Seq, c.Inc == runlog.IncarnationOf(w), ev.Type())
 	}
 	// Output:
-	// run-1/2 TEXT_MESSAGE_CONTENT
-	// run-1/3 RUN_FINISHED
+	// run-1 2 true TEXT_MESSAGE_CONTENT
+	// run-1 3 true RUN_FINISHED
 }
 
 // The cursor's text is what an SSE id line and a Last-Event-ID header
@@ -60,9 +63,12 @@ func Example() {
 func ExampleParseCursor() {
 	c, err := runlog.ParseCursor("run%2F7/42")
 	fmt.Printf("%q %d %v\n", c.Run, c.Seq, err)
+	c, err = runlog.ParseCursor("run%2F7/q7z1vUFlDgQfo9bi/42")
+	fmt.Printf("%q %q %d %v\n", c.Run, c.Inc, c.Seq, err)
 	_, err = runlog.ParseCursor("42")
 	fmt.Println(errors.Is(err, runlog.ErrBadCursor), err)
 	// Output:
 	// "run/7" 42 <nil>
+	// "run/7" "q7z1vUFlDgQfo9bi" 42 <nil>
 	// true runlog: bad cursor: "42" has no '/' between run id and sequence
 }

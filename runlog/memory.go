@@ -2,7 +2,9 @@ package runlog
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"hash/maphash"
 	"io"
 	"sync"
 	"time"
@@ -10,8 +12,13 @@ import (
 
 // Defaults of MemoryOptions.
 const (
-	DefaultMaxAge        = time.Hour
-	DefaultMaxBytes      = 256 << 20
+	DefaultMaxAge   = time.Hour
+	DefaultMaxBytes = 256 << 20
+	// DefaultMaxTombstones was the default bound of remembered dropped
+	// runs, after which a dropped run's id could start a new run.
+	//
+	// Deprecated: the default is now no bound (MaxTombstones 0): a run
+	// id is never reused. Set MaxTombstones to it for the old bound.
 	DefaultMaxTombstones = 10000
 )
 
@@ -40,10 +47,17 @@ type MemoryOptions struct {
 	// MaxEventBytes is the largest event Append accepts (ErrTooLarge
 	// beyond). 0 means DefaultMaxEventBytes.
 	MaxEventBytes int
-	// MaxTombstones is how many forgotten runs the log remembers, so that
-	// reading one gives ErrEvicted rather than ErrUnknownRun and starting
-	// one again gives ErrRunExists. Each costs at most MaxRunIDLen bytes
-	// plus a map entry. 0 means DefaultMaxTombstones; negative, none.
+	// MaxTombstones bounds how many forgotten runs the log remembers, so
+	// that reading one gives ErrEvicted rather than ErrUnknownRun and
+	// starting one again gives ErrRunExists. The log remembers a dropped
+	// run as a 64-bit keyed hash of its id (an entry of a map of uint64,
+	// 24 to 38 bytes of heap; BenchmarkMemoryTombstones): a fresh id
+	// whose hash equals a dropped one's, a chance of about n in 2^64
+	// after n dropped runs, is refused with ErrRunExists. 0 (the default)
+	// means no bound: a run id is never reused in the log's lifetime.
+	// Positive: the oldest are forgotten beyond it, and their ids may
+	// start new runs (a cursor with an incarnation token still never
+	// reads them). Negative: none are remembered.
 	MaxTombstones int
 	// Now is the clock; nil means time.Now. For tests.
 	Now func() time.Time
@@ -58,25 +72,29 @@ type MemoryOptions struct {
 // timer.
 type Memory struct {
 	opts MemoryOptions
+	seed maphash.Seed // of the tombstones' hashes, drawn per log
 
 	mu     sync.Mutex
 	runs   map[string]*memRun
 	queue  memQueue // every held event and marker, oldest first
 	bytes  int64
-	tombs  map[string]struct{}
-	tombQ  []string // tombstones in the order made, a ring of MaxTombstones
+	tombs  map[uint64]struct{} // hashes of the dropped runs' ids
+	tombQ  []uint64            // with MaxTombstones > 0, a ring in the order made
 	tombI  int
 	timer  *time.Timer
 	closed bool
 }
 
 type memRun struct {
-	id     string
-	base   uint64   // sequence number of events[0]
-	events [][]byte // held events
-	ended  bool
-	notify chan struct{} // closed and replaced when the run changes, if waited on
-	waited bool
+	id      string
+	inc     string
+	base    uint64   // sequence number of events[0]
+	events  [][]byte // held events
+	ended   bool
+	aborted error         // with ended: why the run was aborted (Abort)
+	seen    int64         // last Touch, Unix nanoseconds of opts.Now; 0: never
+	notify  chan struct{} // closed and replaced when the run changes, if waited on
+	waited  bool
 }
 
 // last returns the sequence number of the run's last event (0: none).
@@ -161,13 +179,10 @@ func NewMemory(opts MemoryOptions) *Memory {
 	if opts.MaxEventBytes <= 0 {
 		opts.MaxEventBytes = DefaultMaxEventBytes
 	}
-	if opts.MaxTombstones == 0 {
-		opts.MaxTombstones = DefaultMaxTombstones
-	}
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	return &Memory{opts: opts, runs: make(map[string]*memRun), tombs: make(map[string]struct{})}
+	return &Memory{opts: opts, seed: maphash.MakeSeed(), runs: make(map[string]*memRun), tombs: make(map[uint64]struct{})}
 }
 
 // Close stops the log's expiry timer and makes later Start, Read and
@@ -197,10 +212,10 @@ func (m *Memory) Start(ctx context.Context, run string) (Writer, error) {
 	if _, ok := m.runs[run]; ok {
 		return nil, fmt.Errorf("%w: run %q is held", ErrRunExists, run)
 	}
-	if _, ok := m.tombs[run]; ok {
-		return nil, fmt.Errorf("%w: run %q was held and has been dropped", ErrRunExists, run)
+	if _, ok := m.tombs[m.hash(run)]; ok {
+		return nil, fmt.Errorf("%w: run %q was held and has been dropped; a run id is started once", ErrRunExists, run)
 	}
-	r := &memRun{id: run, base: 1, notify: make(chan struct{})}
+	r := &memRun{id: run, inc: NewIncarnation(), base: 1, notify: make(chan struct{})}
 	m.runs[run] = r
 	m.pushLocked(memItem{run: r, kind: kindStart, size: int32(memRunOverhead + len(run))}, now)
 	return &memWriter{m: m, r: r}, nil
@@ -219,10 +234,13 @@ func (m *Memory) Read(ctx context.Context, from Cursor) (Reader, error) {
 	m.expireLocked()
 	r, ok := m.runs[from.Run]
 	if !ok {
-		if _, ok := m.tombs[from.Run]; ok {
+		if _, ok := m.tombs[m.hash(from.Run)]; ok {
 			return nil, fmt.Errorf("%w: run %q has been dropped entirely", ErrEvicted, from.Run)
 		}
 		return nil, fmt.Errorf("%w: %q", ErrUnknownRun, from.Run)
+	}
+	if from.Inc != "" && from.Inc != r.inc {
+		return nil, fmt.Errorf("%w: the run of cursor %s is gone: run %q is now another run (incarnation %s)", ErrEvicted, from, from.Run, r.inc)
 	}
 	if err := checkFrom(from, r.base, r.last()); err != nil {
 		return nil, err
@@ -290,18 +308,25 @@ func (m *Memory) dropLocked() {
 
 func (m *Memory) tombLocked(run string) {
 	n := m.opts.MaxTombstones
-	if n <= 0 {
+	if n < 0 {
 		return
 	}
-	if len(m.tombQ) < n {
-		m.tombQ = append(m.tombQ, run)
-	} else {
+	h := m.hash(run)
+	switch {
+	case n == 0:
+	case len(m.tombQ) < n:
+		m.tombQ = append(m.tombQ, h)
+	default:
 		delete(m.tombs, m.tombQ[m.tombI])
-		m.tombQ[m.tombI] = run
+		m.tombQ[m.tombI] = h
 		m.tombI = (m.tombI + 1) % n
 	}
-	m.tombs[run] = struct{}{}
+	m.tombs[h] = struct{}{}
 }
+
+// hash is the tombstone of run: keyed with the log's seed, so that ids
+// cannot be chosen to collide.
+func (m *Memory) hash(run string) uint64 { return maphash.String(m.seed, run) }
 
 // armLocked sets the timer for the oldest item's expiry, if none is set.
 func (m *Memory) armLocked(now int64) {
@@ -319,16 +344,17 @@ func (m *Memory) armLocked(now int64) {
 
 // MemoryStats is what a Memory log holds.
 type MemoryStats struct {
-	Runs   int   // runs held (started and not yet forgotten)
-	Events int   // events held
-	Bytes  int64 // bytes counted against MaxBytes
+	Runs       int   // runs held (started and not yet forgotten)
+	Events     int   // events held
+	Bytes      int64 // bytes counted against MaxBytes
+	Tombstones int   // dropped runs remembered (not counted in Bytes)
 }
 
 // Stats returns what the log holds now. It applies no retention itself.
 func (m *Memory) Stats() MemoryStats {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	s := MemoryStats{Runs: len(m.runs), Bytes: m.bytes}
+	s := MemoryStats{Runs: len(m.runs), Bytes: m.bytes, Tombstones: len(m.tombs)}
 	for _, r := range m.runs {
 		s.Events += len(r.events)
 	}
@@ -341,6 +367,9 @@ type memWriter struct {
 }
 
 func (w *memWriter) Run() string { return w.r.id }
+
+// Incarnation implements Incarnated.
+func (w *memWriter) Incarnation() string { return w.r.inc }
 
 func (w *memWriter) Append(ctx context.Context, wire []byte) (uint64, error) {
 	m := w.m
@@ -355,7 +384,7 @@ func (w *memWriter) Append(ctx context.Context, wire []byte) (uint64, error) {
 		return 0, ErrClosed
 	}
 	if r.ended {
-		return 0, fmt.Errorf("%w: %q", ErrRunEnded, r.id)
+		return 0, endedErr(r)
 	}
 	now := m.expireLocked()
 	r.events = append(r.events, b)
@@ -365,15 +394,36 @@ func (w *memWriter) Append(ctx context.Context, wire []byte) (uint64, error) {
 	return seq, nil
 }
 
-func (w *memWriter) End(ctx context.Context) error {
+func (w *memWriter) End(ctx context.Context) error { return w.end(nil) }
+
+// Abort implements Aborter: readers reaching the end of the run's events
+// get ErrRunAborted, naming cause.
+func (w *memWriter) Abort(ctx context.Context, cause error) error {
+	if cause == nil {
+		cause = errors.New("aborted by its writer")
+	}
+	return w.end(cause)
+}
+
+// endedErr is what appending to, ending or aborting an ended run gives.
+func endedErr(r *memRun) error {
+	if r.aborted != nil {
+		return fmt.Errorf("%w: %q: %w: %v", ErrRunEnded, r.id, ErrRunAborted, r.aborted)
+	}
+	return fmt.Errorf("%w: %q", ErrRunEnded, r.id)
+}
+
+// end appends the end-of-run marker; aborted, when not nil, says why the
+// run was aborted.
+func (w *memWriter) end(aborted error) error {
 	m := w.m
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	r := w.r
 	if r.ended {
-		return fmt.Errorf("%w: %q", ErrRunEnded, r.id)
+		return endedErr(r)
 	}
-	r.ended = true
+	r.ended, r.aborted = true, aborted
 	m.pushLocked(memItem{run: r, kind: kindEnd, size: memEventOverhead}, m.opts.Now().UnixNano())
 	r.wake()
 	return nil
@@ -399,13 +449,17 @@ func (rd *memReader) Next(ctx context.Context) (Entry, error) {
 			return Entry{}, fmt.Errorf("%w: run %q: event %d was dropped before it was read; the log holds from %d", ErrEvicted, r.id, rd.next, r.base)
 		}
 		if i := rd.next - r.base; i < uint64(len(r.events)) {
-			e := Entry{Seq: rd.next, Wire: r.events[i]}
+			e := Entry{Seq: rd.next, Wire: r.events[i], Inc: r.inc}
 			rd.next++
 			m.mu.Unlock()
 			return e, nil
 		}
 		if r.ended {
+			aborted := r.aborted
 			m.mu.Unlock()
+			if aborted != nil {
+				return Entry{}, fmt.Errorf("%w: run %q after event %d: %v", ErrRunAborted, r.id, rd.next-1, aborted)
+			}
 			return Entry{}, io.EOF
 		}
 		ch := r.notify
@@ -423,3 +477,34 @@ func (rd *memReader) Close() error {
 	rd.closed = true
 	return nil
 }
+
+// Touch implements Presence: it records that a reader of run is
+// connected now. A run the log does not hold gives ErrUnknownRun.
+func (m *Memory) Touch(ctx context.Context, run string) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	r, ok := m.runs[run]
+	if !ok {
+		return fmt.Errorf("%w: %q", ErrUnknownRun, run)
+	}
+	r.seen = m.opts.Now().UnixNano()
+	return nil
+}
+
+// LastSeen implements Presence: the time of run's last Touch in this
+// process, or the zero time.
+func (m *Memory) LastSeen(ctx context.Context, run string) (time.Time, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if r, ok := m.runs[run]; ok && r.seen != 0 {
+		return time.Unix(0, r.seen), nil
+	}
+	return time.Time{}, nil
+}
+
+var (
+	_ Log        = (*Memory)(nil)
+	_ Presence   = (*Memory)(nil)
+	_ Aborter    = (*memWriter)(nil)
+	_ Incarnated = (*memWriter)(nil)
+)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
 	"sync"
 	"testing"
 	"time"
@@ -151,7 +152,7 @@ func TestMemoryRetentionByAge(t *testing.T) {
 	if _, err := m.Read(c, runlog.Cursor{Run: "old", Seq: 6}); !errors.Is(err, runlog.ErrEvicted) {
 		t.Fatalf("Read of an expired run: %v, want ErrEvicted", err)
 	}
-	if st := m.Stats(); st != (runlog.MemoryStats{}) {
+	if st := m.Stats(); st != (runlog.MemoryStats{Tombstones: 1}) {
 		t.Fatalf("an expired log holds %+v", st)
 	}
 	// MaxTombstones is 1: a second dropped run pushes the first out of memory.
@@ -178,7 +179,7 @@ func TestMemoryIdleExpiry(t *testing.T) {
 	for m.Stats().Runs != 0 {
 		time.Sleep(time.Millisecond)
 	}
-	if st := m.Stats(); st != (runlog.MemoryStats{}) {
+	if st := m.Stats(); st != (runlog.MemoryStats{Tombstones: 1}) {
 		t.Fatalf("after expiry the log holds %+v", st)
 	}
 }
@@ -209,4 +210,115 @@ func TestMemoryLimits(t *testing.T) {
 	if _, err := w.Append(c, b); !errors.Is(err, runlog.ErrClosed) {
 		t.Fatalf("Append after Close: %v", err)
 	}
+}
+
+// A run id is never started again, however many runs were dropped after
+// it (the old log forgot it after 10,000, and a cursor of the old run then
+// read the new run's events).
+func TestMemoryRunIDNeverReused(t *testing.T) {
+	c := context.Background()
+	clk := &clock{now: time.Unix(1e9, 0)}
+	m := runlog.NewMemory(runlog.MemoryOptions{MaxAge: time.Minute, Now: clk.Now})
+	defer m.Close()
+	w, _ := m.Start(c, "first")
+	appendN(t, w, 1, 3)
+	w.End(c)
+	old := runlog.Cursor{Run: "first", Seq: 1}
+	clk.Add(2 * time.Minute)
+	for i := 0; i < 10001; i++ {
+		w, err := m.Start(c, fmt.Sprint("later-", i))
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.End(c)
+	}
+	clk.Add(2 * time.Minute)
+	if _, err := m.Start(c, "first"); !errors.Is(err, runlog.ErrRunExists) {
+		t.Fatalf("Start of a run dropped 10,001 runs ago: %v, want ErrRunExists", err)
+	}
+	if st := m.Stats(); st.Runs != 0 || st.Tombstones != 10002 {
+		t.Fatalf("the log holds %+v; want no run and 10,002 tombstones", st)
+	}
+	if _, err := m.Read(c, old); !errors.Is(err, runlog.ErrEvicted) {
+		t.Fatalf("a cursor of the dropped run: %v, want ErrEvicted", err)
+	}
+}
+
+// A cursor reads the run it was given by, never another run of the same
+// id: one from a log that is gone (a restarted process), or one whose
+// tombstone a bounded MaxTombstones let go.
+func TestMemoryCursorBoundToIncarnation(t *testing.T) {
+	c := context.Background()
+	clk := &clock{now: time.Unix(1e9, 0)}
+	m := runlog.NewMemory(runlog.MemoryOptions{MaxAge: time.Minute, MaxTombstones: 1, Now: clk.Now})
+	defer m.Close()
+	w, _ := m.Start(c, "r")
+	appendN(t, w, 1, 3)
+	w.End(c)
+	rd, _ := m.Read(c, runlog.Cursor{Run: "r"})
+	e, err := rd.Next(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cur, err := runlog.ParseCursor(e.Cursor("r").String()) // as a client keeps it
+	if err != nil || cur.Inc == "" {
+		t.Fatalf("the cursor of event 1: %+v, %v", cur, err)
+	}
+	clk.Add(2 * time.Minute)
+	w2, _ := m.Start(c, "other")
+	w2.End(c)
+	clk.Add(2 * time.Minute) // "r"'s tombstone is pushed out
+	w3, err := m.Start(c, "r")
+	if err != nil {
+		t.Fatalf("Start of a forgotten id with MaxTombstones 1: %v", err)
+	}
+	appendN(t, w3, 1, 3)
+	if _, err := m.Read(c, cur); !errors.Is(err, runlog.ErrEvicted) {
+		t.Fatalf("the old run's cursor on the new run: %v, want ErrEvicted", err)
+	}
+	// Another log (the process restarted) holding a run of the same id.
+	m2 := runlog.NewMemory(runlog.MemoryOptions{})
+	defer m2.Close()
+	w4, _ := m2.Start(c, "r")
+	appendN(t, w4, 1, 3)
+	if _, err := m2.Read(c, cur); !errors.Is(err, runlog.ErrEvicted) {
+		t.Fatalf("the cursor on a restarted log's run: %v, want ErrEvicted", err)
+	}
+}
+
+// BenchmarkMemoryTombstones measures the heap a dropped run's tombstone
+// keeps: a log that dropped b.N runs.
+func BenchmarkMemoryTombstones(b *testing.B) {
+	c := context.Background()
+	clk := &clock{now: time.Unix(1e9, 0)}
+	m := runlog.NewMemory(runlog.MemoryOptions{MaxAge: time.Minute, Now: clk.Now})
+	defer m.Close()
+	ids := make([]string, b.N)
+	for i := range ids {
+		ids[i] = fmt.Sprintf("run-%08d", i)
+	}
+	runtime.GC()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	b.ResetTimer()
+	for _, id := range ids {
+		w, err := m.Start(c, id)
+		if err != nil {
+			b.Fatal(err)
+		}
+		w.End(c)
+		clk.Add(time.Minute / 1000)
+	}
+	clk.Add(2 * time.Minute)
+	if _, err := m.Start(c, "last"); err != nil { // applies retention
+		b.Fatal(err)
+	}
+	b.StopTimer()
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	if st := m.Stats(); st.Tombstones != b.N {
+		b.Fatalf("%d tombstones for %d dropped runs", st.Tombstones, b.N)
+	}
+	runtime.KeepAlive(ids)
+	b.ReportMetric(float64(int64(after.HeapAlloc)-int64(before.HeapAlloc))/float64(b.N), "heap-B/tombstone")
 }

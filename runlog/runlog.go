@@ -32,7 +32,10 @@ package runlog
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/base64"
 	"errors"
+	"time"
 )
 
 // Limits on what a Log accepts. They bound the memory a hostile run id or
@@ -40,9 +43,12 @@ import (
 const (
 	// MaxRunIDLen is the longest run id, in bytes, that a Log accepts.
 	MaxRunIDLen = 256
+	// MaxIncLen is the longest incarnation token a cursor carries.
+	MaxIncLen = 32
 	// MaxCursorLen is the longest cursor text ParseCursor reads: a run id
-	// of MaxRunIDLen bytes, each escaped as %XX, a slash and 20 digits.
-	MaxCursorLen = 3*MaxRunIDLen + 1 + 20
+	// of MaxRunIDLen bytes, each escaped as %XX, a slash, an incarnation
+	// token of MaxIncLen bytes, a slash and 20 digits.
+	MaxCursorLen = 3*MaxRunIDLen + 1 + MaxIncLen + 1 + 20
 	// DefaultMaxEventBytes is the largest event accepted when a log's
 	// option says 0: 16 MiB, the largest frame framing reads by default.
 	DefaultMaxEventBytes = 16 << 20
@@ -74,6 +80,22 @@ var (
 	ErrTooLarge = errors.New("runlog: event too large")
 	// ErrClosed: the log or the reader has been closed.
 	ErrClosed = errors.New("runlog: closed")
+	// ErrUnacknowledged: a shared log did not confirm an append or an
+	// end (a timeout, a broken connection) and could not tell whether it
+	// landed. The run is not broken: call Append again with the same
+	// event (or End again) and it is appended exactly once.
+	ErrUnacknowledged = errors.New("runlog: append not acknowledged")
+	// ErrStoreFull: the log's storage refused an event or a marker for
+	// lack of space (a JetStream stream at its MaxBytes with DiscardNew,
+	// or a server out of storage). The Writer then aborts the run, if it
+	// can, so that its readers end.
+	ErrStoreFull = errors.New("runlog: log full")
+	// ErrRunAborted: Reader.Next reached the end of what a run holds and
+	// the run will not go on: its Writer aborted it (Abort, or a full
+	// store), or stopped without ending it (a shared log notices that the
+	// writer's heartbeat stopped). The events before it were delivered;
+	// the run has no end marker. The error names the cause when known.
+	ErrRunAborted = errors.New("runlog: run aborted")
 )
 
 // Log holds runs. Implementations are safe for concurrent use.
@@ -124,8 +146,78 @@ type Entry struct {
 	Seq uint64
 	// Wire is the event as the codec's wire bytes: one frame's payload.
 	Wire []byte
+	// Inc is the incarnation of the run the event belongs to ("" from a
+	// Log that does not say).
+	Inc string
 }
 
-// Cursor returns the cursor of run just after e: reading from it yields
-// the events after e.
-func (e Entry) Cursor(run string) Cursor { return Cursor{Run: run, Seq: e.Seq} }
+// Cursor returns the cursor of run just after e, bound to e's
+// incarnation: reading from it yields the events after e, and never
+// another run's that reuses the id.
+func (e Entry) Cursor(run string) Cursor { return Cursor{Run: run, Seq: e.Seq, Inc: e.Inc} }
+
+// Incarnations. A run id names one run for the lifetime of a log: both
+// logs of this module refuse to start an id again (ErrRunExists), even
+// long after retention dropped the run. An incarnation token goes further:
+// drawn at random by each Start, it tells apart two runs of one id in
+// different logs, or in one log before and after its process restarted
+// (an in-memory log forgets everything), so a cursor carrying it never
+// reads another run's events: Log.Read of a cursor whose Inc is not the
+// held run's fails with ErrEvicted (its run is gone). A cursor without
+// Inc, such as the text of an older version, reads whatever run holds
+// the id.
+
+// Incarnated is implemented by the Writers of this module's logs.
+type Incarnated interface {
+	// Incarnation returns the token of the run being written.
+	Incarnation() string
+}
+
+// IncarnationOf returns w's incarnation token, or "" if w does not say.
+func IncarnationOf(w Writer) string {
+	if i, ok := w.(Incarnated); ok {
+		return i.Incarnation()
+	}
+	return ""
+}
+
+// NewIncarnation returns a fresh incarnation token: 96 random bits in
+// base64url, 16 characters that CheckInc accepts.
+func NewIncarnation() string {
+	var b [12]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		panic(err) // crypto/rand does not fail on supported platforms
+	}
+	return base64.RawURLEncoding.EncodeToString(b[:])
+}
+
+// Aborter is implemented by Writers that can end a run without its end
+// marker, so that its readers stop waiting: both logs of this module.
+type Aborter interface {
+	// Abort ends the run as aborted: readers that reach the end of its
+	// events get an error wrapping ErrRunAborted and naming cause; Append
+	// and End fail afterwards. It needs no room in a full store.
+	Abort(ctx context.Context, cause error) error
+}
+
+// Abort aborts the run w writes with cause, when w is an Aborter, and
+// otherwise ends it (End): either way its readers stop waiting.
+func Abort(ctx context.Context, w Writer, cause error) error {
+	if a, ok := w.(Aborter); ok {
+		return a.Abort(ctx, cause)
+	}
+	return w.End(ctx)
+}
+
+// Presence is implemented by Logs that record readers' presence per run,
+// shared by every process using the log: a reader connected to one
+// replica keeps alive a run that another replica runs. Both logs of this
+// module implement it (Memory within its process).
+type Presence interface {
+	// Touch records that a reader of run is connected now.
+	Touch(ctx context.Context, run string) error
+	// LastSeen returns when run was last touched, by any process of the
+	// log: the zero time (and no error) if never, or too long ago for
+	// the log to remember.
+	LastSeen(ctx context.Context, run string) (time.Time, error)
+}

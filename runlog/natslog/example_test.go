@@ -66,9 +66,10 @@ func Example() {
 			break
 		}
 		ev, _ := e.Decode(codec.Codec{})
-		fmt.Println(e.Cursor("run-1"), ev.Type())
+		c := e.Cursor("run-1") // bound to the run: its text carries the incarnation
+		fmt.Println(c.Run, c.Seq, c.Inc == runlog.IncarnationOf(w), ev.Type())
 	}
 	// Output:
-	// run-1/2 TEXT_MESSAGE_CONTENT
-	// run-1/3 RUN_FINISHED
+	// run-1 2 true TEXT_MESSAGE_CONTENT
+	// run-1 3 true RUN_FINISHED
 }

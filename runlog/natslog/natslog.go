@@ -9,43 +9,73 @@
 // every run; each run is one subject, Options.Subject + "." + the run id in
 // unpadded base64url (so any run id is a valid subject token). A run's
 // messages are a start marker, its events (the codec's wire bytes, as
-// they are), and an end marker. Every message carries the header
-// Agwire-Seq, the number of the run's events up to and including it;
-// markers carry Agwire-Mark: start or end. An event's cursor is its
+// they are), and an end marker (or an abort marker, whose data is the
+// cause). Every message carries the header Agwire-Seq, the number of the
+// run's events up to and including it; markers carry Agwire-Mark: start,
+// end or abort. An event's cursor is its
 // Agwire-Seq, so cursors number a run's events 1, 2, 3 … whatever else
 // the stream holds, exactly as the in-memory log does; reading from a
 // cursor finds its place by a binary search over the stream's sequence
 // numbers (a few direct message reads, at most log2 of the stream's
 // length), then follows the subject with an ordered consumer.
 //
+// Two key-value buckets go with the stream. IDsBucket (Stream + "_IDS",
+// no TTL) holds one entry per run ever started, its incarnation token, and
+// the cause if the run was aborted. LiveBucket (Stream + "_LIVE", a TTL of
+// PresenceTTL) holds the writers' heartbeats and the readers' presence
+// (runlog.Presence).
+//
 // # Guarantees, and what failures cost
 //
-// Start publishes the start marker only if the subject is empty
-// (Nats-Expected-Last-Subject-Sequence: 0): across replicas a run id is
-// started once, and a second Start gets runlog.ErrRunExists. Each Append
+// Start creates the run's entry in the ids bucket, which succeeds only
+// for an id never started in it, then publishes the start marker only if
+// the subject is empty (Nats-Expected-Last-Subject-Sequence: 0): across
+// replicas, and for the bucket's lifetime (long after retention dropped
+// the run), a run id is started once; a second Start gets
+// runlog.ErrRunExists. Each Start draws an incarnation token, which the
+// readers' entries carry: a cursor bound to it (runlog.Entry.Cursor)
+// reads that run only. Each Append
 // and End publishes only if the run's last message is the one this Writer
 // wrote last, so a second writer, or a message published to the subject by
 // anything else, gets runlog.ErrConflict rather than interleaving. A
 // publish is acknowledged by JetStream after it is stored (by a majority
 // of Replicas): an acknowledged event survives the loss of this process.
-// If the acknowledgement is lost (a timeout, a broken connection), the
-// Writer reads the run's last message: if the event landed, Append
-// succeeds; otherwise the error is returned and nothing was appended.
+// Every message carries a Nats-Msg-Id: the Writer's incarnation (96
+// random bits drawn by Start), the message's place in the run and a hash
+// of its bytes. If an acknowledgement is lost (a timeout, a broken
+// connection), the Writer reads the run's last message: if the event
+// landed, Append succeeds. If the tail cannot be read either (the server
+// is unreachable for longer than Options.AckTimeout), Append fails with
+// runlog.ErrUnacknowledged and the Writer stays unsure: its next Append or
+// End first reads the tail again and adopts its own message if it landed.
+// So Append of the same event again, once the server is back, appends it
+// exactly once (it is found, or published now), and End and every later
+// Append succeed; an Append of another event instead follows whatever
+// landed. JetStream's duplicate window (the stream's Duplicates) also
+// drops a second copy published with the same id.
 //
 // A run whose writer dies never gets its end marker: readers receive every
-// acknowledged event and then wait, until their context ends or retention
-// drops the run. Retention is the stream's: MaxAge and MaxBytes drop the
-// oldest messages, of any run (DiscardOld); a reader whose next event was
-// dropped gets runlog.ErrEvicted; a run none of whose messages is left is
-// runlog.ErrUnknownRun (the stream keeps no memory of it, and its id may
-// be started again).
+// acknowledged event; a reader waiting at the run's end checks, every
+// WriterTimeout/3, the run's entry and the writer's heartbeat (a Writer
+// records one every Heartbeat until End or Abort), and ends with
+// runlog.ErrRunAborted when the run was aborted or its writer has not been
+// heard from for WriterTimeout (the heartbeat's time is the NATS server's:
+// replicas' clocks must agree within a fraction of WriterTimeout). A
+// Writer's Abort records the cause in the ids bucket, which needs no room
+// in the stream, and appends an abort marker when it can. Retention is the
+// stream's: MaxAge and MaxBytes drop the oldest messages, of any run
+// (Discard: DiscardOld); a reader whose next event was dropped gets
+// runlog.ErrEvicted, as does a cursor of a run none of whose messages is
+// left. With DiscardNew a full stream refuses the event instead: Append
+// fails with runlog.ErrStoreFull, and the Writer aborts the run.
 //
 // # A real NATS cluster
 //
 // Connect as usual and hand the JetStream context to New; the stream is
 // created, or its limits updated, with the Options (set NoCreate to use a
-// stream your operators manage, which must have the subjects Subject+".>",
-// DiscardOld and AllowDirect off):
+// stream and buckets your operators manage: the stream must have the
+// subjects Subject+".>" and AllowDirect off, the buckets IDsBucket and
+// LiveBucket must exist):
 //
 //	nc, err := nats.Connect("nats://nats-1:4222,nats://nats-2:4222,nats://nats-3:4222",
 //		nats.UserCredentials("agwire.creds"), nats.MaxReconnects(-1))
@@ -56,23 +86,29 @@
 //		MaxBytes: 8 << 30,           // what the stream may hold
 //	})
 //
-// Every replica of the server uses the same Stream and Subject. Direct
+// Every replica of the server uses the same Stream, Subject, Heartbeat and
+// WriterTimeout. Direct
 // gets stay off (AllowDirect false) so that a cursor is always checked
 // against the stream leader, never against a lagging replica. The account
 // needs JetStream enabled and permission to publish on Subject+".>" and to
 // use the JetStream API for the stream and its consumers: $JS.API.INFO,
 // $JS.API.STREAM.INFO.<Stream> (and CREATE and UPDATE unless NoCreate),
 // $JS.API.STREAM.MSG.GET.<Stream>, $JS.API.CONSUMER.> for the readers'
-// ordered consumers, with replies on _INBOX.>.
+// ordered consumers, with replies on _INBOX.>; and the same for the two
+// buckets: publish on $KV.<Stream>_IDS.> and $KV.<Stream>_LIVE.>, and the
+// API of their streams KV_<Stream>_IDS and KV_<Stream>_LIVE.
 package natslog
 
 import (
+	"bytes"
 	"context"
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"io"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -87,6 +123,12 @@ const (
 	DefaultSubject  = "agwire.runs"
 	DefaultMaxAge   = time.Hour
 	DefaultMaxBytes = 1 << 30
+	// DefaultAckTimeout is Options.AckTimeout's default.
+	DefaultAckTimeout = 5 * time.Second
+	// DefaultHeartbeat is Options.Heartbeat's default.
+	DefaultHeartbeat = 5 * time.Second
+	// DefaultPresenceTTL is Options.PresenceTTL's default.
+	DefaultPresenceTTL = 10 * time.Minute
 )
 
 // Headers of the messages of a run.
@@ -119,16 +161,42 @@ type Options struct {
 	MaxEventBytes int
 	// NoCreate uses the stream as it is, without creating or updating it.
 	NoCreate bool
+	// AckTimeout is how long a publish waits for JetStream's
+	// acknowledgement, and how long the writer then spends reading the
+	// run's tail to learn whether an unacknowledged message landed; 0
+	// means DefaultAckTimeout. A context deadline shortens the publish.
+	AckTimeout time.Duration
+	// Discard is what a full stream does: jetstream.DiscardOld (the zero
+	// value) drops its oldest messages, of any run; DiscardNew refuses new
+	// ones: the Append fails with runlog.ErrStoreFull and the Writer
+	// aborts the run, so that its readers end with runlog.ErrRunAborted.
+	Discard jetstream.DiscardPolicy
+	// Heartbeat is how often a Writer records, in the live bucket, that
+	// it is alive; a reader waiting on a run whose writer has not been
+	// heard from for WriterTimeout ends with runlog.ErrRunAborted instead
+	// of waiting for ever. 0 means DefaultHeartbeat; negative turns
+	// heartbeats and the readers' check off. Every replica uses the same.
+	Heartbeat time.Duration
+	// WriterTimeout: see Heartbeat. 0 means 6 × Heartbeat (30 s).
+	WriterTimeout time.Duration
+	// PresenceTTL is how long the live bucket keeps a heartbeat or a
+	// Touch; 0 means DefaultPresenceTTL. It is at least WriterTimeout.
+	PresenceTTL time.Duration
 }
 
 // Log is a runlog.Log on a JetStream stream. It is safe for concurrent
 // use; many Log values, in one process or many, may share one stream.
 type Log struct {
-	js       jetstream.JetStream
-	stream   jetstream.Stream
-	name     string
-	subject  string
-	maxEvent int
+	js         jetstream.JetStream
+	stream     jetstream.Stream
+	ids        jetstream.KeyValue // every run ever started: its incarnation, and why it was aborted
+	live       jetstream.KeyValue // writers' heartbeats and readers' presence, with a TTL
+	name       string
+	subject    string
+	maxEvent   int
+	ackTimeout time.Duration
+	heartbeat  time.Duration // < 0: off
+	writerTO   time.Duration
 }
 
 var _ runlog.Log = (*Log)(nil)
@@ -170,7 +238,7 @@ func New(ctx context.Context, js jetstream.JetStream, opts Options) (*Log, error
 			Storage:     opts.Storage,
 			Replicas:    opts.Replicas,
 			Retention:   jetstream.LimitsPolicy,
-			Discard:     jetstream.DiscardOld,
+			Discard:     opts.Discard,
 			MaxBytes:    -1,
 			MaxMsgs:     -1,
 			AllowDirect: false,
@@ -186,8 +254,66 @@ func New(ctx context.Context, js jetstream.JetStream, opts Options) (*Log, error
 	if err != nil {
 		return nil, fmt.Errorf("natslog: stream %s: %w", opts.Stream, err)
 	}
-	return &Log{js: js, stream: s, name: opts.Stream, subject: opts.Subject, maxEvent: maxEvent}, nil
+	if opts.AckTimeout <= 0 {
+		opts.AckTimeout = DefaultAckTimeout
+	}
+	if opts.Heartbeat == 0 {
+		opts.Heartbeat = DefaultHeartbeat
+	}
+	if opts.WriterTimeout <= 0 {
+		opts.WriterTimeout = 6 * opts.Heartbeat
+	}
+	if opts.PresenceTTL <= 0 {
+		opts.PresenceTTL = DefaultPresenceTTL
+	}
+	opts.PresenceTTL = max(opts.PresenceTTL, opts.WriterTimeout)
+	l := &Log{js: js, stream: s, name: opts.Stream, subject: opts.Subject, maxEvent: maxEvent,
+		ackTimeout: opts.AckTimeout, heartbeat: opts.Heartbeat, writerTO: opts.WriterTimeout}
+	idsCfg := jetstream.KeyValueConfig{
+		Bucket:      IDsBucket(opts.Stream),
+		Description: "agwire: every run id started in stream " + opts.Stream + ", never reused",
+		History:     1,
+		Storage:     opts.Storage,
+		Replicas:    opts.Replicas,
+	}
+	liveCfg := jetstream.KeyValueConfig{
+		Bucket:      LiveBucket(opts.Stream),
+		Description: "agwire: heartbeats of the writers and presence of the readers of stream " + opts.Stream,
+		History:     1,
+		TTL:         opts.PresenceTTL,
+		Storage:     opts.Storage,
+		Replicas:    opts.Replicas,
+	}
+	for _, b := range []struct {
+		kv  *jetstream.KeyValue
+		cfg jetstream.KeyValueConfig
+	}{{&l.ids, idsCfg}, {&l.live, liveCfg}} {
+		if opts.NoCreate {
+			*b.kv, err = js.KeyValue(ctx, b.cfg.Bucket)
+		} else {
+			*b.kv, err = js.CreateOrUpdateKeyValue(ctx, b.cfg)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("natslog: key-value bucket %s: %w", b.cfg.Bucket, err)
+		}
+	}
+	return l, nil
 }
+
+// IDsBucket is the name of the key-value bucket where the log on stream
+// keeps every run id it started (so that none is started again, even
+// after retention dropped the run) and why a run was aborted: stream +
+// "_IDS". It has no TTL: one small entry per run, for the bucket's
+// lifetime.
+func IDsBucket(stream string) string { return stream + "_IDS" }
+
+// LiveBucket is the name of the key-value bucket where the log on stream
+// keeps the writers' heartbeats and the readers' presence: stream +
+// "_LIVE", with a TTL of Options.PresenceTTL.
+func LiveBucket(stream string) string { return stream + "_LIVE" }
+
+// key is run's key in the buckets: its id in unpadded base64url.
+func key(run string) string { return base64.RawURLEncoding.EncodeToString([]byte(run)) }
 
 // StreamName returns the name of the log's stream.
 func (l *Log) StreamName() string { return l.name }
@@ -202,82 +328,339 @@ func (l *Log) Start(ctx context.Context, run string) (runlog.Writer, error) {
 	if err := runlog.CheckRunID(run); err != nil {
 		return nil, err
 	}
-	w := &writer{l: l, run: run, subject: l.SubjectOf(run)}
-	if err := w.publish(ctx, nil, "start", 0); err != nil {
+	w := &writer{l: l, run: run, subject: l.SubjectOf(run), key: key(run), inc: runlog.NewIncarnation()}
+	// The id is taken for good first: a run id is started once in the
+	// stream's lifetime, whatever retention dropped since.
+	if _, err := l.ids.Create(ctx, w.key, []byte(w.inc)); err != nil {
+		if e, gerr := l.ids.Get(ctx, w.key); gerr == nil && idRecordInc(e.Value()) == w.inc {
+			// This Start's own record: its acknowledgement was lost.
+		} else if errors.Is(err, jetstream.ErrKeyExists) {
+			return nil, fmt.Errorf("%w: run %q was started in stream %s before; a run id is started once", runlog.ErrRunExists, run, l.name)
+		} else {
+			return nil, fmt.Errorf("natslog: run %q: %w", run, storeErr(err))
+		}
+	}
+	if err := w.put(ctx, nil, "start"); err != nil {
 		if errors.Is(err, runlog.ErrConflict) {
 			return nil, fmt.Errorf("%w: run %q is in stream %s", runlog.ErrRunExists, run, l.name)
 		}
 		return nil, err
 	}
+	if l.heartbeat > 0 {
+		w.stop = make(chan struct{})
+		w.beat(ctx)
+		go w.heartbeats(w.stop)
+	}
 	return w, nil
+}
+
+// The ids bucket's record of a run: its incarnation, then, if the run was
+// aborted, a line break and the cause.
+func idRecordInc(v []byte) string {
+	if i := bytes.IndexByte(v, '\n'); i >= 0 {
+		return string(v[:i])
+	}
+	return string(v)
+}
+
+func idRecordCause(v []byte) string {
+	if i := bytes.IndexByte(v, '\n'); i >= 0 {
+		return string(v[i+1:])
+	}
+	return ""
+}
+
+// beat records that the writer is alive.
+func (w *writer) beat(ctx context.Context) {
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), w.l.ackTimeout)
+	defer cancel()
+	_, _ = w.l.live.Put(cctx, "w."+w.key, []byte(w.inc)) // a lost beat is made up by the next
+}
+
+func (w *writer) heartbeats(stop chan struct{}) {
+	t := time.NewTicker(w.l.heartbeat)
+	defer t.Stop()
+	for {
+		select {
+		case <-stop:
+			return
+		case <-t.C:
+			w.beat(context.Background())
+		}
+	}
+}
+
+// stopBeating ends the heartbeats, once.
+func (w *writer) stopBeating() {
+	if w.stop != nil {
+		close(w.stop)
+		w.stop = nil
+	}
 }
 
 type writer struct {
 	l       *Log
 	run     string
 	subject string
-	last    uint64 // stream sequence of the run's last message
-	n       uint64 // events appended
+	key     string        // the run's key in the buckets
+	inc     string        // this Start's token: the prefix of every message id
+	stop    chan struct{} // closed to end the heartbeats
+	aborted error         // why the run was aborted
+	last    uint64        // stream sequence of the run's last message
+	n       uint64        // events appended
 	ended   bool
+	// unsure: the outcome of the last publish is unknown (its
+	// acknowledgement was lost): the run's tail says, before anything
+	// else is published.
+	unsure bool
 }
 
 func (w *writer) Run() string { return w.run }
 
+// Incarnation implements runlog.Incarnated.
+func (w *writer) Incarnation() string { return w.inc }
+
+func (w *writer) endedErr() error {
+	if w.aborted != nil {
+		return fmt.Errorf("%w: %q: %w: %v", runlog.ErrRunEnded, w.run, runlog.ErrRunAborted, w.aborted)
+	}
+	return fmt.Errorf("%w: %q", runlog.ErrRunEnded, w.run)
+}
+
 func (w *writer) Append(ctx context.Context, wire []byte) (uint64, error) {
 	if w.ended {
-		return 0, fmt.Errorf("%w: %q", runlog.ErrRunEnded, w.run)
+		return 0, w.endedErr()
 	}
 	if len(wire) > w.l.maxEvent {
 		return 0, fmt.Errorf("%w: %d bytes, the limit is %d", runlog.ErrTooLarge, len(wire), w.l.maxEvent)
 	}
-	if err := w.publish(ctx, wire, "", w.n+1); err != nil {
-		return 0, err
+	if err := w.put(ctx, wire, ""); err != nil {
+		return 0, w.fullAbort(ctx, err)
 	}
-	w.n++
 	return w.n, nil
 }
 
 func (w *writer) End(ctx context.Context) error {
 	if w.ended {
-		return fmt.Errorf("%w: %q", runlog.ErrRunEnded, w.run)
+		return w.endedErr()
 	}
-	if err := w.publish(ctx, nil, "end", w.n); err != nil {
-		return err
+	if err := w.put(ctx, nil, "end"); err != nil {
+		return w.fullAbort(ctx, err)
 	}
-	w.ended = true
+	w.stopBeating()
 	return nil
 }
 
-// publish writes one message of the run, only if the run's last message is
-// w.last (0: the subject is empty).
-func (w *writer) publish(ctx context.Context, data []byte, mark string, seq uint64) error {
+// fullAbort aborts the run when err says the stream is full: the run
+// cannot go on, and its readers must not wait for it. It returns err.
+func (w *writer) fullAbort(ctx context.Context, err error) error {
+	if errors.Is(err, runlog.ErrStoreFull) {
+		if aerr := w.Abort(ctx, err); aerr != nil {
+			return fmt.Errorf("%w (and aborting the run failed: %v)", err, aerr)
+		}
+	}
+	return err
+}
+
+// Abort implements runlog.Aborter. It needs no room in the stream: the
+// cause goes to the ids bucket, where waiting readers look; an abort
+// marker is appended to the stream too when there is room, so that they
+// end at once. The heartbeats stop.
+func (w *writer) Abort(ctx context.Context, cause error) error {
+	if w.ended {
+		return w.endedErr()
+	}
+	if cause == nil {
+		cause = errors.New("aborted by its writer")
+	}
+	w.stopBeating()
+	w.ended, w.aborted = true, cause
+	text := cause.Error()
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), w.l.ackTimeout)
+	defer cancel()
+	_, kerr := w.l.ids.Put(cctx, w.key, []byte(w.inc+"\n"+text))
+	if !errors.Is(cause, runlog.ErrStoreFull) && !w.unsure {
+		_ = w.publishMark(cctx, []byte(text), "abort") // best effort: readers also find the record
+	}
+	if kerr != nil {
+		return fmt.Errorf("natslog: run %q: recording its abort: %w (its readers end when they miss its heartbeat)", w.run, storeErr(kerr))
+	}
+	return nil
+}
+
+// publishMark publishes a marker after the writer's last message, once.
+func (w *writer) publishMark(ctx context.Context, data []byte, mark string) error {
 	m := nats.NewMsg(w.subject)
 	m.Data = data
-	m.Header.Set(HeaderSeq, strconv.FormatUint(seq, 10))
-	if mark != "" {
-		m.Header.Set(HeaderMark, mark)
-	}
-	ack, err := w.l.js.PublishMsg(ctx, m, jetstream.WithExpectLastSequencePerSubject(w.last), jetstream.WithExpectStream(w.l.name))
+	m.Header.Set(HeaderSeq, strconv.FormatUint(w.n, 10))
+	m.Header.Set(HeaderMark, mark)
+	ack, err := w.l.js.PublishMsg(ctx, m, jetstream.WithMsgID(w.inc+"."+strconv.FormatUint(w.n, 10)+".a"),
+		jetstream.WithExpectLastSequencePerSubject(w.last), jetstream.WithExpectStream(w.l.name))
 	if err == nil {
 		w.last = ack.Sequence
-		return nil
 	}
-	if isWrongLast(err) {
-		return fmt.Errorf("%w: run %q has a message this writer did not write: %v", runlog.ErrConflict, w.run, err)
-	}
+	return err
+}
+
+// storeErr wraps err with runlog.ErrStoreFull when JetStream refused a
+// message for lack of space.
+func storeErr(err error) error {
 	var apiErr *jetstream.APIError
-	if errors.As(err, &apiErr) {
-		return fmt.Errorf("natslog: run %q: %w", w.run, err)
+	if !errors.As(err, &apiErr) {
+		return err
 	}
-	// The acknowledgement may be what was lost: did the message land?
-	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	switch {
+	case apiErr.ErrorCode == 10023, apiErr.ErrorCode == 10047: // insufficient resources, storage resources exceeded
+	case apiErr.ErrorCode == 10077 && (strings.HasPrefix(apiErr.Description, "maximum bytes") || strings.HasPrefix(apiErr.Description, "maximum messages")):
+	default:
+		return err
+	}
+	return fmt.Errorf("%w: %w", runlog.ErrStoreFull, err)
+}
+
+// msgID is the Nats-Msg-Id of the message that would come next: the
+// writer's incarnation, the message's Agwire-Seq, and what it is (a hash
+// of an event's bytes, or the marker's initial). The id tells this
+// writer's messages from any other's, and a retried message from another
+// message at the same place.
+func (w *writer) msgID(data []byte, mark string) string {
+	switch mark {
+	case "start":
+		return w.inc + ".0.s"
+	case "end":
+		return w.inc + "." + strconv.FormatUint(w.n, 10) + ".e"
+	}
+	h := fnv.New64a()
+	h.Write(data)
+	return w.inc + "." + strconv.FormatUint(w.n+1, 10) + "." + strconv.FormatUint(h.Sum64(), 36)
+}
+
+// put publishes one message of the run, only if the run's last message is
+// w.last (0: the subject is empty), and advances the writer past it.
+//
+// When an acknowledgement is lost (a timeout, a broken connection), the
+// message may or may not have landed: the writer becomes unsure, and
+// learns the outcome from the run's tail before it publishes anything
+// else. A message of this writer's found there is adopted: if it is the
+// very message being put (a retry), put succeeds without publishing it
+// again, so a retried Append is appended exactly once; otherwise the
+// writer moves past it. Every message carries a Nats-Msg-Id, so that
+// JetStream also drops a duplicate within the stream's Duplicates window.
+func (w *writer) put(ctx context.Context, data []byte, mark string) error {
+	for attempt := 0; ; attempt++ {
+		id := w.msgID(data, mark)
+		if w.unsure {
+			adopted, err := w.settle(ctx)
+			if errors.Is(err, runlog.ErrConflict) {
+				return err
+			}
+			if err != nil {
+				return fmt.Errorf("natslog: run %q: %w: whether the previous message landed is still unknown (the run's tail could not be read: %v); put the same event again to retry it, it is appended once",
+					w.run, runlog.ErrUnacknowledged, err)
+			}
+			if adopted == id {
+				return nil
+			}
+			if adopted != "" {
+				continue // the writer moved past an earlier message: a new id
+			}
+		}
+		if attempt > 3 {
+			// Each attempt adopted a message of this writer's or found
+			// the tail moved and back: not a state a single writer makes.
+			return fmt.Errorf("%w: run %q: the run's tail keeps moving", runlog.ErrConflict, w.run)
+		}
+		m := nats.NewMsg(w.subject)
+		m.Data = data
+		m.Header.Set(HeaderSeq, strconv.FormatUint(w.seqOf(mark), 10))
+		if mark != "" {
+			m.Header.Set(HeaderMark, mark)
+		}
+		pctx, cancel := context.WithTimeout(ctx, w.l.ackTimeout)
+		ack, err := w.l.js.PublishMsg(pctx, m, jetstream.WithMsgID(id), jetstream.WithExpectLastSequencePerSubject(w.last), jetstream.WithExpectStream(w.l.name))
+		cancel()
+		if err == nil {
+			w.advance(ack.Sequence, mark)
+			return nil
+		}
+		var apiErr *jetstream.APIError
+		switch {
+		case isWrongLast(err):
+			// Someone else's message, or one of this writer's that
+			// landed after all: the tail says which.
+			w.unsure = true
+			continue
+		case errors.As(err, &apiErr):
+			return fmt.Errorf("natslog: run %q: %w", w.run, storeErr(err))
+		}
+		// The acknowledgement is what may have been lost.
+		w.unsure = true
+		adopted, serr := w.settle(ctx)
+		switch {
+		case serr == nil && adopted == id:
+			return nil
+		case serr == nil:
+			continue
+		case errors.Is(serr, runlog.ErrConflict):
+			return serr
+		}
+		return fmt.Errorf("natslog: run %q: %w: %w (the run's tail could not be read: %v); put the same event again to retry it, it is appended once",
+			w.run, runlog.ErrUnacknowledged, err, serr)
+	}
+}
+
+// seqOf is the Agwire-Seq of the next message of kind mark.
+func (w *writer) seqOf(mark string) uint64 {
+	switch mark {
+	case "start":
+		return 0
+	case "end", "abort":
+		return w.n
+	}
+	return w.n + 1
+}
+
+// advance moves the writer past its message of kind mark at stream
+// sequence seq.
+func (w *writer) advance(seq uint64, mark string) {
+	w.last = seq
+	switch mark {
+	case "":
+		w.n++
+	case "end", "abort":
+		w.ended = true
+	}
+}
+
+// settle reads the run's tail to learn the outcome of the writer's last
+// unacknowledged message. It returns the message id of this writer's
+// next message if that is the tail (adopted: the writer is past it), ""
+// if nothing was appended after w.last, or an error: the tail could not
+// be read (the writer stays unsure), or another writer's message is there
+// (runlog.ErrConflict).
+func (w *writer) settle(ctx context.Context) (string, error) {
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), w.l.ackTimeout)
 	defer cancel()
-	last, gerr := w.l.stream.GetLastMsgForSubject(cctx, w.subject)
-	if gerr == nil && last.Sequence > w.last && last.Header.Get(HeaderSeq) == strconv.FormatUint(seq, 10) && last.Header.Get(HeaderMark) == mark {
-		w.last = last.Sequence
-		return nil
+	last, err := w.l.stream.GetLastMsgForSubject(cctx, w.subject)
+	if errors.Is(err, jetstream.ErrMsgNotFound) && w.last == 0 {
+		w.unsure = false
+		return "", nil
 	}
-	return fmt.Errorf("natslog: run %q: %w", w.run, err)
+	if err != nil {
+		return "", err
+	}
+	if last.Sequence == w.last {
+		w.unsure = false
+		return "", nil
+	}
+	id := last.Header.Get(jetstream.MsgIDHeader)
+	info, perr := parseHeaders(last.Header)
+	if perr == nil && last.Sequence > w.last && strings.HasPrefix(id, w.inc+".") && info.seq == w.seqOf(info.mark) && (info.mark != "start" || w.last == 0) {
+		w.unsure = false
+		w.advance(last.Sequence, info.mark)
+		return id, nil
+	}
+	return "", fmt.Errorf("%w: run %q has a message this writer did not write (stream sequence %d)", runlog.ErrConflict, w.run, last.Sequence)
 }
 
 func isWrongLast(err error) bool {
@@ -300,7 +683,7 @@ func parseHeaders(h nats.Header) (msgInfo, error) {
 		return msgInfo{}, fmt.Errorf("natslog: a message without a valid %s header", HeaderSeq)
 	}
 	mark := h.Get(HeaderMark)
-	if mark != "" && mark != "start" && mark != "end" {
+	if mark != "" && mark != "start" && mark != "end" && mark != "abort" {
 		return msgInfo{}, fmt.Errorf("natslog: unknown %s %q", HeaderMark, mark)
 	}
 	return msgInfo{seq: seq, mark: mark}, nil
@@ -312,7 +695,7 @@ func (i msgInfo) key() uint64 {
 	switch i.mark {
 	case "start":
 		return 0
-	case "end":
+	case "end", "abort":
 		return i.seq + 1
 	}
 	return i.seq
@@ -332,9 +715,17 @@ func (l *Log) Read(ctx context.Context, from runlog.Cursor) (runlog.Reader, erro
 	if err := runlog.CheckRunID(from.Run); err != nil {
 		return nil, err
 	}
+	if from.Inc != "" {
+		if err := runlog.CheckInc(from.Inc); err != nil {
+			return nil, err
+		}
+	}
 	subject := l.SubjectOf(from.Run)
 	last, err := l.stream.GetLastMsgForSubject(ctx, subject)
 	if errors.Is(err, jetstream.ErrMsgNotFound) {
+		if _, kerr := l.ids.Get(ctx, key(from.Run)); kerr == nil {
+			return nil, fmt.Errorf("%w: run %q has been dropped entirely", runlog.ErrEvicted, from.Run)
+		}
 		return nil, fmt.Errorf("%w: %q", runlog.ErrUnknownRun, from.Run)
 	}
 	if err != nil {
@@ -343,6 +734,10 @@ func (l *Log) Read(ctx context.Context, from runlog.Cursor) (runlog.Reader, erro
 	lastInfo, err := parseHeaders(last.Header)
 	if err != nil {
 		return nil, err
+	}
+	inc := incOf(last.Header)
+	if from.Inc != "" && from.Inc != inc {
+		return nil, fmt.Errorf("%w: the run of cursor %s is gone: run %q is now another run (incarnation %q)", runlog.ErrEvicted, from, from.Run, inc)
 	}
 	first, firstInfo, err := l.get(ctx, subject, 1)
 	if err != nil {
@@ -397,19 +792,42 @@ func (l *Log) Read(ctx context.Context, from runlog.Cursor) (runlog.Reader, erro
 	if err != nil {
 		return nil, fmt.Errorf("natslog: run %q: %w", from.Run, err)
 	}
-	return &reader{run: from.Run, it: it, next: from.Seq + 1}, nil
+	return &reader{l: l, run: from.Run, key: key(from.Run), inc: inc, it: it, next: from.Seq + 1}, nil
+}
+
+// incOf is the incarnation of the writer of a message: the first part of
+// its message id ("" for a message of an earlier version, which has none).
+func incOf(h nats.Header) string {
+	id := h.Get(jetstream.MsgIDHeader)
+	i := strings.IndexByte(id, '.')
+	if i <= 0 || runlog.CheckInc(id[:i]) != nil {
+		return ""
+	}
+	return id[:i]
 }
 
 type reader struct {
+	l    *Log
 	run  string
+	key  string
+	inc  string
 	it   jetstream.MessagesContext
 	next uint64
 	err  error // sticky
+	// waited is how long Next has waited at the run's tail, in checks of
+	// the writer's heartbeat, since the last message.
+	waited time.Duration
 }
 
 func (r *reader) Next(ctx context.Context) (runlog.Entry, error) {
 	for r.err == nil {
-		m, err := r.it.Next(jetstream.NextContext(ctx))
+		wctx, cancel := ctx, context.CancelFunc(func() {})
+		check := r.l.writerTO / 3
+		if r.l.heartbeat > 0 {
+			wctx, cancel = context.WithTimeout(ctx, check)
+		}
+		m, err := r.it.Next(jetstream.NextContext(wctx))
+		cancel()
 		if err != nil {
 			if errors.Is(err, jetstream.ErrMsgIteratorClosed) {
 				r.err = runlog.ErrClosed
@@ -418,8 +836,17 @@ func (r *reader) Next(ctx context.Context) (runlog.Entry, error) {
 			if ctx.Err() != nil {
 				return runlog.Entry{}, ctx.Err()
 			}
+			if wctx.Err() != nil { // nothing for a while: is the run still written?
+				r.waited += check
+				if err := r.checkWriter(ctx); err != nil {
+					r.err = err
+					break
+				}
+				continue
+			}
 			return runlog.Entry{}, fmt.Errorf("natslog: run %q: %w", r.run, err)
 		}
+		r.waited = 0
 		info, err := parseHeaders(m.Headers())
 		if err != nil {
 			r.err = err
@@ -428,7 +855,9 @@ func (r *reader) Next(ctx context.Context) (runlog.Entry, error) {
 		switch {
 		case info.mark == "start":
 			continue
-		case info.mark == "end":
+		case info.mark == "abort" && info.seq+1 == r.next:
+			r.err = fmt.Errorf("%w: run %q after event %d: %s", runlog.ErrRunAborted, r.run, info.seq, m.Data())
+		case info.mark == "end", info.mark == "abort":
 			if info.seq >= r.next {
 				r.err = fmt.Errorf("%w: run %q: events %d to %d were dropped before they were read", runlog.ErrEvicted, r.run, r.next, info.seq)
 			} else {
@@ -440,10 +869,36 @@ func (r *reader) Next(ctx context.Context) (runlog.Entry, error) {
 			r.err = fmt.Errorf("%w: run %q: event %d was dropped before it was read", runlog.ErrEvicted, r.run, r.next)
 		default:
 			r.next++
-			return runlog.Entry{Seq: info.seq, Wire: m.Data()}, nil
+			return runlog.Entry{Seq: info.seq, Wire: m.Data(), Inc: r.inc}, nil
 		}
 	}
 	return runlog.Entry{}, r.err
+}
+
+// checkWriter is called when Next has waited at the run's tail: it returns
+// an error wrapping runlog.ErrRunAborted if the run's writer aborted it
+// (the ids bucket says) or has not beaten its heart for WriterTimeout.
+func (r *reader) checkWriter(ctx context.Context) error {
+	cctx, cancel := context.WithTimeout(ctx, r.l.ackTimeout)
+	defer cancel()
+	if e, err := r.l.ids.Get(cctx, r.key); err == nil && (r.inc == "" || idRecordInc(e.Value()) == r.inc) {
+		if cause := idRecordCause(e.Value()); cause != "" {
+			return fmt.Errorf("%w: run %q after event %d: %s", runlog.ErrRunAborted, r.run, r.next-1, cause)
+		}
+	}
+	e, err := r.l.live.Get(cctx, "w."+r.key)
+	switch {
+	case err == nil && time.Since(e.Created()) < r.l.writerTO:
+		return nil // alive
+	case err == nil: // a heartbeat older than WriterTimeout
+	case errors.Is(err, jetstream.ErrKeyNotFound):
+		if r.waited < r.l.writerTO {
+			return nil // none yet: the reader waits WriterTimeout itself
+		}
+	default:
+		return nil // the bucket cannot be read: go on waiting
+	}
+	return fmt.Errorf("%w: run %q after event %d: its writer has not been heard from for %v (it stopped without ending the run)", runlog.ErrRunAborted, r.run, r.next-1, r.l.writerTO)
 }
 
 func (r *reader) Close() error {
@@ -453,3 +908,38 @@ func (r *reader) Close() error {
 	}
 	return nil
 }
+
+// Touch implements runlog.Presence: it records, in the live bucket, that a
+// reader of run is connected now, for every replica to see.
+func (l *Log) Touch(ctx context.Context, run string) error {
+	if err := runlog.CheckRunID(run); err != nil {
+		return err
+	}
+	if _, err := l.live.Put(ctx, "r."+key(run), nil); err != nil {
+		return fmt.Errorf("natslog: run %q: %w", run, storeErr(err))
+	}
+	return nil
+}
+
+// LastSeen implements runlog.Presence: when run was last touched, by the
+// clock of the NATS server that stored the touch (compare it with a
+// tolerance for clock skew), or the zero time if not within PresenceTTL.
+func (l *Log) LastSeen(ctx context.Context, run string) (time.Time, error) {
+	if err := runlog.CheckRunID(run); err != nil {
+		return time.Time{}, err
+	}
+	e, err := l.live.Get(ctx, "r."+key(run))
+	switch {
+	case errors.Is(err, jetstream.ErrKeyNotFound):
+		return time.Time{}, nil
+	case err != nil:
+		return time.Time{}, fmt.Errorf("natslog: run %q: %w", run, err)
+	}
+	return e.Created(), nil
+}
+
+var (
+	_ runlog.Presence   = (*Log)(nil)
+	_ runlog.Aborter    = (*writer)(nil)
+	_ runlog.Incarnated = (*writer)(nil)
+)

@@ -195,16 +195,20 @@ func TestRetention(t *testing.T) {
 			t.Fatalf("Next = %d, %v; want %d", e.Seq, err, want)
 		}
 	}
-	// A run dropped entirely is unknown, and can be started again.
+	// A run dropped entirely is remembered: cursors of it are evicted, and
+	// its id is never started again.
 	st, _ := js.Stream(c, l.StreamName())
 	if err := st.Purge(c, jetstream.WithPurgeSubject(l.SubjectOf("big"))); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := l.Read(c, runlog.Cursor{Run: "big"}); !errors.Is(err, runlog.ErrUnknownRun) {
-		t.Fatalf("Read of a purged run: %v, want ErrUnknownRun", err)
+	if _, err := l.Read(c, runlog.Cursor{Run: "big"}); !errors.Is(err, runlog.ErrEvicted) {
+		t.Fatalf("Read of a purged run: %v, want ErrEvicted", err)
 	}
-	if _, err := l.Start(c, "big"); err != nil {
-		t.Fatalf("Start of a purged run: %v", err)
+	if _, err := l.Start(c, "big"); !errors.Is(err, runlog.ErrRunExists) {
+		t.Fatalf("Start of a purged run: %v, want ErrRunExists", err)
+	}
+	if _, err := l.Read(c, runlog.Cursor{Run: "never"}); !errors.Is(err, runlog.ErrUnknownRun) {
+		t.Fatalf("Read of a run never started: %v, want ErrUnknownRun", err)
 	}
 }
 

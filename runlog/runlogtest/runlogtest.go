@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -47,6 +48,148 @@ func Run(t *testing.T, newLog func(t *testing.T) runlog.Log, opts Options) {
 	t.Run("BlockedNextEndsWithContext", func(t *testing.T) { testCancel(t, newLog(t)) })
 	t.Run("Followers", func(t *testing.T) { testFollowers(t, newLog(t), opts.Followers, opts.Events) })
 	t.Run("ConcurrentRuns", func(t *testing.T) { testConcurrentRuns(t, newLog(t), opts.Runs) })
+	t.Run("Incarnation", func(t *testing.T) { testIncarnation(t, newLog(t)) })
+	t.Run("Abort", func(t *testing.T) { testAbort(t, newLog(t)) })
+	t.Run("Presence", func(t *testing.T) { testPresence(t, newLog(t)) })
+}
+
+// testIncarnation: a Writer that names its run's incarnation stamps every
+// entry with it; a cursor carrying it reads the run, one carrying another
+// token gets ErrEvicted (its run is gone), one carrying none reads the run
+// (the text of earlier versions). A second Start of the id is refused.
+func testIncarnation(t *testing.T, log runlog.Log) {
+	c := ctx(t)
+	w, err := log.Start(c, "inc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	inc := runlog.IncarnationOf(w)
+	if inc == "" {
+		t.Skip("the log's Writer does not name its incarnation")
+	}
+	if err := runlog.CheckInc(inc); err != nil {
+		t.Fatalf("incarnation %q: %v", inc, err)
+	}
+	for i := 1; i <= 3; i++ {
+		if _, err := w.Append(c, Wire(t, "inc", i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.End(c); err != nil {
+		t.Fatal(err)
+	}
+	rd, err := log.Read(c, runlog.Cursor{Run: "inc", Seq: 1, Inc: inc})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := rd.Next(c)
+	if err != nil || e.Seq != 2 || e.Inc != inc || e.Cursor("inc") != (runlog.Cursor{Run: "inc", Seq: 2, Inc: inc}) {
+		t.Fatalf("Next = %+v, %v; want event 2 of incarnation %s", e, err, inc)
+	}
+	rd.Close()
+	if err := readAll(c, mustRead(t, log, runlog.Cursor{Run: "inc", Seq: 1}), "inc", 1, 3); err != nil {
+		t.Fatalf("a cursor without incarnation: %v", err)
+	}
+	other := runlog.NewIncarnation()
+	if _, err := log.Read(c, runlog.Cursor{Run: "inc", Seq: 1, Inc: other}); !errors.Is(err, runlog.ErrEvicted) {
+		t.Fatalf("a cursor of another incarnation: %v, want ErrEvicted", err)
+	}
+	if w2, err := log.Start(c, "inc"); !errors.Is(err, runlog.ErrRunExists) {
+		t.Fatalf("second Start: %v, %v; want ErrRunExists", w2, err)
+	}
+}
+
+func mustRead(t *testing.T, log runlog.Log, from runlog.Cursor) runlog.Reader {
+	t.Helper()
+	rd, err := log.Read(context.Background(), from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rd
+}
+
+// testAbort: a run aborted by its Writer ends its readers, those waiting
+// live and those that join later, with ErrRunAborted after its events;
+// its Writer refuses more.
+func testAbort(t *testing.T, log runlog.Log) {
+	c := ctx(t)
+	w, err := log.Start(c, "abort")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := w.(runlog.Aborter); !ok {
+		t.Skip("the log's Writer is not an Aborter")
+	}
+	for i := 1; i <= 2; i++ {
+		if _, err := w.Append(c, Wire(t, "abort", i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	live := mustRead(t, log, runlog.Cursor{Run: "abort"})
+	defer live.Close()
+	for i := 1; i <= 2; i++ {
+		if e, err := live.Next(c); err != nil || e.Seq != uint64(i) {
+			t.Fatalf("live reader: %d, %v", e.Seq, err)
+		}
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := live.Next(c) // waits for the run
+		done <- err
+	}()
+	cause := errors.New("the model provider is down")
+	if err := runlog.Abort(c, w, cause); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; !errors.Is(err, runlog.ErrRunAborted) || !strings.Contains(err.Error(), cause.Error()) {
+		t.Fatalf("a waiting reader: %v, want ErrRunAborted naming the cause", err)
+	}
+	late := mustRead(t, log, runlog.Cursor{Run: "abort", Seq: 1})
+	defer late.Close()
+	if e, err := late.Next(c); err != nil || e.Seq != 2 {
+		t.Fatalf("a late reader: %d, %v; want event 2", e.Seq, err)
+	}
+	if _, err := late.Next(c); !errors.Is(err, runlog.ErrRunAborted) {
+		t.Fatalf("a late reader at the end: %v, want ErrRunAborted", err)
+	}
+	if _, err := w.Append(c, Wire(t, "abort", 3)); !errors.Is(err, runlog.ErrRunEnded) {
+		t.Fatalf("Append after Abort: %v, want ErrRunEnded", err)
+	}
+	if err := w.End(c); !errors.Is(err, runlog.ErrRunEnded) {
+		t.Fatalf("End after Abort: %v, want ErrRunEnded", err)
+	}
+}
+
+// testPresence: a Log that records presence reports a Touch of a run from
+// LastSeen, and the zero time for a run never touched.
+func testPresence(t *testing.T, log runlog.Log) {
+	c := ctx(t)
+	p, ok := log.(runlog.Presence)
+	if !ok {
+		t.Skip("the log does not record presence")
+	}
+	if _, err := log.Start(c, "seen"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := log.Start(c, "unseen"); err != nil {
+		t.Fatal(err)
+	}
+	if at, err := p.LastSeen(c, "seen"); err != nil || !at.IsZero() {
+		t.Fatalf("LastSeen before any Touch = %v, %v; want the zero time", at, err)
+	}
+	before := time.Now()
+	if err := p.Touch(c, "seen"); err != nil {
+		t.Fatal(err)
+	}
+	after := time.Now()
+	at, err := p.LastSeen(c, "seen")
+	// The log's clock may be a server's: a second of slack either way.
+	if err != nil || at.Before(before.Add(-time.Second)) || at.After(after.Add(time.Second)) {
+		t.Fatalf("LastSeen = %v, %v; want the Touch, between %v and %v", at, err, before, after)
+	}
+	if at, err := p.LastSeen(c, "unseen"); err != nil || !at.IsZero() {
+		t.Fatalf("LastSeen of another run = %v, %v; want the zero time", at, err)
+	}
 }
 
 // Wire returns the wire bytes of event i of a test run: a

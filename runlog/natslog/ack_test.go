@@ -1,0 +1,259 @@
+package natslog_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/agwire/agwire/runlog"
+	"github.com/agwire/agwire/runlog/natslog"
+)
+
+// proxy forwards TCP connections to a NATS server. Armed with a marker, it
+// acts on the first client bytes that hold it: with forward set, it
+// forwards them and stops forwarding what the server sends back (so the
+// publish lands and its acknowledgement is lost), otherwise it drops them;
+// then it cuts every connection and refuses new ones (the server is
+// unreachable) until up is called.
+type proxy struct {
+	t      *testing.T
+	ln     net.Listener
+	target string
+
+	mu      sync.Mutex
+	marker  []byte
+	forward bool
+	down    bool
+	conns   []net.Conn
+	hit     chan struct{}
+}
+
+func newProxy(t *testing.T, target string) *proxy {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &proxy{t: t, ln: ln, target: target}
+	t.Cleanup(func() {
+		ln.Close()
+		p.cut()
+	})
+	go p.serve()
+	return p
+}
+
+func (p *proxy) url() string { return "nats://" + p.ln.Addr().String() }
+
+func (p *proxy) arm(marker []byte, forward bool) chan struct{} {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.marker, p.forward, p.hit = marker, forward, make(chan struct{})
+	return p.hit
+}
+
+func (p *proxy) up() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.down = false
+}
+
+func (p *proxy) cut() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.down = true
+	for _, c := range p.conns {
+		c.Close()
+	}
+	p.conns = nil
+}
+
+func (p *proxy) serve() {
+	for {
+		c, err := p.ln.Accept()
+		if err != nil {
+			return
+		}
+		p.mu.Lock()
+		down := p.down
+		p.mu.Unlock()
+		if down {
+			c.Close()
+			continue
+		}
+		s, err := net.Dial("tcp", p.target)
+		if err != nil {
+			c.Close()
+			continue
+		}
+		p.mu.Lock()
+		p.conns = append(p.conns, c, s)
+		p.mu.Unlock()
+		var mute sync.Mutex // held while server → client is muted
+		muted := false
+		go func() { // server → client
+			buf := make([]byte, 64<<10)
+			for {
+				n, err := s.Read(buf)
+				if err != nil {
+					c.Close()
+					return
+				}
+				mute.Lock()
+				m := muted
+				mute.Unlock()
+				if m {
+					continue
+				}
+				if _, err := c.Write(buf[:n]); err != nil {
+					return
+				}
+			}
+		}()
+		go func() { // client → server
+			buf := make([]byte, 64<<10)
+			for {
+				n, err := c.Read(buf)
+				if err != nil {
+					s.Close()
+					return
+				}
+				p.mu.Lock()
+				marker, forward, hit := p.marker, p.forward, p.hit
+				if marker != nil && bytes.Contains(buf[:n], marker) {
+					p.marker = nil
+				} else {
+					marker = nil
+				}
+				p.mu.Unlock()
+				if marker == nil {
+					if _, err := s.Write(buf[:n]); err != nil {
+						return
+					}
+					continue
+				}
+				mute.Lock()
+				muted = true
+				mute.Unlock()
+				if forward {
+					s.Write(buf[:n])
+					time.Sleep(100 * time.Millisecond) // the server stores it and acknowledges, to no one
+				}
+				p.cut()
+				close(hit)
+				return
+			}
+		}()
+	}
+}
+
+// An append whose publish lands but whose acknowledgement is lost, while
+// the server stays unreachable past the writer's look at the run's tail,
+// fails with ErrUnacknowledged; retried once the server is back, it
+// succeeds without a second copy, the run goes on and ends, and readers
+// get exactly the events, once each. The same when the publish itself is
+// lost (the retry then appends it).
+func TestLostAcknowledgement(t *testing.T) {
+	for _, forward := range []bool{true, false} {
+		name := "ack lost"
+		if !forward {
+			name = "publish lost"
+		}
+		t.Run(name, func(t *testing.T) {
+			c := context.Background()
+			ns := startServer(t)
+			direct := connect(t, ns)
+			px := newProxy(t, ns.Addr().String())
+			nc, err := nats.Connect(px.url(), nats.MaxReconnects(-1), nats.ReconnectWait(20*time.Millisecond), nats.ReconnectJitter(0, 0))
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(nc.Close)
+			js, err := jetstream.New(nc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			opts := natslog.Options{Stream: "ACK", Subject: "ack", Storage: jetstream.MemoryStorage, AckTimeout: 300 * time.Millisecond}
+			l := newLog(t, js, opts)
+			w, err := l.Start(c, "run")
+			if err != nil {
+				t.Fatal(err)
+			}
+			ev := func(i int) []byte { return []byte(fmt.Sprintf("event %d of run", i)) }
+			for i := 1; i <= 5; i++ {
+				if _, err := w.Append(c, ev(i)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			hit := px.arm([]byte("event 6 of run"), forward)
+			_, err = w.Append(c, ev(6))
+			<-hit
+			if !errors.Is(err, runlog.ErrUnacknowledged) {
+				t.Fatalf("Append with its acknowledgement lost: %v, want ErrUnacknowledged", err)
+			}
+			st, err := direct.Stream(c, "ACK")
+			if err != nil {
+				t.Fatal(err)
+			}
+			info, err := st.Info(c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := uint64(6 + 1); forward && info.State.Msgs != want || !forward && info.State.Msgs != want-1 {
+				t.Fatalf("the stream holds %d messages; forward=%v", info.State.Msgs, forward)
+			}
+			// Still unreachable: a retry fails the same way, and changes nothing.
+			if _, err := w.Append(c, ev(6)); !errors.Is(err, runlog.ErrUnacknowledged) {
+				t.Fatalf("retry while unreachable: %v, want ErrUnacknowledged", err)
+			}
+			px.up()
+			deadline := time.Now().Add(10 * time.Second)
+			for !nc.IsConnected() {
+				if time.Now().After(deadline) {
+					t.Fatal("no reconnection")
+				}
+				time.Sleep(10 * time.Millisecond)
+			}
+			if seq, err := w.Append(c, ev(6)); err != nil || seq != 6 {
+				t.Fatalf("retried Append = %d, %v; want 6, nil", seq, err)
+			}
+			for i := 7; i <= 10; i++ {
+				if seq, err := w.Append(c, ev(i)); err != nil || seq != uint64(i) {
+					t.Fatalf("Append %d = %d, %v", i, seq, err)
+				}
+			}
+			if err := w.End(c); err != nil {
+				t.Fatalf("End: %v", err)
+			}
+			// A reader on another connection gets exactly events 1 to 10.
+			rl := newLog(t, direct, opts)
+			rd, err := rl.Read(c, runlog.Cursor{Run: "run"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer rd.Close()
+			ctx, cancel := context.WithTimeout(c, 10*time.Second)
+			defer cancel()
+			for i := 1; ; i++ {
+				e, err := rd.Next(ctx)
+				if i == 11 {
+					if err != io.EOF {
+						t.Fatalf("after event 10: %v, want io.EOF", err)
+					}
+					break
+				}
+				if err != nil || e.Seq != uint64(i) || !bytes.Equal(e.Wire, ev(i)) {
+					t.Fatalf("event %d: %d %q, %v", i, e.Seq, e.Wire, err)
+				}
+			}
+		})
+	}
+}
