@@ -65,8 +65,34 @@ type HandlerOptions struct {
 	// Negotiate).
 	WildcardSSE bool
 	// MaxBodyBytes is the largest RunAgentInput body accepted; a larger one
-	// is answered 413. 0 means DefaultMaxBodyBytes.
+	// is answered 413, with the limit named. 0 means DefaultMaxBodyBytes
+	// (8 MiB).
 	MaxBodyBytes int64
+	// MaxRuns bounds the runs the handler holds at once: those streaming
+	// to their client, and, with Log, those still running without one
+	// (within ReconnectGrace, or detached). A request that would start one
+	// more is answered 503 Service Unavailable with Retry-After, before its
+	// body is read; resuming and following are not limited. 0 means
+	// DefaultMaxRuns (1024); negative, no bound.
+	MaxRuns int
+	// MaxRunBytes bounds the request bodies of the runs the handler holds
+	// at once, in bytes: a run holds its parsed RunAgentInput (and the
+	// agent usually a copy in RUN_STARTED) until it ends, a few times its
+	// body's size in memory. A request that would go past it is answered
+	// 503 with Retry-After. 0 means DefaultMaxRunBytes (256 MiB); negative,
+	// no bound.
+	MaxRunBytes int64
+	// Authorize, when set, decides who may start, resume and follow which
+	// run: it is called with the request and the run id before anything
+	// else is done with the run (before the log is asked whether it holds
+	// it). A nil error allows; any other denies. A denied start is answered
+	// 403 Forbidden; a denied resume or follow 404 Not Found with exactly
+	// the body of a run the log does not hold, so that a caller learns
+	// nothing of which run ids exist. The error goes to ErrorLog at debug
+	// level, wrapped with ErrDenied. Without Authorize a run's id is the
+	// only credential needed to read it (see "Security model" in
+	// docs/resumable-runs.md).
+	Authorize func(r *http.Request, run string, access Access) error
 	// Log makes runs resumable (see "Resumable runs" in the package
 	// documentation): each run's events go to the log, and every
 	// response, the first and any resumed one, is served from it. Nil, the
@@ -191,6 +217,12 @@ func NewHandler(fn RunFunc, opts HandlerOptions) (http.Handler, error) {
 	if opts.ReconnectGrace == 0 {
 		opts.ReconnectGrace = DefaultReconnectGrace
 	}
+	if opts.MaxRuns == 0 {
+		opts.MaxRuns = DefaultMaxRuns
+	}
+	if opts.MaxRunBytes == 0 {
+		opts.MaxRunBytes = DefaultMaxRunBytes
+	}
 	if opts.Heartbeat == 0 {
 		opts.Heartbeat = DefaultHeartbeat
 	}
@@ -212,6 +244,7 @@ func NewHandler(fn RunFunc, opts HandlerOptions) (http.Handler, error) {
 		opts:   opts,
 		fn:     fn,
 		parser: event.Parser{MaxDepth: opts.Codec.MaxDepth, DropUnknownFields: opts.Codec.DropUnknownFields},
+		limits: &runLimits{maxRuns: opts.MaxRuns, maxBytes: opts.MaxRunBytes},
 	}, nil
 }
 
@@ -221,6 +254,7 @@ type handler struct {
 	opts   HandlerOptions
 	fn     RunFunc
 	parser event.Parser
+	limits *runLimits
 }
 
 func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -246,6 +280,16 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		notAcceptable(w)
 		return
 	}
+	// A request that starts a run takes its place among the runs in
+	// progress before its body is read; one resuming a run starts none.
+	var tk *runTicket
+	if h.opts.Log == nil || len(r.Header.Values(HeaderLastEventID)) == 0 {
+		if tk = h.limits.take(); tk == nil {
+			busy(w, fmt.Sprintf("the server holds %d runs (HandlerOptions.MaxRuns)", h.opts.MaxRuns))
+			return
+		}
+		defer func() { tk.release() }() // nil once a resumable run keeps it
+	}
 	limit := h.opts.MaxBodyBytes
 	if r.ContentLength > limit {
 		tooLarge(w, limit)
@@ -265,9 +309,14 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "400 bad request: the body is not a valid RunAgentInput: "+err.Error(), http.StatusBadRequest)
 		return
 	}
+	size := int64(len(body))
+	body = nil // the input does not alias it
 
 	if h.opts.Log != nil {
-		h.serveResumable(w, r, in, mediaType)
+		tk = h.serveResumable(w, r, in, mediaType, tk, size)
+		return
+	}
+	if !h.admit(w, r, in, tk, size) {
 		return
 	}
 	s, err := newStream(w, r, mediaType, &h.opts, "HandlerOptions.MaxEventSize", h.opts.Heartbeat)
@@ -284,6 +333,27 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.log(r, h.brokenLevel(r), "agwire: event stream broken", err)
 	}
 	report(r, s)
+}
+
+// admit decides whether a request may start the run in asks for, and
+// answers it when it may not: Authorize (403), an input RUN_STARTED cannot
+// carry (422), the handler's bytes of runs in progress (503).
+func (h *handler) admit(w http.ResponseWriter, r *http.Request, in *event.RunAgentInput, tk *runTicket, size int64) bool {
+	if err := authorize(h.opts.Authorize, r, in.RunID, AccessStart); err != nil {
+		h.log(r, slog.LevelDebug, "agwire: run refused", err)
+		http.Error(w, fmt.Sprintf("403 forbidden: not allowed to start run %q", in.RunID), http.StatusForbidden)
+		return false
+	}
+	if err := servableInput(h.opts.Codec, in); err != nil {
+		http.Error(w, "422 unprocessable content: "+err.Error(), http.StatusUnprocessableEntity)
+		return false
+	}
+	if !tk.hold(size) {
+		_, held := h.limits.usage()
+		busy(w, fmt.Sprintf("the runs in progress hold %d bytes of input, and this one's %d would pass %d (HandlerOptions.MaxRunBytes)", held, size, h.opts.MaxRunBytes))
+		return false
+	}
+	return true
 }
 
 // finishRun is what becomes of the error of a run function, on every path:

@@ -40,17 +40,23 @@ func ExampleNewFollowHandler() {
 	if err != nil {
 		panic(err)
 	}
+	var first runlog.Cursor
 	for ev, err := range r.Events() {
 		if err != nil {
 			panic(err)
 		}
+		// A cursor names the run, its incarnation (a random token: a run
+		// of the same id in another log never matches it) and the event.
 		cur, _ := r.Cursor()
-		fmt.Println(cur, ev.Type())
+		if cur.Seq == 1 {
+			first = cur
+		}
+		fmt.Println(cur.Run, cur.Seq, ev.Type())
 	}
 	r.Close()
 
 	// A follower joining after event 1.
-	f, err := transport.Follow(ctx, nil, srv.URL+"/agent/runs/run-1", runlog.Cursor{Run: "run-1", Seq: 1}, transport.ClientOptions{PreferSSE: true})
+	f, err := transport.Follow(ctx, nil, srv.URL+"/agent/runs/run-1", first, transport.ClientOptions{PreferSSE: true})
 	if err != nil {
 		panic(err)
 	}
@@ -62,9 +68,9 @@ func ExampleNewFollowHandler() {
 		fmt.Println("follower:", ev.Type())
 	}
 	// Output:
-	// run-1/1 RUN_STARTED
-	// run-1/2 TEXT_MESSAGE_CONTENT
-	// run-1/3 RUN_FINISHED
+	// run-1 1 RUN_STARTED
+	// run-1 2 TEXT_MESSAGE_CONTENT
+	// run-1 3 RUN_FINISHED
 	// follower: TEXT_MESSAGE_CONTENT
 	// follower: RUN_FINISHED
 }

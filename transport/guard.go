@@ -1,0 +1,175 @@
+package transport
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"sync"
+
+	"github.com/agwire/agwire/codec"
+	"github.com/agwire/agwire/event"
+)
+
+// Access is what a request asks of a run, for HandlerOptions.Authorize.
+type Access int
+
+const (
+	// AccessStart: a run request without Last-Event-ID, which starts the
+	// run its RunAgentInput names.
+	AccessStart Access = iota + 1
+	// AccessResume: a run request with Last-Event-ID, which reads the rest
+	// of a run from the log.
+	AccessResume
+	// AccessFollow: a GET of the follower route (NewFollowHandler).
+	AccessFollow
+)
+
+func (a Access) String() string {
+	switch a {
+	case AccessStart:
+		return "start"
+	case AccessResume:
+		return "resume"
+	case AccessFollow:
+		return "follow"
+	}
+	return "Access(" + strconv.Itoa(int(a)) + ")"
+}
+
+// Errors of the handlers' own refusals.
+var (
+	// ErrDenied: HandlerOptions.Authorize (or FollowOptions.Authorize)
+	// refused a request. A start is answered 403 Forbidden; a resume or a
+	// follow 404 Not Found with the body a run the log does not hold gets,
+	// so that a refusal does not tell that the run exists. The error
+	// Authorize returned, wrapped with this one, goes to ErrorLog at debug
+	// level.
+	ErrDenied = errors.New("transport: denied by Authorize")
+	// ErrUnservable: a RunAgentInput that a RUN_STARTED event cannot carry
+	// (its input field is the request itself) without every agwire reader
+	// refusing the event for its decoding memory budget (codec.ErrBudget):
+	// the handler answers 422 Unprocessable Content before the run starts,
+	// naming the reason, rather than a stream whose first event cannot be
+	// written.
+	ErrUnservable = errors.New("transport: the run's input cannot be served in its RUN_STARTED event")
+	// ErrBusy: the handler holds MaxRuns runs, or runs whose request
+	// bodies add up to MaxRunBytes; a start is answered 503 Service
+	// Unavailable with Retry-After.
+	ErrBusy = errors.New("transport: too many runs in progress")
+)
+
+// Defaults of the limits on runs in progress.
+const (
+	// DefaultMaxRuns is HandlerOptions.MaxRuns's default: the runs a
+	// handler holds at once, those streaming to a client and those left
+	// running without one (within ReconnectGrace, or Detach).
+	DefaultMaxRuns = 1024
+	// DefaultMaxRunBytes is HandlerOptions.MaxRunBytes's default: the
+	// request bodies of the runs a handler holds at once, 256 MiB in all.
+	DefaultMaxRunBytes = 256 << 20
+	// busyRetryAfter is the Retry-After of a 503 for a full handler, in
+	// seconds.
+	busyRetryAfter = "5"
+)
+
+// unknownRun answers a request for a run the log does not hold, or one
+// Authorize refused to resume or follow: the same status and body, so that
+// a caller cannot tell the two apart.
+func unknownRun(w http.ResponseWriter, run string) {
+	http.Error(w, fmt.Sprintf("404 not found: unknown run %q", run), http.StatusNotFound)
+}
+
+// authorize asks opts.Authorize, if set, about a request; it returns nil,
+// or an error wrapping ErrDenied and Authorize's.
+func authorize(fn func(*http.Request, string, Access) error, r *http.Request, run string, a Access) error {
+	if fn == nil {
+		return nil
+	}
+	if err := fn(r, run, a); err != nil {
+		return &textError{text: fmt.Sprintf("%v: %s of run %q: %v", ErrDenied, a, run, err), errs: []error{ErrDenied, err}}
+	}
+	return nil
+}
+
+// servableInput checks that the RUN_STARTED event carrying in as its
+// input can be written and read back with c (see codec.Codec.Servable):
+// nil, or an error wrapping ErrUnservable and the codec's.
+func servableInput(c codec.Codec, in *event.RunAgentInput) error {
+	_, err := c.Servable(&event.RunStarted{ThreadID: in.ThreadID, RunID: in.RunID, Input: in})
+	if errors.Is(err, codec.ErrBudget) {
+		return &textError{text: fmt.Sprintf("%v: %v", ErrUnservable, err), errs: []error{ErrUnservable, err}}
+	}
+	return nil
+}
+
+// runLimits counts the runs of one handler in progress, and their request
+// bodies' bytes.
+type runLimits struct {
+	maxRuns  int   // negative: no bound
+	maxBytes int64 // negative: no bound
+
+	mu    sync.Mutex
+	runs  int
+	bytes int64
+}
+
+// runTicket is one run's place in its handler's runLimits; release gives it
+// back, once, whoever calls it.
+type runTicket struct {
+	l     *runLimits
+	once  sync.Once
+	bytes int64
+}
+
+// take reserves a run's place, or returns nil when MaxRuns are in
+// progress.
+func (l *runLimits) take() *runTicket {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.maxRuns >= 0 && l.runs >= l.maxRuns {
+		return nil
+	}
+	l.runs++
+	return &runTicket{l: l}
+}
+
+// hold adds n bytes of request body to the run's account; false when the
+// handler's runs would then hold more than MaxRunBytes.
+func (t *runTicket) hold(n int64) bool {
+	l := t.l
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.maxBytes >= 0 && l.bytes+n > l.maxBytes {
+		return false
+	}
+	l.bytes += n
+	t.bytes += n
+	return true
+}
+
+func (t *runTicket) release() {
+	if t == nil {
+		return
+	}
+	t.once.Do(func() {
+		l := t.l
+		l.mu.Lock()
+		l.runs--
+		l.bytes -= t.bytes
+		l.mu.Unlock()
+	})
+}
+
+// usage returns the runs in progress and the bytes of their bodies.
+func (l *runLimits) usage() (int, int64) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.runs, l.bytes
+}
+
+// busy answers 503 with Retry-After for a handler at one of its limits.
+func busy(w http.ResponseWriter, why string) {
+	w.Header().Set("Retry-After", busyRetryAfter)
+	http.Error(w, "503 service unavailable: "+why+"; retry later", http.StatusServiceUnavailable)
+}
