@@ -392,7 +392,7 @@ func (h *handler) log(r *http.Request, level slog.Level, msg string, err error, 
 }
 
 func tooLarge(w http.ResponseWriter, limit int64) {
-	http.Error(w, "413 content too large: the body exceeds the limit of "+strconv.FormatInt(limit, 10)+" bytes", http.StatusRequestEntityTooLarge)
+	http.Error(w, "413 content too large: the body exceeds the limit of "+strconv.FormatInt(limit, 10)+" bytes (HandlerOptions.MaxBodyBytes)", http.StatusRequestEntityTooLarge)
 }
 
 // isJSON reports whether a Content-Type is application/json or a +json type.
