@@ -554,6 +554,9 @@ func (s *demoServer) stream(ctx context.Context, _ *http.Request, in *event.RunA
 	if stats == nil {
 		stats = &runStats{}
 	}
+	// The run needs its input for RUN_STARTED only: once that is written it
+	// lets go of it, so that a long run does not hold a large request.
+	threadID, runID := strings.Clone(in.ThreadID), strings.Clone(in.RunID) // not pieces of the body
 	var timer *time.Timer
 	for i, ev := range s.events {
 		gap := s.opts.delay
@@ -578,14 +581,18 @@ func (s *demoServer) stream(ctx context.Context, _ *http.Request, in *event.RunA
 		switch e := ev.(type) {
 		case *event.RunStarted:
 			c := *e
-			c.ThreadID, c.RunID, c.Input = in.ThreadID, in.RunID, in
+			c.ThreadID, c.RunID, c.Input = threadID, runID, in
 			ev = &c
 		case *event.RunFinished:
 			c := *e
-			c.ThreadID, c.RunID = in.ThreadID, in.RunID
+			c.ThreadID, c.RunID = threadID, runID
 			ev = &c
 		}
-		if err := w.WriteEvent(ev); err != nil {
+		err := w.WriteEvent(ev)
+		if ev.Type() == event.TypeRunStarted {
+			in, ev = nil, nil
+		}
+		if err != nil {
 			stats.setErr(err)
 			return err
 		}

@@ -50,7 +50,9 @@ func (e *sseEncoder) writeWire(wire []byte, id string) error {
 	b = append(b, '\n')
 	b = append(b, sseDataPrefix...)
 	start := len(b)
+	release := heavy(len(wire) * wireRenderCost)
 	b, err := e.c.AppendJSONFromWire(b, wire)
+	release()
 	if err != nil {
 		e.buf = append(reuse(b), sseDataPrefix...)
 		return refuse(err)

@@ -1,11 +1,14 @@
 package transport
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
+	"runtime"
 	"strconv"
 	"sync"
+	"time"
 
 	"github.com/agwire/agwire/codec"
 	"github.com/agwire/agwire/event"
@@ -101,6 +104,84 @@ func servableInput(c codec.Codec, in *event.RunAgentInput) error {
 		return &textError{text: fmt.Sprintf("%v: %v", ErrUnservable, err), errs: []error{ErrUnservable, err}}
 	}
 	return nil
+}
+
+// cpuTokens are held, one per CPU, by the work whose memory grows with the
+// size of what it handles: parsing a large request body, encoding or
+// rendering a large event (decoding an event of n wire bytes may allocate
+// up to codec.DefaultMemoryBudget×n). It is CPU work, so that running more
+// of it at once than there are CPUs gains no speed, only memory: ten
+// concurrent runs of 8 MiB inputs each parse, encode and render their
+// input in turn rather than all at once. Nothing is written to a client or
+// a log while a token is held.
+var cpuTokens = make(chan struct{}, max(1, runtime.GOMAXPROCS(0)))
+
+// heavyFrom is the size from which a body to parse or an event to encode
+// or render takes a token.
+const heavyFrom = 256 << 10
+
+// startTokens admit runs with large inputs a few at a time, one per two
+// CPUs (at least one): starting one is mostly CPU work (parsing, the
+// checks, encoding and rendering RUN_STARTED), so taking turns costs
+// little time. A request whose body is at least heavyFrom bytes holds one
+// from before its body is read (parsed, when its size was not announced)
+// until its run's first event (RUN_STARTED, which carries the input) is
+// written, its run ends, or startHold passes, whichever comes first. The
+// parsed input of an 8 MiB body of dense messages takes about five times
+// its size; an agent that lets go of it once RUN_STARTED is out (the demo
+// server does) holds it for that long only, and ten such runs started at
+// once then hold one or two of them at a time rather than ten.
+var startTokens = make(chan struct{}, max(1, runtime.GOMAXPROCS(0)/2))
+
+// startHold is the longest a run holds its start token.
+const startHold = time.Second
+
+// startGate is a request's hold on a start token; done gives it back, once.
+type startGate struct {
+	once sync.Once
+	held bool
+	t    *time.Timer
+}
+
+// enterStart takes a start token for a body of n bytes when it is large
+// (nil, nothing taken, otherwise), waiting while ctx lasts.
+func enterStart(ctx context.Context, n int64) (*startGate, error) {
+	if n < heavyFrom {
+		return nil, nil
+	}
+	select {
+	case startTokens <- struct{}{}:
+	case <-ctx.Done():
+		return nil, context.Cause(ctx)
+	}
+	g := &startGate{held: true}
+	g.t = time.AfterFunc(startHold, g.done)
+	return g, nil
+}
+
+func (g *startGate) done() {
+	if g == nil {
+		return
+	}
+	g.once.Do(func() {
+		g.t.Stop()
+		<-startTokens
+	})
+}
+
+// wireRenderCost weighs an event's wire bytes against heavyFrom: rendering
+// an event decodes it, and decoding allocates several times the wire's size
+// (a RunAgentInput of empty messages: ten times).
+const wireRenderCost = 8
+
+// heavy waits for a token when n is at least heavyFrom, and returns the
+// function giving it back.
+func heavy(n int) func() {
+	if n < heavyFrom {
+		return func() {}
+	}
+	cpuTokens <- struct{}{}
+	return func() { <-cpuTokens }
 }
 
 // runLimits counts the runs of one handler in progress, and their request

@@ -257,6 +257,13 @@ type handler struct {
 	limits *runLimits
 }
 
+// parse parses a request body as a RunAgentInput; a large one waits for a
+// CPU (see cpuTokens).
+func (h *handler) parse(r *http.Request, body []byte) (*event.RunAgentInput, error) {
+	defer heavy(len(body))()
+	return h.parser.ParseRunAgentInput(body)
+}
+
 func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if h.cors.serve(w, r, "GET, HEAD, POST") {
 		return
@@ -295,7 +302,25 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		tooLarge(w, limit)
 		return
 	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
+	// A large input waits for its turn (see startTokens) before its body
+	// is read, when its size is announced, so that waiting requests do not
+	// hold their bodies.
+	var gate *startGate
+	enter := func(n int64) bool {
+		if tk == nil || gate != nil {
+			return true
+		}
+		var err error
+		if gate, err = enterStart(r.Context(), n); err != nil {
+			return false // the client went away while waiting
+		}
+		return true
+	}
+	defer func() { gate.done() }()
+	if !enter(r.ContentLength) {
+		return
+	}
+	body, err := readBody(w, r, limit)
 	if err != nil {
 		if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
 			tooLarge(w, limit)
@@ -304,16 +329,21 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "400 bad request: reading the body: "+err.Error(), http.StatusBadRequest)
 		return
 	}
-	in, err := h.parser.ParseRunAgentInput(body)
-	if err != nil {
-		http.Error(w, "400 bad request: the body is not a valid RunAgentInput: "+err.Error(), http.StatusBadRequest)
+	size := int64(len(body))
+	if !enter(size) {
 		return
 	}
-	size := int64(len(body))
-	body = nil // the input does not alias it
+	in, err := h.parse(r, body)
+	body = nil // the input holds a copy
+	if err != nil {
+		if r.Context().Err() == nil {
+			http.Error(w, "400 bad request: the body is not a valid RunAgentInput: "+err.Error(), http.StatusBadRequest)
+		}
+		return
+	}
 
 	if h.opts.Log != nil {
-		tk = h.serveResumable(w, r, in, mediaType, tk, size)
+		tk = h.serveResumable(w, r, in, mediaType, tk, size, gate)
 		return
 	}
 	if !h.admit(w, r, in, tk, size) {
@@ -327,6 +357,7 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.log(r, slog.LevelError, "agwire: cannot start the event stream", err)
 		return
 	}
+	s.first = gate.done
 	runErr := h.fn(s.Context(), r, in, s)
 	h.finishRun(r, s, runErr, h.brokenLevel(r))
 	if err := s.Close(); err != nil && runErr == nil {
@@ -344,7 +375,10 @@ func (h *handler) admit(w http.ResponseWriter, r *http.Request, in *event.RunAge
 		http.Error(w, fmt.Sprintf("403 forbidden: not allowed to start run %q", in.RunID), http.StatusForbidden)
 		return false
 	}
-	if err := servableInput(h.opts.Codec, in); err != nil {
+	release := heavy(int(size))
+	err := servableInput(h.opts.Codec, in)
+	release()
+	if err != nil {
 		http.Error(w, "422 unprocessable content: "+err.Error(), http.StatusUnprocessableEntity)
 		return false
 	}
@@ -389,6 +423,24 @@ func (h *handler) log(r *http.Request, level slog.Level, msg string, err error, 
 	}
 	attrs = append(attrs, slog.Any("error", err), slog.String("path", r.URL.Path), slog.String("remote", r.RemoteAddr))
 	l.LogAttrs(context.Background(), level, msg, attrs...)
+}
+
+// readBody reads a request's body of at most limit bytes: into a buffer of
+// its Content-Length when it has one, so that a large body is read into one
+// allocation of its size rather than a series of doubling ones.
+func readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, error) {
+	body := http.MaxBytesReader(w, r.Body, limit)
+	if n := r.ContentLength; n > 0 && n <= limit {
+		b := make([]byte, n, n+1) // one spare byte sees a body longer than announced
+		if _, err := io.ReadFull(body, b); err != nil {
+			if err == io.ErrUnexpectedEOF {
+				err = fmt.Errorf("the body ended after fewer than the %d bytes of its Content-Length: %w", n, err)
+			}
+			return nil, err
+		}
+		return b, nil
+	}
+	return io.ReadAll(body)
 }
 
 func tooLarge(w http.ResponseWriter, limit int64) {

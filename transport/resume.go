@@ -69,11 +69,14 @@ func parseLastEventID(r *http.Request, run string) (runlog.Cursor, bool, error) 
 // serveResumable serves a run request with a Log: a request with
 // Last-Event-ID resumes the run from the log; any other starts the run,
 // writing to the log, and follows it. tk is the run's place among the
-// handler's runs when the request starts one (size its body's bytes); it
+// handler's runs when the request starts one (size its body's bytes, gate
+// its start token, given back once the run's first event is logged); it
 // returns tk if the caller still owns it, nil if the run keeps it until it
 // ends.
-func (h *handler) serveResumable(w http.ResponseWriter, r *http.Request, in *event.RunAgentInput, mediaType string, tk *runTicket, size int64) *runTicket {
-	run := in.RunID
+func (h *handler) serveResumable(w http.ResponseWriter, r *http.Request, in *event.RunAgentInput, mediaType string, tk *runTicket, size int64, gate *startGate) *runTicket {
+	// The id is kept by the log and the run's bookkeeping: a copy, not a
+	// piece of the request's body, which would stay in memory with it.
+	run := strings.Clone(in.RunID)
 	if err := runlog.CheckRunID(run); err != nil {
 		http.Error(w, "400 bad request: runId: "+err.Error(), http.StatusBadRequest)
 		return tk
@@ -158,11 +161,13 @@ func (h *handler) serveResumable(w http.ResponseWriter, r *http.Request, in *eve
 	}
 	out := newLogOutlet(lw, run, h.opts.Codec, newSizeLimit(h.opts.MaxEventSize, "HandlerOptions.MaxEventSize"))
 	ew := newRunWriter(ctx, mediaType, h.parser, out, "logging")
+	ew.first = gate.done
 	out.ctx = ew.ctx
 	done := make(chan struct{})
 	go func(in *event.RunAgentInput) {
 		defer close(done)
 		defer tk.release()
+		defer gate.done()
 		defer cancel()
 		if p != nil {
 			defer endPresence(key, p)

@@ -117,6 +117,7 @@ type runWriter struct {
 	parser    event.Parser
 	out       outlet
 	verb      string // "writing" or "logging", for the errors
+	first     func() // called once the first event is delivered; nil: none
 
 	n        int64 // events delivered
 	terminal bool  // a RUN_FINISHED or RUN_ERROR was delivered
@@ -215,6 +216,9 @@ func (w *runWriter) deliver(t event.Type, put func() error) error {
 		return w.fail(err)
 	}
 	w.n++
+	if w.n == 1 && w.first != nil {
+		w.first()
+	}
 	if endsRun(t) {
 		w.terminal = true
 	}
@@ -316,24 +320,9 @@ func reuse(b []byte) []byte {
 }
 
 func (l *logOutlet) put(ev event.Event, _ []byte) error {
-	b, err := l.c.Append(l.buf[:0], ev)
-	l.buf = reuse(b)
+	b, err := l.encode(ev)
 	if err != nil {
-		return refuse(err)
-	}
-	if err := l.lim.frame(len(b)); err != nil {
-		return refuse(err)
-	}
-	if l.lim.sseMayExceed(len(b) + l.idLen + 32) {
-		j, err := l.c.AppendJSONFromWire(l.jsonBuf[:0], b)
-		l.jsonBuf = reuse(j)
-		if err != nil {
-			return refuse(err)
-		}
-		held := l.idLen + digits(l.seq+1) + 1 + len(sseDataPrefix) + len(j) + 1
-		if err := l.lim.sse(len(j), held); err != nil {
-			return refuse(err)
-		}
+		return err
 	}
 	ctx := context.WithoutCancel(l.ctx)
 	seq, err := l.w.Append(ctx, b)
@@ -355,6 +344,34 @@ func (l *logOutlet) put(ev event.Event, _ []byte) error {
 	}
 	l.seq = seq
 	return nil
+}
+
+// encode encodes ev and checks it against the limits of both carriers,
+// holding a CPU token (see cpuTokens): a large event's encoding and
+// rendering allocate several times its size.
+func (l *logOutlet) encode(ev event.Event) ([]byte, error) {
+	cpuTokens <- struct{}{}
+	defer func() { <-cpuTokens }()
+	b, err := l.c.Append(l.buf[:0], ev)
+	l.buf = reuse(b)
+	if err != nil {
+		return nil, refuse(err)
+	}
+	if err := l.lim.frame(len(b)); err != nil {
+		return nil, refuse(err)
+	}
+	if l.lim.sseMayExceed(len(b) + l.idLen + 32) {
+		j, err := l.c.AppendJSONFromWire(l.jsonBuf[:0], b)
+		l.jsonBuf = reuse(j)
+		if err != nil {
+			return nil, refuse(err)
+		}
+		held := l.idLen + digits(l.seq+1) + 1 + len(sseDataPrefix) + len(j) + 1
+		if err := l.lim.sse(len(j), held); err != nil {
+			return nil, refuse(err)
+		}
+	}
+	return b, nil
 }
 
 func (l *logOutlet) end() error { return nil } // the handler ends the run in the log
