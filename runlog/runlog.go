@@ -25,9 +25,18 @@
 // module github.com/agwire/agwire/runlog/natslog keeps runs in a NATS
 // JetStream stream, shared by any number of server replicas.
 //
+// A run id names one run for the log's lifetime (a second Start is
+// ErrRunExists, however long ago the first run was dropped), and each run
+// has an incarnation token that its entries' cursors carry, so a cursor
+// never reads another run (see Incarnated). A run that will not go on
+// without its end marker — aborted by its Writer (Abort), or, in a shared
+// log, whose writer stopped — ends its readers with ErrRunAborted. Logs
+// that implement Presence share readers' presence between processes.
+//
 // Errors are typed: test them with errors.Is against ErrUnknownRun,
-// ErrEvicted, ErrRunEnded, ErrRunExists, ErrBadCursor, ErrConflict and
-// ErrTooLarge.
+// ErrEvicted, ErrRunEnded, ErrRunExists, ErrBadCursor, ErrConflict,
+// ErrTooLarge, ErrClosed, ErrUnacknowledged, ErrStoreFull and
+// ErrRunAborted.
 package runlog
 
 import (

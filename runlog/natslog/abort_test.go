@@ -79,7 +79,7 @@ func contains(err error, s string) bool { return err != nil && strings.Contains(
 // A writer that dies without ending its run (its connection closed, its
 // heartbeats stop): a reader waiting at the run's end ends with
 // ErrRunAborted once WriterTimeout has passed without a heartbeat, and so
-// does one that joins afterwards; a live writer's reader keeps waiting.
+// does one that joins afterwards.
 func TestWriterDied(t *testing.T) {
 	c := context.Background()
 	ns := startServer(t)
@@ -87,16 +87,11 @@ func TestWriterDied(t *testing.T) {
 	opts := quick
 	opts.Stream, opts.Subject = "DIED", "died"
 	lw, lr := newLog(t, jsW, opts), newLog(t, jsR, opts)
-	alive, err := lw.Start(c, "alive")
-	if err != nil {
-		t.Fatal(err)
-	}
 	w, err := lw.Start(c, "dies")
 	if err != nil {
 		t.Fatal(err)
 	}
 	appendN(t, w, 1, 3)
-	appendN(t, alive, 1, 1)
 	rd, err := lr.Read(c, runlog.Cursor{Run: "dies", Seq: 3})
 	if err != nil {
 		t.Fatal(err)
@@ -147,5 +142,36 @@ func TestPresenceAcrossReplicas(t *testing.T) {
 	at, err := a.LastSeen(c, "r")
 	if err != nil || at.Before(before.Add(-time.Second)) {
 		t.Fatalf("LastSeen on A after a Touch on B: %v, %v; want about %v", at, err, before)
+	}
+}
+
+// A writer that is alive but silent (a model thinking) keeps its readers:
+// its heartbeats go on, so a reader waiting longer than WriterTimeout
+// still waits, and gets the next event when it comes.
+func TestSilentWriterKeepsReaders(t *testing.T) {
+	c := context.Background()
+	js := connect(t, startServer(t))
+	opts := natslog.Options{Storage: jetstream.MemoryStorage, Heartbeat: 100 * time.Millisecond, WriterTimeout: time.Second}
+	l := newLog(t, js, opts)
+	w, err := l.Start(c, "slow")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rd, err := l.Read(c, runlog.Cursor{Run: "slow"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rd.Close()
+	ctx, cancel := context.WithTimeout(c, 2500*time.Millisecond) // WriterTimeout, 2.5 times over
+	defer cancel()
+	if e, err := rd.Next(ctx); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("a reader of a silent, living writer: %d, %v; want to wait until its context ends", e.Seq, err)
+	}
+	appendN(t, w, 1, 1)
+	if e, err := rd.Next(c); err != nil || e.Seq != 1 {
+		t.Fatalf("after the wait: %d, %v; want event 1", e.Seq, err)
+	}
+	if err := w.End(c); err != nil {
+		t.Fatal(err)
 	}
 }

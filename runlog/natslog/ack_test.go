@@ -257,3 +257,120 @@ func TestLostAcknowledgement(t *testing.T) {
 		})
 	}
 }
+
+// lossy is a writer whose connection goes through a proxy, and a log on
+// a direct connection to read what landed.
+type lossy struct {
+	px     *proxy
+	nc     *nats.Conn
+	w      runlog.Writer
+	reader *natslog.Log
+}
+
+func newLossy(t *testing.T, run string) *lossy {
+	ns := startServer(t)
+	px := newProxy(t, ns.Addr().String())
+	nc, err := nats.Connect(px.url(), nats.MaxReconnects(-1), nats.ReconnectWait(20*time.Millisecond), nats.ReconnectJitter(0, 0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(nc.Close)
+	js, err := jetstream.New(nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := natslog.Options{Stream: "LOSSY", Subject: "lossy", Storage: jetstream.MemoryStorage, AckTimeout: 300 * time.Millisecond}
+	w, err := newLog(t, js, opts).Start(context.Background(), run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &lossy{px: px, nc: nc, w: w, reader: newLog(t, connect(t, ns), opts)}
+}
+
+// back makes the server reachable again and waits for the reconnection.
+func (l *lossy) back(t *testing.T) {
+	l.px.up()
+	deadline := time.Now().Add(10 * time.Second)
+	for !l.nc.IsConnected() {
+		if time.Now().After(deadline) {
+			t.Fatal("no reconnection")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// readRun checks that the run holds exactly want, then its end.
+func (l *lossy) readRun(t *testing.T, run string, want [][]byte) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	rd, err := l.reader.Read(ctx, runlog.Cursor{Run: run})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rd.Close()
+	for i := 0; ; i++ {
+		e, err := rd.Next(ctx)
+		if i == len(want) {
+			if err != io.EOF {
+				t.Fatalf("after event %d: %v, want io.EOF", i, err)
+			}
+			return
+		}
+		if err != nil || e.Seq != uint64(i+1) || !bytes.Equal(e.Wire, want[i]) {
+			t.Fatalf("event %d: %d %q, %v; want %q", i+1, e.Seq, e.Wire, err, want[i])
+		}
+	}
+}
+
+// The end marker's acknowledgement lost: End fails with
+// ErrUnacknowledged while the server is unreachable; End again once it is
+// back succeeds, the run has one end, and a third End is ErrRunEnded.
+func TestLostEndAcknowledgement(t *testing.T) {
+	c := context.Background()
+	l := newLossy(t, "run")
+	evs := [][]byte{[]byte("payload one"), []byte("payload two")}
+	for _, e := range evs {
+		if _, err := l.w.Append(c, e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	hit := l.px.arm([]byte("Agwire-Mark: end"), true)
+	err := l.w.End(c)
+	<-hit
+	if !errors.Is(err, runlog.ErrUnacknowledged) {
+		t.Fatalf("End with its acknowledgement lost: %v, want ErrUnacknowledged", err)
+	}
+	l.back(t)
+	if err := l.w.End(c); err != nil {
+		t.Fatalf("End again: %v", err)
+	}
+	if err := l.w.End(c); !errors.Is(err, runlog.ErrRunEnded) {
+		t.Fatalf("a third End: %v, want ErrRunEnded", err)
+	}
+	l.readRun(t, "run", evs)
+}
+
+// After an append whose acknowledgement was lost, the writer may go on
+// with another event instead of retrying: the lost one, which landed,
+// keeps its place and the new one follows it.
+func TestLostAcknowledgementThenAnotherEvent(t *testing.T) {
+	c := context.Background()
+	l := newLossy(t, "run")
+	if _, err := l.w.Append(c, []byte("payload one")); err != nil {
+		t.Fatal(err)
+	}
+	hit := l.px.arm([]byte("payload two"), true)
+	_, err := l.w.Append(c, []byte("payload two"))
+	<-hit
+	if !errors.Is(err, runlog.ErrUnacknowledged) {
+		t.Fatalf("Append with its acknowledgement lost: %v, want ErrUnacknowledged", err)
+	}
+	l.back(t)
+	if seq, err := l.w.Append(c, []byte("payload three")); err != nil || seq != 3 {
+		t.Fatalf("the next event = %d, %v; want 3, nil", seq, err)
+	}
+	if err := l.w.End(c); err != nil {
+		t.Fatal(err)
+	}
+	l.readRun(t, "run", [][]byte{[]byte("payload one"), []byte("payload two"), []byte("payload three")})
+}

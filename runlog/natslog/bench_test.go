@@ -117,3 +117,29 @@ func BenchmarkAppendParallel(b *testing.B) {
 	})
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "events/s")
 }
+
+// BenchmarkStart: runs/s started and ended (each an entry in the ids
+// bucket, a start and an end marker, a heartbeat), and what a run leaves
+// in the ids bucket, which keeps it for good: bytes per run id of 12
+// bytes.
+func BenchmarkStart(b *testing.B) {
+	ctx := context.Background()
+	js := connect(b, startServer(b))
+	l := newLog(b, js, natslog.Options{Storage: jetstream.MemoryStorage})
+	i := 0
+	b.ReportAllocs()
+	for b.Loop() {
+		w, err := l.Start(ctx, fmt.Sprintf("run-%08d", i))
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := w.End(ctx); err != nil {
+			b.Fatal(err)
+		}
+		i++
+	}
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "runs/s")
+	s, _ := js.Stream(ctx, "KV_"+natslog.IDsBucket(l.StreamName()))
+	info, _ := s.Info(ctx)
+	b.ReportMetric(float64(info.State.Bytes)/float64(info.State.Msgs), "ids-B/run")
+}
