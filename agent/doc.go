@@ -29,14 +29,37 @@
 // *ResumeError wrapping ErrInterruptsNotAddressed; and a pending interrupt
 // whose expiresAt has passed may only be cancelled (status "cancelled"), or
 // the run is refused with ErrInterruptExpired. Resume entries are not checked
-// when nothing is pending, as in the client.
+// against the pending interrupts when nothing is pending, as in the client;
+// an entry whose status is neither event.ResumeResolved nor
+// event.ResumeCancelled is always refused first (ErrResumeStatus). The
+// input carries no "resume" key when RunParams.Resume is nil.
+//
+// An expiresAt has passed as the client decides it, new Date(expiresAt) <=
+// now: the string is read as ECMAScript's Date.parse reads it in V8 — the
+// date-time string format (a date alone is UTC, a date-time without an
+// offset is local time, T24:00 is the next midnight), lower-case t and z,
+// a space for the T, RFC 1123 as toUTCString writes it — and a string that
+// is not a date never expires (NaN <= now is false).
+//
+// # Consuming events
+//
+// The events a Runner yields are applied as they are. A client reading JSON
+// should read it through the consumer stage of AG-UI 1.0's processing model
+// (event.Parser.Consume; transport.ClientOptions.Consume for HTTP, as in
+// HTTP(url, nil, transport.ClientOptions{Consume: true, Warn: ...})), which
+// removes what it does not recognise with a warning and refuses malformed
+// values as @ag-ui/client does. Options.Warn hears the thread's own
+// warnings: a producer declaring a newer protocol version, or one this
+// client cannot read.
 //
 // # Runners
 //
-// A Runner is anything that runs an input and yields its events: HTTP adapts
-// transport.Run (binary with SSE fallback), Adapt any function returning a
-// stream (a transport client's Run method), RunnerFunc a function returning
-// a Stream, and a test can script one (Script).
+// A Runner is anything that runs an input and yields its events. Adapt
+// makes one of any function returning a stream: an agent over HTTP is
+// agent.Adapt(c.Run), c a transport.Client (transport.NewClient: binary
+// with SSE fallback, its HTTP client in ClientOptions.HTTPClient).
+// RunnerFunc makes one of a function returning a Stream, and a test can
+// script one (Script).
 //
 // # Middleware
 //

@@ -10,7 +10,7 @@ import (
 )
 
 // A run that stops for an approval, and the next run that answers it. A real
-// agent is reached with agent.HTTP(url, nil, transport.ClientOptions{}).
+// agent is reached through a transport.Client c: agent.Adapt(c.Run).
 func Example() {
 	mustParse := func(lines ...string) []event.Event {
 		var evs []event.Event

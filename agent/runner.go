@@ -5,7 +5,6 @@ import (
 	"iter"
 
 	"github.com/agwire/agwire/event"
-	"github.com/agwire/agwire/transport"
 )
 
 // Stream is the events of one run. *transport.EventReader is one.
@@ -28,8 +27,12 @@ func (f RunnerFunc) Run(ctx context.Context, in *event.RunAgentInput) (Stream, e
 }
 
 // Adapt makes a Runner of a function that runs an input and returns a
-// stream of a concrete type — a transport client's Run method, say:
-// agent.Adapt(client.Run).
+// stream of a concrete type. An agent over HTTP is a transport client's Run
+// method:
+//
+//	c, err := transport.NewClient(url, transport.ClientOptions{})
+//	...
+//	thread := agent.New(agent.Adapt(c.Run), agent.Options{})
 func Adapt[S Stream](run func(context.Context, *event.RunAgentInput) (S, error)) Runner {
 	return RunnerFunc(func(ctx context.Context, in *event.RunAgentInput) (Stream, error) {
 		s, err := run(ctx, in)
@@ -37,14 +40,6 @@ func Adapt[S Stream](run func(context.Context, *event.RunAgentInput) (S, error))
 			return nil, err
 		}
 		return s, nil
-	})
-}
-
-// HTTP returns a Runner that POSTs each input to url with transport.Run
-// (client nil means http.DefaultClient).
-func HTTP(url string, client transport.Doer, opts transport.ClientOptions) Runner {
-	return Adapt(func(ctx context.Context, in *event.RunAgentInput) (*transport.EventReader, error) {
-		return transport.Run(ctx, client, url, in, opts)
 	})
 }
 

@@ -34,6 +34,13 @@ type Options struct {
 	Assemble assemble.Options
 	// Now is the clock interrupts expire by; nil means time.Now.
 	Now func() time.Time
+	// Warn receives the run's warnings as they happen: a RUN_STARTED
+	// declaring a protocol version newer than ProtocolVersion, or one this
+	// client cannot read. (Events that cannot be applied are reported in
+	// Result.Warnings; what a consuming parse removes is reported by the
+	// parser, see event.Parser.Consume and transport.ClientOptions.Consume.)
+	// Nil discards them.
+	Warn func(event.Warning)
 }
 
 // Thread is a conversation with an agent, run after run. It is not safe for
@@ -129,12 +136,25 @@ var (
 	// ErrInterruptExpired: a pending interrupt's expiresAt has passed and
 	// the run answers it other than by cancelling it.
 	ErrInterruptExpired = errors.New("interrupt expired and can no longer be answered; cancel it to continue the thread")
+	// ErrRunTruncated: the stream ended while its run was still running
+	// (a RUN_STARTED with no RUN_FINISHED or RUN_ERROR after it). What it
+	// carried is applied and kept; the run has no outcome.
+	ErrRunTruncated = errors.New("the stream ended before the run finished (no RUN_FINISHED or RUN_ERROR): the run has no outcome")
+	// ErrResumeStatus: a resume entry's status is neither
+	// event.ResumeResolved nor event.ResumeCancelled.
+	ErrResumeStatus = errors.New(`resume entry status must be "resolved" or "cancelled"`)
 )
 
-// ResumeError is a run refused because of its resume entries: Missing lists
-// the pending interrupts they do not address (ErrInterruptsNotAddressed),
-// or Expired names the expired interrupt they answer (ErrInterruptExpired).
+// ResumeError is a run refused because of its resume entries: Entry and
+// Status name an entry whose status is neither event.ResumeResolved nor
+// event.ResumeCancelled (ErrResumeStatus); Missing lists the pending
+// interrupts they do not address (ErrInterruptsNotAddressed); or Expired
+// names the expired interrupt they answer other than by cancelling it
+// (ErrInterruptExpired).
 type ResumeError struct {
+	// Entry is the index of the entry with a wrong status (ErrResumeStatus).
+	Entry     int
+	Status    string
 	Missing   []string
 	Expired   string
 	ExpiresAt string
@@ -142,19 +162,30 @@ type ResumeError struct {
 }
 
 func (e *ResumeError) Error() string {
-	if e.Expired != "" {
+	switch {
+	case errors.Is(e.Err, ErrResumeStatus):
+		return fmt.Sprintf("agent: resume[%d] has status %q: %v", e.Entry, e.Status, e.Err)
+	case e.Expired != "":
 		return fmt.Sprintf("agent: interrupt %s expired at %s: %v", e.Expired, e.ExpiresAt, e.Err)
 	}
-	return fmt.Sprintf("agent: %d %v: %s", len(e.Missing), e.Err, strings.Join(e.Missing, ", "))
+	return fmt.Sprintf("agent: %d %v: %s; add a resume entry for each (RunParams.Resume: its interruptId, status %q with a payload, or %q)",
+		len(e.Missing), e.Err, strings.Join(e.Missing, ", "), event.ResumeResolved, event.ResumeCancelled)
 }
 
 func (e *ResumeError) Unwrap() error { return e.Err }
 
 // CheckResume reports whether a run with these resume entries may start:
-// nil when no interrupt is pending, or when every pending one is addressed
+// a *ResumeError wrapping ErrResumeStatus for an entry whose status is
+// not one of the two (checked first, so a run is refused before anything is
+// sent); nil when no interrupt is pending, or when every pending one is addressed
 // and no expired one is answered other than by cancelling it; a
 // *ResumeError otherwise. Run calls it first.
 func (t *Thread) CheckResume(resume []event.ResumeEntry) error {
+	for i, r := range resume {
+		if r.Status != event.ResumeResolved && r.Status != event.ResumeCancelled {
+			return &ResumeError{Entry: i, Status: r.Status, Err: ErrResumeStatus}
+		}
+	}
 	if len(t.pending) == 0 {
 		return nil
 	}
@@ -178,27 +209,22 @@ func (t *Thread) CheckResume(resume []event.ResumeEntry) error {
 		now = t.opts.Now
 	}
 	for _, in := range t.pending {
-		if expired(in, now()) && answered[in.ID].Status != "cancelled" {
+		if expired(in, now()) && answered[in.ID].Status != event.ResumeCancelled {
 			return &ResumeError{Expired: in.ID, ExpiresAt: *in.ExpiresAt, Err: ErrInterruptExpired}
 		}
 	}
 	return nil
 }
 
-// expired reports whether the interrupt's expiresAt is at or before now. An
-// expiresAt that is not a date-time (RFC 3339) or a date never expires, as
-// an invalid Date never compares as passed in JavaScript.
+// expired reports whether the interrupt's expiresAt is at or before now,
+// as @ag-ui/client decides it (new Date(expiresAt) <= now; see parseDate):
+// an expiresAt that is not a date never expires, as NaN <= now is false.
 func expired(in event.Interrupt, now time.Time) bool {
 	if in.ExpiresAt == nil {
 		return false
 	}
-	at, err := time.Parse(time.RFC3339Nano, *in.ExpiresAt)
-	if err != nil {
-		if at, err = time.Parse(time.DateOnly, *in.ExpiresAt); err != nil {
-			return false
-		}
-	}
-	return !at.After(now)
+	at, ok := parseDate(*in.ExpiresAt, time.Local)
+	return ok && at <= now.UnixMilli()
 }
 
 // Result is what a run did.
@@ -224,7 +250,11 @@ type Result struct {
 // input, runs it, and applies every event the run streams through the
 // middleware to the thread's conversation. A sequence error or a failing
 // stream ends the run with an error; what was applied before stays in the
-// thread, as do the pending interrupts of the last RUN_FINISHED.
+// thread, as do the pending interrupts of the last RUN_FINISHED. A stream
+// that ends while its run is still running returns the Result with an
+// error wrapping ErrRunTruncated: a truncated run has no outcome and is not
+// reported as a success (AG-UI 1.0's Truncation rule; @ag-ui/client 1.0.0
+// resolves such a run as if it had completed).
 func (t *Thread) Run(ctx context.Context, p RunParams) (*Result, error) {
 	if err := t.CheckResume(p.Resume); err != nil {
 		return nil, err
@@ -273,6 +303,11 @@ func (t *Thread) Run(ctx context.Context, p RunParams) (*Result, error) {
 			}
 			return fmt.Errorf("agent: %w", err)
 		}
+		if rs, ok := ev.(*event.RunStarted); ok && rs.ProtocolVersion != nil && t.opts.Warn != nil {
+			if w, ok := versionWarning(*rs.ProtocolVersion); ok {
+				t.opts.Warn(w)
+			}
+		}
 		if f, ok := ev.(*event.RunFinished); ok {
 			t.pending = nil
 			if f.Outcome != nil && f.Outcome.Type == event.OutcomeInterrupt {
@@ -305,6 +340,12 @@ func (t *Thread) Run(ctx context.Context, p RunParams) (*Result, error) {
 			}
 		}
 	}
+	// The Truncation rule: a run the stream started and never ended has no
+	// outcome, and must not be reported as having succeeded.
+	if runs := conv.Runs(); len(runs) > 0 && runs[len(runs)-1].Status == assemble.RunRunning {
+		last := runs[len(runs)-1]
+		return res, fmt.Errorf("agent: run %s: %w", last.RunID, ErrRunTruncated)
+	}
 	return res, nil
 }
 
@@ -317,4 +358,70 @@ func newUUID() string {
 	b[6] = b[6]&0x0f | 0x40
 	b[8] = b[8]&0x3f | 0x80
 	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:])
+}
+
+// versionWarning says what a client speaking ProtocolVersion makes of a
+// producer declaring v: nothing for the same or an older version, a
+// warning for a newer one or one it cannot read.
+func versionWarning(v string) (event.Warning, bool) {
+	w := event.Warning{Type: event.TypeRunStarted, Path: "/protocolVersion"}
+	cmp, ok := compareVersions(v, ProtocolVersion)
+	switch {
+	case !ok:
+		w.Reason = fmt.Sprintf("the producer declared protocol version %q, which this client cannot interpret", v)
+	case cmp > 0:
+		w.Reason = fmt.Sprintf("the producer speaks protocol %s, newer than the %s this client speaks: what this client does not recognise is removed with a warning", v, ProtocolVersion)
+	default:
+		return w, false
+	}
+	return w, true
+}
+
+// compareVersions compares two protocol versions of the form MAJOR.MINOR
+// (digits only), as @ag-ui/client reads a producer's: anything else is not
+// a version it can interpret.
+func compareVersions(a, b string) (int, bool) {
+	pa, oka := versionParts(a)
+	pb, okb := versionParts(b)
+	if !oka || !okb {
+		return 0, false
+	}
+	for i := range pa {
+		if c := compareDigits(pa[i], pb[i]); c != 0 {
+			return c, true
+		}
+	}
+	return 0, true
+}
+
+func versionParts(v string) ([2]string, bool) {
+	major, minor, ok := strings.Cut(v, ".")
+	if !ok || !allDigits(major) || !allDigits(minor) {
+		return [2]string{}, false
+	}
+	return [2]string{major, minor}, true
+}
+
+func allDigits(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, c := range []byte(s) {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// compareDigits compares two decimal numbers of any length.
+func compareDigits(a, b string) int {
+	a, b = strings.TrimLeft(a, "0"), strings.TrimLeft(b, "0")
+	if len(a) != len(b) {
+		if len(a) < len(b) {
+			return -1
+		}
+		return 1
+	}
+	return strings.Compare(a, b)
 }

@@ -212,7 +212,8 @@ func TestFuncMiddlewareOrder(t *testing.T) {
 	}
 }
 
-// HTTP runs through transport.Run: here against an SSE server.
+// An agent over HTTP is Adapt of a transport.Client's Run: here against an
+// SSE server.
 func TestHTTPRunner(t *testing.T) {
 	var got event.RunAgentInput
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -225,7 +226,11 @@ func TestHTTPRunner(t *testing.T) {
 		}
 	}))
 	defer srv.Close()
-	th := agent.New(agent.HTTP(srv.URL, srv.Client(), transport.ClientOptions{}), agent.Options{ThreadID: "t"})
+	c, err := transport.NewClient(srv.URL, transport.ClientOptions{HTTPClient: srv.Client()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	th := agent.New(agent.Adapt(c.Run), agent.Options{ThreadID: "t"})
 	th.AddMessages(event.Message{ID: "u", Role: "user", Content: str("hello")})
 	res, err := th.Run(context.Background(), agent.RunParams{RunID: "r2"})
 	if err != nil {

@@ -16,7 +16,7 @@ func BenchmarkApplyRealistic(b *testing.B) {
 	run := assembletest.Realistic(1)
 	b.ReportAllocs()
 	for b.Loop() {
-		c, err := assemble.FromEvents(run.Events, assemble.Options{Check: true})
+		c, err := fromEvents(run.Events, assemble.Options{Check: true})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -42,7 +42,7 @@ func BenchmarkApplyRealisticBinary(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		r := framing.NewReader(bytes.NewReader(stream), framing.ReaderOptions{})
-		if _, err := assemble.FromSource(r, assemble.Options{Check: true}); err != nil {
+		if _, err := assemble.FromSeq(r.Events(), assemble.Options{Check: true}); err != nil {
 			b.Fatal(err)
 		}
 	}

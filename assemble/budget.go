@@ -74,11 +74,7 @@ func (c *Conversation) memCap() int64 {
 }
 
 func (c *Conversation) copyCap() int64 {
-	n := budgetCap(c.opts.CopyBudget, DefaultCopyBudget, CopyFloor, c.in)
-	if c.opts.MaxCopiedNodes > 0 {
-		n = min(n, int64(c.opts.MaxCopiedNodes))
-	}
-	return n
+	return budgetCap(c.opts.CopyBudget, DefaultCopyBudget, CopyFloor, c.in)
 }
 
 // spendWork charges n units of work, or refuses without charging.

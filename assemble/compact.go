@@ -669,7 +669,7 @@ func (g *group) render(opts Options) (evs, chunks []event.Event, err error) {
 		// A replay of events the whole stream applied within its budgets
 		// (this part cost no more there): the per-patch bound as it was,
 		// the conversation's budgets not again.
-		c, err := FromEvents(g.activity, Options{MaxPatchWork: opts.MaxPatchWork, WorkBudget: -1, CopyBudget: -1, MemoryBudget: -1})
+		c, err := fromEvents(g.activity, Options{MaxPatchWork: opts.MaxPatchWork, WorkBudget: -1, CopyBudget: -1, MemoryBudget: -1})
 		if err != nil {
 			return nil, nil, err
 		}

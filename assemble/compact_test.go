@@ -16,7 +16,7 @@ import (
 
 func conversationText(t testing.TB, events []event.Event) []byte {
 	t.Helper()
-	c, err := assemble.FromEvents(events, assemble.Options{})
+	c, err := fromEvents(events, assemble.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,7 +44,7 @@ func TestCompactReplayEquivalent(t *testing.T) {
 		if !bytes.Equal(got, want) {
 			t.Fatalf("seed %d: compacted stream assembles to\n%s\nthe original to\n%s", seed, got, want)
 		}
-		if _, err := assemble.FromEvents(compacted, assemble.Options{Check: true}); err != nil {
+		if _, err := fromEvents(compacted, assemble.Options{Check: true}); err != nil {
 			t.Fatalf("seed %d: the compacted stream fails sequence checking: %v", seed, err)
 		}
 		// Compacting again changes nothing more.
@@ -215,7 +215,7 @@ func TestCompactSplitsToTheOutputLimit(t *testing.T) {
 		if got, want := conversationText(t, compacted), conversationText(t, evs); !bytes.Equal(got, want) {
 			t.Errorf("the split stream assembles differently")
 		}
-		if _, err := assemble.FromEvents(compacted, assemble.Options{Check: true}); err != nil {
+		if _, err := fromEvents(compacted, assemble.Options{Check: true}); err != nil {
 			t.Errorf("the split stream fails checking: %v", err)
 		}
 		if len(compacted) >= len(evs) || len(compacted) < 10 {

@@ -23,9 +23,6 @@ type Options struct {
 	// MaxPatchWork is the work budget of one JSON Patch (STATE_DELTA,
 	// ACTIVITY_DELTA); 0 means DefaultMaxPatchWork.
 	MaxPatchWork int
-	// MaxCopiedNodes, when positive, caps how many JSON nodes copy
-	// operations may create over the conversation's life, beside CopyBudget.
-	MaxCopiedNodes int
 	// WorkBudget, CopyBudget and MemoryBudget bound the conversation's cost
 	// per byte of the events applied (see the budgets in the package
 	// documentation): 0 means DefaultWorkBudget, DefaultCopyBudget,

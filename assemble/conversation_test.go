@@ -31,7 +31,7 @@ func parseEvents(t testing.TB, lines string) []event.Event {
 
 func assembleJSON(t testing.TB, opts Options, lines string) (*Conversation, string) {
 	t.Helper()
-	c, err := FromEvents(parseEvents(t, lines), opts)
+	c, err := fromEvents(parseEvents(t, lines), opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -381,7 +381,7 @@ func TestSequenceChecking(t *testing.T) {
 		{runStart + "\n" + `{"type":"SUBAGENT_FINISHED","subagentRunId":"s"}`, ErrSeqNotActive, 1},
 		{runStart + "\n" + `{"type":"REASONING_END","messageId":"r"}`, ErrSeqNotActive, 1},
 	} {
-		c, err := FromEvents(parseEvents(t, tc.lines), Options{Check: true})
+		c, err := fromEvents(parseEvents(t, tc.lines), Options{Check: true})
 		var se *SequenceError
 		if !errors.Is(err, tc.want) || !errors.As(err, &se) || se.Index != tc.index {
 			t.Errorf("%q: got %v, want %v at %d", tc.lines, err, tc.want, tc.index)
@@ -391,7 +391,7 @@ func TestSequenceChecking(t *testing.T) {
 		}
 	}
 	// Without checking the same streams apply as the client would.
-	if _, err := FromEvents(parseEvents(t, `{"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"x"}`), Options{}); err != nil {
+	if _, err := fromEvents(parseEvents(t, `{"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"x"}`), Options{}); err != nil {
 		t.Error(err)
 	}
 }
@@ -454,7 +454,7 @@ func TestActivityMustStayObject(t *testing.T) {
 // small deltas doubling the state runs out of the conversation's copy budget
 // instead of memory.
 func TestCopyBudget(t *testing.T) {
-	c, _ := New(Options{MaxCopiedNodes: 100000})
+	c, _ := New(Options{}) // the default: CopyFloor nodes plus one per byte applied
 	if err := c.Apply(parseEvents(t, `{"type":"STATE_SNAPSHOT","snapshot":{"a":[1,2,3,4,5,6,7]}}`)[0]); err != nil {
 		t.Fatal(err)
 	}
@@ -469,7 +469,7 @@ func TestCopyBudget(t *testing.T) {
 		t.Fatalf("after %d doublings: %v", n, err)
 	}
 	if n > 16 {
-		t.Errorf("%d doublings of an 8-node value fit a 100,000-node budget", n)
+		t.Errorf("%d doublings of an 8-node value fit the default copy budget (%d nodes plus one per byte)", n, CopyFloor)
 	}
 	// A failed patch spends nothing: a small copy still fits.
 	if err := c.Apply(parseEvents(t, `{"type":"STATE_DELTA","delta":[{"op":"copy","from":"/a/0","path":"/b"}]}`)[0]); err != nil {
@@ -495,13 +495,13 @@ func TestSequenceWrongAgent(t *testing.T) {
 		{"snapshot owners", `{"type":"MESSAGES_SNAPSHOT","messages":[{"id":"m","role":"assistant","content":"x","subagentRunId":"a","toolCalls":[{"id":"t","type":"function","function":{"name":"f","arguments":""}}]}]}
 {"type":"REASONING_ENCRYPTED_VALUE","subtype":"tool-call","entityId":"t","encryptedValue":"e","subagentRunId":"b"}`},
 	} {
-		_, err := FromEvents(parseEvents(t, runStart+"\n"+tc.lines), Options{Check: true})
+		_, err := fromEvents(parseEvents(t, runStart+"\n"+tc.lines), Options{Check: true})
 		if !errors.Is(err, ErrSeqWrongAgent) {
 			t.Errorf("%s: %v", tc.name, err)
 		}
 	}
 	// The owner itself, or an event naming no agent, is fine.
-	if _, err := FromEvents(parseEvents(t, runStart+`
+	if _, err := fromEvents(parseEvents(t, runStart+`
 {"type":"TEXT_MESSAGE_START","messageId":"m","subagentRunId":"a"}
 {"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"x","subagentRunId":"a"}
 {"type":"TEXT_MESSAGE_END","messageId":"m"}`), Options{Check: true}); err != nil {

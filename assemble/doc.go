@@ -6,10 +6,13 @@
 //
 // # Applying events
 //
-// A Conversation applies events one at a time (Apply) and can be read at any
-// point (Messages, State, Runs, Stats), which is what a UI or a proxy needs;
-// FromSource, FromSeq and FromEvents apply a whole framing.Reader,
-// transport.EventReader, iterator or slice in one call.
+// There are two ways in, for two purposes. A Conversation made by New
+// applies events one at a time (Apply) and can be read at any point
+// (Messages, State, Runs, Stats), which is what a UI or a proxy needs, and
+// what events already in hand (a slice) take. FromSeq reads a whole stream
+// — the Events of a framing.Reader or a transport.EventReader — with its
+// read errors: it skips and counts frames from a later protocol, as the
+// client does, and stops at any other read error.
 //
 //   - TEXT_MESSAGE_START/CONTENT/END build text messages (role "assistant"
 //     unless the start names another); REASONING_MESSAGE_* build reasoning
@@ -55,6 +58,15 @@
 // REASONING_ENCRYPTED_VALUE stays on the event (run-level metadata is kept in
 // Run.Metadata); MESSAGES_SNAPSHOT's own metadata reaches no message (its
 // messages carry their own).
+//
+// # Reading JSON as a client
+//
+// A Conversation applies typed events. JSON events from a producer should
+// reach it through the consumer stage of AG-UI 1.0's processing model,
+// event.Parser{Consume: true} (or transport.ClientOptions.Consume): what no
+// schema describes is removed with a warning, events of unknown types are
+// dropped, malformed values are refused, as @ag-ui/client 1.0.0 does before
+// it applies an event. `agwire assemble` reads JSON that way.
 //
 // # Sequence checking
 //
@@ -121,8 +133,7 @@
 //     square of its size;
 //   - copy operations, the one way to make values no event carried, create
 //     at most DefaultCopyBudget = 1 node per byte plus CopyFloor (2^16)
-//     nodes, ErrCopyBudget beyond (Options.MaxCopiedNodes can cap them
-//     further);
+//     nodes, ErrCopyBudget beyond;
 //   - the memory the messages and state are built with is at most
 //     DefaultMemoryBudget = 64 bytes per byte plus MemoryFloor (16 MiB), as
 //     the decoder bounds a frame (ErrMemoryBudget).

@@ -62,7 +62,7 @@ func ExampleMergeMetadata() {
 }
 
 // Assemble a whole binary stream in one call.
-func ExampleFromSource() {
+func ExampleFromSeq() {
 	var stream bytes.Buffer
 	w := framing.NewWriter(&stream, framing.WriterOptions{Codec: codec.Codec{}})
 	for _, ev := range mustParse(
@@ -74,7 +74,7 @@ func ExampleFromSource() {
 	) {
 		w.WriteEvent(ev)
 	}
-	c, err := assemble.FromSource(framing.NewReader(&stream, framing.ReaderOptions{}), assemble.Options{Check: true})
+	c, err := assemble.FromSeq(framing.NewReader(&stream, framing.ReaderOptions{}).Events(), assemble.Options{Check: true})
 	if err != nil {
 		panic(err)
 	}

@@ -31,7 +31,7 @@ func FuzzCompact(f *testing.F) {
 		if len(evs) > 400 {
 			evs = evs[:400]
 		}
-		c, err := assemble.FromEvents(evs, assemble.Options{})
+		c, err := fromEvents(evs, assemble.Options{})
 		compacted, _, cerr := assemble.Compact(evs, assemble.Options{})
 		if cerr != nil {
 			return
@@ -40,7 +40,7 @@ func FuzzCompact(f *testing.F) {
 			t.Fatalf("Compact accepted a stream that does not apply: %v", err)
 		}
 		want, _ := c.MarshalJSON()
-		c2, err := assemble.FromEvents(compacted, assemble.Options{})
+		c2, err := fromEvents(compacted, assemble.Options{})
 		if err != nil {
 			t.Fatalf("the compacted stream does not apply: %v", err)
 		}

@@ -13,7 +13,7 @@ import (
 func TestGeneratedStreamsAreValid(t *testing.T) {
 	for seed := uint64(0); seed < 300; seed++ {
 		s := assembletest.Generate(rand.New(rand.NewPCG(seed, 1)))
-		if _, err := assemble.FromEvents(s.Events, assemble.Options{Check: true}); err != nil {
+		if _, err := fromEvents(s.Events, assemble.Options{Check: true}); err != nil {
 			t.Fatalf("seed %d: %v\n%s", seed, err, s.Lines)
 		}
 	}

@@ -21,8 +21,8 @@ func TestValuesAcceptedExactlyAsEncodeAccepts(t *testing.T) {
 		want  error // nil: accepted
 	}{
 		{`{"a":1,"b":[1.5,"x",null,true]}`, nil},
-		{`{"a":1,"a":2}`, assemble.ErrDuplicateKey},
-		{dupes, assemble.ErrDuplicateKey},
+		{`{"a":1,"a":2}`, event.ErrDuplicateKey},
+		{dupes, event.ErrDuplicateKey},
 		{`{"n":12345678901234567890}`, assemble.ErrInexactNumber},
 		{`{"n":1e400}`, assemble.ErrInexactNumber},
 		{`{"n":9007199254740993}`, assemble.ErrInexactNumber},

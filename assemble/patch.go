@@ -40,17 +40,9 @@ var (
 	// ErrPatchTooCostly: the patch would do more work than its budget.
 	ErrPatchTooCostly = errors.New("patch exceeds its work budget")
 	// ErrCopyBudget: copy operations would create more nodes than the
-	// conversation's copy budget (Options.CopyBudget, Options.MaxCopiedNodes)
-	// has left.
+	// conversation's copy budget (Options.CopyBudget) has left.
 	ErrCopyBudget = errors.New("copy exceeds the conversation's copy budget")
 )
-
-// DefaultMaxCopiedNodes was the absolute copy budget of earlier versions.
-//
-// Deprecated: the copy budget is proportional to the input
-// (Options.CopyBudget); Options.MaxCopiedNodes, when set, is an absolute cap
-// beside it, and this constant is no longer a default.
-const DefaultMaxCopiedNodes = 1 << 22
 
 // DefaultMaxPatchWork is the work budget of one patch when
 // Options.MaxPatchWork is 0: about 16 million units (one unit is one path

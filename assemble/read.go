@@ -10,22 +10,16 @@ import (
 	"github.com/agwire/agwire/internal/jsonx"
 )
 
-// Source is anything with an event iterator: a *framing.Reader, a
-// *transport.EventReader.
-type Source interface {
-	Events() iter.Seq2[event.Event, error]
-}
-
-// FromSource applies every event of src (see FromSeq).
-func FromSource(src Source, opts Options) (*Conversation, error) {
-	return FromSeq(src.Events(), opts)
-}
-
-// FromSeq applies every event of seq in order. A frame from a later
-// protocol (codec.ErrUnknownEvent) is skipped and counted in
-// Stats().Unknown, as the TypeScript client skips it. Any other read error,
-// and the first event that cannot be applied, stops it: the Conversation
-// holds everything applied before, and the error says which event.
+// FromSeq applies every event of a stream in order: seq is the Events of a
+// *framing.Reader or a *transport.EventReader, or any iterator of events
+// and read errors. A frame from a later protocol (codec.ErrUnknownEvent)
+// is skipped and counted in Stats().Unknown, as the TypeScript client skips
+// it. Any other read error, and the first event that cannot be applied,
+// stops it: the Conversation holds everything applied before, and the error
+// says which event.
+//
+// FromSeq is New and Apply with the stream's errors handled; events already
+// in hand (a slice) are applied with New and Apply.
 func FromSeq(seq iter.Seq2[event.Event, error], opts Options) (*Conversation, error) {
 	c, err := New(opts)
 	if err != nil {
@@ -48,15 +42,18 @@ func FromSeq(seq iter.Seq2[event.Event, error], opts Options) (*Conversation, er
 	return c, nil
 }
 
-// FromEvents applies the events of a slice in order (see FromSeq).
-func FromEvents(events []event.Event, opts Options) (*Conversation, error) {
-	return FromSeq(func(yield func(event.Event, error) bool) {
-		for _, ev := range events {
-			if !yield(ev, nil) {
-				return
-			}
+// fromEvents applies the events of a slice in order.
+func fromEvents(events []event.Event, opts Options) (*Conversation, error) {
+	c, err := New(opts)
+	if err != nil {
+		return nil, err
+	}
+	for _, ev := range events {
+		if err := c.Apply(ev); err != nil {
+			return c, err
 		}
-	}, opts)
+	}
+	return c, nil
 }
 
 // MarshalMessages writes messages as a JSON array in their AG-UI form.

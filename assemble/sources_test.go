@@ -17,7 +17,7 @@ import (
 )
 
 // One call over a transport reader: the realistic run served by
-// transport.Handler over loopback HTTP, read with transport.Run, over binary
+// transport.Handler over loopback HTTP, read with a transport.Client, over binary
 // and over SSE, assembles to what the events assemble to.
 func TestFromTransportReader(t *testing.T) {
 	run := assembletest.Realistic(1)
@@ -35,12 +35,17 @@ func TestFromTransportReader(t *testing.T) {
 	}
 	srv := httptest.NewServer(h)
 	defer srv.Close()
-	for _, sse := range []bool{false, true} {
-		r, err := transport.Run(context.Background(), srv.Client(), srv.URL, &event.RunAgentInput{ThreadID: "thread-1", RunID: "run-1", Messages: []event.Message{}}, transport.ClientOptions{PreferSSE: sse})
+	for _, prefer := range []transport.Prefer{transport.PreferBinary, transport.PreferSSEOnly} {
+		sse := prefer == transport.PreferSSEOnly
+		client, err := transport.NewClient(srv.URL, transport.ClientOptions{HTTPClient: srv.Client(), Prefer: prefer})
 		if err != nil {
 			t.Fatal(err)
 		}
-		c, err := assemble.FromSource(r, assemble.Options{Check: true})
+		r, err := client.Run(context.Background(), &event.RunAgentInput{ThreadID: "thread-1", RunID: "run-1", Messages: []event.Message{}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := assemble.FromSeq(r.Events(), assemble.Options{Check: true})
 		r.Close()
 		if err != nil {
 			t.Fatalf("sse %v: %v", sse, err)
@@ -53,7 +58,7 @@ func TestFromTransportReader(t *testing.T) {
 }
 
 // A frame from a later protocol is skipped and counted, and the stream goes on.
-func TestFromSourceSkipsLaterProtocolFrames(t *testing.T) {
+func TestFromSeqSkipsLaterProtocolFrames(t *testing.T) {
 	var buf bytes.Buffer
 	w := framing.NewWriter(&buf, framing.WriterOptions{Codec: codec.Codec{}})
 	evs := mustParse(`{"type":"RUN_STARTED","threadId":"t","runId":"r"}`,
@@ -65,7 +70,7 @@ func TestFromSourceSkipsLaterProtocolFrames(t *testing.T) {
 	buf.Write(binary.BigEndian.AppendUint32(nil, uint32(len(future))))
 	buf.Write(future)
 	w.WriteEvent(evs[2])
-	c, err := assemble.FromSource(framing.NewReader(&buf, framing.ReaderOptions{}), assemble.Options{Check: true})
+	c, err := assemble.FromSeq(framing.NewReader(&buf, framing.ReaderOptions{}).Events(), assemble.Options{Check: true})
 	if err != nil {
 		t.Fatal(err)
 	}

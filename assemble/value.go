@@ -14,16 +14,11 @@ import (
 // as JSON.stringify writes them).
 type node = jsonx.Value
 
-// Errors of a JSON value read as agwire's encoder reads it, wrapped in the
-// *ApplyError of the event that carried it; test with errors.Is.
-var (
-	// ErrDuplicateKey: an object names a key twice (it is
-	// event.ErrDuplicateKey).
-	ErrDuplicateKey = event.ErrDuplicateKey
-	// ErrInexactNumber: a number no double holds exactly, which the
-	// encoder and a JavaScript peer would change.
-	ErrInexactNumber = jsonx.ErrInexactNumber
-)
+// ErrInexactNumber: a number of a JSON value no double holds exactly,
+// which agwire's encoder and a JavaScript peer would change. It arrives
+// wrapped in the *ApplyError of the event that carried the value; test
+// with errors.Is. An object that names a key twice is event.ErrDuplicateKey.
+var ErrInexactNumber = jsonx.ErrInexactNumber
 
 // maxValueDepth bounds the nesting of values this package parses (the event
 // parser already refuses deeper input; this guards direct callers).

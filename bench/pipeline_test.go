@@ -2,28 +2,43 @@ package bench
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"runtime"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/agwire/agwire/bench/corpus"
-	"github.com/agwire/agwire/framing"
-	"github.com/agwire/agwire/pipeline"
+	"github.com/agwire/agwire/cli"
 )
+
+// The pipeline that converts long streams on every core is internal to the
+// agwire module; it is measured here the way it is used, through the
+// command's encode and decode (cli.Main), which run it on GOMAXPROCS
+// workers.
+
+// agwire runs the command on procs cores (GOMAXPROCS; 1 makes the pipeline
+// take its sequential path) and returns its output, its standard error and
+// its exit status.
+func agwire(procs int, stdin io.Reader, args ...string) (stdout []byte, stderr string, code int) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
+	var out, errs bytes.Buffer
+	code = cli.Main(args, stdin, &out, &errs)
+	return out.Bytes(), errs.String(), code
+}
 
 // recordedStream returns the recorded run as JSON lines and as the binary
 // stream the sequential conversion makes of it.
 func recordedStream(tb testing.TB) (jsonl, stream []byte) {
 	tb.Helper()
 	jsonl = corpus.RunJSONL()
-	var out bytes.Buffer
-	if _, err := pipeline.EncodeLines(&out, bytes.NewReader(jsonl), framing.WriterOptions{}, pipeline.Options{Workers: 1}); err != nil {
-		tb.Fatal(err)
+	stream, stderr, code := agwire(1, bytes.NewReader(jsonl), "encode")
+	if code != 0 {
+		tb.Fatalf("agwire encode: exit %d: %s", code, stderr)
 	}
-	return jsonl, out.Bytes()
+	return jsonl, stream
 }
 
 // piecewise reads its data in pieces of random length.
@@ -42,36 +57,28 @@ func (p *piecewise) Read(b []byte) (int, error) {
 	return n, nil
 }
 
-// convertBoth runs one direction sequentially and on two workers and
-// returns what each wrote, reported and returned.
+// convertBoth runs one direction on one core and on two and returns what
+// each wrote and reported (standard error and exit status).
 func convertBoth(encode bool, input []byte, seed uint64) (outs [2][]byte, logs [2]string) {
-	for i, workers := range []int{1, 2} {
-		var out, log bytes.Buffer
-		opts := pipeline.Options{Workers: workers, OnError: func(err error) bool {
-			fmt.Fprintf(&log, "%T %v\n", err, err)
-			return framing.Skippable(err)
-		}}
+	for i, procs := range []int{1, 2} {
 		var src io.Reader = bytes.NewReader(input)
 		if seed != 0 {
 			src = &piecewise{data: input, r: rand.New(rand.NewPCG(seed, 0))}
 		}
-		var st pipeline.Stats
-		var err error
+		cmd := "decode"
 		if encode {
-			st, err = pipeline.EncodeLines(&out, src, framing.WriterOptions{}, opts)
-		} else {
-			st, err = pipeline.DecodeFrames(&out, src, framing.ReaderOptions{}, opts)
+			cmd = "encode"
 		}
-		st.PeakBuffered = 0
-		fmt.Fprintf(&log, "end %+v %v", st, err)
-		outs[i], logs[i] = out.Bytes(), log.String()
+		out, stderr, code := agwire(procs, src, cmd)
+		outs[i], logs[i] = out, fmt.Sprintf("%s\nexit %d", stderr, code)
 	}
 	return outs, logs
 }
 
-// TestPipelineRecordedRun converts the recorded run both ways, whole, in
-// random pieces and spoilt at random places, on one and on two workers:
-// the outputs and the errors must be the same.
+// TestPipelineRecordedRun converts the recorded run both ways with the
+// command, whole, in random pieces and spoilt at random places, on one core
+// and on two: the outputs, the errors and the exit statuses must be the
+// same.
 func TestPipelineRecordedRun(t *testing.T) {
 	jsonl, stream := recordedStream(t)
 	lines := bytes.SplitAfter(jsonl, []byte("\n"))
@@ -116,39 +123,35 @@ func TestPipelineRecordedRun(t *testing.T) {
 			if tc.seed == 0 && !tc.encode && !bytes.Equal(outs[0], jsonl) {
 				t.Errorf("the recorded run does not decode to its JSON lines")
 			}
-			if tc.name == "encode/spoilt" && !bytes.Contains([]byte(logs[0]), []byte("*pipeline.LineError")) {
+			if tc.name == "encode/spoilt" && !strings.Contains(logs[0], "line ") {
 				t.Errorf("the spoilt lines hold no error: %s", logs[0])
 			}
 		})
 	}
 }
 
-// BenchmarkPipeline converts the recorded run, JSON lines to frames and
-// frames to JSON lines, on one and on two workers, and reports events/s
-// (wall time) and cpu-ns/event (all threads).
+// BenchmarkPipeline converts the recorded run with the command, JSON lines
+// to frames (agwire encode) and frames to JSON lines (agwire decode), on
+// one and on two cores (GOMAXPROCS, the pipeline's workers), and reports
+// events/s (wall time) and cpu-ns/event (all threads).
 func BenchmarkPipeline(b *testing.B) {
 	jsonl, stream := recordedStream(b)
 	events := len(corpus.Run())
 	for _, dir := range []string{"encode", "decode"} {
 		for _, workers := range []int{1, 2} {
 			b.Run(fmt.Sprintf("%s/workers=%d", dir, workers), func(b *testing.B) {
-				opts := pipeline.Options{Workers: workers}
 				input := stream
 				if dir == "encode" {
 					input = jsonl
 				}
+				defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(workers))
 				b.SetBytes(int64(len(input)))
 				start, cpu := time.Now(), cpuTime()
 				n := 0
 				for b.Loop() {
-					var err error
-					if dir == "encode" {
-						_, err = pipeline.EncodeLines(io.Discard, bytes.NewReader(input), framing.WriterOptions{}, opts)
-					} else {
-						_, err = pipeline.DecodeFrames(io.Discard, bytes.NewReader(input), framing.ReaderOptions{}, opts)
-					}
-					if err != nil && !errors.Is(err, io.EOF) {
-						b.Fatal(err)
+					var errs bytes.Buffer
+					if code := cli.Main([]string{dir}, bytes.NewReader(input), io.Discard, &errs); code != 0 {
+						b.Fatalf("agwire %s: exit %d: %s", dir, code, errs.String())
 					}
 					n++
 				}

@@ -3,8 +3,8 @@ package cli
 import (
 	"bufio"
 	"errors"
-	"fmt"
 	"io"
+	"strconv"
 
 	"github.com/agwire/agwire/assemble"
 	"github.com/agwire/agwire/codec"
@@ -28,8 +28,10 @@ the sequence, or whose JSON Patch fails) is named on standard error with its
 record (line, SSE event or frame) and its index, and the command exits with
 status 1 without printing a conversation. With --keep-going each bad event is
 reported and skipped, the conversation of the rest is printed, and the exit
-status is 1. Events of a type this version does not apply (THINKING_*, frames
-from a later protocol) are skipped, and counted on standard error.`
+status is 1. Events of a type this version does not know (a JSON type it
+cannot name, a frame from a later protocol version) are skipped and counted on
+standard error; --strict makes each one a bad event. THINKING_* events, which
+AG-UI 1.0 replaced, are skipped too.`
 
 const assembleExample = `  agwire assemble -i run.jsonl | jq '.messages[-1].content'
   curl -sN -H 'Accept: application/vnd.ag-ui.event+proto' -H 'Content-Type: application/json' \
@@ -53,8 +55,9 @@ func addStreamFlags(c *cli) *streamFlags {
 }
 
 // openSource tells the input's format (unless given) and returns a source of
-// its events.
-func (f *streamFlags) openSource(in io.Reader) (eventSource, streamFormat, error) {
+// its events. JSON events are read as a client reads them (event.Parser's
+// Consume): what no schema describes is removed, and warn is told.
+func (f *streamFlags) openSource(in io.Reader, warn func(event.Warning)) (eventSource, streamFormat, error) {
 	rec := &recorder{r: in}
 	br := bufio.NewReaderSize(rec, 64<<10)
 	from := f.from
@@ -64,7 +67,7 @@ func (f *streamFlags) openSource(in io.Reader) (eventSource, streamFormat, error
 			return nil, "", err
 		}
 	}
-	return newEventSource(from, br, rec, event.Parser{}, codec.Codec{}, int(f.maxFrame)), from, nil
+	return newEventSource(from, br, rec, event.Parser{Consume: true, Warn: warn}, codec.Codec{}, int(f.maxFrame)), from, nil
 }
 
 // readEvents reads every event of src. An event of a type this build does
@@ -79,7 +82,7 @@ func (c *cli) readEvents(src eventSource) (evs []event.Event, at []string, bad i
 			return evs, at, bad, true
 		}
 		if err != nil {
-			if errors.Is(err, codec.ErrUnknownEvent) || errors.Is(err, event.ErrUnknownType) {
+			if isUnknownType(err) && !c.strict {
 				evs, at = append(evs, nil), append(at, src.at())
 				continue
 			}
@@ -91,8 +94,40 @@ func (c *cli) readEvents(src eventSource) (evs []event.Event, at []string, bad i
 			bad++
 			continue
 		}
+		if ev == nil { // dropped by the consuming parse
+			w := c.dropped
+			c.dropped = nil
+			if w == nil || w.Type == "" { // no type at all: warned about, nothing to apply
+				continue
+			}
+			if c.strict {
+				c.failf("%s: %s: %s", src.at(), unknownType, strconv.Quote(string(w.Type)))
+				if !c.keepGoing {
+					return evs, at, bad, false
+				}
+				bad++
+				continue
+			}
+		}
 		evs, at = append(evs, ev), append(at, src.at())
 	}
+}
+
+// consumeWarn reports a warning of the consuming parse of a JSON input on
+// standard error, except an event of a type this version does not know,
+// which it keeps in c.dropped for readEvents to word as every command words
+// it (or, with --strict, to refuse).
+func (c *cli) consumeWarn(w event.Warning) {
+	if w.Path == "" && w.Type != "" && !w.Type.IsThinking() {
+		if _, known := event.Lookup(w.Type); !known {
+			c.dropped = &w
+			return
+		}
+	}
+	if w.Path == "" && w.Type == "" {
+		c.dropped = &w
+	}
+	c.failf("warning: %s", w)
 }
 
 // unknownEvent stands for a frame from a later protocol: Apply skips it.
@@ -104,6 +139,7 @@ func runAssemble(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	c := newCLI("assemble", assembleSynopsis, assembleExample,
 		"report each bad event, skip it and go on (exit status 1 at the end)", stdin, stdout, stderr)
 	flags := addStreamFlags(c)
+	c.fs.BoolVar(&c.strict, "strict", false, "treat an event of a type this version does not know as a bad event\ninstead of skipping it with a warning")
 	if code, ok := c.parse(args); !ok {
 		return code
 	}
@@ -113,7 +149,7 @@ func runAssemble(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return exitFail
 	}
 	defer out.close()
-	src, _, err := flags.openSource(in)
+	src, _, err := flags.openSource(in, c.consumeWarn)
 	if err != nil {
 		c.failf("%v", err)
 		return exitFail
@@ -150,8 +186,17 @@ func runAssemble(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		c.failf("writing output: %v", err)
 		return exitFail
 	}
-	if n := conv.Stats().Unknown; n > 0 {
-		fmt.Fprintf(c.stderr, "agwire assemble: skipped %s of a type this version does not apply\n", plural(int64(n), "event"))
+	unknown := 0 // events of a type this version does not know
+	for _, ev := range evs {
+		if ev == nil {
+			unknown++
+		}
+	}
+	if unknown > 0 {
+		c.failf("warning: skipped %s (--strict makes this an error)", unknownTypes(int64(unknown)))
+	}
+	if n := conv.Stats().Unknown - unknown; n > 0 { // THINKING_*
+		c.failf("skipped %s of a type AG-UI 1.0 replaced (THINKING_*), as the client skips them", plural(int64(n), "event"))
 	}
 	if bad > 0 {
 		c.failf("skipped %s", plural(int64(bad), "bad event"))

@@ -71,10 +71,62 @@ func TestAssembleCommandErrors(t *testing.T) {
 	// An event type from a later protocol is skipped and counted.
 	future := strings.Replace(assembleRun, `{"type":"STATE_SNAPSHOT"`, `{"type":"FUTURE_THING","x":1}`+"\n"+`{"type":"STATE_SNAPSHOT"`, 1)
 	out, errOut, code = agwire(t, []byte(future), "assemble")
-	if code != 0 || !strings.Contains(errOut, "skipped 1 event of a type this version does not apply") {
+	if code != 0 || !strings.Contains(errOut, "skipped 1 event of a type this version does not know") {
 		t.Errorf("exit %d, stderr %q", code, errOut)
 	}
 	sameValue(t, out, assembleWant)
+	// --strict makes it a bad event: named with its record, no
+	// conversation printed; with --keep-going the rest is printed, exit 1.
+	out, errOut, code = agwire(t, []byte(future), "assemble", "--strict")
+	if code != exitFail || out != "" || !strings.Contains(errOut, `agwire assemble: line 6: an event of a type this version does not know: "FUTURE_THING"`) {
+		t.Errorf("--strict: exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+	out, errOut, code = agwire(t, []byte(future), "assemble", "--strict", "--keep-going")
+	if code != exitFail || !strings.Contains(errOut, "skipped 1 bad event") {
+		t.Errorf("--strict --keep-going: exit %d, stderr %q", code, errOut)
+	}
+	sameValue(t, out, assembleWant)
+}
+
+// TestUnknownTypeWording: every command words an event of a type this
+// version does not know the same way, whether it refuses it, warns that it
+// skipped it or counts it — over JSON lines, SSE and binary.
+func TestUnknownTypeWording(t *testing.T) {
+	jsonl := []byte(`{"type":"RUN_STARTED","threadId":"t","runId":"r"}
+{"type":"FUTURE_THING","x":1}
+{"type":"RUN_FINISHED","threadId":"t","runId":"r"}
+`)
+	sse := []byte("data: {\"type\":\"RUN_STARTED\",\"threadId\":\"t\",\"runId\":\"r\"}\n\ndata: {\"type\":\"FUTURE_THING\",\"x\":1}\n\n")
+	first := encode(t, `{"type":"RUN_STARTED","threadId":"t","runId":"r"}`+"\n")
+	binary := append(first, 0, 0, 0, 5, 0x9a, 0x06, 0x02, 0x08, 0x01) // envelope field 99: a later protocol's event
+	for _, tc := range []struct {
+		in   []byte
+		args []string
+	}{
+		{jsonl, []string{"encode"}},
+		{jsonl, []string{"convert", "--from", "jsonl", "--to", "sse"}},
+		{sse, []string{"convert", "--from", "sse", "--to", "jsonl"}},
+		{jsonl, []string{"assemble"}},
+		{jsonl, []string{"assemble", "--strict"}},
+		{sse, []string{"assemble"}},
+		{jsonl, []string{"compact"}},
+		{binary, []string{"decode"}},
+		{binary, []string{"decode", "--strict"}},
+		{binary, []string{"inspect"}},
+		{binary, []string{"convert", "--from", "binary", "--to", "jsonl"}},
+		{binary, []string{"assemble"}},
+		{binary, []string{"compact"}},
+	} {
+		_, errOut, _ := agwire(t, tc.in, tc.args...)
+		if !strings.Contains(errOut, "event of a type this version does not know") {
+			t.Errorf("agwire %s: %q", strings.Join(tc.args, " "), errOut)
+		}
+		for _, other := range []string{"unsupported event type", "unknown event type", "does not apply", "holds only an event"} {
+			if strings.Contains(errOut, other) {
+				t.Errorf("agwire %s says %q: %q", strings.Join(tc.args, " "), other, errOut)
+			}
+		}
+	}
 }
 
 // Compact writes a shorter stream, in the input's format unless --to says,
@@ -125,5 +177,31 @@ func TestAssembleHelp(t *testing.T) {
 		if code != 0 || !strings.Contains(out, "Usage: agwire "+cmd) || !strings.Contains(out, "Example:") {
 			t.Errorf("%s --help: %d %q", cmd, code, out)
 		}
+	}
+}
+
+// TestAssembleRefusesWhatTheClientRefuses: five malformed known values the
+// strict parser used to accept, each refused by @ag-ui/client 1.0.0's
+// schemas, make assemble fail naming the field; an unknown property is
+// removed with a warning naming its path, and the stream assembles.
+func TestAssembleRefusesWhatTheClientRefuses(t *testing.T) {
+	const start = `{"type":"RUN_STARTED","threadId":"t","runId":"r"}` + "\n"
+	for _, c := range []struct{ line, field string }{
+		{`{"type":"CUSTOM","name":"x"}`, "value"},
+		{`{"type":"RAW"}`, "event"},
+		{`{"type":"RUN_FINISHED","threadId":"t","runId":"r","outcome":{"type":"interrupt","interrupts":[]}}`, "outcome.interrupts"},
+		{`{"type":"RUN_ERROR","message":"m","usage":[{"inputTokens":-1}]}`, "usage[0].inputTokens"},
+		{`{"type":"MESSAGES_SNAPSHOT","messages":[{"id":"a","role":"tool","content":"x"}]}`, "messages[0].toolCallId"},
+	} {
+		out, errOut, code := agwire(t, []byte(start+c.line+"\n"), "assemble")
+		if code == 0 || out != "" || !strings.Contains(errOut, c.field) {
+			t.Errorf("%s: exit %d, stdout %q, stderr %q; want a failure naming %s", c.line, code, out, errOut, c.field)
+		}
+	}
+	in := start + `{"type":"TEXT_MESSAGE_START","messageId":"m","futureProp":1}` + "\n" +
+		`{"type":"TEXT_MESSAGE_END","messageId":"m"}` + "\n"
+	out, errOut, code := agwire(t, []byte(in), "assemble")
+	if code != 0 || !strings.Contains(out, `"id":"m"`) || !strings.Contains(errOut, "/futureProp") {
+		t.Errorf("unknown property: exit %d, stdout %q, stderr %q", code, out, errOut)
 	}
 }

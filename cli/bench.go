@@ -193,7 +193,7 @@ func benchInputs(file string) ([]*benchInput, error) {
 				return nil, fmt.Errorf("%s: line %d: %w", s.name, n+1, err)
 			}
 			wire, err := codec.Append(nil, ev)
-			if errors.Is(err, codec.ErrUnsupportedEvent) {
+			if errors.Is(err, event.ErrUnsupportedEvent) {
 				continue // no protobuf form: not part of a binary comparison
 			}
 			if err != nil {

@@ -69,7 +69,7 @@ func runCompact(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	defer out.close()
 	counted := &countingReader{r: in}
-	src, from, err := flags.openSource(counted)
+	src, from, err := flags.openSource(counted, c.consumeWarn)
 	if err != nil {
 		c.failf("%v", err)
 		return exitFail

@@ -11,7 +11,7 @@ import (
 	"github.com/agwire/agwire/codec"
 	"github.com/agwire/agwire/event"
 	"github.com/agwire/agwire/framing"
-	"github.com/agwire/agwire/pipeline"
+	"github.com/agwire/agwire/internal/pipeline"
 	"github.com/agwire/agwire/transport"
 )
 
@@ -384,8 +384,8 @@ type recordError struct {
 
 func (e *recordError) Error() string {
 	s := e.at + ": " + describe(e.err, e.of)
-	if e.hint != "" {
-		s += "; " + e.hint
+	if e.hint != "" { // what the input looks like first, then the reader's error
+		s = e.hint + " (" + s + ")"
 	}
 	return s
 }

@@ -6,7 +6,7 @@ import (
 
 	"github.com/agwire/agwire/codec"
 	"github.com/agwire/agwire/framing"
-	"github.com/agwire/agwire/pipeline"
+	"github.com/agwire/agwire/internal/pipeline"
 )
 
 const decodeSynopsis = `Decode reads an AG-UI 1.0 binary stream (4-byte big-endian length, then one
@@ -62,10 +62,12 @@ func (c *cli) decode(in io.Reader, out *output, ro framing.ReaderOptions, rec *r
 				later++
 				return true
 			}
-			c.failf("%s", describeFrameError(err))
+			// What the input looks like comes first: a frame error on JSON
+			// or SSE input is noise once the user knows that.
 			if hint := streamHint(err, rec); hint != "" {
 				c.failf("%s", hint)
 			}
+			c.failf("%s", describeFrameError(err))
 			if !framing.Skippable(err) || !c.keepGoing {
 				return false
 			}
@@ -112,14 +114,20 @@ func (c *cli) skipLater(err error) bool {
 	default:
 		return false
 	}
-	c.failf("warning: %s: skipped: it holds only an event from a later protocol version (--strict makes this an error)", at)
+	c.failf("warning: %s: skipped %s: a frame from a later protocol version (--strict makes this an error)", at, unknownType)
 	return true
+}
+
+// unknownTypes counts events of a type this version does not know: "1
+// event of a type this version does not know".
+func unknownTypes(n int64) string {
+	return plural(n, "event") + unknownTypeOf
 }
 
 // laterSummary counts the frames skipWarn skipped, if any.
 func (c *cli) laterSummary(n int64) {
 	if n > 0 {
-		c.failf("warning: skipped %s from a later protocol version", plural(n, "frame"))
+		c.failf("warning: skipped %s", unknownTypes(n))
 	}
 }
 

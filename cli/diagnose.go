@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"regexp"
 	"strings"
 	"sync"
 
@@ -19,6 +20,9 @@ import (
 // package prefixes of the library's errors, and with any byte offset said
 // to count within the record (of is "line", "frame payload", "event data").
 func describe(err error, of string) string {
+	if isUnknownType(err) {
+		return unknownTypeText(err)
+	}
 	var te *typedError
 	if errors.As(err, &te) {
 		return string(te.typ) + ": " + describe(te.err, of)
@@ -36,6 +40,38 @@ func describe(err error, of string) string {
 		return located(pe.Path, pe.Offset, of) + pe.Err.Error()
 	}
 	return unprefixed(err.Error())
+}
+
+// unknownType is how every command words an event of a type this version
+// does not know — a JSON "type" that names no AG-UI 1.0 event, or a frame
+// that holds only an event from a later protocol version — whether it
+// refuses it (encode, convert from JSON, compact, --strict), warns that it
+// skipped it (decode, convert from binary, inspect) or skips and counts it
+// (assemble).
+const (
+	unknownType   = "an event" + unknownTypeOf
+	unknownTypeOf = " of a type this version does not know"
+)
+
+// isUnknownType reports whether err is about an event of a type this
+// version does not know.
+func isUnknownType(err error) bool {
+	return errors.Is(err, event.ErrUnknownType) || errors.Is(err, codec.ErrUnknownEvent)
+}
+
+// unknownTypeName finds the quoted type name in the parser's error.
+var unknownTypeName = regexp.MustCompile(event.ErrUnknownType.Error() + ` ("(?:[^"\\]|\\.)*")`)
+
+// unknownTypeText spells an unknown-type error with the type's name (JSON)
+// or what the frame is (binary).
+func unknownTypeText(err error) string {
+	if m := unknownTypeName.FindStringSubmatch(err.Error()); m != nil {
+		return unknownType + ": " + m[1]
+	}
+	if errors.Is(err, codec.ErrUnknownEvent) {
+		return unknownType + ": a frame from a later protocol version"
+	}
+	return unknownType
 }
 
 // unprefixed drops the package prefix ("transport: ") that the library's

@@ -7,7 +7,7 @@ import (
 
 	"github.com/agwire/agwire/codec"
 	"github.com/agwire/agwire/framing"
-	"github.com/agwire/agwire/pipeline"
+	"github.com/agwire/agwire/internal/pipeline"
 )
 
 const encodeSynopsis = `Encode reads AG-UI JSON events, one per line (blank lines are skipped; lines

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/agwire/agwire/codec"
+	"github.com/agwire/agwire/event"
 )
 
 // cli is what every subcommand shares: its flag set, the standard streams,
@@ -28,6 +29,10 @@ type cli struct {
 	in, out   string
 	keepGoing bool
 	strict    bool // --strict: a frame from a later protocol version is an error
+
+	// dropped is the event a consuming parse (event.Parser.Consume) dropped
+	// last, as its warning said (see consumeWarn).
+	dropped *event.Warning
 
 	prog *progress // the progress line on stderr, or nil
 }

@@ -90,7 +90,10 @@ func runFollow(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	opts := transport.ClientOptions{PreferSSE: *sse}
+	opts := transport.ClientOptions{}
+	if *sse {
+		opts.Prefer = transport.PreferSSEOnly
+	}
 	if *attempts > 0 {
 		opts.Reconnect = &transport.ReconnectOptions{MaxAttempts: *attempts, MaxBackoff: 2 * time.Second}
 	}

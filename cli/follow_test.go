@@ -27,7 +27,7 @@ func TestServeResumableFollow(t *testing.T) {
 	defer srv.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	r, err := transport.Run(ctx, nil, srv.URL+"/", &event.RunAgentInput{ThreadID: "t1", RunID: "r1"}, transport.ClientOptions{})
+	r, err := startRun(ctx, nil, srv.URL+"/", &event.RunAgentInput{ThreadID: "t1", RunID: "r1"}, transport.ClientOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,7 +39,8 @@ func TestServeResumableFollow(t *testing.T) {
 		n++
 	}
 	r.Close()
-	if cur, ok := r.Cursor(); !ok || cur != (runlog.Cursor{Run: "r1", Seq: uint64(n)}) {
+	// The cursor names the run's incarnation (a random token).
+	if cur, ok := r.Cursor(); !ok || cur.Run != "r1" || cur.Seq != uint64(n) || cur.Inc == "" {
 		t.Fatalf("client's cursor %v %v after %d events", cur, ok, n)
 	}
 

@@ -159,13 +159,13 @@ func (c *cli) inspect(r *framing.Reader, out *output, emit func(io.Writer, *fram
 			bad = append(bad, fmt.Sprintf("%d malformed", malformed))
 		}
 		if unknown > 0 {
-			bad = append(bad, fmt.Sprintf("%d from a later protocol version", unknown))
+			bad = append(bad, unknownTypes(unknown))
 		}
 		c.failf("%s read: %s (skipped)", plural(frames, "frame"), strings.Join(bad, ", "))
 	case stop != nil:
 		c.failf("stopped after %s", plural(frames, "frame"))
 	case unknown > 0:
-		c.failf("warning: %s read: %d from a later protocol version (skipped; --strict makes this an error)", plural(frames, "frame"), unknown)
+		c.failf("warning: %s read: %s (skipped; --strict makes this an error)", plural(frames, "frame"), unknownTypes(unknown))
 		return exitOK
 	default:
 		return exitOK

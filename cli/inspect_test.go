@@ -57,7 +57,7 @@ func TestInspect(t *testing.T) {
 	if code != 1 {
 		t.Errorf("exit %d, want 1", code)
 	}
-	if want := "agwire inspect: " + strconv.Itoa(len(fs)+2) + " frames read: 1 malformed, 1 from a later protocol version (skipped)\n"; errOut != want {
+	if want := "agwire inspect: " + strconv.Itoa(len(fs)+2) + " frames read: 1 malformed, 1 event of a type this version does not know (skipped)\n"; errOut != want {
 		t.Errorf("stderr %q, want %q", errOut, want)
 	}
 	if len(lines) != 1+len(types) || !strings.Contains(lines[0], "FRAME") || !strings.Contains(lines[0], "OFFSET") {

@@ -329,7 +329,7 @@ func TestDecodeBadFrames(t *testing.T) {
 	if code != 1 || len(events(out)) != 2 {
 		t.Errorf("exit %d, %d events; want 1, 2", code, len(events(out)))
 	}
-	warning := "agwire decode: warning: frame 1 (stream byte " + strconv.Itoa(futureAt) + "): skipped: it holds only an event from a later protocol version (--strict makes this an error)\n"
+	warning := "agwire decode: warning: frame 1 (stream byte " + strconv.Itoa(futureAt) + "): skipped an event of a type this version does not know: a frame from a later protocol version (--strict makes this an error)\n"
 	garbageErr := "agwire decode: frame 3 (stream byte " + strconv.Itoa(garbageAt) + "): byte 0 of the frame payload: malformed event"
 	if !strings.HasPrefix(errOut, warning+garbageErr) || !strings.HasSuffix(errOut, "stopped after writing 2 events\n") {
 		t.Errorf("stderr:\n%s\nwant it to start with %q", errOut, warning+garbageErr)
@@ -337,7 +337,7 @@ func TestDecodeBadFrames(t *testing.T) {
 
 	// Only frames from a later version: exit 0, with the warnings.
 	out, errOut, code = agwire(t, bytes.Join([][]byte{fs[0], future, fs[1]}, nil), "decode")
-	if code != 0 || len(events(out)) != 2 || errOut != warning+"agwire decode: warning: skipped 1 frame from a later protocol version\n" {
+	if code != 0 || len(events(out)) != 2 || errOut != warning+"agwire decode: warning: skipped 1 event of a type this version does not know\n" {
 		t.Errorf("later frame only: exit %d, %d events, stderr %q", code, len(events(out)), errOut)
 	}
 
@@ -346,7 +346,7 @@ func TestDecodeBadFrames(t *testing.T) {
 	if code != 1 || len(events(out)) != 1 {
 		t.Errorf("--strict: exit %d, %d events; want 1, 1", code, len(events(out)))
 	}
-	wantErr := "agwire decode: frame 1 (stream byte " + strconv.Itoa(futureAt) + "): byte 0 of the frame payload: event from a later protocol version"
+	wantErr := "agwire decode: frame 1 (stream byte " + strconv.Itoa(futureAt) + "): an event of a type this version does not know: a frame from a later protocol version"
 	if !strings.HasPrefix(errOut, wantErr) || !strings.HasSuffix(errOut, "stopped after writing 1 event\n") {
 		t.Errorf("--strict: stderr:\n%s\nwant it to start with %q", errOut, wantErr)
 	}

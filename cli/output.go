@@ -155,7 +155,16 @@ func (o *output) create(name string, in io.Reader) error {
 	f, err := os.CreateTemp(filepath.Dir(target), "."+filepath.Base(target)+".agwire-*")
 	if err != nil {
 		temps.release()
-		return err
+		// The temporary file is ours, not the user's: name the path they
+		// gave, and what is wrong with its directory.
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		if errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("-o %s: the directory %s does not exist", name, filepath.Dir(name))
+		}
+		return fmt.Errorf("-o %s: cannot create a file in %s: %w", name, filepath.Dir(name), err)
 	}
 	temps.track(f.Name())
 	mode := fs.FileMode(0o644)

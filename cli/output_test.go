@@ -55,7 +55,7 @@ func finishedRun(t *testing.T) string {
 	t.Cleanup(srv.Close)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	r, err := transport.Run(ctx, nil, srv.URL+"/", &event.RunAgentInput{ThreadID: "t1", RunID: "r1"}, transport.ClientOptions{})
+	r, err := startRun(ctx, nil, srv.URL+"/", &event.RunAgentInput{ThreadID: "t1", RunID: "r1"}, transport.ClientOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

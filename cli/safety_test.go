@@ -298,11 +298,11 @@ func TestLaterFramesConvertInspect(t *testing.T) {
 	if code != 0 || len(events(out)) != 1 || !strings.Contains(errOut, "agwire convert: warning: frame 0 (stream byte 0): skipped") {
 		t.Errorf("convert: exit %d, %q, %s", code, out, errOut)
 	}
-	if _, errOut, code := agwire(t, in, "convert", "--to", "jsonl", "--strict"); code != exitFail || !strings.Contains(errOut, "event from a later protocol version") {
+	if _, errOut, code := agwire(t, in, "convert", "--to", "jsonl", "--strict"); code != exitFail || !strings.Contains(errOut, "an event of a type this version does not know: a frame from a later protocol version") {
 		t.Errorf("convert --strict: exit %d, %s", code, errOut)
 	}
 	out, errOut, code = agwire(t, in, "inspect")
-	if code != 0 || !strings.Contains(out, "UNKNOWN EVENT") || !strings.Contains(errOut, "warning: 2 frames read: 1 from a later protocol version") {
+	if code != 0 || !strings.Contains(out, "UNKNOWN EVENT") || !strings.Contains(errOut, "warning: 2 frames read: 1 event of a type this version does not know") {
 		t.Errorf("inspect: exit %d, %s", code, errOut)
 	}
 	if _, _, code := agwire(t, in, "inspect", "--strict"); code != exitFail {

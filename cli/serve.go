@@ -62,7 +62,8 @@ request with Last-Event-ID resumes the run after that cursor without running
 it again. GET /runs/RUN_ID follows a run from the start, or from
 Last-Event-ID (agwire follow does this). A run whose clients all left
 waits --reconnect-grace for one to come back (a follower counts) before it
-ends with RUN_ERROR; with --detach it goes on without clients until the
+ends with RUN_ERROR (a negative grace waits for none: the run ends when its
+client leaves, and its RUN_ERROR says so); with --detach it goes on without clients until the
 server stops. --nats URL keeps the runs
 on NATS JetStream instead, in the build of runlog/natslog/cmd/agwire.
 
@@ -111,7 +112,7 @@ func runServe(o Options, args []string, stdin io.Reader, stdout, stderr io.Write
 	maxGap := c.fs.Duration("max-gap", 5*time.Second, "with --pace timestamps: wait at most `DURATION` between two events")
 	var cors listFlag
 	c.fs.Var(&cors, "cors", "let web pages of `ORIGIN` call the endpoint from the browser (CORS):\nrepeatable, or a comma-separated list; * allows every origin")
-	grace := c.fs.Duration("reconnect-grace", transport.DefaultReconnectGrace, "with --resumable: keep a run going `DURATION` after its last client left,\nfor one to resume it (0: end it when its client leaves)")
+	grace := c.fs.Duration("reconnect-grace", transport.DefaultReconnectGrace, "with --resumable: keep a run going `DURATION` after its last client left,\nfor one to resume it (0: the default; negative, such as -1s: none, the run\nends when its client leaves)")
 	if code, ok := c.parse(args); !ok {
 		return code
 	}
@@ -133,9 +134,6 @@ func runServe(o Options, args []string, stdin io.Reader, stdout, stderr io.Write
 			transport.HandlerOptions{CORS: corsOptions(cors)}); err != nil {
 			return c.usageErrorf("--cors: %v", err)
 		}
-	}
-	if *grace < 0 {
-		return c.usageErrorf("--reconnect-grace must not be negative")
 	}
 	if *natsURL != "" && o.OpenNATS == nil {
 		c.failf("--nats: this build of agwire has no NATS support (the main module has no NATS dependency); build the one that has: (cd runlog/natslog && go build -o agwire ./cmd/agwire)")
@@ -290,7 +288,7 @@ func serverURL(addr net.Addr) string {
 // ReadHeaderTimeout the headers alone, IdleTimeout a kept-alive connection
 // between requests. WriteTimeout stays 0: it would bound the whole
 // response, that is the whole run; the Handler's per-event
-// ServerOptions.WriteTimeout bounds a client that stops reading instead.
+// HandlerOptions.WriteTimeout bounds a client that stops reading instead.
 func serveOn(ctx context.Context, ln net.Listener, h http.Handler, opts serveOptions) error {
 	logger := opts.log
 	if logger == nil {
@@ -333,26 +331,26 @@ func serveOn(ctx context.Context, ln net.Listener, h http.Handler, opts serveOpt
 
 // serveOptions configures the demo endpoint.
 type serveOptions struct {
-	delay       time.Duration   // between two events, when gaps is nil
-	events      []event.Event   // the run served; nil: the built-in one
-	gaps        []time.Duration // the wait before each of events; nil: delay
-	recorded    string          // the file events came from, for the help page
-	cors        []string        // CORSOptions.AllowOrigins; none: no CORS
-	compression []string        // ServerOptions.Compression
-	log         *log.Logger     // the request log; nil logs nothing
-	errorLog    *slog.Logger    // HandlerOptions.ErrorLog
+	delay       time.Duration         // between two events, when gaps is nil
+	events      []event.Event         // the run served; nil: the built-in one
+	gaps        []time.Duration       // the wait before each of events; nil: delay
+	recorded    string                // the file events came from, for the help page
+	cors        []string              // CORSOptions.AllowOrigins; none: no CORS
+	compression transport.Compression // HandlerOptions.Compression
+	log         *log.Logger           // the request log; nil logs nothing
+	errorLog    *slog.Logger          // HandlerOptions.ErrorLog
 
 	// Resumable runs: runLog nil serves each run to its client only.
 	runLog    runlog.Log
 	detach    bool            // HandlerOptions.Detach
-	grace     time.Duration   // HandlerOptions.ReconnectGrace; 0: none
+	grace     time.Duration   // HandlerOptions.ReconnectGrace: 0 the default, negative none
 	heartbeat time.Duration   // HandlerOptions.Heartbeat: 0 the default, negative none
 	runs      context.Context // HandlerOptions.RunContext: ends at shutdown
 
 	// The limits on slow clients; 0 means the --flag's default.
 	readTimeout  time.Duration // http.Server.ReadTimeout
 	idleTimeout  time.Duration // http.Server.IdleTimeout
-	writeTimeout time.Duration // ServerOptions.WriteTimeout, per event
+	writeTimeout time.Duration // HandlerOptions.WriteTimeout, per event
 }
 
 // orDefault returns d, or def when d is 0.
@@ -407,10 +405,7 @@ func newServeHandler(opts serveOptions) (http.Handler, error) {
 	if opts.runLog != nil {
 		ho.Log, ho.Detach = opts.runLog, opts.detach
 		ho.ReconnectGrace = opts.grace
-		if opts.grace == 0 {
-			ho.ReconnectGrace = -1 // none
-		}
-		if opts.detach || opts.grace > 0 {
+		if opts.detach || opts.grace >= 0 {
 			ho.RunContext = opts.runs
 		}
 		follow, err := transport.NewFollowHandler(opts.runLog, transport.FollowOptions{

@@ -124,7 +124,7 @@ func TestServeSlowHeaders(t *testing.T) {
 func TestServeLongRun(t *testing.T) {
 	s := startServe(t, serveOptions{delay: 40 * time.Millisecond, readTimeout: 100 * time.Millisecond, idleTimeout: 100 * time.Millisecond})
 	for _, sse := range []bool{false, true} {
-		r, err := transport.Run(context.Background(), nil, s.url, runInput("t", "r"), transport.ClientOptions{PreferSSE: sse})
+		r, err := startRun(context.Background(), nil, s.url, runInput("t", "r"), transport.ClientOptions{Prefer: prefer(sse)})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -78,7 +78,7 @@ func TestServeRecorded(t *testing.T) {
 			}
 			s := startServe(t, serveOptions{events: rec.events, recorded: name, gaps: gaps(rec.events, paceDelay, 0, time.Second)})
 			for _, sse := range []bool{false, true} {
-				r, err := transport.Run(testContext(t), nil, s.url, runInput("ui-thread", "ui-run"), transport.ClientOptions{PreferSSE: sse})
+				r, err := startRun(testContext(t), nil, s.url, runInput("ui-thread", "ui-run"), transport.ClientOptions{Prefer: prefer(sse)})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -159,7 +159,7 @@ func TestServePaceTimestamps(t *testing.T) {
 	}
 	const maxGap = 300 * time.Millisecond
 	s := startServe(t, serveOptions{events: rec.events, recorded: "paced.jsonl", gaps: gaps(rec.events, paceTimestamps, 0, maxGap)})
-	r, err := transport.Run(testContext(t), nil, s.url, runInput("t", "r"), transport.ClientOptions{})
+	r, err := startRun(testContext(t), nil, s.url, runInput("t", "r"), transport.ClientOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -304,7 +304,7 @@ func TestServeCommandRecorded(t *testing.T) {
 	if !strings.Contains(first, "replaying "+file+" (") {
 		t.Errorf("startup line %q does not name the file", first)
 	}
-	r, err := transport.Run(testContext(t), nil, url, runInput("th", "ru"), transport.ClientOptions{})
+	r, err := startRun(testContext(t), nil, url, runInput("th", "ru"), transport.ClientOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -101,8 +101,10 @@ func wantDemoRun(t *testing.T, threadID, runID string) []string {
 	return out
 }
 
+// runInput is a request with an empty resume list: the binary form has no
+// absent list, so what the server echoes over it carries one either way.
 func runInput(threadID, runID string) *event.RunAgentInput {
-	return &event.RunAgentInput{ThreadID: threadID, RunID: runID, Messages: []event.Message{}}
+	return &event.RunAgentInput{ThreadID: threadID, RunID: runID, Messages: []event.Message{}, Resume: []event.ResumeEntry{}}
 }
 
 // readRun reads every event of r as JSON.
@@ -131,9 +133,9 @@ func TestServeRun(t *testing.T) {
 		wantEnc  string
 	}{
 		{"binary", transport.ClientOptions{}, transport.MediaTypeBinary, ""},
-		{"sse", transport.ClientOptions{PreferSSE: true}, transport.MediaTypeSSE, ""},
-		{"binary compressed", transport.ClientOptions{Compression: true}, transport.MediaTypeBinary, transport.EncodingZstd},
-		{"sse compressed", transport.ClientOptions{Compression: true, PreferSSE: true}, transport.MediaTypeSSE, transport.EncodingZstd},
+		{"sse", transport.ClientOptions{Prefer: transport.PreferSSEOnly}, transport.MediaTypeSSE, ""},
+		{"binary compressed", transport.ClientOptions{Compression: allCodings}, transport.MediaTypeBinary, transport.EncodingZstd},
+		{"sse compressed", transport.ClientOptions{Compression: allCodings, Prefer: transport.PreferSSEOnly}, transport.MediaTypeSSE, transport.EncodingZstd},
 		{"binary gzip", transport.ClientOptions{}, transport.MediaTypeBinary, transport.EncodingGzip},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -143,7 +145,7 @@ func TestServeRun(t *testing.T) {
 			if tc.wantEnc == transport.EncodingGzip {
 				r, err = gzipRun(t, s.url, runInput(threadID, runID))
 			} else {
-				r, err = transport.Run(context.Background(), nil, s.url, runInput(threadID, runID), tc.opts)
+				r, err = startRun(context.Background(), nil, s.url, runInput(threadID, runID), tc.opts)
 			}
 			if err != nil {
 				t.Fatal(err)
@@ -197,7 +199,7 @@ func gzipRun(t *testing.T, url string, in *event.RunAgentInput) (*transport.Even
 // gets the identity coding.
 func TestServeNoCompression(t *testing.T) {
 	s := startServe(t, serveOptions{})
-	r, err := transport.Run(context.Background(), nil, s.url, runInput("t", "r"), transport.ClientOptions{Compression: true})
+	r, err := startRun(context.Background(), nil, s.url, runInput("t", "r"), transport.ClientOptions{Compression: allCodings})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -252,7 +254,7 @@ func TestServeBadRequests(t *testing.T) {
 	// field, and the server answers 400 naming it too.
 	in := runInput("t", "r")
 	in.Messages = []event.Message{{ID: "m1", Role: "user"}} // no content
-	_, err := transport.Run(context.Background(), nil, s.url, in, transport.ClientOptions{})
+	_, err := startRun(context.Background(), nil, s.url, in, transport.ClientOptions{})
 	if !errors.Is(err, event.ErrMissingField) || !strings.Contains(err.Error(), "messages[0].content") {
 		t.Fatalf("client: got %v", err)
 	}
@@ -319,7 +321,7 @@ func TestServeShutdown(t *testing.T) {
 	t.Cleanup(func() { serveShutdownTimeout = old })
 
 	s := startServe(t, serveOptions{delay: time.Hour})
-	r, err := transport.Run(context.Background(), nil, s.url, runInput("t-1", "r-1"), transport.ClientOptions{})
+	r, err := startRun(context.Background(), nil, s.url, runInput("t-1", "r-1"), transport.ClientOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -374,7 +376,7 @@ func TestServeCommand(t *testing.T) {
 		}
 	}()
 
-	r, err := transport.Run(context.Background(), nil, url, runInput("th", "ru"), transport.ClientOptions{Compression: true})
+	r, err := startRun(context.Background(), nil, url, runInput("th", "ru"), transport.ClientOptions{Compression: allCodings})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -456,7 +458,7 @@ func TestServeResumableGrace(t *testing.T) {
 	defer mem.Close()
 	s := startServe(t, serveOptions{runLog: mem, grace: 10 * time.Second, heartbeat: time.Second, runs: context.Background(), delay: 5 * time.Millisecond})
 	client := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
-	r, err := transport.Run(context.Background(), client, s.url, runInput("t-1", "r-1"), transport.ClientOptions{})
+	r, err := startRun(context.Background(), client, s.url, runInput("t-1", "r-1"), transport.ClientOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -468,7 +470,7 @@ func TestServeResumableGrace(t *testing.T) {
 	cursor, _ := r.Cursor()
 	r.Close()
 	time.Sleep(50 * time.Millisecond)
-	r, err = transport.Run(context.Background(), client, s.url, runInput("t-1", "r-1"), transport.ClientOptions{
+	r, err = startRun(context.Background(), client, s.url, runInput("t-1", "r-1"), transport.ClientOptions{
 		Header: http.Header{transport.HeaderLastEventID: {cursor.String()}}})
 	if err != nil {
 		t.Fatal(err)
@@ -539,5 +541,46 @@ func TestServeWildcardSSE(t *testing.T) {
 		if got := resp.Header.Get("Content-Type"); got != want {
 			t.Errorf("Accept %q: %s, want %s", accept, got, want)
 		}
+	}
+}
+
+// TestServeNoGraceSaysWhy: serve --resumable --reconnect-grace -1s (no
+// grace, the value that means none in the library too) ends a run when its
+// client leaves, and the RUN_ERROR a follower reads says why, not "context
+// canceled".
+func TestServeNoGraceSaysWhy(t *testing.T) {
+	mem := runlog.NewMemory(runlog.MemoryOptions{})
+	defer mem.Close()
+	s := startServe(t, serveOptions{runLog: mem, grace: -time.Second, heartbeat: time.Second, runs: context.Background(), delay: 20 * time.Millisecond})
+	client := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
+	r, err := startRun(context.Background(), client, s.url, runInput("t-1", "r-1"), transport.ClientOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 3 {
+		if _, err := r.Next(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r.Close()
+	c, err := transport.NewClient(s.url, transport.ClientOptions{HTTPClient: client})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := c.Follow(context.Background(), "r-1", runlog.Cursor{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var last event.Event
+	for ev, err := range f.Events() {
+		if err != nil {
+			t.Fatal(err)
+		}
+		last = ev
+	}
+	re, ok := last.(*event.RunError)
+	if !ok || strings.Contains(re.Message, "context canceled") || !strings.Contains(re.Message, "no reconnect grace") {
+		t.Fatalf("the run ended with %#v", last)
 	}
 }

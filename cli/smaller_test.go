@@ -112,3 +112,34 @@ func TestCompactErrorsNameRecord(t *testing.T) {
 		}
 	}
 }
+
+// An -o in a directory that does not exist is named as the user wrote it,
+// with its directory; the temporary file the output goes through first is
+// not mentioned.
+func TestOutputMissingDirectory(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "missing")
+	target := filepath.Join(dir, "x.bin")
+	for _, args := range [][]string{{"encode"}, {"convert", "--from", "jsonl", "--to", "sse"}, {"assemble"}} {
+		_, errText, code := agwire(t, []byte(`{"type":"RUN_STARTED","threadId":"t","runId":"r"}`+"\n"), append(args, "-o", target)...)
+		want := "agwire " + args[0] + ": -o " + target + ": the directory " + dir + " does not exist"
+		if code != exitFail || !strings.Contains(errText, want) || strings.Contains(errText, ".agwire-") {
+			t.Errorf("%v: exit %d, %q, want %q", args, code, errText, want)
+		}
+	}
+}
+
+// JSON or SSE given to decode (or to convert --from binary) is named as
+// such before the frame error that reading it as frames gives.
+func TestWrongFormatSaidFirst(t *testing.T) {
+	for in, looks := range map[string]string{
+		`{"type":"RUN_STARTED","threadId":"t","runId":"r"}` + "\n": "the input looks like JSON events",
+		"data: {\"type\":\"RUN_STARTED\"}\n\n":                     "the input looks like Server-Sent Events",
+	} {
+		for _, args := range [][]string{{"decode"}, {"convert", "--from", "binary", "--to", "jsonl"}} {
+			_, errText, code := agwire(t, []byte(in), args...)
+			if first, _, _ := strings.Cut(errText, "\n"); code != exitFail || !strings.HasPrefix(first, "agwire "+args[0]+": "+looks) {
+				t.Errorf("%v on %q: exit %d, first line %q", args, in, code, first)
+			}
+		}
+	}
+}

@@ -380,10 +380,10 @@ func (*externalEvent) Type() event.Type { return event.TypeRunStarted }
 // event with ErrUnsupportedEvent, and none panics.
 func TestExternalEventTypes(t *testing.T) {
 	ev := &externalEvent{}
-	if _, err := codec.Append(nil, ev); !errors.Is(err, codec.ErrUnsupportedEvent) {
+	if _, err := codec.Append(nil, ev); !errors.Is(err, event.ErrUnsupportedEvent) {
 		t.Errorf("Append: %v", err)
 	}
-	if _, err := event.Marshal(ev); !errors.Is(err, codec.ErrUnsupportedEvent) {
+	if _, err := event.Marshal(ev); !errors.Is(err, event.ErrUnsupportedEvent) {
 		t.Errorf("Marshal: %v", err)
 	}
 }

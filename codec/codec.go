@@ -7,7 +7,6 @@ import (
 	"strconv"
 
 	"github.com/agwire/agwire/event"
-	"github.com/agwire/agwire/internal/jsonx"
 )
 
 // Profile selects the set of events a peer can read.
@@ -93,15 +92,15 @@ func (c *Codec) budget(n int) int64 {
 	return int64(n)*int64(c.MemoryBudget) + budgetFloor
 }
 
-// Errors. Each failure is an *Error wrapping one of these; test with
-// errors.Is.
+// Errors. Each failure is an *Error wrapping one of these, or one of
+// package event's that names the same failure on every path: an event
+// with no protobuf form (the pre-1.0 THINKING_* events, a type this build
+// does not know, a type defined outside package event) is
+// event.ErrUnsupportedEvent — the other peers encode such an event to an
+// empty payload that every decoder then rejects, agwire refuses it
+// instead — and nesting beyond Codec.MaxDepth is event.ErrTooDeep. Test
+// with errors.Is.
 var (
-	// ErrUnsupportedEvent: the event has no protobuf form (the pre-1.0
-	// THINKING_* events, a type this build does not know, or a type
-	// defined outside package event). The other peers encode such an event
-	// to an empty payload that every decoder then rejects; agwire refuses
-	// it instead. It is event.ErrUnsupportedEvent.
-	ErrUnsupportedEvent = event.ErrUnsupportedEvent
 	// ErrNotInProfile: the event exists in AG-UI 1.0 but not in the wire
 	// of the selected profile (PreV1).
 	ErrNotInProfile = errors.New("event is not part of the selected peer profile")
@@ -124,9 +123,6 @@ var (
 	// protocol version. The frame is well-formed; a reader can skip it and
 	// go on, as an SSE reader drops an event type it does not know.
 	ErrUnknownEvent = errors.New("event from a later protocol version")
-	// ErrTooDeep: nesting beyond Codec.MaxDepth (the same error as
-	// event.ErrTooDeep).
-	ErrTooDeep = jsonx.ErrTooDeep
 	// ErrBudget: decoding the frame would allocate more than
 	// Codec.MemoryBudget allows.
 	ErrBudget = errors.New("decoded event would exceed the memory budget")
@@ -209,7 +205,7 @@ func (c Codec) AppendFromJSON(dst, jsonEvent []byte) ([]byte, error) {
 		}
 		if errors.Is(err, event.ErrUnknownType) {
 			// No protobuf form, like THINKING_*: both sentinels match.
-			out.Err = fmt.Errorf("%w: %w", ErrUnsupportedEvent, out.Err)
+			out.Err = fmt.Errorf("%w: %w", event.ErrUnsupportedEvent, out.Err)
 		} else if errors.Is(err, event.ErrInvalidField) {
 			out.Err = fmt.Errorf("%w: %w", ErrInvalid, out.Err)
 		}

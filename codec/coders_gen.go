@@ -14,7 +14,7 @@ import (
 
 // tablesFingerprint describes the tables this file was generated from;
 // init compares it with the tables the package is built with.
-const tablesFingerprint = "78cb783dbba8962f"
+const tablesFingerprint = "f2a94f17e779d8c9"
 
 var (
 	planTextMessageStart        = planFor[event.TextMessageStart]()
@@ -5362,6 +5362,9 @@ func decRunAgentInput(d *decoder, b []byte, p *event.RunAgentInput) bool {
 			}
 		}
 	}
+	if d.finish(planRunAgentInput, schema.PointerTo(p)) != nil {
+		return false
+	}
 	d.depth--
 	return true
 }
@@ -8749,7 +8752,7 @@ func jsonRunAgentInput(b []byte, p *event.RunAgentInput, comma bool) []byte {
 		comma = true
 		b = append(b, v...) // the decoder's own text: one line
 	}
-	if true {
+	if p.Resume != nil {
 		b = jsonKey(b, comma, `"resume":`)
 		comma = true
 		b = append(b, '[')

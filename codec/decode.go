@@ -26,7 +26,7 @@ import (
 // (message content carriers that fit the role, outcome lists that fit the
 // outcome type, known roles and patch operations). An envelope holding only
 // arms from a later protocol fails with ErrUnknownEvent; anything else that
-// is wrong fails with ErrMalformed, ErrNonFinite, ErrTooDeep or ErrBudget,
+// is wrong fails with ErrMalformed, ErrNonFinite, event.ErrTooDeep or ErrBudget,
 // naming the field path and byte offset.
 //
 // Cost is linear in len(b): every byte is read once at its own nesting
@@ -307,7 +307,7 @@ func (d *decoder) read(c *cursor) (f field, ok bool, err error) {
 func (d *decoder) enter(b []byte) error {
 	d.depth++
 	if d.depth > d.maxDepth {
-		return &jsonx.Error{Offset: d.off(b), Err: fmt.Errorf("%w: more than %d levels", ErrTooDeep, d.maxDepth)}
+		return &jsonx.Error{Offset: d.off(b), Err: fmt.Errorf("%w: more than %d levels", event.ErrTooDeep, d.maxDepth)}
 	}
 	return nil
 }

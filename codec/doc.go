@@ -2,10 +2,17 @@
 // back: one event is one serialized ag_ui.Event message, the payload of one
 // frame of the binary transport (application/vnd.ag-ui.event+proto).
 //
-// The mapping is hand-written over protowire and follows the published
-// TypeScript codec, @ag-ui/proto@1.0.0, byte for byte: an event whose dynamic
-// objects have no integer-like keys encodes to exactly the bytes that codec
-// writes. Its entry points:
+// The mapping is stated once, in package event's field tables (the struct
+// tags and rules.go). internal/codecgen compiles the tables into a coder per
+// type over protowire (coders_gen.go, written by `go generate ./codec`; the
+// package refuses to initialise when the tables changed since), and a
+// table-driven reference encoder and decoder in this package read the same
+// tables: the generated coders must agree with them byte for byte, and the
+// reference decoder reads what the generated one leaves (any frame not in
+// canonical shape). The mapping follows the published TypeScript codec,
+// @ag-ui/proto@1.0.0, byte for byte: an event whose dynamic objects have no
+// integer-like keys encodes to exactly the bytes that codec writes. Its
+// entry points:
 //
 //   - Append / Unmarshal: event.Event ⇄ wire bytes;
 //   - AppendFromJSON / AppendJSONFromWire: AG-UI JSON event ⇄ wire bytes, for servers
@@ -16,7 +23,7 @@
 //
 // Nothing is lost silently. An event with no protobuf form (THINKING_*, an
 // unknown type, or an event outside the selected Profile) is refused with
-// ErrUnsupportedEvent or ErrNotInProfile instead of being written as an empty
+// event.ErrUnsupportedEvent or ErrNotInProfile instead of being written as an empty
 // payload. A JSON number that a double cannot hold exactly is refused with
 // ErrLossyNumber unless Codec.LossyNumbers is set. A decoded NaN or ±Inf is
 // refused with ErrNonFinite unless Codec.NonFiniteAsNull is set.

@@ -153,7 +153,7 @@ func (c Codec) appendReference(dst []byte, ev event.Event) ([]byte, error) {
 		if t.IsThinking() {
 			why = "THINKING_* events were removed in AG-UI 1.0 and never had a protobuf form; send REASONING_* events, or use SSE"
 		}
-		return dst, &Error{Op: "encode", Type: t, Offset: -1, Err: fmt.Errorf("%w: %s", ErrUnsupportedEvent, why)}
+		return dst, &Error{Op: "encode", Type: t, Offset: -1, Err: fmt.Errorf("%w: %s", event.ErrUnsupportedEvent, why)}
 	}
 	if !c.Profile.Supports(t) {
 		return dst, &Error{Op: "encode", Type: t, Offset: -1, Err: fmt.Errorf("%w: %s peers know only the first %d envelope arms", ErrNotInProfile, c.Profile, preV1MaxArm)}

@@ -54,7 +54,7 @@ func ExampleCodec_AppendFromJSON_refusals() {
 	} {
 		_, err := c.AppendFromJSON(nil, []byte(in))
 		fmt.Println(err)
-		fmt.Println(errors.Is(err, codec.ErrUnsupportedEvent), errors.Is(err, codec.ErrLossyNumber), errors.Is(err, event.ErrNullMetadata))
+		fmt.Println(errors.Is(err, event.ErrUnsupportedEvent), errors.Is(err, codec.ErrLossyNumber), errors.Is(err, event.ErrNullMetadata))
 	}
 	// Output:
 	// agwire: encode THINKING_START: unsupported event type: THINKING_* events were removed in AG-UI 1.0 and never had a protobuf form; send REASONING_* events, or use SSE

@@ -156,7 +156,7 @@ func FuzzUnmarshal(f *testing.F) {
 			if ev != nil {
 				t.Fatal("event returned with an error")
 			}
-			fzCheckError(t, err, len(data), codec.ErrMalformed, codec.ErrUnknownEvent, codec.ErrNonFinite, codec.ErrTooDeep)
+			fzCheckError(t, err, len(data), codec.ErrMalformed, codec.ErrUnknownEvent, codec.ErrNonFinite, event.ErrTooDeep)
 			return
 		}
 		j1 := fzJSON(t, ev)

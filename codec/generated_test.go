@@ -21,8 +21,8 @@ import (
 
 // sentinels are the codec's and event's typed errors an encode may wrap.
 var sentinels = []error{
-	codec.ErrInvalid, codec.ErrUnsupportedEvent, codec.ErrNotInProfile, codec.ErrLossyNumber,
-	codec.ErrUnsafeInteger, codec.ErrTooDeep, event.ErrInvalidField, event.ErrMissingField,
+	codec.ErrInvalid, event.ErrUnsupportedEvent, codec.ErrNotInProfile, codec.ErrLossyNumber,
+	codec.ErrUnsafeInteger, event.ErrTooDeep, event.ErrInvalidField, event.ErrMissingField,
 	event.ErrDuplicateKey,
 }
 

@@ -321,8 +321,8 @@ func TestDecodeHardening(t *testing.T) {
 		{"metadata entry without value", wMsg(hArmCustom, wBase(hEnumCustom, wMsg(4, wsEntry("a", wvNull()), wMsg(1, wStr(1, "b")))), wStr(2, "c")),
 			codec.ErrMalformed, []string{"value"}, "metadata.b", -2},
 		{"Value kind with the wrong wire type", hCustom(wVarint(2, 1)), codec.ErrMalformed, []string{"wire type"}, "value", -2},
-		{"Value nested 300 lists deep", hCustom(deepList), codec.ErrTooDeep, nil, "", -2},
-		{"Value nested 300 structs deep", hCustom(deepStruct), codec.ErrTooDeep, nil, "", -2},
+		{"Value nested 300 lists deep", hCustom(deepList), event.ErrTooDeep, nil, "", -2},
+		{"Value nested 300 structs deep", hCustom(deepStruct), event.ErrTooDeep, nil, "", -2},
 		{"unknown field that is not a message", wStr(32, "\xff\xff\xff"), codec.ErrMalformed, nil, "", -2},
 		{"unknown field holding a field-0 tag", wBytes(32, []byte{0x00, 0x00}), codec.ErrMalformed, nil, "", -2},
 		{"unknown message beside unknown garbage", wCat(wMsg(32, wStr(1, "x")), wStr(33, "\xff\xff\xff")), codec.ErrMalformed, nil, "", -2},
@@ -665,17 +665,17 @@ func TestDecodeAcceptsWhatEncodeWrites(t *testing.T) {
 }
 
 // TestEncodeTooDeep: JSON nested beyond MaxDepth is refused on encode with
-// codec.ErrTooDeep (codec.go: "ErrTooDeep: nesting beyond Codec.MaxDepth").
+// event.ErrTooDeep (codec.go: "ErrTooDeep: nesting beyond Codec.MaxDepth").
 // (This once failed: encode reported only the JSON scanner's sentinel.
-// Fixed in 634ee19, where codec.ErrTooDeep became that same error.)
+// Fixed in 634ee19, where event.ErrTooDeep became that same error.)
 func TestEncodeTooDeep(t *testing.T) {
 	in := []byte(hNestedArrays(300))
 	_, err := codec.AppendFromJSON(nil, in)
 	if err == nil {
 		t.Fatal("300 levels accepted")
 	}
-	if !errors.Is(err, codec.ErrTooDeep) {
-		t.Errorf("AppendFromJSON: %.100s… does not wrap codec.ErrTooDeep", err)
+	if !errors.Is(err, event.ErrTooDeep) {
+		t.Errorf("AppendFromJSON: %.100s… does not wrap event.ErrTooDeep", err)
 	}
 	// The Go-value path: the dynamic value is nested too deep.
 	ev := &event.Custom{Name: "c", Value: event.RawValue(strings.Repeat("[", 300) + strings.Repeat("]", 300))}
@@ -683,8 +683,8 @@ func TestEncodeTooDeep(t *testing.T) {
 	if err == nil {
 		t.Fatal("300 levels accepted from a Go value")
 	}
-	if !errors.Is(err, codec.ErrTooDeep) {
-		t.Errorf("Append: %.100s… does not wrap codec.ErrTooDeep", err)
+	if !errors.Is(err, event.ErrTooDeep) {
+		t.Errorf("Append: %.100s… does not wrap event.ErrTooDeep", err)
 	}
 	// And a smaller one refuses shallower values.
 	if _, err := (codec.Codec{MaxDepth: 3}).AppendFromJSON(nil, []byte(hNestedArrays(5))); err == nil {
@@ -699,7 +699,7 @@ func TestDecodeMaxDepth(t *testing.T) {
 		v = wvList(v)
 	}
 	in := hCustom(v)
-	if _, err := codec.Unmarshal(in); !errors.Is(err, codec.ErrTooDeep) {
+	if _, err := codec.Unmarshal(in); !errors.Is(err, event.ErrTooDeep) {
 		t.Errorf("default: %v", err)
 	}
 	ev, err := codec.Codec{MaxDepth: 2000}.Unmarshal(in)

@@ -72,7 +72,7 @@ func checkWire(t *testing.T, name string, b []byte) bool {
 // makes of JSON that event.Parse accepts, each documented in package codec.
 func codecOnlyRefusal(err error) bool {
 	return errors.Is(err, codec.ErrLossyNumber) || errors.Is(err, codec.ErrUnsafeInteger) ||
-		errors.Is(err, codec.ErrUnsupportedEvent)
+		errors.Is(err, event.ErrUnsupportedEvent)
 }
 
 // checkJSON checks the invariant for one JSON event.

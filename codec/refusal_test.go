@@ -34,7 +34,7 @@ func TestThinkingRefused(t *testing.T) {
 			dst := make([]byte, 3, 64)
 			copy(dst, "abc")
 			out, err := codec.Append(dst, ev)
-			ce := hCodecErr(t, err, codec.ErrUnsupportedEvent)
+			ce := hCodecErr(t, err, event.ErrUnsupportedEvent)
 			if ce != nil && (ce.Type != typ || ce.Op != "encode") {
 				t.Errorf("Type %q Op %q", ce.Type, ce.Op)
 			}
@@ -45,12 +45,12 @@ func TestThinkingRefused(t *testing.T) {
 				t.Errorf("dst became %q", out)
 			}
 			out, err = codec.AppendFromJSON([]byte("abc"), []byte(in))
-			hCodecErr(t, err, codec.ErrUnsupportedEvent)
+			hCodecErr(t, err, event.ErrUnsupportedEvent)
 			if string(out) != "abc" {
 				t.Errorf("AppendFromJSON: dst became %q", out)
 			}
 			// Not even under another profile or with relaxed options.
-			if _, err := (codec.Codec{Profile: codec.PreV1, LossyNumbers: true, DropUnknownFields: true}).Append(nil, ev); !errors.Is(err, codec.ErrUnsupportedEvent) {
+			if _, err := (codec.Codec{Profile: codec.PreV1, LossyNumbers: true, DropUnknownFields: true}).Append(nil, ev); !errors.Is(err, event.ErrUnsupportedEvent) {
 				t.Errorf("PreV1: %v", err)
 			}
 		})
@@ -78,7 +78,7 @@ func TestUnknownTypeRefused(t *testing.T) {
 		}
 	}
 	out, err := codec.Append([]byte("abc"), &otherEvent{})
-	ce := hCodecErr(t, err, codec.ErrUnsupportedEvent)
+	ce := hCodecErr(t, err, event.ErrUnsupportedEvent)
 	if ce != nil && !strings.Contains(err.Error(), "TEXT_MESSAGE_REVISED") {
 		t.Errorf("message %q does not name the type", err)
 	}
@@ -128,7 +128,7 @@ func TestPreV1Profile(t *testing.T) {
 		if string(out) != "abc" || string(dst[:cap(dst)][3:4]) != "\x00" {
 			t.Errorf("%s: bytes were written: %q / %x", s.typ, out, dst[:cap(dst)][:8])
 		}
-		if errors.Is(err, codec.ErrUnsupportedEvent) {
+		if errors.Is(err, event.ErrUnsupportedEvent) {
 			t.Errorf("%s: ErrNotInProfile must not also be ErrUnsupportedEvent", s.typ)
 		}
 	}

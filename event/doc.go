@@ -14,6 +14,11 @@
 // are tested with errors.Is. JSON null on any other optional field reads as
 // absent, as in the other SDKs.
 //
+// A client reads with Parser.Consume instead: the consumer stage of AG-UI
+// 1.0's processing model, which removes what no schema describes (and drops
+// events of unknown types) with a Warning naming its JSON Pointer, and
+// refuses malformed values exactly as @ag-ui/client 1.0.0 does.
+//
 // The pre-1.0 THINKING_* events parse into *Thinking, which keeps its JSON
 // text so an SSE stream can still forward it; package codec refuses it,
 // since it never had a protobuf form.

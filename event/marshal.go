@@ -245,6 +245,9 @@ func (w *writer) field(f *schema.Field, base schema.Pointer) error {
 		if n == 0 && f.Opt && (f.Always == nil || !f.Always.Holds(base)) {
 			return nil
 		}
+		if f.NilAbsent && p.Slice(f.Type).IsNil() {
+			return nil
+		}
 		w.key(f.Name)
 		w.b = append(w.b, '[')
 		for i := range n {

@@ -81,6 +81,9 @@ func TestMarshalLayout(t *testing.T) {
 		{&event.SubagentFinished{SubagentRunID: "s", Outcome: &event.SubagentOutcome{Type: "success"}},
 			`{"type":"SUBAGENT_FINISHED","subagentRunId":"s","outcome":{"type":"success"}}`},
 		{&event.RunStarted{ThreadID: "t", RunID: "r", Input: &event.RunAgentInput{ThreadID: "t", RunID: "r"}},
+			`{"type":"RUN_STARTED","threadId":"t","runId":"r","input":{"threadId":"t","runId":"r","messages":[],"tools":[],"context":[]}}`},
+		// resume: absent when nil (nothing to resume), written when empty.
+		{&event.RunStarted{ThreadID: "t", RunID: "r", Input: &event.RunAgentInput{ThreadID: "t", RunID: "r", Resume: []event.ResumeEntry{}}},
 			`{"type":"RUN_STARTED","threadId":"t","runId":"r","input":{"threadId":"t","runId":"r","messages":[],"tools":[],"context":[],"resume":[]}}`},
 		{&event.ToolCallResult{MessageID: "m", ToolCallID: "t", Parts: []event.ContentPart{}},
 			`{"type":"TOOL_CALL_RESULT","messageId":"m","toolCallId":"t","content":[]}`},

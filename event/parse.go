@@ -18,6 +18,21 @@ type Parser struct {
 	// disappear instead of failing the parse with ErrUnknownField. The
 	// protobuf wire has nowhere to put them either way.
 	DropUnknownFields bool
+	// Consume makes Parse the consumer stage of AG-UI 1.0's processing
+	// model, for code that applies events (a client): a property no schema
+	// describes is removed, an event of a type the protocol does not
+	// describe is dropped (Parse returns nil, nil), and each removal is
+	// reported to Warn with the JSON Pointer of what went; a known property
+	// holding a malformed value still fails the parse with a *PathError.
+	// What it then accepts is what @ag-ui/client 1.0.0's zod schemas accept
+	// after its enforcement stage. DropUnknownFields is ignored.
+	//
+	// Without Consume the parser is a producer's: strict, every undeclared
+	// field an error (or, with DropUnknownFields, dropped in silence).
+	Consume bool
+	// Warn receives the warnings of a consuming parse (Consume), in order;
+	// nil discards them.
+	Warn func(Warning)
 }
 
 // Parse reads one JSON event with the default, strict Parser.
@@ -28,7 +43,13 @@ func Parse(data []byte) (Event, error) { return Parser{}.Parse(data) }
 // JSON null on an optional field reads as absent, except "metadata": null,
 // which is refused with ErrNullMetadata. A pre-1.0 THINKING_* event parses to
 // a *Thinking that keeps its JSON text.
+//
+// With Consume, an event of an unknown type is dropped after a Warning:
+// Parse returns a nil Event and a nil error.
 func (p Parser) Parse(data []byte) (Event, error) {
+	if p.Consume {
+		return p.consume(data)
+	}
 	// One copy of the input backs every RawValue and Object of the event.
 	ev, err := p.parse(append([]byte(nil), data...), nil)
 	return ev, exported(err)

@@ -67,6 +67,7 @@ var tableRules = schema.Rules{
 		reflect.TypeFor[RunFinished]():      func(p schema.Pointer) { runFinishedFromWire(schema.As[RunFinished](p)) },
 		reflect.TypeFor[SubagentFinished](): func(p schema.Pointer) { subagentFinishedFromWire(schema.As[SubagentFinished](p)) },
 		reflect.TypeFor[Source]():           func(p schema.Pointer) { sourceFromWire(schema.As[Source](p)) },
+		reflect.TypeFor[RunAgentInput]():    func(p schema.Pointer) { runAgentInputFromWire(schema.As[RunAgentInput](p)) },
 	},
 }
 
@@ -276,5 +277,14 @@ func checkSource(s *Source) error {
 func sourceFromWire(s *Source) {
 	if s.Type == SourceData && s.MimeType == nil {
 		s.MimeType = new(string)
+	}
+}
+
+// runAgentInputFromWire: a request's resume list is a repeated field on the
+// wire, which has no absent form: it decodes as a list, empty when none
+// was sent (JSON, where absent and empty differ, leaves a nil one out).
+func runAgentInputFromWire(in *RunAgentInput) {
+	if in.Resume == nil {
+		in.Resume = []ResumeEntry{}
 	}
 }

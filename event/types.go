@@ -29,6 +29,7 @@ package event
 //	                inline in the parent, at their own numbers (outcomes)
 //	always=F=V      an optional list JSON carries even when empty, when the
 //	                sibling string field F holds V
+//	nilabsent       a list JSON leaves out when nil and writes when empty
 
 // Base holds the fields every event carries.
 type Base struct {
@@ -466,7 +467,7 @@ type Context struct {
 // ResumeEntry answers one interrupt on the run that continues from it.
 type ResumeEntry struct {
 	InterruptID string   `agui:"interruptId,1"`
-	Status      string   `agui:"status,2,in=resumestatus"`
+	Status      string   `agui:"status,2,in=resumestatus"` // ResumeResolved or ResumeCancelled
 	Payload     RawValue `agui:"payload,3,opt"`
 	Metadata    Object   `agui:"metadata,4"`
 }
@@ -482,7 +483,7 @@ type RunAgentInput struct {
 	Tools           []Tool        `agui:"tools,6"`
 	Context         []Context     `agui:"context,7"`
 	ForwardedProps  RawValue      `agui:"forwardedProps,8,opt"`
-	Resume          []ResumeEntry `agui:"resume,9"`
+	Resume          []ResumeEntry `agui:"resume,9,nilabsent"`
 	ProtocolVersion *string       `agui:"protocolVersion,10"`
 }
 
@@ -510,3 +511,12 @@ type Usage struct {
 	CachedInputTokens     *int64  `agui:"cachedInputTokens,7"`
 	CacheWriteInputTokens *int64  `agui:"cacheWriteInputTokens,8"`
 }
+
+// The statuses of a resume entry (ResumeEntry.Status).
+const (
+	// ResumeResolved answers the interrupt, usually with a Payload.
+	ResumeResolved = "resolved"
+	// ResumeCancelled declines it; the only answer an expired interrupt
+	// takes.
+	ResumeCancelled = "cancelled"
+)

@@ -21,7 +21,7 @@
 // Reader errors come in two kinds, and Skippable tells them apart.
 //
 // Frame-level errors concern one frame's payload: it is not a well-formed
-// Event (codec.ErrMalformed, codec.ErrNonFinite, codec.ErrTooDeep, ...) or
+// Event (codec.ErrMalformed, codec.ErrNonFinite, event.ErrTooDeep, ...) or
 // it carries only an event from a later protocol version
 // (codec.ErrUnknownEvent). ReadEvent, ReadJSON and the Events iterator
 // report them as an *Error wrapping the *codec.Error; the frame has been

@@ -618,7 +618,7 @@ func TestSkippable(t *testing.T) {
 		{io.EOF, false},
 		{errors.New("other"), false},
 		{&framing.Error{Err: framing.ErrTruncated}, false},
-		{&codec.Error{Op: "encode", Err: codec.ErrUnsupportedEvent}, true},
+		{&codec.Error{Op: "encode", Err: event.ErrUnsupportedEvent}, true},
 	} {
 		if got := framing.Skippable(tc.err); got != tc.want {
 			t.Errorf("Skippable(%v) = %v, want %v", tc.err, got, tc.want)
@@ -708,7 +708,7 @@ func TestWriterErrors(t *testing.T) {
 			write func() error
 			want  error
 		}{
-			{"thinking", func() error { return w.WriteEvent(thinking) }, codec.ErrUnsupportedEvent},
+			{"thinking", func() error { return w.WriteEvent(thinking) }, event.ErrUnsupportedEvent},
 			{"not in profile", func() error { return w.WriteEvent(evs[6]) }, codec.ErrNotInProfile},
 			{"nil", func() error { return w.WriteEvent(nil) }, codec.ErrInvalid},
 			{"lossy", func() error {

@@ -268,7 +268,7 @@ func checkClientBody(t *testing.T, c bodyCase) {
 		t.Fatalf("a body the reference decoder refuses ends cleanly after %d items", len(got))
 	}
 	var fe *framing.Error
-	typed := end == io.EOF || errors.As(end, &fe) || isAny(end, transport.ErrEventTooLarge, transport.ErrTooManyErrors, transport.ErrCorruptBody, io.ErrUnexpectedEOF) ||
+	typed := end == io.EOF || errors.As(end, &fe) || isAny(end, transport.ErrEventTooLarge, framing.ErrTooManyErrors, transport.ErrCorruptBody, io.ErrUnexpectedEOF) ||
 		isDecompressError(end)
 	if !typed {
 		t.Fatalf("untyped error %T: %v", end, end)
@@ -285,7 +285,7 @@ func checkClientBody(t *testing.T, c bodyCase) {
 
 // sameEnd compares two stream-ending errors by kind.
 func sameEnd(a, b error) bool {
-	for _, k := range []error{framing.ErrTruncated, framing.ErrFrameTooLarge, transport.ErrEventTooLarge, transport.ErrTooManyErrors, io.ErrUnexpectedEOF} {
+	for _, k := range []error{framing.ErrTruncated, framing.ErrFrameTooLarge, transport.ErrEventTooLarge, framing.ErrTooManyErrors, io.ErrUnexpectedEOF} {
 		if errors.Is(a, k) && errors.Is(b, k) {
 			return true
 		}

@@ -34,7 +34,7 @@ func decodeTimeBound(n int) time.Duration {
 
 // decodeSentinels are the errors a decode may wrap (the codec's doc).
 var decodeSentinels = []error{
-	codec.ErrMalformed, codec.ErrUnknownEvent, codec.ErrNonFinite, codec.ErrTooDeep, codec.ErrBudget,
+	codec.ErrMalformed, codec.ErrUnknownEvent, codec.ErrNonFinite, event.ErrTooDeep, codec.ErrBudget,
 	codec.ErrUnsafeInteger,
 }
 

@@ -16,6 +16,7 @@ import (
 
 	"github.com/agwire/agwire/codec"
 	"github.com/agwire/agwire/codec/protoconv"
+	"github.com/agwire/agwire/event"
 	"github.com/agwire/agwire/gen/aguipb"
 )
 
@@ -254,7 +255,7 @@ func documentedRefusal(err error, f facts) bool {
 		return f.nonFinite
 	case errors.Is(err, codec.ErrUnknownEvent):
 		return f.noArm
-	case errors.Is(err, codec.ErrTooDeep):
+	case errors.Is(err, event.ErrTooDeep):
 		return f.depth > codec.DefaultMaxDepth-8
 	case errors.Is(err, codec.ErrBudget):
 		return true

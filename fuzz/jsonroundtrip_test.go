@@ -327,7 +327,7 @@ func binaryAsDocument(in *jnode) *jnode {
 var refusalSentinels = []error{
 	event.ErrSyntax, event.ErrTooDeep, event.ErrDuplicateKey, event.ErrUnknownType, event.ErrNullMetadata,
 	event.ErrMissingField, event.ErrUnknownField, event.ErrInvalidField,
-	codec.ErrUnsupportedEvent, codec.ErrNotInProfile, codec.ErrInvalid, codec.ErrLossyNumber, codec.ErrUnsafeInteger,
+	event.ErrUnsupportedEvent, codec.ErrNotInProfile, codec.ErrInvalid, codec.ErrLossyNumber, codec.ErrUnsafeInteger,
 }
 
 // FuzzJSONRoundTrip: for any text that AppendFromJSON accepts, AppendJSON

@@ -278,8 +278,8 @@ func genEvent(data []byte) event.Event {
 }
 
 // encodeSentinels are the errors Append may refuse a Go value with.
-var encodeSentinels = []error{codec.ErrInvalid, codec.ErrLossyNumber, codec.ErrUnsafeInteger, codec.ErrTooDeep,
-	codec.ErrNotInProfile, codec.ErrUnsupportedEvent, event.ErrNullMetadata, event.ErrDuplicateKey}
+var encodeSentinels = []error{codec.ErrInvalid, codec.ErrLossyNumber, codec.ErrUnsafeInteger, event.ErrTooDeep,
+	codec.ErrNotInProfile, event.ErrUnsupportedEvent, event.ErrNullMetadata, event.ErrDuplicateKey}
 
 // FuzzEncodeTyped: typed events generated from the fuzzer's bytes (all 31
 // types, every field, consistent carriers most of the time) either are

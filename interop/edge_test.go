@@ -208,7 +208,7 @@ func decodeCases() []decodeCase {
 			divergence: "agwire refuses a Value with no kind; in a list the peer reads null"},
 		{name: "Struct entry without a value", in: customMeta(psEntry("a", pvNull()), pMsg(1, pStr(1, "b"))), goErr: codec.ErrMalformed, peer: "ok",
 			divergence: "agwire refuses a Struct entry without a value; the peer drops the entry"},
-		{name: "Value nested 300 lists deep", in: custom(deep), goErr: codec.ErrTooDeep, peer: "ok",
+		{name: "Value nested 300 lists deep", in: custom(deep), goErr: event.ErrTooDeep, peer: "ok",
 			divergence: "agwire limits nesting (Codec.MaxDepth, 256 by default); the peer has no limit"},
 		{name: "RUN_FINISHED interrupts without an outcome", in: pEvent(armRunFinished, enumRunFinished, nil, pStr(2, "t"), pStr(3, "r"), pMsg(6, pStr(1, "i"))), goErr: codec.ErrMalformed, peer: "ok",
 			divergence: "agwire refuses interrupts with no outcome; the peer writes a top-level \"interrupts\" key that no AG-UI JSON event has"},

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/agwire/agwire/codec"
+	"github.com/agwire/agwire/event"
 )
 
 // TestThinkingRefused: the pre-1.0 THINKING_* events have no protobuf form.
@@ -35,7 +36,7 @@ func TestThinkingRefused(t *testing.T) {
 			t.Errorf("%s: peer wrote %q, want an empty payload", ev, r.Hex)
 		}
 		b, err := codec.AppendFromJSON(nil, []byte(ev))
-		if !errors.Is(err, codec.ErrUnsupportedEvent) {
+		if !errors.Is(err, event.ErrUnsupportedEvent) {
 			t.Errorf("%s: agwire wrote %x, err %v; want ErrUnsupportedEvent", ev, b, err)
 		}
 	}

@@ -61,7 +61,7 @@ type encoder interface {
 // next returns the next event, or io.EOF at the clean end of the stream,
 // or an error. An event that does not decode alone is reported as an
 // error from badEvent, the stream going on. Every other error ends the
-// stream, and the shared ones wrap the package's sentinels: ErrTruncated
+// stream, and the shared ones wrap the package's sentinels: framing.ErrTruncated
 // for a stream cut inside an event, ErrEventTooLarge for an event over the
 // limit.
 type decoder interface {

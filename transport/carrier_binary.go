@@ -27,6 +27,10 @@ var binaryCarrier = carrier{
 			MaxFrameSize:         max(opts.MaxEventSize, 0),
 			MaxConsecutiveErrors: -1, // counted by the EventReader, for every carrier
 		})
+		if opts.Consume {
+			p := opts.parser()
+			d.consume = &p
+		}
 		return d
 	},
 }
@@ -108,6 +112,10 @@ type binaryDecoder struct {
 	r         *framing.Reader
 	src       countingReader // what r reads
 	keepalive bool
+	// consume, with ClientOptions.Consume, checks each decoded event as the
+	// consumer stage checks a JSON one: through its JSON form, which is
+	// what @ag-ui/client validates after decoding a frame.
+	consume *event.Parser
 }
 
 func (d *binaryDecoder) next() (event.Event, error) {
@@ -118,11 +126,20 @@ func (d *binaryDecoder) next() (event.Event, error) {
 		ev, err = d.r.ReadEvent()
 	}
 	switch {
+	case err == nil && d.consume != nil:
+		js, err := event.Marshal(ev)
+		if err == nil {
+			ev, err = d.consume.Parse(js)
+		}
+		if err != nil {
+			return nil, &badEvent{err: err}
+		}
+		return ev, nil
 	case err == nil || err == io.EOF:
 		return ev, err
 	case framing.Skippable(err):
 		return nil, &badEvent{err: err, unknown: errors.Is(err, codec.ErrUnknownEvent)}
-	case errors.Is(err, framing.ErrTruncated): // ErrTruncated itself
+	case errors.Is(err, framing.ErrTruncated):
 		return nil, err
 	case errors.Is(err, framing.ErrFrameTooLarge):
 		return nil, fmt.Errorf("%w: %w", ErrEventTooLarge, err)

@@ -144,6 +144,8 @@ type sseDecoder struct {
 	parser event.Parser
 }
 
+// next returns nil, nil for an event the consumer stage dropped
+// (ClientOptions.Consume).
 func (d *sseDecoder) next() (event.Event, error) {
 	data, err := d.r.next()
 	if err != nil {

@@ -1,13 +1,13 @@
 package transport
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
 	"iter"
 	"mime"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/agwire/agwire/codec"
@@ -16,7 +16,7 @@ import (
 	"github.com/agwire/agwire/runlog"
 )
 
-// ClientOptions configures Run and NewEventReader. The zero value asks for
+// ClientOptions configures NewClient and NewEventReader. The zero value asks for
 // the binary transport, uncompressed, and reads it with the strict default
 // codec.
 type ClientOptions struct {
@@ -30,24 +30,20 @@ type ClientOptions struct {
 	MaxEventSize int
 	// MaxConsecutiveErrors is how many events in a row may fail to decode
 	// (each reported as an *EventError) before the stream is given up with
-	// ErrTooManyErrors: a server sending nothing but undecodable events
+	// framing.ErrTooManyErrors: a server sending nothing but undecodable events
 	// would otherwise keep a reader busy for ever. An event that decodes
 	// resets the count. 0 means DefaultMaxConsecutiveErrors; a negative
 	// value means no limit.
 	MaxConsecutiveErrors int
-	// PreferSSE makes Run ask for text/event-stream only, as the
-	// TypeScript HttpAgent does. By default Run asks for the binary
-	// transport with SSE as the fallback,
-	// "application/vnd.ag-ui.event+proto, text/event-stream;q=0.5", which
-	// servers that negotiate (agwire's, the TypeScript and Python SDKs')
-	// answer with binary, and SSE-only servers with SSE.
-	PreferSSE bool
-	// Compression makes Run send "Accept-Encoding: zstd, gzip". Without
-	// it Run sends "Accept-Encoding: identity", which also keeps
-	// net/http's transparent gzip out of the way. A response is decoded
-	// according to its Content-Encoding either way.
-	Compression bool
-	// Reconnect makes a reader from Run or Follow resume a resumable run
+	// Compression lists the content codings requests ask for, in
+	// Accept-Encoding in this order: Compression{EncodingZstd,
+	// EncodingGzip} sends "Accept-Encoding: zstd, gzip". Nil, the default,
+	// sends "Accept-Encoding: identity", which also keeps net/http's
+	// transparent gzip out of the way. A response is decoded according to
+	// its Content-Encoding either way. An unknown coding is an error of
+	// NewClient.
+	Compression Compression
+	// Reconnect makes a reader from Client.Run or Client.Follow resume a resumable run
 	// whose stream is cut (see ReconnectOptions). Nil, the default, ends
 	// the stream with the cut's error.
 	Reconnect *ReconnectOptions
@@ -70,10 +66,23 @@ type ClientOptions struct {
 	// standing for the run id (%-escaped). "" means the agent URL with
 	// "/runs/{run}" appended, the route "agwire serve" uses.
 	FollowURL string
+	// Consume makes the reader the consumer stage of AG-UI 1.0's
+	// processing model (event.Parser.Consume), as a client applying the
+	// events needs: properties no schema describes are removed and events
+	// of types the protocol does not describe are skipped (SSE events and
+	// binary frames), each reported to Warn; malformed known values are
+	// still errors (*EventError), a binary frame's checked through its
+	// JSON form.
+	Consume bool
+	// Warn receives the warnings of Consume; nil discards them.
+	Warn func(event.Warning)
 	// Prefer chooses the transport a Client asks for: PreferBinary (the
-	// default: binary, SSE as the fallback), PreferSSE (text/event-stream
-	// only, like the PreferSSE field) or PreferAuto (ask the server's
-	// capabilities once, then binary if it says it speaks it, else SSE).
+	// default: "application/vnd.ag-ui.event+proto, text/event-stream;q=0.5",
+	// which servers that negotiate — agwire's, the TypeScript and Python
+	// SDKs' — answer with binary, and SSE-only servers with SSE),
+	// PreferSSEOnly (text/event-stream only, as the TypeScript HttpAgent
+	// asks) or PreferAuto (ask the server's capabilities once, then binary
+	// if it says it speaks it, else SSE only).
 	Prefer Prefer
 }
 
@@ -97,7 +106,7 @@ const (
 const DefaultMaxConsecutiveErrors = framing.DefaultMaxConsecutiveErrors
 
 func (o *ClientOptions) parser() event.Parser {
-	return event.Parser{MaxDepth: o.Codec.MaxDepth, DropUnknownFields: o.Codec.DropUnknownFields}
+	return event.Parser{MaxDepth: o.Codec.MaxDepth, DropUnknownFields: o.Codec.DropUnknownFields, Consume: o.Consume, Warn: o.Warn}
 }
 
 // EventReader reads the events of one run from an HTTP response, SSE or
@@ -215,16 +224,30 @@ func (r *EventReader) Response() *http.Response { return r.resp }
 //
 // An event that does not decode is reported alone, as an *EventError, and
 // consumed; the next call reads the next event. errors.Is(err,
-// ErrUnknownEvent) tells an event from a later protocol version (wrapping
+// codec.ErrUnknownEvent) tells an event from a later protocol version (wrapping
 // event.ErrUnknownType on SSE, codec.ErrUnknownEvent on the binary
 // transport).
 //
-// Other errors end the stream and are sticky: ErrTruncated for a stream cut
+// Other errors end the stream and are sticky: framing.ErrTruncated for a stream cut
 // inside an event, ErrEventTooLarge for an event over MaxEventSize,
-// ErrTooManyErrors past MaxConsecutiveErrors bad events in a row, a network
+// framing.ErrTooManyErrors past MaxConsecutiveErrors bad events in a row, a network
 // or decompression error. The transport's own error stays in the chain
 // (framing.ErrTruncated, io.ErrUnexpectedEOF, ...).
+//
+// With ClientOptions.Consume, an event the consumer stage drops (an unknown
+// type, on either transport) is reported to Warn and skipped; it still
+// counts as read (EventError indexes, the resume cursor).
 func (r *EventReader) Next() (event.Event, error) {
+	for {
+		ev, err := r.next()
+		if ev == nil && err == nil {
+			continue // dropped by the consumer stage, and counted
+		}
+		return ev, err
+	}
+}
+
+func (r *EventReader) next() (event.Event, error) {
 	if r.err != nil {
 		return nil, r.err
 	}
@@ -246,6 +269,9 @@ func (r *EventReader) Next() (event.Event, error) {
 		r.n++
 		r.bad = 0
 		r.cursor.Seq++
+		if ev == nil {
+			return nil, nil // dropped by the consumer stage (Consume)
+		}
 		if endsRun(ev.Type()) {
 			r.ended = true
 		}
@@ -262,9 +288,18 @@ func (r *EventReader) Next() (event.Event, error) {
 	r.cursor.Seq++
 	index := r.n
 	r.n++
+	if bad.unknown && r.opts.Consume {
+		// A frame of a type this version does not know: dropped, as the
+		// consumer stage drops an unknown JSON event.
+		r.bad = 0
+		if r.opts.Warn != nil {
+			r.opts.Warn(event.Warning{Reason: fmt.Sprintf("dropping event %d, of a type this version does not describe: %v", index, bad.err)})
+		}
+		return nil, nil
+	}
 	r.bad++
 	if r.maxBad >= 0 && r.bad > r.maxBad {
-		r.err = &textError{fmt.Sprintf("transport: too many undecodable events in a row: %d events in a row did not decode (the last, event %d: %v)", r.bad, index, bad.err), []error{ErrTooManyErrors}}
+		r.err = &textError{fmt.Sprintf("transport: too many undecodable events in a row: %d events in a row did not decode (the last, event %d: %v)", r.bad, index, bad.err), []error{framing.ErrTooManyErrors}}
 		return nil, r.err
 	}
 	return nil, &EventError{Index: index, Err: bad.err, unknown: bad.unknown}
@@ -304,32 +339,17 @@ type Doer interface {
 	Do(*http.Request) (*http.Response, error)
 }
 
-// Run starts a run as Client.Run does, with client (nil means
-// http.DefaultClient) as ClientOptions.HTTPClient.
-//
-// Deprecated: build a Client once with NewClient and call its Run.
-func Run(ctx context.Context, client Doer, url string, in *event.RunAgentInput, opts ClientOptions) (*EventReader, error) {
-	if client != nil {
-		opts.HTTPClient = client
-	}
-	c, err := NewClient(url, opts)
-	if err != nil {
-		return nil, err
-	}
-	return c.Run(ctx, in)
-}
-
 // setAccept sets the Accept and Accept-Encoding headers opts ask for, and
 // HeaderKeepalive: the reader skips zero-length frames.
 func setAccept(req *http.Request, opts ClientOptions) {
 	req.Header.Set(HeaderKeepalive, "1")
-	if opts.PreferSSE || opts.Prefer == PreferSSEOnly {
+	if opts.Prefer == PreferSSEOnly {
 		req.Header.Set("Accept", acceptSSEOnly)
 	} else {
 		req.Header.Set("Accept", acceptBinaryFirst)
 	}
-	if opts.Compression {
-		req.Header.Set("Accept-Encoding", EncodingZstd+", "+EncodingGzip)
+	if len(opts.Compression) > 0 {
+		req.Header.Set("Accept-Encoding", strings.Join(opts.Compression, ", "))
 	} else {
 		req.Header.Set("Accept-Encoding", "identity")
 	}

@@ -40,8 +40,9 @@ type Client struct {
 }
 
 // NewClient returns a Client of the agent endpoint at url. Options that
-// are not valid (a negative MaxEventSize or IdleTimeout, a url that is not
-// absolute http or https) give an error naming the ClientOptions field.
+// are not valid (a negative MaxEventSize or IdleTimeout, an unknown coding
+// in Compression, a url that is not absolute http or https) give an error
+// naming the ClientOptions field.
 func NewClient(url string, opts ClientOptions) (*Client, error) {
 	u, err := neturl.Parse(url)
 	if err != nil {
@@ -58,6 +59,9 @@ func NewClient(url string, opts ClientOptions) (*Client, error) {
 	case opts.Prefer < PreferBinary || opts.Prefer > PreferAuto:
 		return nil, fmt.Errorf("transport: ClientOptions.Prefer is not a Prefer value (%d)", opts.Prefer)
 	}
+	if err := opts.Compression.check("ClientOptions.Compression"); err != nil {
+		return nil, err
+	}
 	doer := opts.HTTPClient
 	if c, ok := doer.(*http.Client); doer == nil || ok && c == nil {
 		doer = http.DefaultClient
@@ -70,7 +74,7 @@ func NewClient(url string, opts ClientOptions) (*Client, error) {
 // ends the stream.
 //
 // The request asks for the transport ClientOptions.Prefer says, and for
-// zstd or gzip compression when ClientOptions.Compression is set. Errors
+// the codings ClientOptions.Compression lists. Errors
 // are those of the HTTP client and of NewEventReader. The caller must
 // Close the reader.
 func (c *Client) Run(ctx context.Context, in *event.RunAgentInput) (*EventReader, error) {

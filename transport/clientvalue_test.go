@@ -85,7 +85,7 @@ func TestIdleTimeout(t *testing.T) {
 	}))
 	defer srv.Close()
 	for _, sse := range []bool{false, true} {
-		c, err := transport.NewClient(srv.URL, transport.ClientOptions{PreferSSE: sse, IdleTimeout: 100 * time.Millisecond})
+		c, err := transport.NewClient(srv.URL, transport.ClientOptions{Prefer: prefer(sse), IdleTimeout: 100 * time.Millisecond})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -182,7 +182,7 @@ func newOneEventServer(t *testing.T) *oneEventServer {
 func TestReconnectCapAndBackoff(t *testing.T) {
 	s := newOneEventServer(t)
 	const minBackoff = 40 * time.Millisecond
-	c, err := transport.NewClient(s.URL, transport.ClientOptions{PreferSSE: true,
+	c, err := transport.NewClient(s.URL, transport.ClientOptions{Prefer: transport.PreferSSEOnly,
 		Reconnect: &transport.ReconnectOptions{MinBackoff: minBackoff, MaxBackoff: minBackoff, MaxReconnects: 5}})
 	if err != nil {
 		t.Fatal(err)
@@ -219,7 +219,7 @@ func TestReconnectCapAndBackoff(t *testing.T) {
 // TestReconnectCapDefault: the cap holds by default too.
 func TestReconnectCapDefault(t *testing.T) {
 	s := newOneEventServer(t)
-	c, err := transport.NewClient(s.URL, transport.ClientOptions{PreferSSE: true,
+	c, err := transport.NewClient(s.URL, transport.ClientOptions{Prefer: transport.PreferSSEOnly,
 		Reconnect: &transport.ReconnectOptions{MinBackoff: time.Microsecond, MaxBackoff: time.Microsecond}})
 	if err != nil {
 		t.Fatal(err)

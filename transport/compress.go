@@ -11,11 +11,41 @@ import (
 	"github.com/klauspost/compress/zstd"
 )
 
-// Content codings for ServerOptions.Compression.
+// The content codings of a Compression list.
 const (
 	EncodingZstd = "zstd"
 	EncodingGzip = "gzip"
 )
+
+// Compression lists content codings, EncodingZstd and EncodingGzip, in
+// order of preference. It is one type for both sides:
+//
+//   - on a server (HandlerOptions, FollowOptions, WriterOptions) it is the
+//     codings the stream may use: the client's Accept-Encoding decides
+//     among them (highest q first, then this order), and a client that
+//     asks for none of them gets the identity coding;
+//   - on a client (ClientOptions) it is the codings requests ask for: their
+//     Accept-Encoding lists them in this order.
+//
+// The zero value, nil (or any empty list), is no compression: a server
+// never compresses, and a client sends "Accept-Encoding: identity", which
+// also keeps net/http's transparent gzip out of the way. A client decodes
+// a response according to its Content-Encoding whatever it asked for. An
+// unknown coding in the list is an error of the constructor given it.
+//
+//	transport.Compression{transport.EncodingZstd, transport.EncodingGzip}
+type Compression []string
+
+// check refuses a coding this package does not implement; option names
+// the field in the error.
+func (c Compression) check(option string) error {
+	for _, coding := range c {
+		if coding != EncodingZstd && coding != EncodingGzip {
+			return fmt.Errorf("transport: %s: unknown content coding %q (use %q or %q)", option, coding, EncodingZstd, EncodingGzip)
+		}
+	}
+	return nil
+}
 
 // zstdWindow is the zstd window of the server's encoders. A stream of
 // small events gains nothing from a larger one, and each pooled encoder
@@ -64,16 +94,6 @@ var (
 		return w
 	}}
 )
-
-// checkCodings validates ServerOptions.Compression.
-func checkCodings(name string, codings []string) error {
-	for _, c := range codings {
-		if c != EncodingZstd && c != EncodingGzip {
-			return fmt.Errorf("transport: %s.Compression: unknown content coding %q (use %q or %q)", name, c, EncodingZstd, EncodingGzip)
-		}
-	}
-	return nil
-}
 
 // getCompressor returns a pooled encoder for coding, writing to w.
 func getCompressor(coding string, w io.Writer) compressor {

@@ -49,7 +49,7 @@
 // # Delivery
 //
 // Every event is flushed when it is written — through the compressor
-// (zstd Encoder.Flush, gzip Writer.Flush) and the response
+// (zstd.Encoder.Flush, gzip.Writer.Flush) and the response
 // (http.ResponseController.Flush) — so a client sees each event as soon as
 // the agent produces it, whatever the transport and coding. The response
 // header goes out when the EventWriter is created, before the first event,
@@ -59,7 +59,7 @@
 //
 // # Compression
 //
-// Compression is off by default: HandlerOptions.Compression (ServerOptions.Compression) lists the
+// Compression is off by default: HandlerOptions.Compression (a Compression list, as on the other options) lists the
 // codings a server may use (zstd, gzip, in its order of preference) and
 // the client's Accept-Encoding picks one, honouring q-values. Off, because
 // with a flush per event most events are a few dozen bytes, where block
@@ -83,19 +83,17 @@
 // # Errors
 //
 // Errors are typed: sentinels tested with errors.Is (ErrNotAcceptable,
-// ErrUnsupportedMediaType, ErrTruncated, ErrEventTooLarge, ...),
-// *StatusError for a non-2xx response (its text says the status once), and
-// *EventError for one event that
-// failed alone, after which reading or writing goes on (framing.Skippable
-// reports true for it and false for every error that ends the stream). The
-// same failure gives the same error on both transports: a cut stream is
-// ErrTruncated, an undecodable event an *EventError (with ErrUnknownEvent
-// for one from a later protocol version), whether it came as SSE or as
-// frames. A concept has one sentinel across the module: ErrTruncated is
-// framing.ErrTruncated, ErrTooManyErrors framing.ErrTooManyErrors,
-// ErrUnknownEvent codec.ErrUnknownEvent, so errors.Is works with either
-// name. An options error names the struct the caller wrote (HandlerOptions,
-// ServerOptions, FollowOptions: one type under three names).
+// ErrUnsupportedMediaType, ErrEventTooLarge, ...), *StatusError for a
+// non-2xx response (its text says the status once), and *EventError for one
+// event that failed alone, after which reading or writing goes on
+// (framing.Skippable reports true for it and false for every error that
+// ends the stream). The same failure gives the same error on both
+// transports: a cut stream is framing.ErrTruncated, an undecodable event an
+// *EventError (with codec.ErrUnknownEvent for one from a later protocol
+// version), whether it came as SSE or as frames. A concept has one sentinel
+// across the module, in the package that defines it: this package does not
+// repeat framing's or codec's. An options error names the struct the caller
+// wrote (HandlerOptions, WriterOptions, FollowOptions, ClientOptions).
 //
 // # Resumable runs
 //
@@ -147,7 +145,7 @@
 //
 // Heartbeats are described under "Keep-alive" below.
 //
-// Clients: with ClientOptions.Reconnect, a reader from Run or Follow whose
+// Clients: with ClientOptions.Reconnect, a reader from Client.Run or Client.Follow whose
 // stream is cut before the run's end asks again with its cursor, backing
 // off (with jitter) before every attempt, and its caller's iteration goes
 // on with the next event: none repeated, none missing. It gives up with

@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/agwire/agwire/codec"
-	"github.com/agwire/agwire/framing"
 )
 
 // textError is an error with its own text that wraps others: a sentinel
@@ -22,7 +21,14 @@ func (e *textError) Unwrap() []error { return e.errs }
 
 // Errors. Test for them with errors.Is; most arrive wrapped with details.
 // Each failure of a stream gives the same sentinel on both transports; the
-// transport's own error stays in the chain.
+// transport's own error stays in the chain. A concept that another package
+// defines keeps that package's sentinel, on both transports:
+// framing.ErrTruncated (a stream cut inside an event; on SSE the error also
+// wraps io.ErrUnexpectedEOF), framing.ErrTooManyErrors (more events in a
+// row failed to decode than ClientOptions.MaxConsecutiveErrors allows) and
+// codec.ErrUnknownEvent (an *EventError for an event from a later protocol
+// version: an unknown SSE event type, or a frame whose only field the codec
+// does not know).
 var (
 	// ErrNotAcceptable: the request's Accept header rules out both event
 	// stream types. NewEventWriter has answered 406 Not Acceptable.
@@ -47,23 +53,10 @@ var (
 	// ErrEventTooLarge: an event exceeds the size limit: on a reader
 	// (ClientOptions.MaxEventSize) it ends the stream, wrapping
 	// framing.ErrFrameTooLarge on the binary transport; on a writer
-	// (ServerOptions.MaxEventSize, by default the stock TypeScript client's
+	// (HandlerOptions.MaxEventSize, by default the stock TypeScript client's
 	// limits) the event is refused with an *EventError whose text names the
 	// limit and the option that raises it.
 	ErrEventTooLarge = errors.New("transport: event too large")
-	// ErrTruncated: the stream ends inside an event, on either carrier. It
-	// is framing.ErrTruncated, the same value: errors.Is works with either
-	// name (on SSE the error also wraps io.ErrUnexpectedEOF).
-	ErrTruncated = framing.ErrTruncated
-	// ErrTooManyErrors: more events in a row failed to decode than
-	// ClientOptions.MaxConsecutiveErrors allows; the reader gave up. It is
-	// framing.ErrTooManyErrors, the same value.
-	ErrTooManyErrors = framing.ErrTooManyErrors
-	// ErrUnknownEvent: an *EventError for an event from a later protocol
-	// version (an unknown SSE event type, a frame whose only field the
-	// codec does not know). It is skippable like every *EventError. It is
-	// codec.ErrUnknownEvent, the same value.
-	ErrUnknownEvent = codec.ErrUnknownEvent
 )
 
 // StatusError is a response whose status is not 2xx.
@@ -107,13 +100,13 @@ func (e *StatusError) Error() string {
 // whose data is not a valid AG-UI JSON event (Err is the parser's
 // *event.PathError), or a binary frame that is not a valid Event (Err is
 // the *framing.Error wrapping the *codec.Error). errors.Is(err,
-// ErrUnknownEvent) tells an event from a later protocol version. The
+// codec.ErrUnknownEvent) tells an event from a later protocol version. The
 // reader has consumed it and reads the next event.
 //
 // On an EventWriter it is an event that could not be written: the codec
 // refused it (a *codec.Error), WriteJSON was given text that is not one
 // valid AG-UI JSON event (an *event.PathError), or it exceeds
-// ServerOptions.MaxEventSize (ErrEventTooLarge). Nothing was written.
+// the options' MaxEventSize (ErrEventTooLarge). Nothing was written.
 type EventError struct {
 	// Index is the 0-based index of the event in the stream: among the
 	// events read, good or bad, or the events written so far.
@@ -130,8 +123,10 @@ func (e *EventError) Error() string {
 
 func (e *EventError) Unwrap() error { return e.Err }
 
-// Is reports ErrUnknownEvent for an event from a later protocol version.
-func (e *EventError) Is(target error) bool { return target == ErrUnknownEvent && e.unknown }
+// Is reports codec.ErrUnknownEvent for an event from a later protocol
+// version (on SSE the parser's error is event.ErrUnknownType, which this
+// makes answer to the codec's sentinel too).
+func (e *EventError) Is(target error) bool { return target == codec.ErrUnknownEvent && e.unknown }
 
 // Skippable reports true: the stream goes on after an EventError. It lets
 // framing.Skippable, the one test of skippability, recognise it.

@@ -54,7 +54,7 @@ func ExampleNewHandler() {
 
 // A client: Run asks for the binary stream (SSE is the fallback) and yields
 // the events as they arrive.
-func ExampleRun() {
+func ExampleClient_Run() {
 	h, err := transport.NewHandler(agent, transport.HandlerOptions{})
 	if err != nil {
 		log.Fatal(err)
@@ -62,8 +62,12 @@ func ExampleRun() {
 	srv := httptest.NewServer(h)
 	defer srv.Close()
 
+	c, err := transport.NewClient(srv.URL, transport.ClientOptions{})
+	if err != nil {
+		log.Fatal(err)
+	}
 	in := &event.RunAgentInput{ThreadID: "t1", RunID: "r1"}
-	r, err := transport.Run(context.Background(), nil, srv.URL, in, transport.ClientOptions{})
+	r, err := c.Run(context.Background(), in)
 	if err != nil {
 		log.Fatal(err)
 	}

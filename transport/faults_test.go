@@ -61,8 +61,8 @@ func TestManyConcurrentClients(t *testing.T) {
 			errs <- func() error {
 				in := testInput()
 				in.RunID = "run-" + strconv.Itoa(c)
-				opts := transport.ClientOptions{PreferSSE: c%2 == 1, Compression: c%4 == 3}
-				r, err := transport.Run(ctx, client, srv.URL, in, opts)
+				opts := transport.ClientOptions{Prefer: prefer(c%2 == 1), Compression: compressIf(c%4 == 3)}
+				r, err := startRun(ctx, client, srv.URL, in, opts)
 				if err != nil {
 					return err
 				}
@@ -118,7 +118,7 @@ func TestStalledClientDoesNotStallOthers(t *testing.T) {
 
 	in := testInput()
 	in.RunID = "big"
-	stalled, err := transport.Run(testCtx(t), srv.Client(), srv.URL, in, transport.ClientOptions{})
+	stalled, err := startRun(testCtx(t), srv.Client(), srv.URL, in, transport.ClientOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -130,7 +130,7 @@ func TestStalledClientDoesNotStallOthers(t *testing.T) {
 	done := make(chan error, others)
 	for range others {
 		go func() {
-			r, err := transport.Run(testCtx(t), srv.Client(), srv.URL, testInput(), transport.ClientOptions{PreferSSE: true})
+			r, err := startRun(testCtx(t), srv.Client(), srv.URL, testInput(), transport.ClientOptions{Prefer: transport.PreferSSEOnly})
 			if err == nil {
 				var n int
 				for _, err = range r.Events() {
@@ -164,7 +164,7 @@ func TestStalledClientDoesNotStallOthers(t *testing.T) {
 	}
 }
 
-// ServerOptions.WriteTimeout turns a client that stops reading into a
+// HandlerOptions.WriteTimeout turns a client that stops reading into a
 // write error and a cancelled context.
 func TestWriteTimeout(t *testing.T) {
 	ended := make(chan error, 1)
@@ -184,7 +184,7 @@ func TestWriteTimeout(t *testing.T) {
 		return err
 	}))
 	defer srv.Close()
-	r, err := transport.Run(testCtx(t), srv.Client(), srv.URL, testInput(), transport.ClientOptions{})
+	r, err := startRun(testCtx(t), srv.Client(), srv.URL, testInput(), transport.ClientOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -223,7 +223,7 @@ func TestClientDisconnectCancelsContext(t *testing.T) {
 					return o.writeErr
 				}))
 			defer srv.Close()
-			r, err := transport.Run(testCtx(t), srv.Client(), srv.URL, testInput(), transport.ClientOptions{PreferSSE: sse})
+			r, err := startRun(testCtx(t), srv.Client(), srv.URL, testInput(), transport.ClientOptions{Prefer: prefer(sse)})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -338,7 +338,7 @@ func TestTruncatedStream(t *testing.T) {
 				}
 				fmt.Fprintf(w, "HTTP/1.1 200 OK\r\n%s\r\nConnection: close\r\n\r\n%s", tt.header, tt.body)
 			})
-			r, err := transport.Run(testCtx(t), noCompressionClient(), url, testInput(), transport.ClientOptions{})
+			r, err := startRun(testCtx(t), noCompressionClient(), url, testInput(), transport.ClientOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -388,7 +388,7 @@ func TestHugeFrame(t *testing.T) {
 			var before, after runtime.MemStats
 			runtime.GC()
 			runtime.ReadMemStats(&before)
-			r, err := transport.Run(testCtx(t), noCompressionClient(), url, testInput(), transport.ClientOptions{MaxEventSize: tt.max})
+			r, err := startRun(testCtx(t), noCompressionClient(), url, testInput(), transport.ClientOptions{MaxEventSize: tt.max})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -15,8 +15,22 @@ const DefaultReconnectGrace = 30 * time.Second
 
 // ErrNoClient is the cause of a resumable run's context ending because no
 // client (the one that started it, one resuming it, a follower) was
-// connected for HandlerOptions.ReconnectGrace.
+// connected for HandlerOptions.ReconnectGrace; with no grace (a negative
+// ReconnectGrace), because the client that started it left.
 var ErrNoClient = errors.New("transport: no client came back within the reconnect grace")
+
+// errNoGrace ends a resumable run with no reconnect grace (a negative
+// HandlerOptions.ReconnectGrace) when its client leaves.
+var errNoGrace = &textError{"transport: the run's client left, and the run has no reconnect grace (HandlerOptions.ReconnectGrace is negative)", []error{ErrNoClient, context.Canceled}}
+
+// clientGone is the cause of a run's end when its request's context ended:
+// errNoGrace when the client went away, the request's own cause otherwise.
+func clientGone(req context.Context) error {
+	if cause := context.Cause(req); cause != nil && cause != context.Canceled {
+		return cause
+	}
+	return errNoGrace
+}
 
 // presence counts the clients of one live run — the response that started
 // it, responses resuming it, followers — and ends the run when none has

@@ -2,6 +2,7 @@ package transport_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -83,8 +84,8 @@ func graceCase(t *testing.T, carrier string, late bool, k int, grace time.Durati
 	release := make(chan struct{})
 	fn, evs := graceRun(k, release)
 	s := newResumeServer(t, transport.HandlerOptions{ReconnectGrace: grace}, fn)
-	opts := transport.ClientOptions{PreferSSE: carrier == "sse"}
-	r, err := transport.Run(testCtx(t), freshClient(), s.URL, inputFor("run-1"), opts)
+	opts := transport.ClientOptions{Prefer: prefer(carrier == "sse")}
+	r, err := startRun(testCtx(t), freshClient(), s.URL, inputFor("run-1"), opts)
 	if err != nil {
 		return err
 	}
@@ -104,7 +105,7 @@ func graceCase(t *testing.T, carrier string, late bool, k int, grace time.Durati
 	}
 	time.Sleep(delay)
 	opts.Header = http.Header{transport.HeaderLastEventID: {cursor.String()}}
-	r, err = transport.Run(testCtx(t), freshClient(), s.URL, inputFor("run-1"), opts)
+	r, err = startRun(testCtx(t), freshClient(), s.URL, inputFor("run-1"), opts)
 	if err != nil {
 		return err
 	}
@@ -138,14 +139,14 @@ func TestReconnectGraceFollower(t *testing.T) {
 	release := make(chan struct{})
 	fn, evs := graceRun(3, release)
 	s := newResumeServer(t, transport.HandlerOptions{ReconnectGrace: grace}, fn)
-	r, err := transport.Run(testCtx(t), freshClient(), s.URL, inputFor("run-1"), transport.ClientOptions{})
+	r, err := startRun(testCtx(t), freshClient(), s.URL, inputFor("run-1"), transport.ClientOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if _, err := r.Next(); err != nil {
 		t.Fatal(err)
 	}
-	f, err := transport.Follow(testCtx(t), freshClient(), s.URL+"/runs/run-1", runlog.Cursor{}, transport.ClientOptions{})
+	f, err := followRun(testCtx(t), freshClient(), s.URL+"/runs/run-1", runlog.Cursor{}, transport.ClientOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -182,7 +183,7 @@ func TestResponseStats(t *testing.T) {
 		mu.Unlock()
 	}))
 	defer srv.Close()
-	r, err := transport.Run(testCtx(t), freshClient(), srv.URL, inputFor("run-1"), transport.ClientOptions{})
+	r, err := startRun(testCtx(t), freshClient(), srv.URL, inputFor("run-1"), transport.ClientOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -195,7 +196,7 @@ func TestResponseStats(t *testing.T) {
 	r.Close()
 	time.Sleep(50 * time.Millisecond)
 	close(release)
-	r, err = transport.Run(testCtx(t), freshClient(), srv.URL, inputFor("run-1"), transport.ClientOptions{
+	r, err = startRun(testCtx(t), freshClient(), srv.URL, inputFor("run-1"), transport.ClientOptions{
 		Header: http.Header{transport.HeaderLastEventID: {cursor.String()}}})
 	if err != nil {
 		t.Fatal(err)
@@ -204,7 +205,7 @@ func TestResponseStats(t *testing.T) {
 		t.Fatalf("resumed: %d events", n)
 	}
 	r.Close()
-	f, err := transport.Follow(testCtx(t), freshClient(), srv.URL+"/runs/run-1", runlog.Cursor{}, transport.ClientOptions{})
+	f, err := followRun(testCtx(t), freshClient(), srv.URL+"/runs/run-1", runlog.Cursor{}, transport.ClientOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -227,5 +228,50 @@ func TestResponseStats(t *testing.T) {
 	slices.Sort(got)
 	if fmt.Sprint(got) != fmt.Sprint([]int64{8, int64(len(evs) - 8), int64(len(evs))}) {
 		t.Fatalf("responses delivered %v events", got)
+	}
+}
+
+// TestNoGraceSaysWhy: a resumable run with no reconnect grace (a negative
+// ReconnectGrace) ends when its client leaves, and its RUN_ERROR (and its
+// context's cause) says why — ErrNoClient, no grace — rather than "context
+// canceled".
+func TestNoGraceSaysWhy(t *testing.T) {
+	release := make(chan struct{})
+	defer close(release)
+	fn, _ := graceRun(3, release)
+	causes := make(chan error, 1)
+	s := newResumeServer(t, transport.HandlerOptions{ReconnectGrace: -1}, func(ctx context.Context, req *http.Request, in *event.RunAgentInput, w transport.EventWriter) error {
+		err := fn(ctx, req, in, w)
+		causes <- context.Cause(ctx)
+		return err
+	})
+	r, err := startRun(testCtx(t), freshClient(), s.URL, inputFor("run-1"), transport.ClientOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 3 {
+		if _, err := r.Next(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r.Close() // the client leaves; the run waits in its 4th event
+	cause := <-causes
+	if !errors.Is(cause, transport.ErrNoClient) || !errors.Is(cause, context.Canceled) || !strings.Contains(cause.Error(), "no reconnect grace") {
+		t.Fatalf("the run's context ended with %v", cause)
+	}
+	f, err := followRun(testCtx(t), freshClient(), s.URL+"/runs/run-1", runlog.Cursor{}, transport.ClientOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var last event.Event
+	for ev, err := range f.Events() {
+		if err != nil {
+			t.Fatal(err)
+		}
+		last = ev
+	}
+	if re, ok := last.(*event.RunError); !ok || re.Message != cause.Error() {
+		t.Fatalf("the run ended with %#v, want RUN_ERROR %q", last, cause)
 	}
 }

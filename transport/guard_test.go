@@ -109,7 +109,7 @@ func TestUnservableEventIsWriteError(t *testing.T) {
 					werr <- err
 					return err
 				})
-				r, err := transport.Run(testCtx(t), noCompressionClient(), srv.URL, inputFor("dense-"+name), transport.ClientOptions{PreferSSE: name == "sse"})
+				r, err := startRun(testCtx(t), noCompressionClient(), srv.URL, inputFor("dense-"+name), transport.ClientOptions{Prefer: prefer(name == "sse")})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -354,7 +354,7 @@ func TestCursorOfAnotherIncarnation(t *testing.T) {
 // incarnation: its reconnection cursor reads the run it started.
 func TestBinaryCursorKeepsIncarnation(t *testing.T) {
 	srv, log := guardServer(t, true, transport.HandlerOptions{Detach: true}, replay(realisticRun()))
-	r, err := transport.Run(testCtx(t), noCompressionClient(), srv.URL, inputFor("inc"), transport.ClientOptions{})
+	r, err := startRun(testCtx(t), noCompressionClient(), srv.URL, inputFor("inc"), transport.ClientOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

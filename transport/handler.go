@@ -23,12 +23,11 @@ import (
 const DefaultMaxBodyBytes = 8 << 20
 
 // HandlerOptions configures NewHandler: the event stream, the request,
-// resumable runs and the capabilities. It is the one options struct of the
-// package's servers: NewEventWriter (as ServerOptions) uses its stream
-// settings, NewFollowHandler (as FollowOptions) those and Heartbeat, CORS
-// and ErrorLog; each refuses options that set a field it does not use. The
-// zero value streams uncompressed events encoded with the strict default
-// codec.
+// resumable runs, CORS and the capabilities. The package's other servers
+// have options of their own, holding only what they use: WriterOptions
+// (NewEventWriter: the stream settings) and FollowOptions
+// (NewFollowHandler: those, Heartbeat, CORS and ErrorLog). The zero value
+// streams uncompressed events encoded with the strict default codec.
 type HandlerOptions struct {
 	// Codec encodes events on the binary transport. Its MaxDepth and
 	// DropUnknownFields also configure the parser of the request body and
@@ -38,8 +37,9 @@ type HandlerOptions struct {
 	// order of preference: EncodingZstd, EncodingGzip, or both. The client's
 	// Accept-Encoding decides among them (highest q first, then this
 	// order); a client that asks for neither gets the identity coding. Nil,
-	// the default, never compresses. See the package documentation for why.
-	Compression []string
+	// the default, never compresses (see Compression, and the package
+	// documentation for why).
+	Compression Compression
 	// WriteTimeout bounds the time to write and flush one event, as a write
 	// deadline on the connection renewed before each event. A client that
 	// stops reading then fails the write once the deadline passes, instead
@@ -112,8 +112,10 @@ type HandlerOptions struct {
 	// passes with no client connected, the run's context ends with cause
 	// ErrNoClient: the run ends with RUN_ERROR, and what it logged can
 	// still be read. 0 means DefaultReconnectGrace (30 s); negative, none:
-	// the run's context ends when the client that started it goes. Only
-	// with Log.
+	// the run's context ends when the client that started it goes, also
+	// with cause ErrNoClient (whose text says there was no grace). "agwire
+	// serve --reconnect-grace" reads the same: 0 the default, negative
+	// none. Only with Log.
 	ReconnectGrace time.Duration
 	// RunContext is the parent of detached runs' contexts; cancel it when
 	// the server shuts down. Nil means context.Background().
@@ -199,7 +201,8 @@ func NewHandler(fn RunFunc, opts HandlerOptions) (http.Handler, error) {
 	if fn == nil {
 		return nil, errors.New("transport: NewHandler: nil RunFunc")
 	}
-	if err := opts.validate("HandlerOptions"); err != nil {
+	st := opts.stream()
+	if err := st.validate(); err != nil {
 		return nil, err
 	}
 	switch {
@@ -242,6 +245,7 @@ func NewHandler(fn RunFunc, opts HandlerOptions) (http.Handler, error) {
 		cors:   cors,
 		caps:   capsJSON,
 		opts:   opts,
+		st:     opts.stream(),
 		fn:     fn,
 		parser: event.Parser{MaxDepth: opts.Codec.MaxDepth, DropUnknownFields: opts.Codec.DropUnknownFields},
 		limits: &runLimits{maxRuns: opts.MaxRuns, maxBytes: opts.MaxRunBytes},
@@ -252,6 +256,7 @@ type handler struct {
 	cors   *cors  // nil: no CORS
 	caps   []byte // the capabilities' JSON
 	opts   HandlerOptions
+	st     stream // opts' stream settings
 	fn     RunFunc
 	parser event.Parser
 	limits *runLimits
@@ -349,7 +354,7 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if !h.admit(w, r, in, tk, size) {
 		return
 	}
-	s, err := newStream(w, r, mediaType, &h.opts, "HandlerOptions.MaxEventSize", h.opts.Heartbeat)
+	s, err := newStream(w, r, mediaType, &h.st, h.opts.Heartbeat)
 	if err != nil {
 		if errors.Is(err, ErrStreamingUnsupported) || r.Context().Err() == nil {
 			http.Error(w, "500 internal server error: cannot stream events", http.StatusInternalServerError)

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/agwire/agwire/event"
+	"github.com/agwire/agwire/runlog"
 	"github.com/agwire/agwire/transport"
 )
 
@@ -180,4 +181,50 @@ func mustHandler(opts transport.HandlerOptions, fn transport.RunFunc) http.Handl
 		panic(err)
 	}
 	return h
+}
+
+// startRun starts a run through a Client built for it: client nil means
+// http.DefaultClient.
+func startRun(ctx context.Context, client transport.Doer, url string, in *event.RunAgentInput, opts transport.ClientOptions) (*transport.EventReader, error) {
+	if client != nil {
+		opts.HTTPClient = client
+	}
+	c, err := transport.NewClient(url, opts)
+	if err != nil {
+		return nil, err
+	}
+	return c.Run(ctx, in)
+}
+
+// followRun follows a run at the follower route url through a Client built
+// for it, from the cursor from (the zero cursor: from the start).
+func followRun(ctx context.Context, client transport.Doer, url string, from runlog.Cursor, opts transport.ClientOptions) (*transport.EventReader, error) {
+	if client != nil {
+		opts.HTTPClient = client
+	}
+	opts.FollowURL = url
+	c, err := transport.NewClient(url, opts)
+	if err != nil {
+		return nil, err
+	}
+	return c.Follow(ctx, from.Run, from)
+}
+
+// prefer is PreferSSEOnly when sse, else PreferBinary.
+func prefer(sse bool) transport.Prefer {
+	if sse {
+		return transport.PreferSSEOnly
+	}
+	return transport.PreferBinary
+}
+
+// allCodings asks for (or offers) both codings.
+var allCodings = transport.Compression{transport.EncodingZstd, transport.EncodingGzip}
+
+// compressIf is allCodings when on, else no compression.
+func compressIf(on bool) transport.Compression {
+	if on {
+		return allCodings
+	}
+	return nil
 }

@@ -77,8 +77,8 @@ func pacedRun(evs []event.Event, gap time.Duration) transport.RunFunc {
 
 func idleClient(t *testing.T, url, accept, coding string, opts transport.ClientOptions) *transport.Client {
 	t.Helper()
-	opts.PreferSSE = accept == transport.MediaTypeSSE
-	opts.Compression = coding != ""
+	opts.Prefer = prefer(accept == transport.MediaTypeSSE)
+	opts.Compression = compressIf(coding != "")
 	opts.IdleTimeout = idleLimit
 	if opts.HTTPClient == nil {
 		opts.HTTPClient = noCompressionClient()

@@ -221,7 +221,7 @@ func TestZeroLengthFrameWithoutKeepalive(t *testing.T) {
 			}
 			w.Write(body)
 		}))
-		r, err := transport.Run(testCtx(t), nil, srv.URL, testInput(), transport.ClientOptions{})
+		r, err := startRun(testCtx(t), nil, srv.URL, testInput(), transport.ClientOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -63,7 +63,7 @@ func TestNegotiate(t *testing.T) {
 		{"browser default", []string{"text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8"}, bin},
 		{"fetch default", []string{"*/*"}, bin},
 		{"Run's default", []string{acceptBinaryFirst}, bin},
-		{"Run's PreferSSE", []string{acceptSSEOnly}, sse},
+		{"PreferSSEOnly", []string{acceptSSEOnly}, sse},
 	}
 	tests = append(tests, []struct {
 		name   string

@@ -90,7 +90,7 @@ func TestWriterPeerLimits(t *testing.T) {
 			}
 			srv := httptest.NewServer(h)
 			defer srv.Close()
-			r, err := transport.Run(context.Background(), nil, srv.URL, testInput(), transport.ClientOptions{PreferSSE: tc.accept == transport.MediaTypeSSE})
+			r, err := startRun(context.Background(), nil, srv.URL, testInput(), transport.ClientOptions{Prefer: prefer(tc.accept == transport.MediaTypeSSE)})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -116,16 +116,16 @@ func TestWriterPeerLimits(t *testing.T) {
 			rec := httptest.NewRecorder()
 			req := httptest.NewRequest(http.MethodGet, "/", nil)
 			req.Header.Set("Accept", tc.accept)
-			w, err := transport.NewEventWriter(rec, req, transport.ServerOptions{})
+			w, err := transport.NewEventWriter(rec, req, transport.WriterOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := w.WriteEvent(over); !strings.Contains(err.Error(), "ServerOptions.MaxEventSize") {
+			if err := w.WriteEvent(over); !strings.Contains(err.Error(), "WriterOptions.MaxEventSize") {
 				t.Errorf("NewEventWriter: %v", err)
 			}
 			// A raised limit sends it.
 			rec = httptest.NewRecorder()
-			w, err = transport.NewEventWriter(rec, req, transport.ServerOptions{MaxEventSize: 12 << 20})
+			w, err = transport.NewEventWriter(rec, req, transport.WriterOptions{MaxEventSize: 12 << 20})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/agwire/agwire/framing"
 	"github.com/agwire/agwire/runlog"
 )
 
@@ -43,7 +44,7 @@ var ErrReconnectFailed = errors.New("transport: resuming the run failed")
 //
 // A stream of a resumable run (one whose response carries HeaderCursor)
 // that is cut before the run's RUN_FINISHED or RUN_ERROR — a network error,
-// ErrTruncated, a clean end without the run's end — is requested again
+// framing.ErrTruncated, a clean end without the run's end — is requested again
 // with the cursor of the last event read in Last-Event-ID; the reader goes
 // on with the events after it, so the caller's iteration sees every event
 // once, in order, as if nothing had happened. Before every attempt, the
@@ -102,7 +103,7 @@ func isBadEvent(err error) bool {
 // reconnectable reports whether a stream-ending error is a cut that a new
 // request may mend: not a limit the events themselves broke.
 func reconnectable(err error) bool {
-	return !errors.Is(err, ErrEventTooLarge) && !errors.Is(err, ErrTooManyErrors) &&
+	return !errors.Is(err, ErrEventTooLarge) && !errors.Is(err, framing.ErrTooManyErrors) &&
 		!errors.Is(err, ErrUnsupportedMediaType) && !errors.Is(err, ErrUnsupportedEncoding) &&
 		!errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded)
 }
@@ -182,19 +183,4 @@ func (re *reconnector) wait() error {
 	case <-re.ctx.Done():
 		return re.ctx.Err()
 	}
-}
-
-// Follow follows a run through a follower route (NewFollowHandler) as
-// Client.Follow does, at url, with client (nil means http.DefaultClient).
-//
-// Deprecated: build a Client once with NewClient and call its Follow.
-func Follow(ctx context.Context, client Doer, url string, from runlog.Cursor, opts ClientOptions) (*EventReader, error) {
-	if client != nil {
-		opts.HTTPClient = client
-	}
-	c, err := NewClient(url, opts)
-	if err != nil {
-		return nil, err
-	}
-	return c.follow(ctx, url, from)
 }

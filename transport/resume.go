@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agwire/agwire/codec"
 	"github.com/agwire/agwire/event"
 	"github.com/agwire/agwire/runlog"
 )
@@ -100,7 +101,7 @@ func (h *handler) serveResumable(w http.ResponseWriter, r *http.Request, in *eve
 		}
 		in = nil // the request's input is not needed to read the log
 		defer attachPresence(keyOf(log, h, run), log, run, h.opts.ReconnectGrace)()
-		serveLog(w, r, mediaType, &h.opts, "HandlerOptions.MaxEventSize", h.opts.Heartbeat, rd, from, h.logger())
+		serveLog(w, r, mediaType, &h.st, h.opts.Heartbeat, rd, from, h.logger())
 		return tk
 	}
 	if !h.admit(w, r, in, tk, size) {
@@ -157,7 +158,18 @@ func (h *handler) serveResumable(w http.ResponseWriter, r *http.Request, in *eve
 		p = startPresence(key, grace, cancelCause, log, run)
 		req = r.Clone(ctx)
 	default:
-		ctx, cancel = context.WithCancel(r.Context())
+		// No grace: the run ends when the client that started it goes,
+		// with a cause that says so (ErrNoClient, and context.Canceled
+		// for code that tests for a cancellation), not a bare "context
+		// canceled". Another end of the request (the server shutting
+		// down) passes its own cause on.
+		var cancelCause context.CancelCauseFunc
+		ctx, cancelCause = context.WithCancelCause(context.WithoutCancel(r.Context()))
+		stop := context.AfterFunc(r.Context(), func() { cancelCause(clientGone(r.Context())) })
+		cancel = func() {
+			stop()
+			cancelCause(errNoGrace)
+		}
 	}
 	out := newLogOutlet(lw, run, h.opts.Codec, newSizeLimit(h.opts.MaxEventSize, "HandlerOptions.MaxEventSize"))
 	ew := newRunWriter(ctx, mediaType, h.parser, out, "logging")
@@ -175,7 +187,7 @@ func (h *handler) serveResumable(w http.ResponseWriter, r *http.Request, in *eve
 		h.runLogged(req, in, ew, lw)
 	}(in)
 	in = nil // the run holds its input; this response does not
-	serveLog(w, r, mediaType, &h.opts, "HandlerOptions.MaxEventSize", h.opts.Heartbeat, rd, from, h.logger())
+	serveLog(w, r, mediaType, &h.st, h.opts.Heartbeat, rd, from, h.logger())
 	if p != nil {
 		p.detach()
 		return nil
@@ -223,11 +235,11 @@ func (h *handler) logger() *slog.Logger {
 
 // serveLog streams a run from a log reader to the client, each event with
 // its cursor, and a heartbeat after each silence of hb (see newStream).
-func serveLog(w http.ResponseWriter, r *http.Request, mediaType string, opts *HandlerOptions, option string, hb time.Duration, rd runlog.Reader, from runlog.Cursor, log *slog.Logger) {
+func serveLog(w http.ResponseWriter, r *http.Request, mediaType string, opts *stream, hb time.Duration, rd runlog.Reader, from runlog.Cursor, log *slog.Logger) {
 	defer rd.Close()
 	w.Header().Set(HeaderCursor, from.String())
 	w.Header().Set("Trailer", HeaderEnd)
-	s, err := newStream(w, r, mediaType, opts, option, hb)
+	s, err := newStream(w, r, mediaType, opts, hb)
 	if err != nil {
 		if errors.Is(err, ErrStreamingUnsupported) || r.Context().Err() == nil {
 			http.Error(w, "500 internal server error: cannot stream events", http.StatusInternalServerError)
@@ -288,13 +300,51 @@ func abortedMessage(err error) string {
 	return "the run was aborted and will not go on: " + err.Error()
 }
 
-// FollowOptions is HandlerOptions, for NewFollowHandler, which uses its
-// stream settings (Codec, Compression, WriteTimeout, MaxEventSize,
-// WildcardSSE), Heartbeat, CORS and ErrorLog, and refuses options that set any
-// other field.
-//
-// Deprecated: write HandlerOptions; the two names are one type.
-type FollowOptions = HandlerOptions
+// FollowOptions configures NewFollowHandler: the stream settings, each as
+// the HandlerOptions field of the same name describes it, the keep-alive,
+// CORS and the error log. The zero value streams uncompressed events
+// encoded with the strict default codec, with a keep-alive every
+// DefaultHeartbeat.
+type FollowOptions struct {
+	// Codec encodes events on the binary transport.
+	Codec codec.Codec
+	// Compression lists the content codings the stream may use, in order
+	// of preference (see Compression). Nil never compresses.
+	Compression Compression
+	// WriteTimeout bounds the time to write and flush one event; 0 means no
+	// deadline (see HandlerOptions.WriteTimeout).
+	WriteTimeout time.Duration
+	// MaxEventSize is the largest event written, in bytes; 0 keeps to the
+	// stock TypeScript client's limits (see HandlerOptions.MaxEventSize).
+	MaxEventSize int
+	// WildcardSSE keeps SSE for a client that admits the binary stream
+	// only by a wildcard (see HandlerOptions.WildcardSSE).
+	WildcardSSE bool
+	// Heartbeat is the silence after which a stream gets a keep-alive (an
+	// SSE comment; a zero-length frame on a binary stream whose request
+	// asked for them with HeaderKeepalive); 0 means DefaultHeartbeat,
+	// negative none (see HandlerOptions.Heartbeat).
+	Heartbeat time.Duration
+	// CORS, when set, lets web pages of the origins it allows follow runs
+	// from the browser (see HandlerOptions.CORS and CORSOptions).
+	CORS *CORSOptions
+	// ErrorLog receives what cannot be told to the client (a log that
+	// failed a reader, an event that cannot be sent). Nil means
+	// slog.Default().
+	ErrorLog *slog.Logger
+	// Authorize, when set, decides who may follow which run, as
+	// HandlerOptions.Authorize does (called with AccessFollow): a refused
+	// follower gets exactly the 404 of a run the log does not hold. Give
+	// it the handler's own function.
+	Authorize func(r *http.Request, run string, access Access) error
+	// ReconnectGrace is the reconnect grace of the handlers whose runs
+	// this route follows (HandlerOptions.ReconnectGrace): with a Log
+	// shared by several processes (one that implements runlog.Presence), a
+	// follower records its presence in the log every ReconnectGrace/3,
+	// so that the process running the run, wherever it is, counts it as a
+	// client. 0 means DefaultReconnectGrace; negative records nothing.
+	ReconnectGrace time.Duration
+}
 
 // NewFollowHandler returns the follower route of a run log: a GET streams
 // one run, as SSE or binary by Accept like a run request, from the start
@@ -315,10 +365,8 @@ func NewFollowHandler(log runlog.Log, opts FollowOptions) (http.Handler, error) 
 	if log == nil {
 		return nil, errors.New("transport: NewFollowHandler: nil Log")
 	}
-	if err := opts.validate("FollowOptions"); err != nil {
-		return nil, err
-	}
-	if err := opts.only("FollowOptions", "NewFollowHandler", append(streamFields, "Heartbeat", "CORS", "ErrorLog", "Authorize", "ReconnectGrace")...); err != nil {
+	st := opts.stream()
+	if err := st.validate(); err != nil {
 		return nil, err
 	}
 	cors, err := newCORS("FollowOptions", opts.CORS)
@@ -335,12 +383,13 @@ func NewFollowHandler(log runlog.Log, opts FollowOptions) (http.Handler, error) 
 	if grace == 0 {
 		grace = DefaultReconnectGrace
 	}
-	return &followHandler{log: log, opts: opts, cors: cors, grace: grace}, nil
+	return &followHandler{log: log, opts: opts, st: st, cors: cors, grace: grace}, nil
 }
 
 type followHandler struct {
 	log   runlog.Log
-	opts  HandlerOptions
+	opts  FollowOptions
+	st    stream        // opts' stream settings
 	cors  *cors         // nil: no CORS
 	grace time.Duration // of the runs followed: a follower touches their presence every grace/3
 }
@@ -384,5 +433,5 @@ func (f *followHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer attachPresence(keyOf(f.log, f, run), f.log, run, f.grace)()
-	serveLog(w, r, mediaType, &f.opts, "FollowOptions.MaxEventSize", f.opts.Heartbeat, rd, from, f.opts.ErrorLog)
+	serveLog(w, r, mediaType, &f.st, f.opts.Heartbeat, rd, from, f.opts.ErrorLog)
 }

@@ -35,8 +35,11 @@ func ExampleNewFollowHandler() {
 	defer srv.Close()
 
 	ctx := context.Background()
-	r, err := transport.Run(ctx, nil, srv.URL+"/agent", &event.RunAgentInput{ThreadID: "t", RunID: "run-1"},
-		transport.ClientOptions{Reconnect: &transport.ReconnectOptions{}})
+	c, err := transport.NewClient(srv.URL+"/agent", transport.ClientOptions{Reconnect: &transport.ReconnectOptions{}})
+	if err != nil {
+		panic(err)
+	}
+	r, err := c.Run(ctx, &event.RunAgentInput{ThreadID: "t", RunID: "run-1"})
 	if err != nil {
 		panic(err)
 	}
@@ -55,8 +58,13 @@ func ExampleNewFollowHandler() {
 	}
 	r.Close()
 
-	// A follower joining after event 1.
-	f, err := transport.Follow(ctx, nil, srv.URL+"/agent/runs/run-1", first, transport.ClientOptions{PreferSSE: true})
+	// A follower joining after event 1, over SSE (the follower route is
+	// the agent URL with /runs/{run} appended: ClientOptions.FollowURL).
+	sse, err := transport.NewClient(srv.URL+"/agent", transport.ClientOptions{Prefer: transport.PreferSSEOnly})
+	if err != nil {
+		panic(err)
+	}
+	f, err := sse.Follow(ctx, "run-1", first)
 	if err != nil {
 		panic(err)
 	}

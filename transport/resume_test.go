@@ -139,10 +139,10 @@ func TestResumeCutAnywhere(t *testing.T) {
 				codings = []string{coding}
 			}
 			s := newResumeServer(t, transport.HandlerOptions{Detach: true, Compression: codings}, replay(evs))
-			opts := transport.ClientOptions{PreferSSE: strings.HasPrefix(carrier, "sse"), Compression: codings != nil, Reconnect: fastReconnect}
+			opts := transport.ClientOptions{Prefer: prefer(strings.HasPrefix(carrier, "sse")), Compression: compressIf(codings != nil), Reconnect: fastReconnect}
 			run := func(name string, cut int64) ([][]byte, error) {
 				s.ln.limit.Store(cut)
-				r, err := transport.Run(testCtx(t), freshClient(), s.URL, inputFor(name), opts)
+				r, err := startRun(testCtx(t), freshClient(), s.URL, inputFor(name), opts)
 				if err != nil {
 					return nil, err
 				}
@@ -244,7 +244,7 @@ func TestResumeWire(t *testing.T) {
 func TestResumeRequestErrors(t *testing.T) {
 	s := newResumeServer(t, transport.HandlerOptions{}, replay(realisticRun()))
 	client := noCompressionClient()
-	r, err := transport.Run(testCtx(t), client, s.URL, inputFor("run-1"), transport.ClientOptions{})
+	r, err := startRun(testCtx(t), client, s.URL, inputFor("run-1"), transport.ClientOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -306,7 +306,7 @@ func TestResumeBeyondRetention(t *testing.T) {
 			w.End(context.Background())
 		}
 	}}
-	r, err := transport.Run(testCtx(t), doer, s.URL, inputFor("evicted"), transport.ClientOptions{Reconnect: fastReconnect})
+	r, err := startRun(testCtx(t), doer, s.URL, inputFor("evicted"), transport.ClientOptions{Reconnect: fastReconnect})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -350,8 +350,8 @@ func TestResumeEndWithoutTerminal(t *testing.T) {
 			s := newResumeServer(t, transport.HandlerOptions{Compression: codings}, replay(realisticRun()[:3]))
 			var requests atomic.Int64
 			doer := &hookDoer{client: freshClient(), before: func(n int) { requests.Store(int64(n)) }}
-			r, err := transport.Run(testCtx(t), doer, s.URL, inputFor("no-end"), transport.ClientOptions{
-				PreferSSE: strings.HasPrefix(carrier, "sse"), Compression: codings != nil, Reconnect: fastReconnect})
+			r, err := startRun(testCtx(t), doer, s.URL, inputFor("no-end"), transport.ClientOptions{
+				Prefer: prefer(strings.HasPrefix(carrier, "sse")), Compression: compressIf(codings != nil), Reconnect: fastReconnect})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -373,7 +373,7 @@ func TestReconnectGivesUp(t *testing.T) {
 	s.ln.limit.Store(400) // inside the body, past the response header
 	var requests atomic.Int64
 	doer := &hookDoer{client: freshClient(), before: func(n int) { requests.Store(int64(n)) }}
-	r, err := transport.Run(testCtx(t), doer, s.URL, inputFor("gives-up"), transport.ClientOptions{
+	r, err := startRun(testCtx(t), doer, s.URL, inputFor("gives-up"), transport.ClientOptions{
 		Reconnect: &transport.ReconnectOptions{MaxAttempts: 3, MinBackoff: time.Millisecond, MaxBackoff: time.Millisecond}})
 	if err != nil {
 		t.Fatal(err)
@@ -480,7 +480,7 @@ func TestDetach(t *testing.T) {
 		}
 	}
 	types := func(t *testing.T, s *resumeServer, run string) []event.Type {
-		r, err := transport.Follow(testCtx(t), nil, s.URL+"/runs/"+run, runlog.Cursor{}, transport.ClientOptions{})
+		r, err := followRun(testCtx(t), nil, s.URL+"/runs/"+run, runlog.Cursor{}, transport.ClientOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -492,7 +492,7 @@ func TestDetach(t *testing.T) {
 		return out
 	}
 	leave := func(t *testing.T, s *resumeServer, run string) {
-		r, err := transport.Run(testCtx(t), freshClient(), s.URL, inputFor(run), transport.ClientOptions{})
+		r, err := startRun(testCtx(t), freshClient(), s.URL, inputFor(run), transport.ClientOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -561,7 +561,7 @@ func TestFollowers(t *testing.T) {
 	}
 	s := newResumeServer(t, transport.HandlerOptions{Detach: true}, fn)
 	go func() {
-		r, err := transport.Run(testCtx(t), nil, s.URL, inputFor("live"), transport.ClientOptions{})
+		r, err := startRun(testCtx(t), nil, s.URL, inputFor("live"), transport.ClientOptions{})
 		if err == nil {
 			r.Close() // the starting client leaves at once; the run is detached
 		}
@@ -579,7 +579,7 @@ func TestFollowers(t *testing.T) {
 			from := rng.IntN(i + 1)
 			sse := rng.IntN(2) == 0
 			wg.Go(func() {
-				r, err := transport.Follow(testCtx(t), nil, s.URL+"/runs/live", runlog.Cursor{Run: "live", Seq: uint64(from)}, transport.ClientOptions{PreferSSE: sse})
+				r, err := followRun(testCtx(t), nil, s.URL+"/runs/live", runlog.Cursor{Run: "live", Seq: uint64(from)}, transport.ClientOptions{Prefer: prefer(sse)})
 				if err != nil {
 					errs <- err
 					return
@@ -629,7 +629,7 @@ func TestManyResumableRuns(t *testing.T) {
 	errs := make(chan error, runs)
 	for i := range runs {
 		wg.Go(func() {
-			r, err := transport.Run(ctx, client, s.URL, inputFor(fmt.Sprint("many-", i)), transport.ClientOptions{PreferSSE: i%2 == 0, Reconnect: fastReconnect})
+			r, err := startRun(ctx, client, s.URL, inputFor(fmt.Sprint("many-", i)), transport.ClientOptions{Prefer: prefer(i%2 == 0), Reconnect: fastReconnect})
 			if err != nil {
 				errs <- err
 				return

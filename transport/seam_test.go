@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agwire/agwire/codec"
 	"github.com/agwire/agwire/event"
 	"github.com/agwire/agwire/framing"
 	"github.com/agwire/agwire/transport"
@@ -74,7 +75,7 @@ func serveBody(t *testing.T, contentType string, body []byte) string {
 // every error.
 func readStream(t *testing.T, url string, opts transport.ClientOptions) (evs []event.Event, errs []error) {
 	t.Helper()
-	r, err := transport.Run(context.Background(), nil, url, testInput(), opts)
+	r, err := startRun(context.Background(), nil, url, testInput(), opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,17 +114,17 @@ func TestSameErrorsOnBothCarriers(t *testing.T) {
 			// One bad event: an *EventError, skippable, and the stream goes on.
 			evs, errs := readStream(t, serveBody(t, c.contentType, join(good, c.bad, good)), opts)
 			var ee *transport.EventError
-			if len(evs) != 2 || len(errs) != 1 || !errors.As(errs[0], &ee) || ee.Index != 1 || !framing.Skippable(errs[0]) || errors.Is(errs[0], transport.ErrUnknownEvent) {
+			if len(evs) != 2 || len(errs) != 1 || !errors.As(errs[0], &ee) || ee.Index != 1 || !framing.Skippable(errs[0]) || errors.Is(errs[0], codec.ErrUnknownEvent) {
 				t.Errorf("bad event: %d events, errors %v", len(evs), errs)
 			}
 			// An event from a later protocol version: the same, and ErrUnknownEvent.
 			evs, errs = readStream(t, serveBody(t, c.contentType, join(good, c.unknown, good)), opts)
-			if len(evs) != 2 || len(errs) != 1 || !errors.As(errs[0], &ee) || !errors.Is(errs[0], transport.ErrUnknownEvent) {
+			if len(evs) != 2 || len(errs) != 1 || !errors.As(errs[0], &ee) || !errors.Is(errs[0], codec.ErrUnknownEvent) {
 				t.Errorf("later event: %d events, errors %v", len(evs), errs)
 			}
 			// Cut inside an event: ErrTruncated, not skippable.
 			evs, errs = readStream(t, serveBody(t, c.contentType, join(good, c.cut(good))), opts)
-			if len(evs) != 1 || len(errs) != 1 || !errors.Is(errs[0], transport.ErrTruncated) || framing.Skippable(errs[0]) || errors.As(errs[0], &ee) {
+			if len(evs) != 1 || len(errs) != 1 || !errors.Is(errs[0], framing.ErrTruncated) || framing.Skippable(errs[0]) || errors.As(errs[0], &ee) {
 				t.Errorf("cut: %d events, errors %v", len(evs), errs)
 			}
 			// Over the size limit: ErrEventTooLarge.
@@ -138,7 +139,7 @@ func TestSameErrorsOnBothCarriers(t *testing.T) {
 			}
 			body = append(body, good)
 			evs, errs = readStream(t, serveBody(t, c.contentType, join(body...)), transport.ClientOptions{MaxConsecutiveErrors: 3})
-			if len(evs) != 1 || len(errs) != 4 || !errors.Is(errs[3], transport.ErrTooManyErrors) || framing.Skippable(errs[3]) {
+			if len(evs) != 1 || len(errs) != 4 || !errors.Is(errs[3], framing.ErrTooManyErrors) || framing.Skippable(errs[3]) {
 				t.Errorf("bad run: %d events, errors %v", len(evs), errs)
 			}
 			evs, errs = readStream(t, serveBody(t, c.contentType, join(body...)), transport.ClientOptions{MaxConsecutiveErrors: -1})
@@ -157,7 +158,7 @@ func TestWriterSameRefusals(t *testing.T) {
 		rec := httptest.NewRecorder()
 		req := httptest.NewRequest(http.MethodPost, "/", nil)
 		req.Header.Set("Accept", accept)
-		w, err := transport.NewEventWriter(rec, req, transport.ServerOptions{MaxEventSize: 1000})
+		w, err := transport.NewEventWriter(rec, req, transport.WriterOptions{MaxEventSize: 1000})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -196,7 +197,7 @@ func TestOptionsCheckedOnce(t *testing.T) {
 		t.Errorf("valid options refused: %v", err)
 	}
 	rec := httptest.NewRecorder()
-	if _, err := transport.NewEventWriter(rec, httptest.NewRequest(http.MethodPost, "/", nil), transport.ServerOptions{Compression: []string{"br"}}); err == nil || rec.Body.Len() != 0 {
+	if _, err := transport.NewEventWriter(rec, httptest.NewRequest(http.MethodPost, "/", nil), transport.WriterOptions{Compression: []string{"br"}}); err == nil || rec.Body.Len() != 0 {
 		t.Errorf("NewEventWriter with a bad coding: %v, %q", err, rec.Body.String())
 	}
 }
@@ -215,7 +216,7 @@ func TestRunFuncSeesRequest(t *testing.T) {
 	}
 	srv := httptest.NewServer(h)
 	defer srv.Close()
-	r, err := transport.Run(context.Background(), nil, srv.URL+"/agent", testInput(), transport.ClientOptions{Header: http.Header{"Authorization": {"Bearer t0ken"}}})
+	r, err := startRun(context.Background(), nil, srv.URL+"/agent", testInput(), transport.ClientOptions{Header: http.Header{"Authorization": {"Bearer t0ken"}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -249,7 +250,7 @@ func TestRunWithDoer(t *testing.T) {
 		return http.DefaultClient.Do(r)
 	})
 	for _, client := range []transport.Doer{d, (*http.Client)(nil), nil, &http.Client{}} {
-		r, err := transport.Run(context.Background(), client, srv.URL, testInput(), transport.ClientOptions{})
+		r, err := startRun(context.Background(), client, srv.URL, testInput(), transport.ClientOptions{})
 		if err != nil {
 			t.Fatalf("%T: %v", client, err)
 		}
@@ -277,7 +278,7 @@ func TestNextAndEvents(t *testing.T) {
 	srv := httptest.NewServer(mustHandler(transport.HandlerOptions{}, replay(run)))
 	defer srv.Close()
 	for _, sse := range []bool{false, true} {
-		r, err := transport.Run(context.Background(), nil, srv.URL, testInput(), transport.ClientOptions{PreferSSE: sse})
+		r, err := startRun(context.Background(), nil, srv.URL, testInput(), transport.ClientOptions{Prefer: prefer(sse)})
 		if err != nil {
 			t.Fatal(err)
 		}

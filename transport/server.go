@@ -6,11 +6,10 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"reflect"
-	"slices"
 	"strings"
 	"time"
 
+	"github.com/agwire/agwire/codec"
 	"github.com/agwire/agwire/event"
 )
 
@@ -28,7 +27,7 @@ type EventWriter interface {
 	WriteEvent(ev event.Event) error
 	// WriteJSON sends one AG-UI JSON event (the object an SSE data line
 	// carries), for servers that already have their events as JSON. The
-	// text is checked with the parser of ServerOptions.Codec on both
+	// text is checked with the parser of the options' Codec on both
 	// transports, so both refuse the same input; SSE then forwards the text
 	// itself, with any line breaks between tokens turned into spaces.
 	// Errors are as for WriteEvent.
@@ -59,28 +58,69 @@ type EventWriter interface {
 // whether or not the request carries it.
 const HeaderKeepalive = "Agwire-Keepalive"
 
-// ServerOptions is HandlerOptions, for NewEventWriter, which uses its
-// stream settings only: Codec, Compression, WriteTimeout, MaxEventSize and
-// WildcardSSE (NewEventWriter refuses options that set any other field).
-//
-// Deprecated: write HandlerOptions; the two names are one type.
-type ServerOptions = HandlerOptions
-
-func (o *HandlerOptions) parser() event.Parser {
-	return event.Parser{MaxDepth: o.Codec.MaxDepth, DropUnknownFields: o.Codec.DropUnknownFields}
+// WriterOptions configures NewEventWriter: the event stream's settings,
+// each as the HandlerOptions field of the same name describes it. The zero
+// value streams uncompressed events encoded with the strict default codec,
+// with no keep-alive (the caller writes when it has something to say).
+type WriterOptions struct {
+	// Codec encodes events on the binary transport; its MaxDepth and
+	// DropUnknownFields also configure the parser of WriteJSON's input.
+	Codec codec.Codec
+	// Compression lists the content codings the stream may use, in order
+	// of preference (see Compression). Nil never compresses.
+	Compression Compression
+	// WriteTimeout bounds the time to write and flush one event; 0 means no
+	// deadline. A ResponseWriter that cannot set deadlines makes
+	// NewEventWriter fail when this is set.
+	WriteTimeout time.Duration
+	// MaxEventSize is the largest event written, in bytes; 0 keeps to the
+	// stock TypeScript client's limits (see HandlerOptions.MaxEventSize).
+	MaxEventSize int
+	// WildcardSSE keeps SSE for a client that admits the binary stream
+	// only by a wildcard (see HandlerOptions.WildcardSSE).
+	WildcardSSE bool
 }
 
-// validate checks the options, given in the struct named name
-// (ServerOptions, HandlerOptions, FollowOptions), which errors name.
-func (o *HandlerOptions) validate(name string) error {
-	if err := checkCodings(name, o.Compression); err != nil {
+// stream is the settings of one event stream, whichever options struct
+// (named name, for errors) they came from.
+type stream struct {
+	name         string
+	codec        codec.Codec
+	compression  Compression
+	writeTimeout time.Duration
+	maxEventSize int
+	wildcardSSE  bool
+}
+
+func (o *WriterOptions) stream() stream {
+	return stream{"WriterOptions", o.Codec, o.Compression, o.WriteTimeout, o.MaxEventSize, o.WildcardSSE}
+}
+
+func (o *HandlerOptions) stream() stream {
+	return stream{"HandlerOptions", o.Codec, o.Compression, o.WriteTimeout, o.MaxEventSize, o.WildcardSSE}
+}
+
+func (o *FollowOptions) stream() stream {
+	return stream{"FollowOptions", o.Codec, o.Compression, o.WriteTimeout, o.MaxEventSize, o.WildcardSSE}
+}
+
+func (s *stream) parser() event.Parser {
+	return event.Parser{MaxDepth: s.codec.MaxDepth, DropUnknownFields: s.codec.DropUnknownFields}
+}
+
+// option names a field of the options struct the settings came from.
+func (s *stream) option(field string) string { return s.name + "." + field }
+
+// validate checks the stream settings; errors name the options struct.
+func (s *stream) validate() error {
+	if err := s.compression.check(s.option("Compression")); err != nil {
 		return err
 	}
-	if o.WriteTimeout < 0 {
-		return fmt.Errorf("transport: %s.WriteTimeout is negative (%v)", name, o.WriteTimeout)
+	if s.writeTimeout < 0 {
+		return fmt.Errorf("transport: %s is negative (%v)", s.option("WriteTimeout"), s.writeTimeout)
 	}
-	if o.MaxEventSize < 0 {
-		return fmt.Errorf("transport: %s.MaxEventSize is negative (%d)", name, o.MaxEventSize)
+	if s.maxEventSize < 0 {
+		return fmt.Errorf("transport: %s is negative (%d)", s.option("MaxEventSize"), s.maxEventSize)
 	}
 	return nil
 }
@@ -103,19 +143,17 @@ func (o *HandlerOptions) validate(name string) error {
 //
 // The caller must Close the EventWriter when the run is over (a Handler
 // does), which also returns a pooled compressor.
-func NewEventWriter(w http.ResponseWriter, r *http.Request, opts ServerOptions) (EventWriter, error) {
-	if err := opts.validate("ServerOptions"); err != nil {
+func NewEventWriter(w http.ResponseWriter, r *http.Request, opts WriterOptions) (EventWriter, error) {
+	st := opts.stream()
+	if err := st.validate(); err != nil {
 		return nil, err
 	}
-	if err := opts.only("ServerOptions", "NewEventWriter", streamFields...); err != nil {
-		return nil, err
-	}
-	mt, ok := negotiate(r.Header.Values("Accept"), opts.WildcardSSE)
+	mt, ok := negotiate(r.Header.Values("Accept"), st.wildcardSSE)
 	if !ok {
 		notAcceptable(w)
 		return nil, ErrNotAcceptable
 	}
-	return newStream(w, r, mt, &opts, "ServerOptions.MaxEventSize", -1)
+	return newStream(w, r, mt, &st, -1)
 }
 
 // notAcceptable answers 406 with the two media types in the body.
@@ -143,19 +181,18 @@ func addVary(h http.Header, names ...string) {
 }
 
 // newStream starts the response of a negotiated media type; opts are
-// valid, and option names the MaxEventSize option in errors. A positive hb
-// keeps the stream alive: after each hb without an event it writes the
-// carrier's heartbeat, an SSE comment, or on binary a zero-length frame
-// when the request asked for them (HeaderKeepalive).
-func newStream(w http.ResponseWriter, r *http.Request, mediaType string, opts *HandlerOptions, option string, hb time.Duration) (*runWriter, error) {
+// valid. A positive hb keeps the stream alive: after each hb without an
+// event it writes the carrier's heartbeat, an SSE comment, or on binary a
+// zero-length frame when the request asked for them (HeaderKeepalive).
+func newStream(w http.ResponseWriter, r *http.Request, mediaType string, opts *stream, hb time.Duration) (*runWriter, error) {
 	car := carrierFor(mediaType)
 	rc := http.NewResponseController(w)
-	if opts.WriteTimeout > 0 {
+	if opts.writeTimeout > 0 {
 		if err := rc.SetWriteDeadline(time.Time{}); err != nil {
-			return nil, fmt.Errorf("transport: %s.WriteTimeout needs write deadlines: %w", optStruct(option), err)
+			return nil, fmt.Errorf("transport: %s needs write deadlines: %w", opts.option("WriteTimeout"), err)
 		}
 	}
-	coding := negotiateEncoding(r.Header.Values("Accept-Encoding"), opts.Compression)
+	coding := negotiateEncoding(r.Header.Values("Accept-Encoding"), opts.compression)
 
 	h := w.Header()
 	h.Set("Content-Type", mediaType)
@@ -185,13 +222,13 @@ func newStream(w http.ResponseWriter, r *http.Request, mediaType string, opts *H
 		return nil, fmt.Errorf("transport: sending the response header: %w", err)
 	}
 
-	out := &response{rc: rc, timeout: opts.WriteTimeout}
+	out := &response{rc: rc, timeout: opts.writeTimeout}
 	var dst io.Writer = w
 	if coding != "" {
 		out.comp = getCompressor(coding, w)
 		dst = out.comp
 	}
-	out.enc = car.newEncoder(dst, opts.Codec, newSizeLimit(opts.MaxEventSize, option))
+	out.enc = car.newEncoder(dst, opts.codec, newSizeLimit(opts.maxEventSize, opts.option("MaxEventSize")))
 	if be, ok := out.enc.(*binaryEncoder); ok {
 		be.keepalive = frames
 	}
@@ -211,28 +248,4 @@ func wantsKeepalive(r *http.Request) bool {
 		}
 	}
 	return false
-}
-
-// optStruct returns the struct of an option's name, "ServerOptions" of
-// "ServerOptions.MaxEventSize".
-func optStruct(option string) string {
-	s, _, _ := strings.Cut(option, ".")
-	return s
-}
-
-// streamFields are the HandlerOptions fields of an event stream, the ones
-// NewEventWriter uses.
-var streamFields = []string{"Codec", "Compression", "WriteTimeout", "MaxEventSize", "WildcardSSE"}
-
-// only refuses options that set a field outside allowed: one that fn
-// would ignore. name is the struct's name for the error.
-func (o *HandlerOptions) only(name, fn string, allowed ...string) error {
-	v := reflect.ValueOf(o).Elem()
-	for i := range v.NumField() {
-		f := v.Type().Field(i)
-		if !slices.Contains(allowed, f.Name) && !v.Field(i).IsZero() {
-			return fmt.Errorf("transport: %s.%s is set, but %s does not use it", name, f.Name, fn)
-		}
-	}
-	return nil
 }

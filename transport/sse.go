@@ -6,6 +6,8 @@ import (
 	"io"
 	"math"
 	"time"
+
+	"github.com/agwire/agwire/framing"
 )
 
 // DefaultMaxEventSize is the largest event a reader accepts when
@@ -44,7 +46,7 @@ type SSEEvent struct {
 //
 // At the end of the stream an event not terminated by a blank line is not
 // dispatched, as the specification requires. Next then reports
-// ErrTruncated (wrapping io.ErrUnexpectedEOF) instead of io.EOF, so a
+// framing.ErrTruncated (wrapping io.ErrUnexpectedEOF) instead of io.EOF, so a
 // stream cut in the middle of an event is told apart from one that ended
 // cleanly.
 //
@@ -222,7 +224,7 @@ func (r *SSEReader) readLine() ([]byte, error) {
 				return nil, r.srcErr
 			}
 			if r.start < r.end || r.pending {
-				return nil, &textError{"transport: stream ends inside an event (SSE: unexpected EOF)", []error{ErrTruncated, io.ErrUnexpectedEOF}}
+				return nil, &textError{"transport: stream ends inside an event (SSE: unexpected EOF)", []error{framing.ErrTruncated, io.ErrUnexpectedEOF}}
 			}
 			return nil, io.EOF
 		}

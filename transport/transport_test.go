@@ -40,7 +40,7 @@ func TestRoundTrip(t *testing.T) {
 	for _, sse := range []bool{false, true} {
 		for _, compress := range []bool{false, true} {
 			t.Run(fmt.Sprintf("sse=%v/compress=%v", sse, compress), func(t *testing.T) {
-				r, err := transport.Run(testCtx(t), srv.Client(), srv.URL, testInput(), transport.ClientOptions{PreferSSE: sse, Compression: compress})
+				r, err := startRun(testCtx(t), srv.Client(), srv.URL, testInput(), transport.ClientOptions{Prefer: prefer(sse), Compression: compressIf(compress)})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -202,7 +202,7 @@ func TestFlushPerEvent(t *testing.T) {
 				defer srv.Close()
 				// testCtx bounds the wait: without a flush the read would
 				// block until the deadline and fail.
-				r, err := transport.Run(testCtx(t), srv.Client(), srv.URL, testInput(), transport.ClientOptions{PreferSSE: sse, Compression: coding != ""})
+				r, err := startRun(testCtx(t), srv.Client(), srv.URL, testInput(), transport.ClientOptions{Prefer: prefer(sse), Compression: compressIf(coding != "")})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -323,7 +323,7 @@ func TestRunStatusError(t *testing.T) {
 	defer srv.Close()
 	in := testInput()
 	in.Messages[0].Content = event.Ptr(strings.Repeat("long ", 100))
-	_, err := transport.Run(testCtx(t), srv.Client(), srv.URL, in, transport.ClientOptions{})
+	_, err := startRun(testCtx(t), srv.Client(), srv.URL, in, transport.ClientOptions{})
 	var se *transport.StatusError
 	if !errors.As(err, &se) {
 		t.Fatalf("error %v (%T); want *StatusError", err, err)
@@ -347,7 +347,7 @@ func TestRunErrorReporting(t *testing.T) {
 	defer srv.Close()
 
 	t.Run("reported as RUN_ERROR", func(t *testing.T) {
-		r, err := transport.Run(testCtx(t), srv.Client(), srv.URL, testInput(), transport.ClientOptions{})
+		r, err := startRun(testCtx(t), srv.Client(), srv.URL, testInput(), transport.ClientOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -364,7 +364,7 @@ func TestRunErrorReporting(t *testing.T) {
 	t.Run("logged after RUN_FINISHED", func(t *testing.T) {
 		in := testInput()
 		in.RunID = "after-finish"
-		r, err := transport.Run(testCtx(t), srv.Client(), srv.URL, in, transport.ClientOptions{PreferSSE: true})
+		r, err := startRun(testCtx(t), srv.Client(), srv.URL, in, transport.ClientOptions{Prefer: transport.PreferSSEOnly})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -389,7 +389,7 @@ func TestRunErrorReporting(t *testing.T) {
 func TestWriterRefusals(t *testing.T) {
 	results := make(chan []error, 1)
 	srv := httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
-		w, err := transport.NewEventWriter(rw, r, transport.ServerOptions{})
+		w, err := transport.NewEventWriter(rw, r, transport.WriterOptions{})
 		if err != nil {
 			t.Error(err)
 			return
@@ -444,7 +444,7 @@ func TestWriterRefusals(t *testing.T) {
 func TestWriterCodecRefusal(t *testing.T) {
 	thinking := `{"type":"THINKING_START","title":"t"}`
 	srv := httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
-		w, err := transport.NewEventWriter(rw, r, transport.ServerOptions{})
+		w, err := transport.NewEventWriter(rw, r, transport.WriterOptions{})
 		if err != nil {
 			t.Error(err)
 			return
@@ -452,8 +452,8 @@ func TestWriterCodecRefusal(t *testing.T) {
 		defer w.Close()
 		err = w.WriteJSON([]byte(thinking))
 		if w.ContentType() == transport.MediaTypeBinary {
-			if !errors.Is(err, codec.ErrUnsupportedEvent) || !framing.Skippable(err) {
-				t.Errorf("binary: %v; want skippable codec.ErrUnsupportedEvent", err)
+			if !errors.Is(err, event.ErrUnsupportedEvent) || !framing.Skippable(err) {
+				t.Errorf("binary: %v; want skippable event.ErrUnsupportedEvent", err)
 			}
 		} else if err != nil {
 			t.Errorf("SSE: %v", err)
@@ -553,12 +553,12 @@ func TestNewEventReaderErrors(t *testing.T) {
 		{"/double", transport.ErrUnsupportedEncoding},
 	}
 	for _, tt := range tests {
-		_, err := transport.Run(testCtx(t), srv.Client(), srv.URL+tt.path, testInput(), transport.ClientOptions{})
+		_, err := startRun(testCtx(t), srv.Client(), srv.URL+tt.path, testInput(), transport.ClientOptions{})
 		if !errors.Is(err, tt.want) {
 			t.Errorf("%s: %v; want %v", tt.path, err, tt.want)
 		}
 	}
-	_, err := transport.Run(testCtx(t), srv.Client(), srv.URL+"/500", testInput(), transport.ClientOptions{})
+	_, err := startRun(testCtx(t), srv.Client(), srv.URL+"/500", testInput(), transport.ClientOptions{})
 	var se *transport.StatusError
 	if !errors.As(err, &se) || se.StatusCode != 500 || len(se.Body) != 1024 || !strings.HasPrefix(string(se.Body), "agent crashed") {
 		t.Errorf("got %v; want a *StatusError 500 with a 1 KiB snippet", err)
@@ -579,11 +579,11 @@ func TestRunRequest(t *testing.T) {
 		want seen
 	}{
 		{transport.ClientOptions{}, seen{"application/vnd.ag-ui.event+proto, text/event-stream;q=0.5", "identity", "application/json", ""}},
-		{transport.ClientOptions{PreferSSE: true, Compression: true, Header: http.Header{"Authorization": {"Bearer x"}}},
+		{transport.ClientOptions{Prefer: transport.PreferSSEOnly, Compression: allCodings, Header: http.Header{"Authorization": {"Bearer x"}}},
 			seen{"text/event-stream", "zstd, gzip", "application/json", "Bearer x"}},
 	}
 	for _, tt := range tests {
-		r, err := transport.Run(testCtx(t), srv.Client(), srv.URL, testInput(), tt.opts)
+		r, err := startRun(testCtx(t), srv.Client(), srv.URL, testInput(), tt.opts)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -598,11 +598,11 @@ func TestRunRequest(t *testing.T) {
 // the caller can still answer.
 func TestStreamingUnsupported(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		_, err := transport.NewEventWriter(struct{ http.ResponseWriter }{w}, r, transport.ServerOptions{})
+		_, err := transport.NewEventWriter(struct{ http.ResponseWriter }{w}, r, transport.WriterOptions{})
 		if !errors.Is(err, transport.ErrStreamingUnsupported) {
 			t.Errorf("got %v; want ErrStreamingUnsupported", err)
 		}
-		_, err = transport.NewEventWriter(w, r, transport.ServerOptions{Compression: []string{"br"}})
+		_, err = transport.NewEventWriter(w, r, transport.WriterOptions{Compression: []string{"br"}})
 		if err == nil || !strings.Contains(err.Error(), `"br"`) {
 			t.Errorf("unknown coding: got %v", err)
 		}
@@ -634,7 +634,7 @@ func TestConcurrentWrites(t *testing.T) {
 		}))
 	defer srv.Close()
 	for _, sse := range []bool{false, true} {
-		r, err := transport.Run(testCtx(t), srv.Client(), srv.URL, testInput(), transport.ClientOptions{PreferSSE: sse})
+		r, err := startRun(testCtx(t), srv.Client(), srv.URL, testInput(), transport.ClientOptions{Prefer: prefer(sse)})
 		if err != nil {
 			t.Fatal(err)
 		}

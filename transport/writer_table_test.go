@@ -70,8 +70,8 @@ func runWriterCase(t *testing.T, opts transport.HandlerOptions, accept string, s
 	}
 	srv := httptest.NewServer(h)
 	defer srv.Close()
-	copts := transport.ClientOptions{PreferSSE: accept == transport.MediaTypeSSE}
-	r, err := transport.Run(context.Background(), nil, srv.URL, testInput(), copts)
+	copts := transport.ClientOptions{Prefer: prefer(accept == transport.MediaTypeSSE)}
+	r, err := startRun(context.Background(), nil, srv.URL, testInput(), copts)
 	if err != nil {
 		t.Fatal(err)
 	}

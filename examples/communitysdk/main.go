@@ -83,9 +83,9 @@ func newHandler() http.Handler {
 // SSE needs ClientOptions.Codec.DropUnknownFields too (see main_test.go).
 //
 // The other way out is to not set the run ID on RUN_ERROR; then the strict
-// default, transport.ServerOptions{}, accepts every event this agent sends.
+// default, transport.WriterOptions{}, accepts every event this agent sends.
 // All the other events below parse strictly (main_test.go checks it).
-var serverOptions = transport.ServerOptions{
+var serverOptions = transport.WriterOptions{
 	Codec: codec.Codec{DropUnknownFields: true},
 }
 

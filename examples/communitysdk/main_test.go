@@ -59,7 +59,11 @@ func sdkEvents(t *testing.T, in *event.RunAgentInput) [][]byte {
 // reader's media type.
 func read(t *testing.T, url string, in *event.RunAgentInput, opts transport.ClientOptions) ([]event.Event, string) {
 	t.Helper()
-	r, err := transport.Run(context.Background(), nil, url, in, opts)
+	c, err := transport.NewClient(url, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := c.Run(context.Background(), in)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -145,9 +149,9 @@ func TestSameEventsOverBinaryAndSSE(t *testing.T) {
 	}
 	expect(t, "binary", bin, want, event.Parser{})
 
-	sse, mt := read(t, srv.URL, in, transport.ClientOptions{PreferSSE: true})
+	sse, mt := read(t, srv.URL, in, transport.ClientOptions{Prefer: transport.PreferSSEOnly})
 	if mt != transport.MediaTypeSSE {
-		t.Fatalf("PreferSSE client got %q, want %q", mt, transport.MediaTypeSSE)
+		t.Fatalf("PreferSSEOnly client got %q, want %q", mt, transport.MediaTypeSSE)
 	}
 	expect(t, "SSE", sse, want, event.Parser{})
 }
@@ -173,7 +177,7 @@ func TestRunErrorOverBinaryAndSSE(t *testing.T) {
 
 	// SSE forwards the SDK's text as it is, runId included, so agwire's
 	// client needs the same option to read it.
-	sse, _ := read(t, srv.URL, in, transport.ClientOptions{PreferSSE: true, Codec: codec.Codec{DropUnknownFields: true}})
+	sse, _ := read(t, srv.URL, in, transport.ClientOptions{Prefer: transport.PreferSSEOnly, Codec: codec.Codec{DropUnknownFields: true}})
 	expect(t, "SSE", sse, want, lenient)
 
 	re, ok := sse[len(sse)-1].(*event.RunError)
@@ -216,7 +220,7 @@ func TestStrictAgwireRefusesSDKRunErrorWithRunID(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, opts := range []transport.ServerOptions{{}, serverOptions} {
+	for _, opts := range []transport.WriterOptions{{}, serverOptions} {
 		rec := httptest.NewRecorder()
 		req := httptest.NewRequest(http.MethodPost, "/", nil)
 		req.Header.Set("Accept", transport.MediaTypeBinary)
@@ -258,7 +262,7 @@ func TestSDKEventsAgwireRefuses(t *testing.T) {
 		// (codec.Codec{LossyNumbers: true} rounds instead).
 		{"int64 above 2^53", big, nil, codec.ErrLossyNumber},
 		// The deprecated THINKING_* events have no protobuf form: SSE only.
-		{"THINKING_START", events.NewThinkingStartEvent(), nil, codec.ErrUnsupportedEvent},
+		{"THINKING_START", events.NewThinkingStartEvent(), nil, event.ErrUnsupportedEvent},
 	} {
 		if err := c.ev.Validate(); err != nil {
 			t.Errorf("%s: the SDK itself refuses it: %v", c.name, err)

@@ -641,6 +641,8 @@ func (g *gen) jsonWriter(p *schema.Plan) {
 			cond := "true"
 			if f.Union {
 				cond = acc + " != nil" // the content carrier that is set
+			} else if f.NilAbsent {
+				cond = acc + " != nil" // absent when nil, written when empty
 			} else if f.Opt {
 				cond = fmt.Sprintf("len(%s) > 0", acc)
 				if f.Always != nil {

@@ -89,11 +89,18 @@ func Example_framing() {
 // serve is the server of README.md and docs/transport.md: it mounts the agent at /agent on mux.
 func serve(mux *http.ServeMux) error {
 	agent, err := transport.NewHandler(func(ctx context.Context, req *http.Request, in *event.RunAgentInput, w transport.EventWriter) error {
-		w.WriteEvent(&event.RunStarted{ThreadID: in.ThreadID, RunID: in.RunID})
-		w.WriteEvent(&event.TextMessageStart{MessageID: "m1", Role: event.Ptr(event.RoleAssistant)})
-		w.WriteEvent(&event.TextMessageContent{MessageID: "m1", Delta: "Hello"})
-		w.WriteEvent(&event.TextMessageEnd{MessageID: "m1"})
-		return w.WriteEvent(&event.RunFinished{ThreadID: in.ThreadID, RunID: in.RunID})
+		for _, ev := range []event.Event{
+			&event.RunStarted{ThreadID: in.ThreadID, RunID: in.RunID},
+			&event.TextMessageStart{MessageID: "m1", Role: event.Ptr(event.RoleAssistant)},
+			&event.TextMessageContent{MessageID: "m1", Delta: "Hello"},
+			&event.TextMessageEnd{MessageID: "m1"},
+			&event.RunFinished{ThreadID: in.ThreadID, RunID: in.RunID},
+		} {
+			if err := w.WriteEvent(ev); err != nil {
+				return err // the client went away, or the event was refused (*transport.EventError)
+			}
+		}
+		return nil
 	}, transport.HandlerOptions{})
 	if err != nil {
 		return err
@@ -112,6 +119,19 @@ func newServer(mux *http.ServeMux) *http.Server {
 		IdleTimeout:       60 * time.Second,
 	}
 	return srv
+}
+
+// corsAgent is docs/transport.md's handler for pages on other origins.
+func corsAgent(run transport.RunFunc) (http.Handler, error) {
+	agent, err := transport.NewHandler(run, transport.HandlerOptions{
+		CORS: &transport.CORSOptions{
+			AllowOrigins: []string{"https://app.example", "http://localhost:5173"}, // or "*"
+			// Request headers beyond the ones AG-UI uses.
+			AllowHeaders: []string{"Authorization"},
+			MaxAge:       10 * time.Minute, // how long a browser keeps the preflight
+		},
+	})
+	return agent, err
 }
 
 // client is docs/transport.md's client.
@@ -183,7 +203,7 @@ func follow(r interface {
 	return nil
 }
 
-// or in one call: assemble.FromSource(r, opts), FromSeq(seq, opts), FromEvents(slice, opts)
+// or in one call, the whole stream with its read errors: assemble.FromSeq(r.Events(), opts)
 
 // TestFollow runs docs/assembling.md's assembling loop over a framed stream.
 func TestFollow(t *testing.T) {
@@ -227,6 +247,47 @@ func resumable(mux *http.ServeMux, run transport.RunFunc) error {
 	return nil
 }
 
+// browserAgent is docs/browser.md's handler for a web UI on another origin:
+// resumable, compressed, with CORS.
+func browserAgent(mux *http.ServeMux, run transport.RunFunc) error {
+	log := runlog.NewMemory(runlog.MemoryOptions{})
+	agent, err := transport.NewHandler(run, transport.HandlerOptions{
+		Log:         log,
+		Compression: []string{"zstd", "gzip"},
+		CORS:        &transport.CORSOptions{AllowOrigins: []string{"https://app.example"}},
+	})
+	if err != nil {
+		return err
+	}
+	mux.Handle("/agent", agent)
+	return nil
+}
+
+func Example_browserAgent() {
+	mux := http.NewServeMux()
+	err := browserAgent(mux, func(ctx context.Context, _ *http.Request, in *event.RunAgentInput, w transport.EventWriter) error {
+		return w.WriteEvent(&event.RunFinished{ThreadID: in.ThreadID, RunID: in.RunID})
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	srv := httptest.NewServer(mux)
+	defer srv.Close()
+	req, _ := http.NewRequest(http.MethodOptions, srv.URL+"/agent", nil)
+	req.Header.Set("Origin", "https://app.example")
+	req.Header.Set("Access-Control-Request-Method", "POST")
+	req.Header.Set("Access-Control-Request-Headers", "content-type, agwire-keepalive, last-event-id")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	resp.Body.Close()
+	fmt.Println(resp.StatusCode, resp.Header.Get("Access-Control-Allow-Origin"))
+	// Output: 204 https://app.example
+}
+
 func Example_resumable() {
 	mux := http.NewServeMux()
 	err := resumable(mux, func(ctx context.Context, _ *http.Request, in *event.RunAgentInput, w transport.EventWriter) error {
@@ -240,7 +301,12 @@ func Example_resumable() {
 	srv := httptest.NewServer(mux)
 	defer srv.Close()
 	ctx := context.Background()
-	r, err := transport.Run(ctx, nil, srv.URL+"/agent", &event.RunAgentInput{ThreadID: "t", RunID: "r1"}, transport.ClientOptions{Reconnect: &transport.ReconnectOptions{}})
+	c, err := transport.NewClient(srv.URL+"/agent", transport.ClientOptions{Reconnect: &transport.ReconnectOptions{}})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	r, err := c.Run(ctx, &event.RunAgentInput{ThreadID: "t", RunID: "r1"})
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -250,7 +316,7 @@ func Example_resumable() {
 		fmt.Println(cur, ev.Type(), err)
 	}
 	r.Close()
-	f, err := transport.Follow(ctx, nil, srv.URL+"/agent/runs/r1", runlog.Cursor{Run: "r1", Seq: 1}, transport.ClientOptions{})
+	f, err := c.Follow(ctx, "r1", runlog.Cursor{Run: "r1", Seq: 1})
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -292,11 +358,15 @@ var goBlocks = map[string][]string{
 		"agent, err := transport.NewHandler(",
 		"srv := &http.Server{",
 		"c, err := transport.NewClient(serverURL+\"/agent\", transport.ClientOptions{})",
+		"agent, err := transport.NewHandler(run, transport.HandlerOptions{",
 	},
 	"docs/assembling.md": {
 		"// follow keeps a UI current: r is a framing.Reader or a transport.EventReader.",
 	},
 	"docs/resumable-runs.md": {
+		"log := runlog.NewMemory(runlog.MemoryOptions{})",
+	},
+	"docs/browser.md": {
 		"log := runlog.NewMemory(runlog.MemoryOptions{})",
 	},
 	"docs/cli.md":         nil,
@@ -449,6 +519,33 @@ var besideGraph = map[string]bool{
 	"internal/codecgen":     true,
 	"internal/linkcheck":    true,
 	"internal/readme":       true,
+	"internal/webagent":     true,
+	"internal/cmd/webagent": true,
 	"fuzz":                  true,
 	"interop":               true,
+	"conformance":           true,
+}
+
+// TestDocSnippetsCheckWrites: no Go block of README.md or docs/*.md drops
+// the error of a write (an event refused, a client gone): a reader copies
+// the examples.
+func TestDocSnippetsCheckWrites(t *testing.T) {
+	pages, err := filepath.Glob("../../docs/*.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dropped := regexp.MustCompile(`^\s*[A-Za-z_][A-Za-z0-9_.]*\.(WriteEvent|WriteJSON|Write)\(`)
+	for _, page := range append(pages, "../../README.md") {
+		text, err := os.ReadFile(page)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, b := range goBlock.FindAllStringSubmatch(string(text), -1) {
+			for line := range strings.SplitSeq(b[1], "\n") {
+				if dropped.MatchString(line) {
+					t.Errorf("%s: a Go block drops a write's error: %s", strings.TrimPrefix(page, "../../"), strings.TrimSpace(line))
+				}
+			}
+		}
+	}
 }

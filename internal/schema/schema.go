@@ -77,6 +77,10 @@ type Field struct {
 	// even when empty (an interrupt outcome always lists its interrupts).
 	// Tag option ",always=FIELD=VALUE".
 	Always *Cond
+	// NilAbsent, for a repeated field, makes JSON leave it out when the
+	// slice is nil and write it when empty: absent and empty differ (a
+	// request's resume list). Tag option ",nilabsent".
+	NilAbsent bool
 	// Via is set in Plan.Wire for a field of a flat container: the field
 	// lives in the struct that the pointer at Via.Offset points to.
 	Via *Field
@@ -169,7 +173,11 @@ func Fingerprint(roots ...*Plan) string {
 			if f.Via != nil {
 				via = f.Via.GoName
 			}
-			fmt.Fprintf(&b, "%s/%s/%d/%d/%v/%v/%q/%s/%s;", f.GoName, f.Name, f.Num, f.Kind, f.Opt, f.Req, f.Names, via, f.Type)
+			nilAbsent := ""
+			if f.NilAbsent {
+				nilAbsent = "/nilabsent" // only when set: older fingerprints stay valid
+			}
+			fmt.Fprintf(&b, "%s/%s/%d/%d/%v/%v/%q/%s/%s%s;", f.GoName, f.Name, f.Num, f.Kind, f.Opt, f.Req, f.Names, via, f.Type, nilAbsent)
 		}
 		b.WriteString("}")
 		descs = append(descs, b.String())
@@ -365,6 +373,8 @@ func (b *builder) field(t reflect.Type, sf reflect.StructField, tag string) Fiel
 			f.Opt = true
 		case "req":
 			f.Req = true
+		case "nilabsent":
+			f.NilAbsent = true
 		case "enum":
 			if f.Names = b.rules.Enums[arg]; f.Names == nil {
 				bad("unknown enum " + arg)

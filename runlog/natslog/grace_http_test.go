@@ -75,7 +75,11 @@ func TestGraceAcrossReplicas(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 			defer cancel()
 			// The client starts the run on A and is cut after RUN_STARTED.
-			r, err := transport.Run(ctx, http.DefaultClient, a.URL, &event.RunAgentInput{ThreadID: "t", RunID: "graced"}, transport.ClientOptions{PreferSSE: true})
+			ca, err := transport.NewClient(a.URL, transport.ClientOptions{Prefer: transport.PreferSSEOnly})
+			if err != nil {
+				t.Fatal(err)
+			}
+			r, err := ca.Run(ctx, &event.RunAgentInput{ThreadID: "t", RunID: "graced"})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -101,11 +105,19 @@ func TestGraceAcrossReplicas(t *testing.T) {
 			}
 			// The client comes back on B and reads while the run works for
 			// five graces.
+			copts := transport.ClientOptions{Prefer: transport.PreferSSEOnly}
+			if reader == "resume" {
+				copts.HTTPClient = &resumeDoer{cursor: cursor.String()}
+			}
+			cb, err := transport.NewClient(b.URL, copts)
+			if err != nil {
+				t.Fatal(err)
+			}
 			var rb *transport.EventReader
 			if reader == "resume" {
-				rb, err = transport.Run(ctx, &resumeDoer{cursor: cursor.String()}, b.URL, &event.RunAgentInput{ThreadID: "t", RunID: "graced"}, transport.ClientOptions{PreferSSE: true})
+				rb, err = cb.Run(ctx, &event.RunAgentInput{ThreadID: "t", RunID: "graced"})
 			} else {
-				rb, err = transport.Follow(ctx, nil, b.URL+"/runs/graced", cursor, transport.ClientOptions{PreferSSE: true})
+				rb, err = cb.Follow(ctx, "graced", cursor)
 			}
 			if err != nil {
 				t.Fatal(err)

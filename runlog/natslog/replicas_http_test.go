@@ -101,8 +101,12 @@ func TestReplicasOverHTTP(t *testing.T) {
 				readCtx, c2 = context.WithTimeout(ctx, 500*time.Millisecond)
 				defer c2()
 			}
-			r, err := transport.Run(readCtx, lb, a.URL, &event.RunAgentInput{ThreadID: "t", RunID: "replicated"},
-				transport.ClientOptions{Reconnect: &transport.ReconnectOptions{MinBackoff: time.Millisecond, MaxBackoff: 10 * time.Millisecond}})
+			c, err := transport.NewClient(a.URL, transport.ClientOptions{HTTPClient: lb,
+				Reconnect: &transport.ReconnectOptions{MinBackoff: time.Millisecond, MaxBackoff: 10 * time.Millisecond}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			r, err := c.Run(readCtx, &event.RunAgentInput{ThreadID: "t", RunID: "replicated"})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/agwire/agwire/framing"
-	"github.com/agwire/agwire/pipeline"
+	"github.com/agwire/agwire/internal/pipeline"
 )
 
 // JSON lines to a binary stream and back, on every core, skipping a bad

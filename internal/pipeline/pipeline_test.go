@@ -23,7 +23,7 @@ import (
 // binary stream.
 func golden(t testing.TB) (jsonl, stream []byte) {
 	t.Helper()
-	data, err := os.ReadFile("../codec/testdata/golden-peer-1.0.0.jsonl")
+	data, err := os.ReadFile("../../codec/testdata/golden-peer-1.0.0.jsonl")
 	if err != nil {
 		t.Fatal(err)
 	}
