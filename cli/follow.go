@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"io"
+	"net/http"
 	"net/url"
 	"os"
 	"os/signal"
@@ -27,7 +28,9 @@ transport.NewFollowHandler mounted there).
 (RUN_ID/SEQ, the SSE id of an event) or just its sequence number; without it
 the run is replayed from its first event. A cut connection is resumed from the
 last event written, up to --reconnect times in a row. A run the server does
-not hold, or whose events after the cursor are gone, is an error (exit 1).`
+not hold, or whose events after the cursor are gone, is an error (exit 1).
+A server that binds runs to principals (agwire serve --auth bearer) is
+followed with --bearer TOKEN, the token that started the run.`
 
 const followExample = `  agwire serve --resumable --detach &
   curl -s -H 'Content-Type: application/json' \
@@ -42,6 +45,7 @@ func runFollow(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	c.fs.StringVar(&c.out, "o", "-", "write to `FILE` (- is standard output)")
 	from := c.fs.String("from", "", "start after `CURSOR` (RUN_ID/SEQ, or SEQ)")
 	sse := c.fs.Bool("sse", false, "ask for Server-Sent Events instead of the binary stream")
+	bearer := c.fs.String("bearer", "", "send Authorization: Bearer `TOKEN`, the principal that started the run\n(a server run with --auth bearer answers anyone else 404)")
 	attempts := c.fs.Int("reconnect", transport.DefaultReconnectAttempts, "resume a cut connection up to `N` times in a row (0: never)")
 	var pos []string
 	for {
@@ -91,6 +95,9 @@ func runFollow(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	opts := transport.ClientOptions{}
+	if *bearer != "" {
+		opts.Header = http.Header{"Authorization": {"Bearer " + *bearer}}
+	}
 	if *sse {
 		opts.Prefer = transport.PreferSSEOnly
 	}
