@@ -169,7 +169,12 @@ type RunFunc func(ctx context.Context, req *http.Request, in *event.RunAgentInpu
 // text/plain, which names the field, such as
 // "messages[0].metadata (byte 90): metadata must be an object or absent, not
 // null". The stream's media type is negotiated before the body is read
-// (406 Not Acceptable, see Negotiate).
+// (406 Not Acceptable, see Negotiate). Then Authorize, if set, is asked
+// (403 Forbidden for a refused start); an input that a RUN_STARTED event
+// cannot carry within the codec's memory budget is refused 422
+// Unprocessable Content (ErrUnservable); a handler holding MaxRuns runs, or
+// MaxRunBytes of their bodies, answers 503 Service Unavailable with
+// Retry-After (ErrBusy).
 //
 // A GET (or HEAD) of the route is answered with the agent's capabilities,
 // an AG-UI AgentCapabilities object as application/json
@@ -179,8 +184,9 @@ type RunFunc func(ctx context.Context, req *http.Request, in *event.RunAgentInpu
 //
 // Then the response header is sent (status 200, see NewEventWriter) and fn
 // runs. Since the status is sent before fn runs, checks that need an HTTP
-// status (authentication) belong in middleware in front of the handler; fn
-// sees the request to use what they established.
+// status belong in Authorize (which also sees the run id) or in middleware
+// in front of the handler (authentication); fn sees the request to use
+// what they established.
 //
 // If fn returns an error and no RUN_FINISHED or RUN_ERROR event has been
 // written yet, the error is reported to the client as a RUN_ERROR event
