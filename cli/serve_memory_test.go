@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"os"
 	"runtime"
-	"runtime/pprof"
 	"strconv"
 	"strings"
 	"sync"
@@ -75,6 +74,14 @@ func heapInuse() uint64 {
 // growth of the process's peak RSS (VmHWM after, less VmRSS before; -1
 // where /proc or resetting the peak is not available).
 func cutRuns(t *testing.T, n, size int) (heap, rss int64) {
+	// When it returns, the server and its runs are gone, so that the next
+	// measurement starts from a heap without them.
+	goroutines := runtime.NumGoroutine()
+	defer func() {
+		for deadline := time.Now().Add(20 * time.Second); runtime.NumGoroutine() > goroutines && time.Now().Before(deadline); {
+			time.Sleep(10 * time.Millisecond)
+		}
+	}()
 	mem := runlog.NewMemory(runlog.MemoryOptions{})
 	defer mem.Close()
 	runs, endRuns := context.WithCancel(context.Background())
@@ -121,15 +128,29 @@ func cutRuns(t *testing.T, n, size int) (heap, rss int64) {
 	for err := range errs {
 		t.Fatal(err)
 	}
-	// The server's responses end when they see their connection closed;
-	// the runs go on in their grace.
+	// Each run has logged its RUN_STARTED and waits for its next event, in
+	// its grace: the server's responses end when they see their connection
+	// closed.
+	for i := range n {
+		run := fmt.Sprintf("cut-%d-%04d", size, i)
+		for deadline := time.Now().Add(time.Minute); ; {
+			if rd, err := mem.Read(context.Background(), runlog.Cursor{Run: run}); err == nil {
+				ctx, cancel := context.WithTimeout(context.Background(), 10*time.Millisecond)
+				_, err = rd.Next(ctx)
+				cancel()
+				rd.Close()
+				if err == nil {
+					break
+				}
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("run %s logged nothing in a minute", run)
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
 	time.Sleep(300 * time.Millisecond)
 	after := heapInuse()
-	if f := os.Getenv("AGWIRE_HEAP_PROFILE"); f != "" {
-		out, _ := os.Create(fmt.Sprintf("%s.%d", f, size))
-		pprof.WriteHeapProfile(out)
-		out.Close()
-	}
 	if rssBefore >= 0 {
 		rss = procStatus("VmHWM") - rssBefore
 	} else {

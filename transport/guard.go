@@ -138,9 +138,9 @@ const startHold = time.Second
 
 // startGate is a request's hold on a start token; done gives it back, once.
 type startGate struct {
-	once sync.Once
-	held bool
-	t    *time.Timer
+	mu       sync.Mutex
+	released bool
+	t        *time.Timer
 }
 
 // enterStart takes a start token for a body of n bytes when it is large
@@ -154,7 +154,9 @@ func enterStart(ctx context.Context, n int64) (*startGate, error) {
 	case <-ctx.Done():
 		return nil, context.Cause(ctx)
 	}
-	g := &startGate{held: true}
+	g := &startGate{}
+	g.mu.Lock()
+	defer g.mu.Unlock()
 	g.t = time.AfterFunc(startHold, g.done)
 	return g, nil
 }
@@ -163,10 +165,14 @@ func (g *startGate) done() {
 	if g == nil {
 		return
 	}
-	g.once.Do(func() {
-		g.t.Stop()
-		<-startTokens
-	})
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.released {
+		return
+	}
+	g.released = true
+	g.t.Stop()
+	<-startTokens
 }
 
 // wireRenderCost weighs an event's wire bytes against heavyFrom: rendering
