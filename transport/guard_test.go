@@ -85,6 +85,12 @@ func TestUnservableInputRefusedAtStart(t *testing.T) {
 				if n := called.Load(); n != 0 {
 					t.Errorf("the run function ran %d times", n)
 				}
+				if resumable { // no run was started: a follower finds none
+					resp := get(t, srv.URL+"/runs/big", map[string]string{"Accept": accept})
+					if code, body := status(t, resp); code != http.StatusNotFound {
+						t.Errorf("follow of the refused run: %d %q; want 404", code, body)
+					}
+				}
 			})
 		}
 	}
