@@ -107,8 +107,9 @@ func servableInput(c codec.Codec, in *event.RunAgentInput) error {
 }
 
 // cpuTokens are held, one per CPU, by the work whose memory grows with the
-// size of what it handles: parsing a large request body, encoding or
-// rendering a large event (decoding an event of n wire bytes may allocate
+// size of what it handles: parsing a large request body, encoding an event
+// into a run log (every event: it is one channel operation for a small
+// one), rendering a large event (decoding an event of n wire bytes may allocate
 // up to codec.DefaultMemoryBudget×n). It is CPU work, so that running more
 // of it at once than there are CPUs gains no speed, only memory: ten
 // concurrent runs of 8 MiB inputs each parse, encode and render their
