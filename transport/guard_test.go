@@ -590,3 +590,57 @@ func TestMaxBodyBytes413(t *testing.T) {
 		t.Fatalf("%d %q; want 413 naming 100 bytes and MaxBodyBytes", code, body)
 	}
 }
+
+// flakyLog's writers fail every other append with ErrUnacknowledged,
+// without appending: a shared log that lost the acknowledgement of a
+// publish that did not land.
+type flakyLog struct{ *runlog.Memory }
+
+func (l flakyLog) Start(ctx context.Context, run string) (runlog.Writer, error) {
+	w, err := l.Memory.Start(ctx, run)
+	if err != nil {
+		return nil, err
+	}
+	return &flakyWriter{Writer: w}, nil
+}
+
+type flakyWriter struct {
+	runlog.Writer
+	mu    sync.Mutex
+	calls int
+}
+
+func (w *flakyWriter) Append(ctx context.Context, wire []byte) (uint64, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.calls++; w.calls%2 == 1 {
+		return 0, fmt.Errorf("%w: the test lost it", runlog.ErrUnacknowledged)
+	}
+	return w.Writer.Append(ctx, wire)
+}
+
+func (w *flakyWriter) Incarnation() string { return runlog.IncarnationOf(w.Writer) }
+
+// An append the log could not confirm (runlog.ErrUnacknowledged) is tried
+// again: the run is logged whole, each event once, and read to its end.
+// (The first such error broke the run.)
+func TestUnacknowledgedAppendRetried(t *testing.T) {
+	mem := runlog.NewMemory(runlog.MemoryOptions{})
+	t.Cleanup(func() { mem.Close() })
+	evs := realisticRun()
+	srv, _ := guardServer(t, true, transport.HandlerOptions{Log: flakyLog{mem}, Detach: true}, replay(evs))
+	r, err := startRun(testCtx(t), noCompressionClient(), srv.URL, inputFor("flaky"), transport.ClientOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	got := readAll(t, r)
+	if want := wireOf(t, evs); len(got) != len(want) {
+		t.Fatalf("read %s; want the run's %d events", describe(got), len(want))
+	}
+	for i, w := range wireOf(t, evs) {
+		if !bytes.Equal(wireOf(t, got[i:i+1])[0], w) {
+			t.Fatalf("event %d differs", i)
+		}
+	}
+}
