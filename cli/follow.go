@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"io"
+	"net/http"
 	"net/url"
 	"os"
 	"os/signal"
@@ -24,10 +25,12 @@ URL/runs/RUN_ID, the follower route of "agwire serve --resumable" (and of
 transport.NewFollowHandler mounted there).
 
 --from CURSOR starts after an event: a cursor as the server writes it
-(RUN_ID/SEQ, the SSE id of an event) or just its sequence number; without it
+(RUN_ID/INC/SEQ, the SSE id of an event) or just its sequence number; without it
 the run is replayed from its first event. A cut connection is resumed from the
 last event written, up to --reconnect times in a row. A run the server does
-not hold, or whose events after the cursor are gone, is an error (exit 1).`
+not hold, or whose events after the cursor are gone, is an error (exit 1).
+A server that binds runs to principals (agwire serve --auth bearer) is
+followed with --bearer TOKEN, the token that started the run.`
 
 const followExample = `  agwire serve --resumable --detach &
   curl -s -H 'Content-Type: application/json' \
@@ -40,8 +43,9 @@ func runFollow(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	c := newBareCLI("follow", followSynopsis, followExample, stdin, stdout, stderr)
 	c.operands = "URL RUN_ID"
 	c.fs.StringVar(&c.out, "o", "-", "write to `FILE` (- is standard output)")
-	from := c.fs.String("from", "", "start after `CURSOR` (RUN_ID/SEQ, or SEQ)")
+	from := c.fs.String("from", "", "start after `CURSOR` (RUN_ID/INC/SEQ as the server writes it, or SEQ)")
 	sse := c.fs.Bool("sse", false, "ask for Server-Sent Events instead of the binary stream")
+	bearer := c.fs.String("bearer", "", "send Authorization: Bearer `TOKEN`, the principal that started the run\n(a server run with --auth bearer answers anyone else 404)")
 	attempts := c.fs.Int("reconnect", transport.DefaultReconnectAttempts, "resume a cut connection up to `N` times in a row (0: never)")
 	var pos []string
 	for {
@@ -75,7 +79,7 @@ func runFollow(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		if seq, err := strconv.ParseUint(*from, 10, 64); err == nil {
 			cursor.Seq = seq
 		} else if cursor, err = runlog.ParseCursor(*from); err != nil {
-			return c.usageErrorf("--from %q: want RUN_ID/SEQ (a cursor as the server writes it) or a bare sequence number SEQ", *from)
+			return c.usageErrorf("--from %q: want RUN_ID/INC/SEQ (a cursor as the server writes it) or a bare sequence number SEQ", *from)
 		} else if cursor.Run != run {
 			return c.usageErrorf("--from: the cursor is of run %q, not %q", cursor.Run, run)
 		}
@@ -91,6 +95,9 @@ func runFollow(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	opts := transport.ClientOptions{}
+	if *bearer != "" {
+		opts.Header = http.Header{"Authorization": {"Bearer " + *bearer}}
+	}
 	if *sse {
 		opts.Prefer = transport.PreferSSEOnly
 	}

@@ -64,7 +64,11 @@ Last-Event-ID (agwire follow does this). A run whose clients all left
 waits --reconnect-grace for one to come back (a follower counts) before it
 ends with RUN_ERROR (a negative grace waits for none: the run ends when its
 client leaves, and its RUN_ERROR says so); with --detach it goes on without clients until the
-server stops. --nats URL keeps the runs
+server stops. --auth bearer binds each run to the bearer token
+(Authorization: Bearer TOKEN) of the request that started it: resuming or
+following it with another token, or none, is answered 404 exactly as a run
+that does not exist, and starting a run of an id another token holds 403;
+without it a run's id is all a client needs to read it. --nats URL keeps the runs
 on NATS JetStream instead, in the build of runlog/natslog/cmd/agwire.
 
 Slow and idle clients are cut off: a request must arrive whole (headers and
@@ -112,6 +116,7 @@ func runServe(o Options, args []string, stdin io.Reader, stdout, stderr io.Write
 	maxGap := c.fs.Duration("max-gap", 5*time.Second, "with --pace timestamps: wait at most `DURATION` between two events")
 	var cors listFlag
 	c.fs.Var(&cors, "cors", "let web pages of `ORIGIN` call the endpoint from the browser (CORS):\nrepeatable, or a comma-separated list; * allows every origin")
+	auth := c.fs.String("auth", "", "`bearer`: every run request needs Authorization: Bearer TOKEN, and a run\nis bound to the token that started it: with --resumable, resuming or\nfollowing it with another token is answered 404, as a run that does not exist")
 	grace := c.fs.Duration("reconnect-grace", transport.DefaultReconnectGrace, "with --resumable: keep a run going `DURATION` after its last client left,\nfor one to resume it (0: the default; negative, such as -1s: none, the run\nends when its client leaves)")
 	if code, ok := c.parse(args); !ok {
 		return code
@@ -131,6 +136,9 @@ func runServe(o Options, args []string, stdin io.Reader, stdout, stderr io.Write
 			transport.HandlerOptions{CORS: corsOptions(cors)}); err != nil {
 			return c.usageErrorf("--cors: %v", err)
 		}
+	}
+	if *auth != "" && *auth != "bearer" {
+		return c.usageErrorf("--auth %q: the one scheme is bearer", *auth)
 	}
 	if *natsURL != "" && o.OpenNATS == nil {
 		c.failf("--nats: this build of agwire has no NATS support (the main module has no NATS dependency); build the one that has: (cd runlog/natslog && go build -o agwire ./cmd/agwire)")
@@ -174,6 +182,7 @@ func runServe(o Options, args []string, stdin io.Reader, stdout, stderr io.Write
 	}
 	opts := serveOptions{
 		cors:         cors,
+		auth:         *auth,
 		detach:       *detach,
 		grace:        *grace,
 		heartbeat:    *heartbeat,
@@ -330,6 +339,7 @@ type serveOptions struct {
 	gaps        []time.Duration       // the wait before each of events; nil: delay
 	recorded    string                // the file events came from, for the help page
 	cors        []string              // CORSOptions.AllowOrigins; none: no CORS
+	auth        string                // "bearer": runs bound to their starter's bearer token; "": none
 	compression transport.Compression // HandlerOptions.Compression
 	log         *log.Logger           // the request log; nil logs nothing
 	errorLog    *slog.Logger          // HandlerOptions.ErrorLog
@@ -396,6 +406,9 @@ func newServeHandler(opts serveOptions) (http.Handler, error) {
 	if len(opts.cors) > 0 {
 		ho.CORS = corsOptions(opts.cors)
 	}
+	if opts.auth == "bearer" {
+		ho.Authorize = newRunOwners().authorize
+	}
 	if opts.runLog != nil {
 		ho.Log, ho.Detach = opts.runLog, opts.detach
 		ho.ReconnectGrace = opts.grace
@@ -409,6 +422,7 @@ func newServeHandler(opts serveOptions) (http.Handler, error) {
 			Heartbeat:    opts.heartbeat,
 			CORS:         ho.CORS,
 			ErrorLog:     opts.errorLog,
+			Authorize:    ho.Authorize,
 		})
 		if err != nil {
 			return nil, err
@@ -543,6 +557,9 @@ func (s *demoServer) stream(ctx context.Context, _ *http.Request, in *event.RunA
 	if stats == nil {
 		stats = &runStats{}
 	}
+	// The run needs its input for RUN_STARTED only: once that is written it
+	// lets go of it, so that a long run does not hold a large request.
+	threadID, runID := strings.Clone(in.ThreadID), strings.Clone(in.RunID) // not pieces of the body
 	var timer *time.Timer
 	for i, ev := range s.events {
 		gap := s.opts.delay
@@ -567,14 +584,18 @@ func (s *demoServer) stream(ctx context.Context, _ *http.Request, in *event.RunA
 		switch e := ev.(type) {
 		case *event.RunStarted:
 			c := *e
-			c.ThreadID, c.RunID, c.Input = in.ThreadID, in.RunID, in
+			c.ThreadID, c.RunID, c.Input = threadID, runID, in
 			ev = &c
 		case *event.RunFinished:
 			c := *e
-			c.ThreadID, c.RunID = in.ThreadID, in.RunID
+			c.ThreadID, c.RunID = threadID, runID
 			ev = &c
 		}
-		if err := w.WriteEvent(ev); err != nil {
+		err := w.WriteEvent(ev)
+		if ev.Type() == event.TypeRunStarted {
+			in, ev = nil, nil
+		}
+		if err != nil {
 			stats.setErr(err)
 			return err
 		}

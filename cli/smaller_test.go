@@ -21,7 +21,7 @@ func TestFollowUsageOperands(t *testing.T) {
 func TestFollowFromMessage(t *testing.T) {
 	for _, from := range []string{"abc", "-3", "r1/", "r1/x"} {
 		_, errText, code := agwire(t, nil, "follow", "http://127.0.0.1:1/", "r1", "--from", from)
-		if code != exitUsage || !strings.Contains(errText, "RUN_ID/SEQ") || !strings.Contains(errText, "bare sequence number SEQ") {
+		if code != exitUsage || !strings.Contains(errText, "RUN_ID/INC/SEQ") || !strings.Contains(errText, "bare sequence number SEQ") {
 			t.Errorf("--from %q: exit %d, %q", from, code, errText)
 		}
 	}

@@ -29,7 +29,9 @@ func TestHTTPAgentResumableRun(t *testing.T) {
 	}
 	body, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
-	if ids, datas := bytes.Count(body, []byte("\nid: run-ids/")), bytes.Count(body, []byte("\ndata: ")); !bytes.HasPrefix(body, []byte("id: run-ids/1\ndata: ")) || ids+1 != datas || datas < 10 {
+	// The ids are cursors bound to the run's incarnation: run-ids/INC/N.
+	inc, _, _ := bytes.Cut(bytes.TrimPrefix(body, []byte("id: run-ids/")), []byte("/"))
+	if ids, datas := bytes.Count(body, []byte("\nid: run-ids/"+string(inc)+"/")), bytes.Count(body, []byte("\ndata: ")); len(inc) == 0 || !bytes.HasPrefix(body, []byte("id: run-ids/"+string(inc)+"/1\ndata: ")) || ids+1 != datas || datas < 10 {
 		t.Fatalf("the resumable SSE stream has %d id lines for %d data lines:\n%s", ids+1, datas, short(body))
 	}
 

@@ -51,7 +51,7 @@ func (e *binaryEncoder) reset(w io.Writer) { e.w = w }
 
 func (e *binaryEncoder) writeEvent(ev event.Event) error {
 	b, err := e.c.Append(e.buf[:4], ev)
-	e.buf = b[:4] // keep what the codec grew
+	e.buf = append(reuse(b), 0, 0, 0, 0) // keep what the codec grew, unless large
 	if err != nil {
 		return refuse(err)
 	}
@@ -76,7 +76,7 @@ func (e *binaryEncoder) writeWire(wire []byte, _ string) error {
 // write fills in the length of the frame in b, checked against the limit,
 // and writes it.
 func (e *binaryEncoder) write(b []byte) error {
-	e.buf = b[:4]
+	e.buf = append(reuse(b), 0, 0, 0, 0)
 	n := len(b) - 4
 	if uint64(n) > math.MaxUint32 {
 		return refuse(fmt.Errorf("%w: a payload of %d bytes is more than a 4-byte length prefix can declare", ErrEventTooLarge, n))

@@ -50,18 +50,20 @@ func (e *sseEncoder) writeWire(wire []byte, id string) error {
 	b = append(b, '\n')
 	b = append(b, sseDataPrefix...)
 	start := len(b)
+	release := heavy(len(wire) * wireRenderCost)
 	b, err := e.c.AppendJSONFromWire(b, wire)
+	release()
 	if err != nil {
-		e.buf = append(b[:0], sseDataPrefix...)
+		e.buf = append(reuse(b), sseDataPrefix...)
 		return refuse(err)
 	}
 	if err := e.lim.sse(len(b)-start, len(b)+1); err != nil {
-		e.buf = append(b[:0], sseDataPrefix...)
+		e.buf = append(reuse(b), sseDataPrefix...)
 		return refuse(err)
 	}
 	b = append(b, '\n', '\n')
 	_, err = e.w.Write(b)
-	e.buf = append(b[:0], sseDataPrefix...)
+	e.buf = append(reuse(b), sseDataPrefix...)
 	return err
 }
 
@@ -70,17 +72,46 @@ func (e *sseEncoder) reset(w io.Writer) { e.w = w }
 func (e *sseEncoder) writeEvent(ev event.Event) error {
 	b, err := event.AppendJSON(e.buf[:len(sseDataPrefix)], ev)
 	if err != nil {
+		e.buf = append(reuse(b), sseDataPrefix...)
+		return refuse(err)
+	}
+	if err := e.servable(ev, len(b)); err != nil {
+		e.buf = append(reuse(b), sseDataPrefix...)
 		return refuse(err)
 	}
 	return e.write(b)
 }
 
-func (e *sseEncoder) writeJSON(_ event.Event, text []byte) error {
+// sseBudgetFrom is the JSON size from which an SSE event is checked
+// against the codec's memory budget. Below it the event's wire form is at
+// most a few KiB (a JSON byte encodes to at most 9 wire bytes: the number
+// 1 in a dynamic value), which no budget refuses (the codec's floor is
+// 1 MiB of decoded memory).
+const sseBudgetFrom = 1 << 10
+
+// servable refuses an event the binary carrier and run logs refuse for its
+// decoding memory budget (codec.ErrBudget), so that both carriers write the
+// same events: a stream does not depend on the carrier chosen. Events with
+// no wire form (THINKING_*) are SSE's alone, and pass.
+func (e *sseEncoder) servable(ev event.Event, jsonLen int) error {
+	if jsonLen < sseBudgetFrom {
+		return nil
+	}
+	if _, err := e.c.Servable(ev); errors.Is(err, codec.ErrBudget) {
+		return err
+	}
+	return nil
+}
+
+func (e *sseEncoder) writeJSON(ev event.Event, text []byte) error {
 	// The text is forwarded as given, on one line: an SSE data line must not
 	// contain a line break, or the client would cut the event in two. JSON
 	// strings cannot hold a raw CR or LF, so any in the text are whitespace
 	// between tokens (a pretty-printed value), and spaces keep the meaning.
 	// (event.AppendJSON, used by writeEvent, already writes one line.)
+	if err := e.servable(ev, len(text)); err != nil {
+		return refuse(err)
+	}
 	b := append(e.buf[:len(sseDataPrefix)], bytes.TrimSpace(text)...)
 	for data := b[len(sseDataPrefix):]; ; {
 		i := bytes.IndexAny(data, "\r\n")
@@ -96,14 +127,14 @@ func (e *sseEncoder) writeJSON(_ event.Event, text []byte) error {
 // write terminates the block in b ("data: " and one line of JSON) and
 // writes it, unless its data is over the limit.
 func (e *sseEncoder) write(b []byte) error {
-	e.buf = b[:len(sseDataPrefix)]
+	e.buf = append(reuse(b), sseDataPrefix...)
 	// The peer holds the block until its blank line: all of it but the
 	// last line feed.
 	if err := e.lim.sse(len(b)-len(sseDataPrefix), len(b)+1); err != nil {
 		return refuse(err)
 	}
 	b = append(b, '\n', '\n')
-	e.buf = b[:len(sseDataPrefix)]
+	e.buf = append(reuse(b), sseDataPrefix...)
 	_, err := e.w.Write(b)
 	return err
 }

@@ -102,9 +102,9 @@
 // The run function writes to the log, through an EventWriter that encodes
 // each event to the codec's wire bytes and appends it; every response, the
 // first as any later one, is served from the log. Each event has a cursor,
-// the run id and its sequence number (runlog.Cursor, written as
-// "RUN_ID/SEQ" with the run id %-escaped): on SSE it is the event's "id:"
-// line; the binary stream has no place for it, so the response's
+// the run id, the run's incarnation and its sequence number (runlog.Cursor,
+// written as "RUN_ID/INC/SEQ" with the run id %-escaped; a cursor never
+// reads another run of the same id): on SSE it is the event's "id:" line; the binary stream has no place for it, so the response's
 // Agwire-Cursor header names the cursor it starts after, and a client
 // counts frames. Both carriers resume the same way: a request for the same
 // run (the same RunAgentInput) with the cursor of the last event received
@@ -115,14 +115,26 @@
 //
 // The answers: a Last-Event-ID that is not a cursor, or is another run's, or
 // is past the run's last event, 400; a run the log does not hold, 404; a
-// cursor whose next event retention dropped, 410 Gone; a second request
-// starting a run the log holds (no Last-Event-ID), 409. Each names the
-// problem as text.
+// cursor whose next event retention dropped, or of another incarnation of
+// the run, 410 Gone; a second request starting a run the log holds (no
+// Last-Event-ID), 409. Each names the problem as text.
+//
+// Who may read a run: without HandlerOptions.Authorize, anyone who knows its
+// id. Authorize is asked first on every start, resume and follow (Access);
+// a refused resume or follow gets exactly the 404 of a run the log does not
+// hold, a refused start 403, so that a refusal tells nothing of which ids
+// exist. A run the log aborted (runlog.ErrRunAborted: a full store, a
+// writer a shared log stopped hearing) ends each of its responses with a
+// RUN_ERROR of code RunErrorCodeAborted and the Agwire-End trailer.
+// MaxRuns and MaxRunBytes bound the runs in progress (503 with
+// Retry-After past them); an input whose RUN_STARTED echo readers could not
+// decode is refused 422 (ErrUnservable).
 //
 // What a cut loses: without Detach a run waits HandlerOptions.ReconnectGrace
 // (30 s by default) after its last client left; a client that comes back
 // with its cursor within the grace loses nothing — it gets the rest of the
-// run exactly once. Resuming clients and followers count as clients. Once
+// run exactly once. Resuming clients and followers count as clients, on
+// any process sharing a log that implements runlog.Presence. Once
 // the grace passes with no client the run's context ends with cause
 // ErrNoClient: the run ends with RUN_ERROR, and what it had logged, that
 // RUN_ERROR too, can still be read. A negative ReconnectGrace ends the

@@ -34,21 +34,37 @@ func clientGone(req context.Context) error {
 
 // presence counts the clients of one live run — the response that started
 // it, responses resuming it, followers — and ends the run when none has
-// been connected for the grace.
+// been connected for the grace. With a log shared by several processes
+// (one that implements runlog.Presence), a reader connected to another
+// process counts too: it touches the run's presence in the log, and when
+// the grace passes here the run goes on while the log says a reader was
+// seen within the grace.
 type presence struct {
 	mu      sync.Mutex
 	clients int
 	grace   time.Duration
 	timer   *time.Timer
+	gen     uint64 // of the timer armed last: a timer of another is stale
 	expire  func() // ends the run
 	ended   bool
+	shared  runlog.Presence // nil: only this process's clients count
+	run     string
 }
+
+// presenceCheckTimeout bounds asking a shared log when a reader was last
+// seen.
+const presenceCheckTimeout = 5 * time.Second
 
 // attach counts a client in; the grace, if running, stops.
 func (p *presence) attach() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.clients++
+	p.stopLocked()
+}
+
+func (p *presence) stopLocked() {
+	p.gen++
 	if p.timer != nil {
 		p.timer.Stop()
 		p.timer = nil
@@ -61,7 +77,39 @@ func (p *presence) detach() {
 	defer p.mu.Unlock()
 	p.clients--
 	if p.clients == 0 && !p.ended {
-		p.timer = time.AfterFunc(p.grace, p.expire)
+		p.armLocked(p.grace)
+	}
+}
+
+// armLocked starts (again) the wait of d for a client.
+func (p *presence) armLocked(d time.Duration) {
+	p.stopLocked()
+	gen := p.gen
+	p.timer = time.AfterFunc(d, func() { p.fire(gen) })
+}
+
+// fire is the end of a grace: the run ends, unless a client came back here
+// meanwhile, or the shared log saw a reader within the grace (then the
+// wait goes on until the grace after that reader was seen).
+func (p *presence) fire(gen uint64) {
+	if p.shared != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), presenceCheckTimeout)
+		last, err := p.shared.LastSeen(ctx, p.run)
+		cancel()
+		if since := time.Since(last); err == nil && !last.IsZero() && since < p.grace {
+			p.mu.Lock()
+			if p.gen == gen && p.clients == 0 && !p.ended {
+				p.armLocked(max(p.grace-since, p.grace/10))
+			}
+			p.mu.Unlock()
+			return
+		}
+	}
+	p.mu.Lock()
+	stale := p.gen != gen || p.clients > 0 || p.ended
+	p.mu.Unlock()
+	if !stale {
+		p.expire()
 	}
 }
 
@@ -70,10 +118,7 @@ func (p *presence) end() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.ended = true
-	if p.timer != nil {
-		p.timer.Stop()
-		p.timer = nil
-	}
+	p.stopLocked()
 }
 
 // The live runs of this process by log and run id, so that a resuming
@@ -96,23 +141,52 @@ func keyOf(log runlog.Log, owner any, run string) liveKey {
 }
 
 // startPresence registers run as live, with one client (the one starting
-// it); cancel ends the run with ErrNoClient after the grace.
-func startPresence(key liveKey, grace time.Duration, cancel context.CancelCauseFunc) *presence {
-	p := &presence{clients: 1, grace: grace, expire: func() { cancel(ErrNoClient) }}
+// it); cancel ends the run with ErrNoClient after the grace, unless log
+// (when it implements runlog.Presence) saw a reader of run within it.
+func startPresence(key liveKey, grace time.Duration, cancel context.CancelCauseFunc, log runlog.Log, run string) *presence {
+	p := &presence{clients: 1, grace: grace, expire: func() { cancel(ErrNoClient) }, run: run}
+	p.shared, _ = log.(runlog.Presence)
 	live.Store(key, p)
 	return p
 }
 
-// attachPresence counts a client in to run if it is live here, and
-// returns the function counting it out.
-func attachPresence(key liveKey) func() {
-	v, ok := live.Load(key)
-	if !ok {
-		return func() {}
+// attachPresence counts a client in to run: in this process if the run is
+// live here, and in log if it implements runlog.Presence (touched now and
+// every grace/3 while the client is connected, for the process running
+// the run, wherever it is). It returns the function counting it out.
+func attachPresence(key liveKey, log runlog.Log, run string, grace time.Duration) func() {
+	detach := func() {}
+	if v, ok := live.Load(key); ok {
+		p := v.(*presence)
+		p.attach()
+		detach = p.detach
 	}
-	p := v.(*presence)
-	p.attach()
-	return p.detach
+	shared, ok := log.(runlog.Presence)
+	if !ok || grace <= 0 {
+		return detach
+	}
+	ctx, stop := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		t := time.NewTicker(max(grace/3, time.Millisecond))
+		defer t.Stop()
+		for {
+			tctx, cancel := context.WithTimeout(ctx, presenceCheckTimeout)
+			_ = shared.Touch(tctx, run) // best effort: a run that ended is not held
+			cancel()
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+			}
+		}
+	}()
+	return func() {
+		stop()
+		<-done
+		detach()
+	}
 }
 
 // endPresence unregisters a run that ended.

@@ -65,8 +65,34 @@ type HandlerOptions struct {
 	// Negotiate).
 	WildcardSSE bool
 	// MaxBodyBytes is the largest RunAgentInput body accepted; a larger one
-	// is answered 413. 0 means DefaultMaxBodyBytes.
+	// is answered 413, with the limit named. 0 means DefaultMaxBodyBytes
+	// (8 MiB).
 	MaxBodyBytes int64
+	// MaxRuns bounds the runs the handler holds at once: those streaming
+	// to their client, and, with Log, those still running without one
+	// (within ReconnectGrace, or detached). A request that would start one
+	// more is answered 503 Service Unavailable with Retry-After, before its
+	// body is read; resuming and following are not limited. 0 means
+	// DefaultMaxRuns (1024); negative, no bound.
+	MaxRuns int
+	// MaxRunBytes bounds the request bodies of the runs the handler holds
+	// at once, in bytes: a run holds its parsed RunAgentInput (and the
+	// agent usually a copy in RUN_STARTED) until it ends, a few times its
+	// body's size in memory. A request that would go past it is answered
+	// 503 with Retry-After. 0 means DefaultMaxRunBytes (256 MiB); negative,
+	// no bound.
+	MaxRunBytes int64
+	// Authorize, when set, decides who may start, resume and follow which
+	// run: it is called with the request and the run id before anything
+	// else is done with the run (before the log is asked whether it holds
+	// it). A nil error allows; any other denies. A denied start is answered
+	// 403 Forbidden; a denied resume or follow 404 Not Found with exactly
+	// the body of a run the log does not hold, so that a caller learns
+	// nothing of which run ids exist. The error goes to ErrorLog at debug
+	// level, wrapped with ErrDenied. Without Authorize a run's id is the
+	// only credential needed to read it (see "Security model" in
+	// docs/resumable-runs.md).
+	Authorize func(r *http.Request, run string, access Access) error
 	// Log makes runs resumable (see "Resumable runs" in the package
 	// documentation): each run's events go to the log, and every
 	// response, the first and any resumed one, is served from it. Nil, the
@@ -143,7 +169,12 @@ type RunFunc func(ctx context.Context, req *http.Request, in *event.RunAgentInpu
 // text/plain, which names the field, such as
 // "messages[0].metadata (byte 90): metadata must be an object or absent, not
 // null". The stream's media type is negotiated before the body is read
-// (406 Not Acceptable, see Negotiate).
+// (406 Not Acceptable, see Negotiate). Then Authorize, if set, is asked
+// (403 Forbidden for a refused start); an input that a RUN_STARTED event
+// cannot carry within the codec's memory budget is refused 422
+// Unprocessable Content (ErrUnservable); a handler holding MaxRuns runs, or
+// MaxRunBytes of their bodies, answers 503 Service Unavailable with
+// Retry-After (ErrBusy).
 //
 // A GET (or HEAD) of the route is answered with the agent's capabilities,
 // an AG-UI AgentCapabilities object as application/json
@@ -153,8 +184,9 @@ type RunFunc func(ctx context.Context, req *http.Request, in *event.RunAgentInpu
 //
 // Then the response header is sent (status 200, see NewEventWriter) and fn
 // runs. Since the status is sent before fn runs, checks that need an HTTP
-// status (authentication) belong in middleware in front of the handler; fn
-// sees the request to use what they established.
+// status belong in Authorize (which also sees the run id) or in middleware
+// in front of the handler (authentication); fn sees the request to use
+// what they established.
 //
 // If fn returns an error and no RUN_FINISHED or RUN_ERROR event has been
 // written yet, the error is reported to the client as a RUN_ERROR event
@@ -194,6 +226,12 @@ func NewHandler(fn RunFunc, opts HandlerOptions) (http.Handler, error) {
 	if opts.ReconnectGrace == 0 {
 		opts.ReconnectGrace = DefaultReconnectGrace
 	}
+	if opts.MaxRuns == 0 {
+		opts.MaxRuns = DefaultMaxRuns
+	}
+	if opts.MaxRunBytes == 0 {
+		opts.MaxRunBytes = DefaultMaxRunBytes
+	}
 	if opts.Heartbeat == 0 {
 		opts.Heartbeat = DefaultHeartbeat
 	}
@@ -216,6 +254,7 @@ func NewHandler(fn RunFunc, opts HandlerOptions) (http.Handler, error) {
 		st:     opts.stream(),
 		fn:     fn,
 		parser: event.Parser{MaxDepth: opts.Codec.MaxDepth, DropUnknownFields: opts.Codec.DropUnknownFields},
+		limits: &runLimits{maxRuns: opts.MaxRuns, maxBytes: opts.MaxRunBytes},
 	}, nil
 }
 
@@ -226,6 +265,14 @@ type handler struct {
 	st     stream // opts' stream settings
 	fn     RunFunc
 	parser event.Parser
+	limits *runLimits
+}
+
+// parse parses a request body as a RunAgentInput; a large one waits for a
+// CPU (see cpuTokens).
+func (h *handler) parse(r *http.Request, body []byte) (*event.RunAgentInput, error) {
+	defer heavy(len(body))()
+	return h.parser.ParseRunAgentInput(body)
 }
 
 func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -251,12 +298,40 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		notAcceptable(w)
 		return
 	}
+	// A request that starts a run takes its place among the runs in
+	// progress before its body is read; one resuming a run starts none.
+	var tk *runTicket
+	if h.opts.Log == nil || len(r.Header.Values(HeaderLastEventID)) == 0 {
+		if tk = h.limits.take(); tk == nil {
+			busy(w, fmt.Sprintf("the server holds %d runs (HandlerOptions.MaxRuns)", h.opts.MaxRuns))
+			return
+		}
+		defer func() { tk.release() }() // nil once a resumable run keeps it
+	}
 	limit := h.opts.MaxBodyBytes
 	if r.ContentLength > limit {
 		tooLarge(w, limit)
 		return
 	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
+	// A large input waits for its turn (see startTokens) before its body
+	// is read, when its size is announced, so that waiting requests do not
+	// hold their bodies.
+	var gate *startGate
+	enter := func(n int64) bool {
+		if tk == nil || gate != nil {
+			return true
+		}
+		var err error
+		if gate, err = enterStart(r.Context(), n); err != nil {
+			return false // the client went away while waiting
+		}
+		return true
+	}
+	defer func() { gate.done() }()
+	if !enter(r.ContentLength) {
+		return
+	}
+	body, err := readBody(w, r, limit)
 	if err != nil {
 		if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
 			tooLarge(w, limit)
@@ -265,14 +340,24 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "400 bad request: reading the body: "+err.Error(), http.StatusBadRequest)
 		return
 	}
-	in, err := h.parser.ParseRunAgentInput(body)
+	size := int64(len(body))
+	if !enter(size) {
+		return
+	}
+	in, err := h.parse(r, body)
+	body = nil // the input holds a copy
 	if err != nil {
-		http.Error(w, "400 bad request: the body is not a valid RunAgentInput: "+err.Error(), http.StatusBadRequest)
+		if r.Context().Err() == nil {
+			http.Error(w, "400 bad request: the body is not a valid RunAgentInput: "+err.Error(), http.StatusBadRequest)
+		}
 		return
 	}
 
 	if h.opts.Log != nil {
-		h.serveResumable(w, r, in, mediaType)
+		tk = h.serveResumable(w, r, in, mediaType, tk, size, gate)
+		return
+	}
+	if !h.admit(w, r, in, tk, size) {
 		return
 	}
 	s, err := newStream(w, r, mediaType, &h.st, h.opts.Heartbeat)
@@ -283,12 +368,37 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.log(r, slog.LevelError, "agwire: cannot start the event stream", err)
 		return
 	}
+	s.first = gate.done
 	runErr := h.fn(s.Context(), r, in, s)
 	h.finishRun(r, s, runErr, h.brokenLevel(r))
 	if err := s.Close(); err != nil && runErr == nil {
 		h.log(r, h.brokenLevel(r), "agwire: event stream broken", err)
 	}
 	report(r, s)
+}
+
+// admit decides whether a request may start the run in asks for, and
+// answers it when it may not: Authorize (403), an input RUN_STARTED cannot
+// carry (422), the handler's bytes of runs in progress (503).
+func (h *handler) admit(w http.ResponseWriter, r *http.Request, in *event.RunAgentInput, tk *runTicket, size int64) bool {
+	if err := authorize(h.opts.Authorize, r, in.RunID, AccessStart); err != nil {
+		h.log(r, slog.LevelDebug, "agwire: run refused", err)
+		http.Error(w, fmt.Sprintf("403 forbidden: not allowed to start run %q", in.RunID), http.StatusForbidden)
+		return false
+	}
+	release := heavy(int(size))
+	err := servableInput(h.opts.Codec, in)
+	release()
+	if err != nil {
+		http.Error(w, "422 unprocessable content: "+err.Error(), http.StatusUnprocessableEntity)
+		return false
+	}
+	if !tk.hold(size) {
+		_, held := h.limits.usage()
+		busy(w, fmt.Sprintf("the runs in progress hold %d bytes of input, and this one's %d would pass %d (HandlerOptions.MaxRunBytes)", held, size, h.opts.MaxRunBytes))
+		return false
+	}
+	return true
 }
 
 // finishRun is what becomes of the error of a run function, on every path:
@@ -326,8 +436,26 @@ func (h *handler) log(r *http.Request, level slog.Level, msg string, err error, 
 	l.LogAttrs(context.Background(), level, msg, attrs...)
 }
 
+// readBody reads a request's body of at most limit bytes: into a buffer of
+// its Content-Length when it has one, so that a large body is read into one
+// allocation of its size rather than a series of doubling ones.
+func readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, error) {
+	body := http.MaxBytesReader(w, r.Body, limit)
+	if n := r.ContentLength; n > 0 && n <= limit {
+		b := make([]byte, n, n+1) // one spare byte sees a body longer than announced
+		if _, err := io.ReadFull(body, b); err != nil {
+			if err == io.ErrUnexpectedEOF {
+				err = fmt.Errorf("the body ended after fewer than the %d bytes of its Content-Length: %w", n, err)
+			}
+			return nil, err
+		}
+		return b, nil
+	}
+	return io.ReadAll(body)
+}
+
 func tooLarge(w http.ResponseWriter, limit int64) {
-	http.Error(w, "413 content too large: the body exceeds the limit of "+strconv.FormatInt(limit, 10)+" bytes", http.StatusRequestEntityTooLarge)
+	http.Error(w, "413 content too large: the body exceeds the limit of "+strconv.FormatInt(limit, 10)+" bytes (HandlerOptions.MaxBodyBytes)", http.StatusRequestEntityTooLarge)
 }
 
 // isJSON reports whether a Content-Type is application/json or a +json type.

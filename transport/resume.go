@@ -69,45 +69,62 @@ func parseLastEventID(r *http.Request, run string) (runlog.Cursor, bool, error) 
 
 // serveResumable serves a run request with a Log: a request with
 // Last-Event-ID resumes the run from the log; any other starts the run,
-// writing to the log, and follows it.
-func (h *handler) serveResumable(w http.ResponseWriter, r *http.Request, in *event.RunAgentInput, mediaType string) {
-	run := in.RunID
+// writing to the log, and follows it. tk is the run's place among the
+// handler's runs when the request starts one (size its body's bytes, gate
+// its start token, given back once the run's first event is logged); it
+// returns tk if the caller still owns it, nil if the run keeps it until it
+// ends.
+func (h *handler) serveResumable(w http.ResponseWriter, r *http.Request, in *event.RunAgentInput, mediaType string, tk *runTicket, size int64, gate *startGate) *runTicket {
+	// The id is kept by the log and the run's bookkeeping: a copy, not a
+	// piece of the request's body, which would stay in memory with it.
+	run := strings.Clone(in.RunID)
 	if err := runlog.CheckRunID(run); err != nil {
 		http.Error(w, "400 bad request: runId: "+err.Error(), http.StatusBadRequest)
-		return
+		return tk
 	}
 	from, resume, err := parseLastEventID(r, run)
 	if err != nil {
 		http.Error(w, "400 bad request: "+err.Error(), http.StatusBadRequest)
-		return
+		return tk
 	}
 	log := h.opts.Log
 	if resume {
+		if err := authorize(h.opts.Authorize, r, run, AccessResume); err != nil {
+			h.log(r, slog.LevelDebug, "agwire: resume refused", err)
+			unknownRun(w, run)
+			return tk
+		}
 		rd, err := log.Read(r.Context(), from)
 		if err != nil {
-			code := logStatus(err)
-			http.Error(w, fmt.Sprintf("%d %s: %v", code, strings.ToLower(http.StatusText(code)), err), code)
-			return
+			readFailed(w, run, err)
+			return tk
 		}
-		defer attachPresence(keyOf(log, h, run))()
+		in = nil // the request's input is not needed to read the log
+		defer attachPresence(keyOf(log, h, run), log, run, h.opts.ReconnectGrace)()
 		serveLog(w, r, mediaType, &h.st, h.opts.Heartbeat, rd, from, h.logger())
-		return
+		return tk
+	}
+	if !h.admit(w, r, in, tk, size) {
+		return tk
 	}
 	lw, err := log.Start(r.Context(), run)
 	if err != nil {
 		code := http.StatusServiceUnavailable
-		if errors.Is(err, runlog.ErrRunExists) {
+		switch {
+		case errors.Is(err, runlog.ErrRunExists):
 			code = http.StatusConflict
+		case errors.Is(err, runlog.ErrStoreFull):
+			w.Header().Set("Retry-After", busyRetryAfter)
 		}
 		http.Error(w, fmt.Sprintf("%d %s: %v (resume a run with %s)", code, strings.ToLower(http.StatusText(code)), err, HeaderLastEventID), code)
-		return
+		return tk
 	}
-	from = runlog.Cursor{Run: run}
+	from = runlog.Cursor{Run: run, Inc: runlog.IncarnationOf(lw)}
 	rd, err := log.Read(r.Context(), from)
 	if err != nil {
 		lw.End(context.WithoutCancel(r.Context()))
 		http.Error(w, "503 service unavailable: "+err.Error(), http.StatusServiceUnavailable)
-		return
+		return tk
 	}
 	var ctx context.Context
 	var cancel context.CancelFunc
@@ -138,7 +155,7 @@ func (h *handler) serveResumable(w http.ResponseWriter, r *http.Request, in *eve
 		var cancelCause context.CancelCauseFunc
 		ctx, cancelCause = context.WithCancelCause(parent)
 		cancel = func() { cancelCause(context.Canceled) }
-		p = startPresence(key, grace, cancelCause)
+		p = startPresence(key, grace, cancelCause, log, run)
 		req = r.Clone(ctx)
 	default:
 		// No grace: the run ends when the client that started it goes,
@@ -156,25 +173,41 @@ func (h *handler) serveResumable(w http.ResponseWriter, r *http.Request, in *eve
 	}
 	out := newLogOutlet(lw, run, h.opts.Codec, newSizeLimit(h.opts.MaxEventSize, "HandlerOptions.MaxEventSize"))
 	ew := newRunWriter(ctx, mediaType, h.parser, out, "logging")
+	ew.first = gate.done
 	out.ctx = ew.ctx
 	done := make(chan struct{})
-	go func() {
+	go func(in *event.RunAgentInput) {
 		defer close(done)
+		defer tk.release()
+		defer gate.done()
 		defer cancel()
 		if p != nil {
 			defer endPresence(key, p)
 		}
 		h.runLogged(req, in, ew, lw)
-	}()
+	}(in)
+	in = nil // the run holds its input; this response does not
 	serveLog(w, r, mediaType, &h.st, h.opts.Heartbeat, rd, from, h.logger())
 	if p != nil {
 		p.detach()
-		return
+		return nil
 	}
 	if !h.opts.Detach {
 		cancel()
 		<-done
 	}
+	return nil
+}
+
+// readFailed answers a request whose log Read failed: 404 (with the body
+// of unknownRun), 400, 410 or 503, naming the problem.
+func readFailed(w http.ResponseWriter, run string, err error) {
+	code := logStatus(err)
+	if code == http.StatusNotFound {
+		unknownRun(w, run)
+		return
+	}
+	http.Error(w, fmt.Sprintf("%d %s: %v", code, strings.ToLower(http.StatusText(code)), err), code)
 }
 
 // runLogged runs fn writing to the log, and ends the run in the log.
@@ -184,7 +217,11 @@ func (h *handler) runLogged(r *http.Request, in *event.RunAgentInput, ew *runWri
 	ew.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	if err := lw.End(ctx); err != nil {
+	switch err := lw.End(ctx); {
+	case err == nil:
+	case errors.Is(err, runlog.ErrRunAborted):
+		h.log(r, slog.LevelWarn, "agwire: the run was aborted in the log; its readers end with RUN_ERROR", err)
+	default:
 		h.log(r, slog.LevelError, "agwire: the run's end was not logged; its readers wait until their contexts end", err)
 	}
 }
@@ -217,7 +254,7 @@ func serveLog(w http.ResponseWriter, r *http.Request, mediaType string, opts *st
 		e, err := rd.Next(ctx)
 		switch {
 		case err == nil:
-			if err := s.writeWire(e.Wire, runlog.Cursor{Run: from.Run, Seq: e.Seq}.String()); err != nil {
+			if err := s.writeWire(e.Wire, e.Cursor(from.Run).String()); err != nil {
 				var ee *EventError
 				if errors.As(err, &ee) { // cannot be rendered on this carrier: the stream cannot skip it
 					log.Error("agwire: a logged event cannot be sent", "error", err, "run", from.Run, "seq", e.Seq)
@@ -227,6 +264,16 @@ func serveLog(w http.ResponseWriter, r *http.Request, mediaType string, opts *st
 		case err == io.EOF:
 			if s.Close() == nil {
 				w.Header().Set(HeaderEnd, "run ended")
+			}
+			return
+		case errors.Is(err, runlog.ErrRunAborted) && ctx.Err() == nil:
+			// The run will not go on (its writer aborted it: the log refused
+			// its events, or a shared log stopped hearing from it): the
+			// client gets a RUN_ERROR saying so, and the end trailer, so that
+			// it neither waits nor resumes for ever.
+			log.Warn("agwire: the run was aborted; its readers end with RUN_ERROR", "error", err, "run", from.Run)
+			if s.WriteEvent(&event.RunError{Message: abortedMessage(err), Code: event.Ptr(RunErrorCodeAborted)}) == nil && s.Close() == nil {
+				w.Header().Set(HeaderEnd, "run aborted")
 			}
 			return
 		default:
@@ -239,6 +286,18 @@ func serveLog(w http.ResponseWriter, r *http.Request, mediaType string, opts *st
 			return
 		}
 	}
+}
+
+// RunErrorCodeAborted is the code of the RUN_ERROR event a resumable
+// response ends with when the run was aborted (runlog.ErrRunAborted): its
+// log refused its events (runlog.ErrStoreFull), or a shared log stopped
+// hearing from the process running it. The server writes this event; it is
+// not in the log, and carries no cursor.
+const RunErrorCodeAborted = "AGWIRE_RUN_ABORTED"
+
+// abortedMessage is the RUN_ERROR message of an aborted run.
+func abortedMessage(err error) string {
+	return "the run was aborted and will not go on: " + err.Error()
 }
 
 // FollowOptions configures NewFollowHandler: the stream settings, each as
@@ -273,6 +332,18 @@ type FollowOptions struct {
 	// failed a reader, an event that cannot be sent). Nil means
 	// slog.Default().
 	ErrorLog *slog.Logger
+	// Authorize, when set, decides who may follow which run, as
+	// HandlerOptions.Authorize does (called with AccessFollow): a refused
+	// follower gets exactly the 404 of a run the log does not hold. Give
+	// it the handler's own function.
+	Authorize func(r *http.Request, run string, access Access) error
+	// ReconnectGrace is the reconnect grace of the handlers whose runs
+	// this route follows (HandlerOptions.ReconnectGrace): with a Log
+	// shared by several processes (one that implements runlog.Presence), a
+	// follower records its presence in the log every ReconnectGrace/3,
+	// so that the process running the run, wherever it is, counts it as a
+	// client. 0 means DefaultReconnectGrace; negative records nothing.
+	ReconnectGrace time.Duration
 }
 
 // NewFollowHandler returns the follower route of a run log: a GET streams
@@ -308,14 +379,19 @@ func NewFollowHandler(log runlog.Log, opts FollowOptions) (http.Handler, error) 
 	if opts.ErrorLog == nil {
 		opts.ErrorLog = slog.Default()
 	}
-	return &followHandler{log: log, opts: opts, st: st, cors: cors}, nil
+	grace := opts.ReconnectGrace
+	if grace == 0 {
+		grace = DefaultReconnectGrace
+	}
+	return &followHandler{log: log, opts: opts, st: st, cors: cors, grace: grace}, nil
 }
 
 type followHandler struct {
-	log  runlog.Log
-	opts FollowOptions
-	st   stream // opts' stream settings
-	cors *cors  // nil: no CORS
+	log   runlog.Log
+	opts  FollowOptions
+	st    stream        // opts' stream settings
+	cors  *cors         // nil: no CORS
+	grace time.Duration // of the runs followed: a follower touches their presence every grace/3
 }
 
 func (f *followHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -346,12 +422,16 @@ func (f *followHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	from.Run = run
-	rd, err := f.log.Read(r.Context(), from)
-	if err != nil {
-		code := logStatus(err)
-		http.Error(w, fmt.Sprintf("%d %s: %v", code, strings.ToLower(http.StatusText(code)), err), code)
+	if err := authorize(f.opts.Authorize, r, run, AccessFollow); err != nil {
+		f.opts.ErrorLog.Debug("agwire: follow refused", "error", err, "path", r.URL.Path, "remote", r.RemoteAddr)
+		unknownRun(w, run)
 		return
 	}
-	defer attachPresence(keyOf(f.log, f, run))()
+	rd, err := f.log.Read(r.Context(), from)
+	if err != nil {
+		readFailed(w, run, err)
+		return
+	}
+	defer attachPresence(keyOf(f.log, f, run), f.log, run, f.grace)()
 	serveLog(w, r, mediaType, &f.st, f.opts.Heartbeat, rd, from, f.opts.ErrorLog)
 }

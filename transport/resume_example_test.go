@@ -43,12 +43,18 @@ func ExampleNewFollowHandler() {
 	if err != nil {
 		panic(err)
 	}
+	var first runlog.Cursor
 	for ev, err := range r.Events() {
 		if err != nil {
 			panic(err)
 		}
+		// A cursor names the run, its incarnation (a random token: a run
+		// of the same id in another log never matches it) and the event.
 		cur, _ := r.Cursor()
-		fmt.Println(cur, ev.Type())
+		if cur.Seq == 1 {
+			first = cur
+		}
+		fmt.Println(cur.Run, cur.Seq, ev.Type())
 	}
 	r.Close()
 
@@ -58,7 +64,7 @@ func ExampleNewFollowHandler() {
 	if err != nil {
 		panic(err)
 	}
-	f, err := sse.Follow(ctx, "run-1", runlog.Cursor{Run: "run-1", Seq: 1})
+	f, err := sse.Follow(ctx, "run-1", first)
 	if err != nil {
 		panic(err)
 	}
@@ -70,9 +76,9 @@ func ExampleNewFollowHandler() {
 		fmt.Println("follower:", ev.Type())
 	}
 	// Output:
-	// run-1/1 RUN_STARTED
-	// run-1/2 TEXT_MESSAGE_CONTENT
-	// run-1/3 RUN_FINISHED
+	// run-1 1 RUN_STARTED
+	// run-1 2 TEXT_MESSAGE_CONTENT
+	// run-1 3 RUN_FINISHED
 	// follower: TEXT_MESSAGE_CONTENT
 	// follower: RUN_FINISHED
 }

@@ -189,6 +189,21 @@ func TestResumeCutAnywhere(t *testing.T) {
 	}
 }
 
+// incOf returns the incarnation of run in log, read from its first entry.
+func incOf(t *testing.T, log runlog.Log, run string) string {
+	t.Helper()
+	rd, err := log.Read(context.Background(), runlog.Cursor{Run: run})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rd.Close()
+	e, err := rd.Next(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e.Inc
+}
+
 // The cursor of every event: on SSE its id line; the response names where
 // the stream starts.
 func TestResumeWire(t *testing.T) {
@@ -196,20 +211,22 @@ func TestResumeWire(t *testing.T) {
 	resp := post(t, noCompressionClient(), s.URL, `{"threadId":"t","runId":"r/1","messages":[]}`, map[string]string{"Accept": transport.MediaTypeSSE})
 	body, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
-	if got := resp.Header.Get(transport.HeaderCursor); got != "r%2F1/0" {
-		t.Errorf("%s: %q, want r%%2F1/0", transport.HeaderCursor, got)
+	// The cursors name the run's incarnation: RUN/INC/N.
+	head, err := runlog.ParseCursor(resp.Header.Get(transport.HeaderCursor))
+	if err != nil || head.Run != "r/1" || head.Seq != 0 || head.Inc == "" || head.Inc != incOf(t, s.log, "r/1") {
+		t.Errorf("%s: %q (%v), want r%%2F1/<the run's incarnation>/0", transport.HeaderCursor, resp.Header.Get(transport.HeaderCursor), err)
 	}
 	for i := 1; i <= 3; i++ {
-		if !bytes.Contains(body, fmt.Appendf(nil, "id: r%%2F1/%d\ndata: {", i)) {
+		if !bytes.Contains(body, fmt.Appendf(nil, "id: r%%2F1/%s/%d\ndata: {", head.Inc, i)) {
 			t.Errorf("no id line for event %d in\n%s", i, body)
 		}
 	}
 	// Resuming after event 2 on binary: one frame, and the header says so.
 	resp = post(t, noCompressionClient(), s.URL, `{"threadId":"t","runId":"r/1","messages":[]}`,
-		map[string]string{"Accept": transport.MediaTypeBinary, "Last-Event-ID": "r%2F1/2"})
+		map[string]string{"Accept": transport.MediaTypeBinary, "Last-Event-ID": "r%2F1/" + head.Inc + "/2"})
 	defer resp.Body.Close()
-	if got := resp.Header.Get(transport.HeaderCursor); got != "r%2F1/2" {
-		t.Errorf("%s: %q, want r%%2F1/2", transport.HeaderCursor, got)
+	if got, want := resp.Header.Get(transport.HeaderCursor), "r%2F1/"+head.Inc+"/2"; got != want {
+		t.Errorf("%s: %q, want %s", transport.HeaderCursor, got, want)
 	}
 	fr := framing.NewReader(resp.Body, framing.ReaderOptions{})
 	var types []event.Type

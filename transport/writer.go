@@ -117,6 +117,7 @@ type runWriter struct {
 	parser    event.Parser
 	out       outlet
 	verb      string // "writing" or "logging", for the errors
+	first     func() // called once the first event is delivered; nil: none
 
 	n        int64 // events delivered
 	terminal bool  // a RUN_FINISHED or RUN_ERROR was delivered
@@ -215,6 +216,9 @@ func (w *runWriter) deliver(t event.Type, put func() error) error {
 		return w.fail(err)
 	}
 	w.n++
+	if w.n == 1 && w.first != nil {
+		w.first()
+	}
 	if endsRun(t) {
 		w.terminal = true
 	}
@@ -290,38 +294,84 @@ type logOutlet struct {
 }
 
 func newLogOutlet(w runlog.Writer, run string, c codec.Codec, lim sizeLimit) *logOutlet {
-	return &logOutlet{w: w, c: c, lim: lim, idLen: len("id: ") + len(runlog.Cursor{Run: run}.String()) - 1}
+	return &logOutlet{w: w, c: c, lim: lim, idLen: len("id: ") + len(runlog.Cursor{Run: run, Inc: runlog.IncarnationOf(w)}.String()) - 1}
+}
+
+// Appends whose acknowledgement a shared log lost (runlog.ErrUnacknowledged)
+// are tried again this many times, the waits between them doubling from
+// appendRetryWait.
+const (
+	appendRetries   = 5
+	appendRetryWait = 50 * time.Millisecond
+)
+
+// keepBuf is the largest buffer an encoder keeps between events: one that
+// grew for a large event (a RUN_STARTED carrying a big input) is let go
+// rather than held for the rest of the run.
+const keepBuf = 64 << 10
+
+// reuse returns b emptied for the next event, or nil when it grew past
+// keepBuf.
+func reuse(b []byte) []byte {
+	if cap(b) > keepBuf {
+		return nil
+	}
+	return b[:0]
 }
 
 func (l *logOutlet) put(ev event.Event, _ []byte) error {
-	b, err := l.c.Append(l.buf[:0], ev)
+	b, err := l.encode(ev)
 	if err != nil {
-		return refuse(err)
+		return err
 	}
-	l.buf = b[:0]
-	if err := l.lim.frame(len(b)); err != nil {
-		return refuse(err)
+	ctx := context.WithoutCancel(l.ctx)
+	seq, err := l.w.Append(ctx, b)
+	for wait, try := appendRetryWait, 0; errors.Is(err, runlog.ErrUnacknowledged) && try < appendRetries; wait, try = wait*2, try+1 {
+		// The log could not confirm the append: it appends the same event
+		// again exactly once (see runlog.ErrUnacknowledged).
+		time.Sleep(wait)
+		seq, err = l.w.Append(ctx, b)
 	}
-	if l.lim.sseMayExceed(len(b) + l.idLen + 32) {
-		j, err := l.c.AppendJSONFromWire(l.jsonBuf[:0], b)
-		if err != nil {
-			return refuse(err)
-		}
-		l.jsonBuf = j[:0]
-		held := l.idLen + digits(l.seq+1) + 1 + len(sseDataPrefix) + len(j) + 1
-		if err := l.lim.sse(len(j), held); err != nil {
-			return refuse(err)
-		}
-	}
-	seq, err := l.w.Append(context.WithoutCancel(l.ctx), b)
 	if err != nil {
 		if errors.Is(err, runlog.ErrTooLarge) {
 			return refuse(err)
 		}
+		// The run cannot go on in the log: abort it there, so that its
+		// readers end (runlog.ErrRunAborted) rather than wait for events
+		// that will never come.
+		_ = runlog.Abort(ctx, l.w, err)
 		return err
 	}
 	l.seq = seq
 	return nil
+}
+
+// encode encodes ev and checks it against the limits of both carriers,
+// holding a CPU token (see cpuTokens): a large event's encoding and
+// rendering allocate several times its size.
+func (l *logOutlet) encode(ev event.Event) ([]byte, error) {
+	cpuTokens <- struct{}{}
+	defer func() { <-cpuTokens }()
+	b, err := l.c.Append(l.buf[:0], ev)
+	l.buf = reuse(b)
+	if err != nil {
+		return nil, refuse(err)
+	}
+	if err := l.lim.frame(len(b)); err != nil {
+		return nil, refuse(err)
+	}
+	if l.lim.sseMayExceed(len(b) + l.idLen + 32) {
+		j, err := l.c.AppendJSONFromWire(l.jsonBuf[:0], b)
+		l.jsonBuf = reuse(j)
+		if err != nil {
+			return nil, refuse(err)
+		}
+		held := l.idLen + digits(l.seq+1) + 1 + len(sseDataPrefix) + len(j) + 1
+		if err := l.lim.sse(len(j), held); err != nil {
+			return nil, refuse(err)
+		}
+	}
+	return b, nil
 }
 
 func (l *logOutlet) end() error { return nil } // the handler ends the run in the log

@@ -311,12 +311,16 @@ func Example_resumable() {
 		fmt.Println(err)
 		return
 	}
+	var first runlog.Cursor
 	for ev, err := range r.Events() {
-		cur, _ := r.Cursor()
-		fmt.Println(cur, ev.Type(), err)
+		cur, _ := r.Cursor() // r1/<the run's incarnation>/N
+		if cur.Seq == 1 {
+			first = cur
+		}
+		fmt.Println(cur.Run, cur.Seq, ev.Type(), err)
 	}
 	r.Close()
-	f, err := c.Follow(ctx, "r1", runlog.Cursor{Run: "r1", Seq: 1})
+	f, err := c.Follow(ctx, "r1", first)
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -326,8 +330,8 @@ func Example_resumable() {
 		fmt.Println("follower:", ev.Type(), err)
 	}
 	// Output:
-	// r1/1 RUN_STARTED <nil>
-	// r1/2 RUN_FINISHED <nil>
+	// r1 1 RUN_STARTED <nil>
+	// r1 2 RUN_FINISHED <nil>
 	// follower: RUN_FINISHED <nil>
 }
 

@@ -1,0 +1,263 @@
+package transport
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"runtime"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/agwire/agwire/codec"
+	"github.com/agwire/agwire/event"
+)
+
+// Access is what a request asks of a run, for HandlerOptions.Authorize.
+type Access int
+
+const (
+	// AccessStart: a run request without Last-Event-ID, which starts the
+	// run its RunAgentInput names.
+	AccessStart Access = iota + 1
+	// AccessResume: a run request with Last-Event-ID, which reads the rest
+	// of a run from the log.
+	AccessResume
+	// AccessFollow: a GET of the follower route (NewFollowHandler).
+	AccessFollow
+)
+
+func (a Access) String() string {
+	switch a {
+	case AccessStart:
+		return "start"
+	case AccessResume:
+		return "resume"
+	case AccessFollow:
+		return "follow"
+	}
+	return "Access(" + strconv.Itoa(int(a)) + ")"
+}
+
+// Errors of the handlers' own refusals.
+var (
+	// ErrDenied: HandlerOptions.Authorize (or FollowOptions.Authorize)
+	// refused a request. A start is answered 403 Forbidden; a resume or a
+	// follow 404 Not Found with the body a run the log does not hold gets,
+	// so that a refusal does not tell that the run exists. The error
+	// Authorize returned, wrapped with this one, goes to ErrorLog at debug
+	// level.
+	ErrDenied = errors.New("transport: denied by Authorize")
+	// ErrUnservable: a RunAgentInput that a RUN_STARTED event cannot carry
+	// (its input field is the request itself) without every agwire reader
+	// refusing the event for its decoding memory budget (codec.ErrBudget):
+	// the handler answers 422 Unprocessable Content before the run starts,
+	// naming the reason, rather than a stream whose first event cannot be
+	// written.
+	ErrUnservable = errors.New("transport: the run's input cannot be served in its RUN_STARTED event")
+	// ErrBusy: the handler holds MaxRuns runs, or runs whose request
+	// bodies add up to MaxRunBytes; a start is answered 503 Service
+	// Unavailable with Retry-After.
+	ErrBusy = errors.New("transport: too many runs in progress")
+)
+
+// Defaults of the limits on runs in progress.
+const (
+	// DefaultMaxRuns is HandlerOptions.MaxRuns's default: the runs a
+	// handler holds at once, those streaming to a client and those left
+	// running without one (within ReconnectGrace, or Detach).
+	DefaultMaxRuns = 1024
+	// DefaultMaxRunBytes is HandlerOptions.MaxRunBytes's default: the
+	// request bodies of the runs a handler holds at once, 256 MiB in all.
+	DefaultMaxRunBytes = 256 << 20
+	// busyRetryAfter is the Retry-After of a 503 for a full handler, in
+	// seconds.
+	busyRetryAfter = "5"
+)
+
+// unknownRun answers a request for a run the log does not hold, or one
+// Authorize refused to resume or follow: the same status and body, so that
+// a caller cannot tell the two apart.
+func unknownRun(w http.ResponseWriter, run string) {
+	http.Error(w, fmt.Sprintf("404 not found: unknown run %q", run), http.StatusNotFound)
+}
+
+// authorize asks opts.Authorize, if set, about a request; it returns nil,
+// or an error wrapping ErrDenied and Authorize's.
+func authorize(fn func(*http.Request, string, Access) error, r *http.Request, run string, a Access) error {
+	if fn == nil {
+		return nil
+	}
+	if err := fn(r, run, a); err != nil {
+		return &textError{text: fmt.Sprintf("%v: %s of run %q: %v", ErrDenied, a, run, err), errs: []error{ErrDenied, err}}
+	}
+	return nil
+}
+
+// servableInput checks that the RUN_STARTED event carrying in as its
+// input can be written and read back with c (see codec.Codec.Servable):
+// nil, or an error wrapping ErrUnservable and the codec's.
+func servableInput(c codec.Codec, in *event.RunAgentInput) error {
+	_, err := c.Servable(&event.RunStarted{ThreadID: in.ThreadID, RunID: in.RunID, Input: in})
+	if errors.Is(err, codec.ErrBudget) {
+		return &textError{text: fmt.Sprintf("%v: %v", ErrUnservable, err), errs: []error{ErrUnservable, err}}
+	}
+	return nil
+}
+
+// cpuTokens are held, one per CPU, by the work whose memory grows with the
+// size of what it handles: parsing a large request body, encoding an event
+// into a run log (every event: it is one channel operation for a small
+// one), rendering a large event (decoding an event of n wire bytes may allocate
+// up to codec.DefaultMemoryBudget×n). It is CPU work, so that running more
+// of it at once than there are CPUs gains no speed, only memory: ten
+// concurrent runs of 8 MiB inputs each parse, encode and render their
+// input in turn rather than all at once. Nothing is written to a client or
+// a log while a token is held.
+var cpuTokens = make(chan struct{}, max(1, runtime.GOMAXPROCS(0)))
+
+// heavyFrom is the size from which a body to parse or an event to encode
+// or render takes a token.
+const heavyFrom = 256 << 10
+
+// startTokens admit runs with large inputs a few at a time, one per two
+// CPUs (at least one): starting one is mostly CPU work (parsing, the
+// checks, encoding and rendering RUN_STARTED), so taking turns costs
+// little time. A request whose body is at least heavyFrom bytes holds one
+// from before its body is read (parsed, when its size was not announced)
+// until its run's first event (RUN_STARTED, which carries the input) is
+// written, its run ends, or startHold passes, whichever comes first. The
+// parsed input of an 8 MiB body of dense messages takes about five times
+// its size; an agent that lets go of it once RUN_STARTED is out (the demo
+// server does) holds it for that long only, and ten such runs started at
+// once then hold one or two of them at a time rather than ten.
+var startTokens = make(chan struct{}, max(1, runtime.GOMAXPROCS(0)/2))
+
+// startHold is the longest a run holds its start token.
+const startHold = time.Second
+
+// startGate is a request's hold on a start token; done gives it back, once.
+type startGate struct {
+	mu       sync.Mutex
+	released bool
+	t        *time.Timer
+}
+
+// enterStart takes a start token for a body of n bytes when it is large
+// (nil, nothing taken, otherwise), waiting while ctx lasts.
+func enterStart(ctx context.Context, n int64) (*startGate, error) {
+	if n < heavyFrom {
+		return nil, nil
+	}
+	select {
+	case startTokens <- struct{}{}:
+	case <-ctx.Done():
+		return nil, context.Cause(ctx)
+	}
+	g := &startGate{}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.t = time.AfterFunc(startHold, g.done)
+	return g, nil
+}
+
+func (g *startGate) done() {
+	if g == nil {
+		return
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.released {
+		return
+	}
+	g.released = true
+	g.t.Stop()
+	<-startTokens
+}
+
+// wireRenderCost weighs an event's wire bytes against heavyFrom: rendering
+// an event decodes it, and decoding allocates several times the wire's size
+// (a RunAgentInput of empty messages: ten times).
+const wireRenderCost = 8
+
+// heavy waits for a token when n is at least heavyFrom, and returns the
+// function giving it back.
+func heavy(n int) func() {
+	if n < heavyFrom {
+		return func() {}
+	}
+	cpuTokens <- struct{}{}
+	return func() { <-cpuTokens }
+}
+
+// runLimits counts the runs of one handler in progress, and their request
+// bodies' bytes.
+type runLimits struct {
+	maxRuns  int   // negative: no bound
+	maxBytes int64 // negative: no bound
+
+	mu    sync.Mutex
+	runs  int
+	bytes int64
+}
+
+// runTicket is one run's place in its handler's runLimits; release gives it
+// back, once, whoever calls it.
+type runTicket struct {
+	l     *runLimits
+	once  sync.Once
+	bytes int64
+}
+
+// take reserves a run's place, or returns nil when MaxRuns are in
+// progress.
+func (l *runLimits) take() *runTicket {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.maxRuns >= 0 && l.runs >= l.maxRuns {
+		return nil
+	}
+	l.runs++
+	return &runTicket{l: l}
+}
+
+// hold adds n bytes of request body to the run's account; false when the
+// handler's runs would then hold more than MaxRunBytes.
+func (t *runTicket) hold(n int64) bool {
+	l := t.l
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.maxBytes >= 0 && l.bytes+n > l.maxBytes {
+		return false
+	}
+	l.bytes += n
+	t.bytes += n
+	return true
+}
+
+func (t *runTicket) release() {
+	if t == nil {
+		return
+	}
+	t.once.Do(func() {
+		l := t.l
+		l.mu.Lock()
+		l.runs--
+		l.bytes -= t.bytes
+		l.mu.Unlock()
+	})
+}
+
+// usage returns the runs in progress and the bytes of their bodies.
+func (l *runLimits) usage() (int, int64) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.runs, l.bytes
+}
+
+// busy answers 503 with Retry-After for a handler at one of its limits.
+func busy(w http.ResponseWriter, why string) {
+	w.Header().Set("Retry-After", busyRetryAfter)
+	http.Error(w, "503 service unavailable: "+why+"; retry later", http.StatusServiceUnavailable)
+}
