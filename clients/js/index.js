@@ -128,7 +128,8 @@ function streamKind(resp) {
   return null;
 }
 
-// parseCursor splits a cursor "run/N" (runlog.Cursor.String).
+// parseCursor splits a cursor at its last slash: "RUN/INC/N" (runlog.Cursor.String)
+// is the run "RUN/INC", as far as resuming goes, and the event number N.
 function parseCursor(text) {
   const i = text.lastIndexOf("/");
   if (i <= 0 || !/^[0-9]+$/.test(text.slice(i + 1))) return null;
