@@ -14,12 +14,6 @@ import (
 const (
 	DefaultMaxAge   = time.Hour
 	DefaultMaxBytes = 256 << 20
-	// DefaultMaxTombstones was the default bound of remembered dropped
-	// runs, after which a dropped run's id could start a new run.
-	//
-	// Deprecated: the default is now no bound (MaxTombstones 0): a run
-	// id is never reused. Set MaxTombstones to it for the old bound.
-	DefaultMaxTombstones = 10000
 )
 
 // Accounting of the in-memory log: what a held event and a held run cost
