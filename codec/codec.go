@@ -185,13 +185,8 @@ func AppendJSONFromWire(dst, wire []byte) ([]byte, error) {
 
 // AppendFromJSON converts one AG-UI JSON event to its protobuf encoding.
 func (c Codec) AppendFromJSON(dst, jsonEvent []byte) ([]byte, error) {
-	// The generated parsers read the canonical shape of an event; any other
-	// text, and any error, goes to the reference reader from the start. The
-	// event lives only for this call, so it may alias the input, and the
-	// reader checked every string's UTF-8: the encoder does not again.
-	if ev, ok := parseFast(c.MaxDepth, jsonEvent); ok {
-		return c.appendEvent(dst, ev, true)
-	}
+	// Package event's compiled parsers read the canonical form of an event;
+	// any other text, and any error, is its interpreter's.
 	parsed, err := event.Parser{MaxDepth: c.MaxDepth, DropUnknownFields: c.DropUnknownFields}.Parse(jsonEvent)
 	if err != nil {
 		var pe *event.PathError
@@ -221,7 +216,6 @@ func (c Codec) AppendJSONFromWire(dst, wire []byte) ([]byte, error) {
 	if err != nil {
 		return dst, err
 	}
-	// The decoder checked every string and wrote every dynamic value
-	// itself: the generated writers lay the event out without re-checking.
-	return appendJSONGenerated(dst, ev), nil
+	// Package event's compiled writers lay the event out.
+	return event.AppendJSON(dst, ev)
 }

@@ -26,8 +26,19 @@ func AppendJSON(dst []byte, ev Event) ([]byte, error) {
 	return out, exported(err)
 }
 
-// appendJSON writes ev, checking every string and dynamic value.
+// appendJSON writes ev, checking every string and dynamic value: with the
+// compiled writers when ev is of a type they write and passes every check,
+// otherwise with the interpreter, which reports what is wrong.
 func appendJSON(dst []byte, ev Event) ([]byte, error) {
+	if b, ok := appendFast(dst, ev); ok {
+		return b, nil
+	}
+	return appendJSONInterpreted(dst, ev)
+}
+
+// appendJSONInterpreted is the interpreter's appendJSON: the field tables
+// walked at run time.
+func appendJSONInterpreted(dst []byte, ev Event) ([]byte, error) {
 	plan, ptr, err := planOf(ev)
 	if err != nil {
 		return dst, err
@@ -85,6 +96,7 @@ func marshalRunAgentInput(in *RunAgentInput) ([]byte, error) {
 type writer struct {
 	b     []byte
 	first bool
+	bad   bool // a check of the compiled writers failed (compiled.go)
 }
 
 // valid checks a dynamic value before it is written out.

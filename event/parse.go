@@ -51,7 +51,13 @@ func (p Parser) Parse(data []byte) (Event, error) {
 		return p.consume(data)
 	}
 	// One copy of the input backs every RawValue and Object of the event.
-	ev, err := p.parse(append([]byte(nil), data...), nil)
+	// The compiled parsers read the canonical form; any other text, and any
+	// error, is the interpreter's, from the start.
+	data = append([]byte(nil), data...)
+	if ev, ok := parseFast(p.MaxDepth, data); ok {
+		return ev, nil
+	}
+	ev, err := p.parse(data, nil)
 	return ev, exported(err)
 }
 

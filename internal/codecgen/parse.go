@@ -7,22 +7,23 @@ import (
 	"github.com/agwire/agwire/internal/schema"
 )
 
-// The JSON parsers, for the JSON→wire path. Like the decoders, they read
-// the canonical shape only — "type" the first member, each member known
-// and once, every value of its field's JSON kind, no null — and give up on
-// anything else (return false): the reference reader (package event's
-// parser) then reads the text from the start and reports it. They use the
-// same scanner, so a string, number or dynamic value is accepted or refused
-// by the same code; they apply the same required-field test and the same
-// rule (the table's Check); content parts go through package event's own
-// part reader. An event's parser hands the members it does not know to
-// parseBase, which reads Base's.
+// The JSON parsers, package event's compiled path of Parse (and so of
+// codec's JSON→wire conversion). Like the decoders, they read the canonical
+// shape only — "type" the first member, each member known and once, every
+// value of its field's JSON kind, no null — and give up on anything else
+// (return false): the interpreter (event's reader, parse.go) then reads
+// the text from the start and reports it. They use the same scanner, so a
+// string, number or dynamic value is accepted or refused by the same code;
+// they apply the same required-field test and the same rule (the table's
+// Check); content parts go through the interpreter's own part reader. An
+// event's parser hands the members it does not know to parseBase, which
+// reads Base's.
 
 func (g *gen) parsers() {
-	g.P("// parseJSONGenerated reads a JSON event with the generated parsers;")
-	g.P("// ok is false when the text is not in their canonical shape or is")
-	g.P("// wrong, and the reference reader must read it.")
-	g.P("func parseJSONGenerated(s *jsonx.Scanner) (ev event.Event, ok bool) {")
+	g.P("// parseEvent reads a JSON event with the compiled parsers; ok is false")
+	g.P("// when the text is not in their canonical shape or is wrong, and the")
+	g.P("// interpreter must read it (and report what is wrong).")
+	g.P("func parseEvent(s *jsonx.Scanner) (ev Event, ok bool) {")
 	g.P("if s.ObjectStart() != nil {")
 	g.P("return nil, false")
 	g.P("}")
@@ -37,7 +38,7 @@ func (g *gen) parsers() {
 	for _, in := range g.events {
 		name := planOf(in).Type.Name()
 		g.P("case %q:", string(in.Type))
-		g.P("p := new(event.%s)", name)
+		g.P("p := new(%s)", name)
 		g.P("ev, ok = p, parse%s(s, p)", name)
 	}
 	g.P("}")
@@ -61,7 +62,7 @@ func (g *gen) parser(p *schema.Plan) {
 	if len(p.Fields) > 64 {
 		panic("codecgen: too many fields in " + name)
 	}
-	g.P("func parse%s(s *jsonx.Scanner, p *event.%s) bool {", name, name)
+	g.P("func parse%s(s *jsonx.Scanner, p *%s) bool {", name, name)
 	g.P("var seen uint64 // bit i: member i was read")
 	if p.Event {
 		g.P("var seenBase uint64")
@@ -109,7 +110,7 @@ func (g *gen) parser(p *schema.Plan) {
 		g.P("}")
 	}
 	if p.Check != nil {
-		g.P("return rule(%s, schema.PointerTo(p)) == nil", planVar(p))
+		g.P("return %s.Check(schema.PointerTo(p)) == nil", planVar(p))
 	} else {
 		g.P("return true")
 	}
@@ -121,7 +122,7 @@ func (g *gen) parser(p *schema.Plan) {
 // that is Base's, false for any other key (an unknown member, or "type"
 // again) or one read before.
 func (g *gen) baseParser(p *schema.Plan) {
-	g.P("func parseBase(s *jsonx.Scanner, key string, p *event.Base, seen *uint64) bool {")
+	g.P("func parseBase(s *jsonx.Scanner, key string, p *Base, seen *uint64) bool {")
 	g.P("switch key {")
 	g.members(p, "*seen")
 	g.P("default:")
@@ -277,7 +278,7 @@ func (g *gen) member(f *schema.Field, once, mark string, known bool) {
 		fail(fmt.Sprintf("s.Peek() != jsonx.Object || !parse%s(s, &%s)", f.Elem.Type.Name(), x))
 	case schema.OptMessage:
 		kind("Object")
-		g.P("v := new(event.%s)", f.Elem.Type.Name())
+		g.P("v := new(%s)", f.Elem.Type.Name())
 		fail(fmt.Sprintf("!parse%s(s, v)", f.Elem.Type.Name()))
 		g.P("%s = v", x)
 	case schema.Strings:
@@ -292,26 +293,24 @@ func (g *gen) member(f *schema.Field, once, mark string, known bool) {
 		})
 	case schema.Messages:
 		elem := f.Elem.Type.Name()
-		array("event."+elem, func() {
+		array(elem, func() {
 			fail("err != nil")
 			g.P("if !more {")
 			g.P("break")
 			g.P("}")
-			g.P("v = append(v, event.%s{})", elem)
+			g.P("v = append(v, %s{})", elem)
 			fail(fmt.Sprintf("s.Peek() != jsonx.Object || !parse%s(s, &v[len(v)-1])", elem))
 		})
 	case schema.Parts:
-		// Each part is read by package event's own part reader (where the
-		// JSON form of parts is stated), from the text the scanner took.
-		array("event."+f.Elem.Type.Name(), func() {
+		// Each part is read by the interpreter's part reader (where the
+		// JSON form of parts is stated), from the text the scanner takes.
+		array(f.Elem.Type.Name(), func() {
 			fail("err != nil")
 			g.P("if !more {")
 			g.P("break")
 			g.P("}")
-			g.P("raw, err := s.Raw()")
-			fail("err != nil")
-			g.P("v = append(v, event.%s{})", f.Elem.Type.Name())
-			fail("v[len(v)-1].UnmarshalJSON(raw) != nil")
+			g.P("v = append(v, %s{})", f.Elem.Type.Name())
+			fail("!parsePart(s, &v[len(v)-1])")
 		})
 	default:
 		panic(fmt.Sprintf("codecgen: %s: kind %d has no parser", f.GoName, f.Kind))
