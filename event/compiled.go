@@ -148,3 +148,133 @@ func (w *writer) part(cp *ContentPart) {
 	}
 	w.first = first
 }
+
+// The compiled parsers' readers: each reads one member's value of its
+// field's JSON kind into the field, false when the value is of another
+// kind or wrong (the parser then gives up).
+
+// once marks member bit of seen read, false when it was read before.
+func once(seen *uint64, bit uint) bool {
+	m := uint64(1) << bit
+	if *seen&m != 0 {
+		return false
+	}
+	*seen |= m
+	return true
+}
+
+func readString(s *jsonx.Scanner, out *string) bool {
+	if s.Peek() != jsonx.String {
+		return false
+	}
+	v, err := s.String()
+	*out = v
+	return err == nil
+}
+
+func readOptString(s *jsonx.Scanner, out **string) bool {
+	if s.Peek() != jsonx.String {
+		return false
+	}
+	v, err := s.String()
+	*out = &v
+	return err == nil
+}
+
+func readBool(s *jsonx.Scanner, out **bool) bool {
+	if k := s.Peek(); k != jsonx.True && k != jsonx.False {
+		return false
+	}
+	v, err := s.Bool()
+	*out = &v
+	return err == nil
+}
+
+func readInt64(s *jsonx.Scanner, out **int64) bool {
+	if s.Peek() != jsonx.Number {
+		return false
+	}
+	text, err := s.Number()
+	if err != nil {
+		return false
+	}
+	v, ok := jsonx.ParseInt64(text)
+	*out = &v
+	return ok
+}
+
+// readValue reads a dynamic value; on an optional one, null is absence.
+func readValue[T ~[]byte](s *jsonx.Scanner, out *T, opt bool) bool {
+	if opt && s.Peek() == jsonx.Null {
+		return s.Null() == nil
+	}
+	raw, err := s.Raw()
+	*out = raw
+	return err == nil
+}
+
+func readObject[T ~[]byte](s *jsonx.Scanner, out *T) bool {
+	if s.Peek() != jsonx.Object {
+		return false
+	}
+	raw, err := s.Raw()
+	*out = raw
+	return err == nil
+}
+
+// readOpt reads an optional message with its parser.
+func readOpt[T any](s *jsonx.Scanner, out **T, parse func(*jsonx.Scanner, *T) bool) bool {
+	v := new(T)
+	if !parse(s, v) {
+		return false
+	}
+	*out = v
+	return true
+}
+
+// readList reads an array of messages, each with parse.
+func readList[T any](s *jsonx.Scanner, out *[]T, parse func(*jsonx.Scanner, *T) bool) bool {
+	if s.ArrayStart() != nil {
+		return false
+	}
+	v := []T{}
+	for first := true; ; first = false {
+		more, err := s.ArrayNext(first)
+		if err != nil {
+			return false
+		}
+		if !more {
+			break
+		}
+		var zero T
+		v = append(v, zero)
+		if !parse(s, &v[len(v)-1]) {
+			return false
+		}
+	}
+	*out = v
+	return true
+}
+
+func readStrings(s *jsonx.Scanner, out *[]string) bool {
+	if s.ArrayStart() != nil {
+		return false
+	}
+	v := []string{}
+	for first := true; ; first = false {
+		more, err := s.ArrayNext(first)
+		if err != nil {
+			return false
+		}
+		if !more {
+			break
+		}
+		var e string
+		if !readString(s, &e) {
+			return false
+		}
+		v = append(v, e)
+	}
+	*out = v
+	return true
+}

@@ -130,289 +130,73 @@ func init() { parseCompiled, writeCompiled = parseEvent, (*writer).writeEvent }
 func (w *writer) writeEvent(ev Event) bool {
 	switch p := ev.(type) {
 	case *TextMessageStart:
-		if p == nil {
-			return false
-		}
-		w.b = append(w.b, `{"type":"TEXT_MESSAGE_START"`...)
-		w.jsonTextMessageStart(p)
-		w.jsonBase(&p.Base)
-		w.b = append(w.b, '}')
-		return !w.bad
+		return p != nil && w.jsonTextMessageStart(p)
 	case *TextMessageContent:
-		if p == nil {
-			return false
-		}
-		w.b = append(w.b, `{"type":"TEXT_MESSAGE_CONTENT"`...)
-		w.jsonTextMessageContent(p)
-		w.jsonBase(&p.Base)
-		w.b = append(w.b, '}')
-		return !w.bad
+		return p != nil && w.jsonTextMessageContent(p)
 	case *TextMessageEnd:
-		if p == nil {
-			return false
-		}
-		w.b = append(w.b, `{"type":"TEXT_MESSAGE_END"`...)
-		w.jsonTextMessageEnd(p)
-		w.jsonBase(&p.Base)
-		w.b = append(w.b, '}')
-		return !w.bad
+		return p != nil && w.jsonTextMessageEnd(p)
 	case *ToolCallStart:
-		if p == nil {
-			return false
-		}
-		w.b = append(w.b, `{"type":"TOOL_CALL_START"`...)
-		w.jsonToolCallStart(p)
-		w.jsonBase(&p.Base)
-		w.b = append(w.b, '}')
-		return !w.bad
+		return p != nil && w.jsonToolCallStart(p)
 	case *ToolCallArgs:
-		if p == nil {
-			return false
-		}
-		w.b = append(w.b, `{"type":"TOOL_CALL_ARGS"`...)
-		w.jsonToolCallArgs(p)
-		w.jsonBase(&p.Base)
-		w.b = append(w.b, '}')
-		return !w.bad
+		return p != nil && w.jsonToolCallArgs(p)
 	case *ToolCallEnd:
-		if p == nil {
-			return false
-		}
-		w.b = append(w.b, `{"type":"TOOL_CALL_END"`...)
-		w.jsonToolCallEnd(p)
-		w.jsonBase(&p.Base)
-		w.b = append(w.b, '}')
-		return !w.bad
+		return p != nil && w.jsonToolCallEnd(p)
 	case *StateSnapshot:
-		if p == nil {
-			return false
-		}
-		w.b = append(w.b, `{"type":"STATE_SNAPSHOT"`...)
-		w.jsonStateSnapshot(p)
-		w.jsonBase(&p.Base)
-		w.b = append(w.b, '}')
-		return !w.bad
+		return p != nil && w.jsonStateSnapshot(p)
 	case *StateDelta:
-		if p == nil {
-			return false
-		}
-		w.b = append(w.b, `{"type":"STATE_DELTA"`...)
-		w.jsonStateDelta(p)
-		w.jsonBase(&p.Base)
-		w.b = append(w.b, '}')
-		return !w.bad
+		return p != nil && w.jsonStateDelta(p)
 	case *MessagesSnapshot:
-		if p == nil {
-			return false
-		}
-		w.b = append(w.b, `{"type":"MESSAGES_SNAPSHOT"`...)
-		w.jsonMessagesSnapshot(p)
-		w.jsonBase(&p.Base)
-		w.b = append(w.b, '}')
-		return !w.bad
+		return p != nil && w.jsonMessagesSnapshot(p)
 	case *Raw:
-		if p == nil {
-			return false
-		}
-		w.b = append(w.b, `{"type":"RAW"`...)
-		w.jsonRaw(p)
-		w.jsonBase(&p.Base)
-		w.b = append(w.b, '}')
-		return !w.bad
+		return p != nil && w.jsonRaw(p)
 	case *Custom:
-		if p == nil {
-			return false
-		}
-		w.b = append(w.b, `{"type":"CUSTOM"`...)
-		w.jsonCustom(p)
-		w.jsonBase(&p.Base)
-		w.b = append(w.b, '}')
-		return !w.bad
+		return p != nil && w.jsonCustom(p)
 	case *RunStarted:
-		if p == nil {
-			return false
-		}
-		w.b = append(w.b, `{"type":"RUN_STARTED"`...)
-		w.jsonRunStarted(p)
-		w.jsonBase(&p.Base)
-		w.b = append(w.b, '}')
-		return !w.bad
+		return p != nil && w.jsonRunStarted(p)
 	case *RunFinished:
-		if p == nil {
-			return false
-		}
-		w.b = append(w.b, `{"type":"RUN_FINISHED"`...)
-		w.jsonRunFinished(p)
-		w.jsonBase(&p.Base)
-		w.b = append(w.b, '}')
-		return !w.bad
+		return p != nil && w.jsonRunFinished(p)
 	case *RunError:
-		if p == nil {
-			return false
-		}
-		w.b = append(w.b, `{"type":"RUN_ERROR"`...)
-		w.jsonRunError(p)
-		w.jsonBase(&p.Base)
-		w.b = append(w.b, '}')
-		return !w.bad
+		return p != nil && w.jsonRunError(p)
 	case *StepStarted:
-		if p == nil {
-			return false
-		}
-		w.b = append(w.b, `{"type":"STEP_STARTED"`...)
-		w.jsonStepStarted(p)
-		w.jsonBase(&p.Base)
-		w.b = append(w.b, '}')
-		return !w.bad
+		return p != nil && w.jsonStepStarted(p)
 	case *StepFinished:
-		if p == nil {
-			return false
-		}
-		w.b = append(w.b, `{"type":"STEP_FINISHED"`...)
-		w.jsonStepFinished(p)
-		w.jsonBase(&p.Base)
-		w.b = append(w.b, '}')
-		return !w.bad
+		return p != nil && w.jsonStepFinished(p)
 	case *TextMessageChunk:
-		if p == nil {
-			return false
-		}
-		w.b = append(w.b, `{"type":"TEXT_MESSAGE_CHUNK"`...)
-		w.jsonTextMessageChunk(p)
-		w.jsonBase(&p.Base)
-		w.b = append(w.b, '}')
-		return !w.bad
+		return p != nil && w.jsonTextMessageChunk(p)
 	case *ToolCallChunk:
-		if p == nil {
-			return false
-		}
-		w.b = append(w.b, `{"type":"TOOL_CALL_CHUNK"`...)
-		w.jsonToolCallChunk(p)
-		w.jsonBase(&p.Base)
-		w.b = append(w.b, '}')
-		return !w.bad
+		return p != nil && w.jsonToolCallChunk(p)
 	case *SubagentStarted:
-		if p == nil {
-			return false
-		}
-		w.b = append(w.b, `{"type":"SUBAGENT_STARTED"`...)
-		w.jsonSubagentStarted(p)
-		w.jsonBase(&p.Base)
-		w.b = append(w.b, '}')
-		return !w.bad
+		return p != nil && w.jsonSubagentStarted(p)
 	case *SubagentFinished:
-		if p == nil {
-			return false
-		}
-		w.b = append(w.b, `{"type":"SUBAGENT_FINISHED"`...)
-		w.jsonSubagentFinished(p)
-		w.jsonBase(&p.Base)
-		w.b = append(w.b, '}')
-		return !w.bad
+		return p != nil && w.jsonSubagentFinished(p)
 	case *SubagentError:
-		if p == nil {
-			return false
-		}
-		w.b = append(w.b, `{"type":"SUBAGENT_ERROR"`...)
-		w.jsonSubagentError(p)
-		w.jsonBase(&p.Base)
-		w.b = append(w.b, '}')
-		return !w.bad
+		return p != nil && w.jsonSubagentError(p)
 	case *ToolCallResult:
-		if p == nil {
-			return false
-		}
-		w.b = append(w.b, `{"type":"TOOL_CALL_RESULT"`...)
-		w.jsonToolCallResult(p)
-		w.jsonBase(&p.Base)
-		w.b = append(w.b, '}')
-		return !w.bad
+		return p != nil && w.jsonToolCallResult(p)
 	case *ActivitySnapshot:
-		if p == nil {
-			return false
-		}
-		w.b = append(w.b, `{"type":"ACTIVITY_SNAPSHOT"`...)
-		w.jsonActivitySnapshot(p)
-		w.jsonBase(&p.Base)
-		w.b = append(w.b, '}')
-		return !w.bad
+		return p != nil && w.jsonActivitySnapshot(p)
 	case *ActivityDelta:
-		if p == nil {
-			return false
-		}
-		w.b = append(w.b, `{"type":"ACTIVITY_DELTA"`...)
-		w.jsonActivityDelta(p)
-		w.jsonBase(&p.Base)
-		w.b = append(w.b, '}')
-		return !w.bad
+		return p != nil && w.jsonActivityDelta(p)
 	case *ReasoningStart:
-		if p == nil {
-			return false
-		}
-		w.b = append(w.b, `{"type":"REASONING_START"`...)
-		w.jsonReasoningStart(p)
-		w.jsonBase(&p.Base)
-		w.b = append(w.b, '}')
-		return !w.bad
+		return p != nil && w.jsonReasoningStart(p)
 	case *ReasoningMessageStart:
-		if p == nil {
-			return false
-		}
-		w.b = append(w.b, `{"type":"REASONING_MESSAGE_START"`...)
-		w.jsonReasoningMessageStart(p)
-		w.jsonBase(&p.Base)
-		w.b = append(w.b, '}')
-		return !w.bad
+		return p != nil && w.jsonReasoningMessageStart(p)
 	case *ReasoningMessageContent:
-		if p == nil {
-			return false
-		}
-		w.b = append(w.b, `{"type":"REASONING_MESSAGE_CONTENT"`...)
-		w.jsonReasoningMessageContent(p)
-		w.jsonBase(&p.Base)
-		w.b = append(w.b, '}')
-		return !w.bad
+		return p != nil && w.jsonReasoningMessageContent(p)
 	case *ReasoningMessageEnd:
-		if p == nil {
-			return false
-		}
-		w.b = append(w.b, `{"type":"REASONING_MESSAGE_END"`...)
-		w.jsonReasoningMessageEnd(p)
-		w.jsonBase(&p.Base)
-		w.b = append(w.b, '}')
-		return !w.bad
+		return p != nil && w.jsonReasoningMessageEnd(p)
 	case *ReasoningMessageChunk:
-		if p == nil {
-			return false
-		}
-		w.b = append(w.b, `{"type":"REASONING_MESSAGE_CHUNK"`...)
-		w.jsonReasoningMessageChunk(p)
-		w.jsonBase(&p.Base)
-		w.b = append(w.b, '}')
-		return !w.bad
+		return p != nil && w.jsonReasoningMessageChunk(p)
 	case *ReasoningEnd:
-		if p == nil {
-			return false
-		}
-		w.b = append(w.b, `{"type":"REASONING_END"`...)
-		w.jsonReasoningEnd(p)
-		w.jsonBase(&p.Base)
-		w.b = append(w.b, '}')
-		return !w.bad
+		return p != nil && w.jsonReasoningEnd(p)
 	case *ReasoningEncryptedValue:
-		if p == nil {
-			return false
-		}
-		w.b = append(w.b, `{"type":"REASONING_ENCRYPTED_VALUE"`...)
-		w.jsonReasoningEncryptedValue(p)
-		w.jsonBase(&p.Base)
-		w.b = append(w.b, '}')
-		return !w.bad
+		return p != nil && w.jsonReasoningEncryptedValue(p)
 	}
 	return false
 }
 
-func (w *writer) jsonTextMessageStart(p *TextMessageStart) {
+func (w *writer) jsonTextMessageStart(p *TextMessageStart) bool {
+	w.b = append(w.b, `{"type":"TEXT_MESSAGE_START"`...)
 	w.b = append(w.b, `,"messageId":`...)
 	w.str(p.MessageID)
 	if v := p.Role; v != nil {
@@ -428,6 +212,9 @@ func (w *writer) jsonTextMessageStart(p *TextMessageStart) {
 		w.b = append(w.b, `,"subagentRunId":`...)
 		w.str(*v)
 	}
+	w.jsonBase(&p.Base)
+	w.b = append(w.b, '}')
+	return !w.bad
 }
 
 func (w *writer) jsonBase(p *Base) {
@@ -445,7 +232,8 @@ func (w *writer) jsonBase(p *Base) {
 	}
 }
 
-func (w *writer) jsonTextMessageContent(p *TextMessageContent) {
+func (w *writer) jsonTextMessageContent(p *TextMessageContent) bool {
+	w.b = append(w.b, `{"type":"TEXT_MESSAGE_CONTENT"`...)
 	w.b = append(w.b, `,"messageId":`...)
 	w.str(p.MessageID)
 	w.b = append(w.b, `,"delta":`...)
@@ -454,18 +242,26 @@ func (w *writer) jsonTextMessageContent(p *TextMessageContent) {
 		w.b = append(w.b, `,"subagentRunId":`...)
 		w.str(*v)
 	}
+	w.jsonBase(&p.Base)
+	w.b = append(w.b, '}')
+	return !w.bad
 }
 
-func (w *writer) jsonTextMessageEnd(p *TextMessageEnd) {
+func (w *writer) jsonTextMessageEnd(p *TextMessageEnd) bool {
+	w.b = append(w.b, `{"type":"TEXT_MESSAGE_END"`...)
 	w.b = append(w.b, `,"messageId":`...)
 	w.str(p.MessageID)
 	if v := p.SubagentRunID; v != nil {
 		w.b = append(w.b, `,"subagentRunId":`...)
 		w.str(*v)
 	}
+	w.jsonBase(&p.Base)
+	w.b = append(w.b, '}')
+	return !w.bad
 }
 
-func (w *writer) jsonToolCallStart(p *ToolCallStart) {
+func (w *writer) jsonToolCallStart(p *ToolCallStart) bool {
+	w.b = append(w.b, `{"type":"TOOL_CALL_START"`...)
 	w.b = append(w.b, `,"toolCallId":`...)
 	w.str(p.ToolCallID)
 	w.b = append(w.b, `,"toolCallName":`...)
@@ -478,9 +274,13 @@ func (w *writer) jsonToolCallStart(p *ToolCallStart) {
 		w.b = append(w.b, `,"subagentRunId":`...)
 		w.str(*v)
 	}
+	w.jsonBase(&p.Base)
+	w.b = append(w.b, '}')
+	return !w.bad
 }
 
-func (w *writer) jsonToolCallArgs(p *ToolCallArgs) {
+func (w *writer) jsonToolCallArgs(p *ToolCallArgs) bool {
+	w.b = append(w.b, `{"type":"TOOL_CALL_ARGS"`...)
 	w.b = append(w.b, `,"toolCallId":`...)
 	w.str(p.ToolCallID)
 	w.b = append(w.b, `,"delta":`...)
@@ -489,18 +289,26 @@ func (w *writer) jsonToolCallArgs(p *ToolCallArgs) {
 		w.b = append(w.b, `,"subagentRunId":`...)
 		w.str(*v)
 	}
+	w.jsonBase(&p.Base)
+	w.b = append(w.b, '}')
+	return !w.bad
 }
 
-func (w *writer) jsonToolCallEnd(p *ToolCallEnd) {
+func (w *writer) jsonToolCallEnd(p *ToolCallEnd) bool {
+	w.b = append(w.b, `{"type":"TOOL_CALL_END"`...)
 	w.b = append(w.b, `,"toolCallId":`...)
 	w.str(p.ToolCallID)
 	if v := p.SubagentRunID; v != nil {
 		w.b = append(w.b, `,"subagentRunId":`...)
 		w.str(*v)
 	}
+	w.jsonBase(&p.Base)
+	w.b = append(w.b, '}')
+	return !w.bad
 }
 
-func (w *writer) jsonStateSnapshot(p *StateSnapshot) {
+func (w *writer) jsonStateSnapshot(p *StateSnapshot) bool {
+	w.b = append(w.b, `{"type":"STATE_SNAPSHOT"`...)
 	if v := p.Snapshot; v != nil {
 		w.b = append(w.b, `,"snapshot":`...)
 		w.value(v, 0)
@@ -509,9 +317,13 @@ func (w *writer) jsonStateSnapshot(p *StateSnapshot) {
 		w.b = append(w.b, `,"subagentRunId":`...)
 		w.str(*v)
 	}
+	w.jsonBase(&p.Base)
+	w.b = append(w.b, '}')
+	return !w.bad
 }
 
-func (w *writer) jsonStateDelta(p *StateDelta) {
+func (w *writer) jsonStateDelta(p *StateDelta) bool {
+	w.b = append(w.b, `{"type":"STATE_DELTA"`...)
 	w.b = append(w.b, `,"delta":`...)
 	w.b = append(w.b, '[')
 	for i := range p.Delta {
@@ -525,6 +337,9 @@ func (w *writer) jsonStateDelta(p *StateDelta) {
 		w.b = append(w.b, `,"subagentRunId":`...)
 		w.str(*v)
 	}
+	w.jsonBase(&p.Base)
+	w.b = append(w.b, '}')
+	return !w.bad
 }
 
 func (w *writer) jsonPatchOp(p *PatchOp) {
@@ -545,7 +360,8 @@ func (w *writer) jsonPatchOp(p *PatchOp) {
 	w.b = append(w.b, '}')
 }
 
-func (w *writer) jsonMessagesSnapshot(p *MessagesSnapshot) {
+func (w *writer) jsonMessagesSnapshot(p *MessagesSnapshot) bool {
+	w.b = append(w.b, `{"type":"MESSAGES_SNAPSHOT"`...)
 	w.b = append(w.b, `,"messages":`...)
 	w.b = append(w.b, '[')
 	for i := range p.Messages {
@@ -555,6 +371,9 @@ func (w *writer) jsonMessagesSnapshot(p *MessagesSnapshot) {
 		w.jsonMessage(&p.Messages[i])
 	}
 	w.b = append(w.b, ']')
+	w.jsonBase(&p.Base)
+	w.b = append(w.b, '}')
+	return !w.bad
 }
 
 func (w *writer) jsonMessage(p *Message) {
@@ -656,7 +475,8 @@ func (w *writer) jsonFunctionCall(p *FunctionCall) {
 	w.b = append(w.b, '}')
 }
 
-func (w *writer) jsonRaw(p *Raw) {
+func (w *writer) jsonRaw(p *Raw) bool {
+	w.b = append(w.b, `{"type":"RAW"`...)
 	if v := p.Event; v != nil {
 		w.b = append(w.b, `,"event":`...)
 		w.value(v, 0)
@@ -669,9 +489,13 @@ func (w *writer) jsonRaw(p *Raw) {
 		w.b = append(w.b, `,"subagentRunId":`...)
 		w.str(*v)
 	}
+	w.jsonBase(&p.Base)
+	w.b = append(w.b, '}')
+	return !w.bad
 }
 
-func (w *writer) jsonCustom(p *Custom) {
+func (w *writer) jsonCustom(p *Custom) bool {
+	w.b = append(w.b, `{"type":"CUSTOM"`...)
 	w.b = append(w.b, `,"name":`...)
 	w.str(p.Name)
 	if v := p.Value; v != nil {
@@ -682,9 +506,13 @@ func (w *writer) jsonCustom(p *Custom) {
 		w.b = append(w.b, `,"subagentRunId":`...)
 		w.str(*v)
 	}
+	w.jsonBase(&p.Base)
+	w.b = append(w.b, '}')
+	return !w.bad
 }
 
-func (w *writer) jsonRunStarted(p *RunStarted) {
+func (w *writer) jsonRunStarted(p *RunStarted) bool {
+	w.b = append(w.b, `{"type":"RUN_STARTED"`...)
 	w.b = append(w.b, `,"threadId":`...)
 	w.str(p.ThreadID)
 	w.b = append(w.b, `,"runId":`...)
@@ -701,6 +529,9 @@ func (w *writer) jsonRunStarted(p *RunStarted) {
 		w.b = append(w.b, `,"protocolVersion":`...)
 		w.str(*v)
 	}
+	w.jsonBase(&p.Base)
+	w.b = append(w.b, '}')
+	return !w.bad
 }
 
 func (w *writer) jsonRunAgentInput(p *RunAgentInput) {
@@ -810,7 +641,8 @@ func (w *writer) jsonResumeEntry(p *ResumeEntry) {
 	w.b = append(w.b, '}')
 }
 
-func (w *writer) jsonRunFinished(p *RunFinished) {
+func (w *writer) jsonRunFinished(p *RunFinished) bool {
+	w.b = append(w.b, `{"type":"RUN_FINISHED"`...)
 	w.b = append(w.b, `,"threadId":`...)
 	w.str(p.ThreadID)
 	w.b = append(w.b, `,"runId":`...)
@@ -834,6 +666,9 @@ func (w *writer) jsonRunFinished(p *RunFinished) {
 		}
 		w.b = append(w.b, ']')
 	}
+	w.jsonBase(&p.Base)
+	w.b = append(w.b, '}')
+	return !w.bad
 }
 
 func (w *writer) jsonRunOutcome(p *RunOutcome) {
@@ -938,7 +773,8 @@ func (w *writer) jsonUsage(p *Usage) {
 	w.b = append(w.b, '}')
 }
 
-func (w *writer) jsonRunError(p *RunError) {
+func (w *writer) jsonRunError(p *RunError) bool {
+	w.b = append(w.b, `{"type":"RUN_ERROR"`...)
 	if v := p.Code; v != nil {
 		w.b = append(w.b, `,"code":`...)
 		w.str(*v)
@@ -956,27 +792,39 @@ func (w *writer) jsonRunError(p *RunError) {
 		}
 		w.b = append(w.b, ']')
 	}
+	w.jsonBase(&p.Base)
+	w.b = append(w.b, '}')
+	return !w.bad
 }
 
-func (w *writer) jsonStepStarted(p *StepStarted) {
+func (w *writer) jsonStepStarted(p *StepStarted) bool {
+	w.b = append(w.b, `{"type":"STEP_STARTED"`...)
 	w.b = append(w.b, `,"stepName":`...)
 	w.str(p.StepName)
 	if v := p.SubagentRunID; v != nil {
 		w.b = append(w.b, `,"subagentRunId":`...)
 		w.str(*v)
 	}
+	w.jsonBase(&p.Base)
+	w.b = append(w.b, '}')
+	return !w.bad
 }
 
-func (w *writer) jsonStepFinished(p *StepFinished) {
+func (w *writer) jsonStepFinished(p *StepFinished) bool {
+	w.b = append(w.b, `{"type":"STEP_FINISHED"`...)
 	w.b = append(w.b, `,"stepName":`...)
 	w.str(p.StepName)
 	if v := p.SubagentRunID; v != nil {
 		w.b = append(w.b, `,"subagentRunId":`...)
 		w.str(*v)
 	}
+	w.jsonBase(&p.Base)
+	w.b = append(w.b, '}')
+	return !w.bad
 }
 
-func (w *writer) jsonTextMessageChunk(p *TextMessageChunk) {
+func (w *writer) jsonTextMessageChunk(p *TextMessageChunk) bool {
+	w.b = append(w.b, `{"type":"TEXT_MESSAGE_CHUNK"`...)
 	if v := p.MessageID; v != nil {
 		w.b = append(w.b, `,"messageId":`...)
 		w.str(*v)
@@ -998,9 +846,13 @@ func (w *writer) jsonTextMessageChunk(p *TextMessageChunk) {
 		w.b = append(w.b, `,"subagentRunId":`...)
 		w.str(*v)
 	}
+	w.jsonBase(&p.Base)
+	w.b = append(w.b, '}')
+	return !w.bad
 }
 
-func (w *writer) jsonToolCallChunk(p *ToolCallChunk) {
+func (w *writer) jsonToolCallChunk(p *ToolCallChunk) bool {
+	w.b = append(w.b, `{"type":"TOOL_CALL_CHUNK"`...)
 	if v := p.ToolCallID; v != nil {
 		w.b = append(w.b, `,"toolCallId":`...)
 		w.str(*v)
@@ -1021,9 +873,13 @@ func (w *writer) jsonToolCallChunk(p *ToolCallChunk) {
 		w.b = append(w.b, `,"subagentRunId":`...)
 		w.str(*v)
 	}
+	w.jsonBase(&p.Base)
+	w.b = append(w.b, '}')
+	return !w.bad
 }
 
-func (w *writer) jsonSubagentStarted(p *SubagentStarted) {
+func (w *writer) jsonSubagentStarted(p *SubagentStarted) bool {
+	w.b = append(w.b, `{"type":"SUBAGENT_STARTED"`...)
 	w.b = append(w.b, `,"subagentRunId":`...)
 	w.str(p.SubagentRunID)
 	w.b = append(w.b, `,"name":`...)
@@ -1044,9 +900,13 @@ func (w *writer) jsonSubagentStarted(p *SubagentStarted) {
 		w.b = append(w.b, `,"parentMessageId":`...)
 		w.str(*v)
 	}
+	w.jsonBase(&p.Base)
+	w.b = append(w.b, '}')
+	return !w.bad
 }
 
-func (w *writer) jsonSubagentFinished(p *SubagentFinished) {
+func (w *writer) jsonSubagentFinished(p *SubagentFinished) bool {
+	w.b = append(w.b, `{"type":"SUBAGENT_FINISHED"`...)
 	w.b = append(w.b, `,"subagentRunId":`...)
 	w.str(p.SubagentRunID)
 	if v := p.Result; v != nil && !jsonx.IsNull(v) {
@@ -1057,6 +917,9 @@ func (w *writer) jsonSubagentFinished(p *SubagentFinished) {
 		w.b = append(w.b, `,"outcome":`...)
 		w.jsonSubagentOutcome(v)
 	}
+	w.jsonBase(&p.Base)
+	w.b = append(w.b, '}')
+	return !w.bad
 }
 
 func (w *writer) jsonSubagentOutcome(p *SubagentOutcome) {
@@ -1071,7 +934,8 @@ func (w *writer) jsonSubagentOutcome(p *SubagentOutcome) {
 	w.b = append(w.b, '}')
 }
 
-func (w *writer) jsonSubagentError(p *SubagentError) {
+func (w *writer) jsonSubagentError(p *SubagentError) bool {
+	w.b = append(w.b, `{"type":"SUBAGENT_ERROR"`...)
 	w.b = append(w.b, `,"subagentRunId":`...)
 	w.str(p.SubagentRunID)
 	w.b = append(w.b, `,"message":`...)
@@ -1080,9 +944,13 @@ func (w *writer) jsonSubagentError(p *SubagentError) {
 		w.b = append(w.b, `,"code":`...)
 		w.str(*v)
 	}
+	w.jsonBase(&p.Base)
+	w.b = append(w.b, '}')
+	return !w.bad
 }
 
-func (w *writer) jsonToolCallResult(p *ToolCallResult) {
+func (w *writer) jsonToolCallResult(p *ToolCallResult) bool {
+	w.b = append(w.b, `{"type":"TOOL_CALL_RESULT"`...)
 	w.rule(planToolCallResult, schema.PointerTo(p))
 	w.check(atMostOne(p.Content != nil, p.Parts != nil))
 	if v := p.SubagentRunID; v != nil {
@@ -1113,9 +981,13 @@ func (w *writer) jsonToolCallResult(p *ToolCallResult) {
 		}
 		w.b = append(w.b, ']')
 	}
+	w.jsonBase(&p.Base)
+	w.b = append(w.b, '}')
+	return !w.bad
 }
 
-func (w *writer) jsonActivitySnapshot(p *ActivitySnapshot) {
+func (w *writer) jsonActivitySnapshot(p *ActivitySnapshot) bool {
+	w.b = append(w.b, `{"type":"ACTIVITY_SNAPSHOT"`...)
 	if v := p.SubagentRunID; v != nil {
 		w.b = append(w.b, `,"subagentRunId":`...)
 		w.str(*v)
@@ -1130,9 +1002,13 @@ func (w *writer) jsonActivitySnapshot(p *ActivitySnapshot) {
 		w.b = append(w.b, `,"replace":`...)
 		w.b = strconv.AppendBool(w.b, *v)
 	}
+	w.jsonBase(&p.Base)
+	w.b = append(w.b, '}')
+	return !w.bad
 }
 
-func (w *writer) jsonActivityDelta(p *ActivityDelta) {
+func (w *writer) jsonActivityDelta(p *ActivityDelta) bool {
+	w.b = append(w.b, `{"type":"ACTIVITY_DELTA"`...)
 	if v := p.SubagentRunID; v != nil {
 		w.b = append(w.b, `,"subagentRunId":`...)
 		w.str(*v)
@@ -1150,18 +1026,26 @@ func (w *writer) jsonActivityDelta(p *ActivityDelta) {
 		w.jsonPatchOp(&p.Patch[i])
 	}
 	w.b = append(w.b, ']')
+	w.jsonBase(&p.Base)
+	w.b = append(w.b, '}')
+	return !w.bad
 }
 
-func (w *writer) jsonReasoningStart(p *ReasoningStart) {
+func (w *writer) jsonReasoningStart(p *ReasoningStart) bool {
+	w.b = append(w.b, `{"type":"REASONING_START"`...)
 	if v := p.SubagentRunID; v != nil {
 		w.b = append(w.b, `,"subagentRunId":`...)
 		w.str(*v)
 	}
 	w.b = append(w.b, `,"messageId":`...)
 	w.str(p.MessageID)
+	w.jsonBase(&p.Base)
+	w.b = append(w.b, '}')
+	return !w.bad
 }
 
-func (w *writer) jsonReasoningMessageStart(p *ReasoningMessageStart) {
+func (w *writer) jsonReasoningMessageStart(p *ReasoningMessageStart) bool {
+	w.b = append(w.b, `{"type":"REASONING_MESSAGE_START"`...)
 	if v := p.SubagentRunID; v != nil {
 		w.b = append(w.b, `,"subagentRunId":`...)
 		w.str(*v)
@@ -1171,9 +1055,13 @@ func (w *writer) jsonReasoningMessageStart(p *ReasoningMessageStart) {
 	w.b = append(w.b, `,"role":`...)
 	w.check(indexReasoningMessageStartRole(p.Role) >= 0)
 	w.str(p.Role)
+	w.jsonBase(&p.Base)
+	w.b = append(w.b, '}')
+	return !w.bad
 }
 
-func (w *writer) jsonReasoningMessageContent(p *ReasoningMessageContent) {
+func (w *writer) jsonReasoningMessageContent(p *ReasoningMessageContent) bool {
+	w.b = append(w.b, `{"type":"REASONING_MESSAGE_CONTENT"`...)
 	if v := p.SubagentRunID; v != nil {
 		w.b = append(w.b, `,"subagentRunId":`...)
 		w.str(*v)
@@ -1182,18 +1070,26 @@ func (w *writer) jsonReasoningMessageContent(p *ReasoningMessageContent) {
 	w.str(p.MessageID)
 	w.b = append(w.b, `,"delta":`...)
 	w.str(p.Delta)
+	w.jsonBase(&p.Base)
+	w.b = append(w.b, '}')
+	return !w.bad
 }
 
-func (w *writer) jsonReasoningMessageEnd(p *ReasoningMessageEnd) {
+func (w *writer) jsonReasoningMessageEnd(p *ReasoningMessageEnd) bool {
+	w.b = append(w.b, `{"type":"REASONING_MESSAGE_END"`...)
 	if v := p.SubagentRunID; v != nil {
 		w.b = append(w.b, `,"subagentRunId":`...)
 		w.str(*v)
 	}
 	w.b = append(w.b, `,"messageId":`...)
 	w.str(p.MessageID)
+	w.jsonBase(&p.Base)
+	w.b = append(w.b, '}')
+	return !w.bad
 }
 
-func (w *writer) jsonReasoningMessageChunk(p *ReasoningMessageChunk) {
+func (w *writer) jsonReasoningMessageChunk(p *ReasoningMessageChunk) bool {
+	w.b = append(w.b, `{"type":"REASONING_MESSAGE_CHUNK"`...)
 	if v := p.SubagentRunID; v != nil {
 		w.b = append(w.b, `,"subagentRunId":`...)
 		w.str(*v)
@@ -1206,18 +1102,26 @@ func (w *writer) jsonReasoningMessageChunk(p *ReasoningMessageChunk) {
 		w.b = append(w.b, `,"delta":`...)
 		w.str(*v)
 	}
+	w.jsonBase(&p.Base)
+	w.b = append(w.b, '}')
+	return !w.bad
 }
 
-func (w *writer) jsonReasoningEnd(p *ReasoningEnd) {
+func (w *writer) jsonReasoningEnd(p *ReasoningEnd) bool {
+	w.b = append(w.b, `{"type":"REASONING_END"`...)
 	if v := p.SubagentRunID; v != nil {
 		w.b = append(w.b, `,"subagentRunId":`...)
 		w.str(*v)
 	}
 	w.b = append(w.b, `,"messageId":`...)
 	w.str(p.MessageID)
+	w.jsonBase(&p.Base)
+	w.b = append(w.b, '}')
+	return !w.bad
 }
 
-func (w *writer) jsonReasoningEncryptedValue(p *ReasoningEncryptedValue) {
+func (w *writer) jsonReasoningEncryptedValue(p *ReasoningEncryptedValue) bool {
+	w.b = append(w.b, `{"type":"REASONING_ENCRYPTED_VALUE"`...)
 	if v := p.SubagentRunID; v != nil {
 		w.b = append(w.b, `,"subagentRunId":`...)
 		w.str(*v)
@@ -1229,6 +1133,9 @@ func (w *writer) jsonReasoningEncryptedValue(p *ReasoningEncryptedValue) {
 	w.str(p.EntityID)
 	w.b = append(w.b, `,"encryptedValue":`...)
 	w.str(p.EncryptedValue)
+	w.jsonBase(&p.Base)
+	w.b = append(w.b, '}')
+	return !w.bad
 }
 
 // parseEvent reads a JSON event with the compiled parsers; ok is false
@@ -1356,45 +1263,21 @@ func parseTextMessageStart(s *jsonx.Scanner, p *TextMessageStart) bool {
 		}
 		switch key {
 		case "messageId":
-			if seen&(1<<0) != 0 || s.Peek() != jsonx.String {
+			if !once(&seen, 0) || !readString(s, &p.MessageID) {
 				return false
 			}
-			seen |= 1 << 0
-			v, err := s.String()
-			if err != nil {
-				return false
-			}
-			p.MessageID = v
 		case "role":
-			if seen&(1<<1) != 0 || s.Peek() != jsonx.String {
+			if !once(&seen, 1) || !(readOptString(s, &p.Role) && indexRole(*p.Role) >= 0) {
 				return false
 			}
-			seen |= 1 << 1
-			v, err := s.String()
-			if err != nil || indexRole(v) < 0 {
-				return false
-			}
-			p.Role = &v
 		case "name":
-			if seen&(1<<2) != 0 || s.Peek() != jsonx.String {
+			if !once(&seen, 2) || !readOptString(s, &p.Name) {
 				return false
 			}
-			seen |= 1 << 2
-			v, err := s.String()
-			if err != nil {
-				return false
-			}
-			p.Name = &v
 		case "subagentRunId":
-			if seen&(1<<3) != 0 || s.Peek() != jsonx.String {
+			if !once(&seen, 3) || !readOptString(s, &p.SubagentRunID) {
 				return false
 			}
-			seen |= 1 << 3
-			v, err := s.String()
-			if err != nil {
-				return false
-			}
-			p.SubagentRunID = &v
 		default:
 			if !parseBase(s, key, &p.Base, &seenBase) {
 				return false
@@ -1410,45 +1293,17 @@ func parseTextMessageStart(s *jsonx.Scanner, p *TextMessageStart) bool {
 func parseBase(s *jsonx.Scanner, key string, p *Base, seen *uint64) bool {
 	switch key {
 	case "timestamp":
-		if *seen&(1<<0) != 0 || s.Peek() != jsonx.Number {
+		if !once(seen, 0) || !readInt64(s, &p.Timestamp) {
 			return false
 		}
-		*seen |= 1 << 0
-		text, err := s.Number()
-		if err != nil {
-			return false
-		}
-		v, ok := jsonx.ParseInt64(text)
-		if !ok {
-			return false
-		}
-		p.Timestamp = &v
 	case "rawEvent":
-		if *seen&(1<<1) != 0 {
+		if !once(seen, 1) || !readValue(s, &p.RawEvent, true) {
 			return false
 		}
-		*seen |= 1 << 1
-		if s.Peek() == jsonx.Null {
-			if s.Null() != nil {
-				return false
-			}
-			break
-		}
-		raw, err := s.Raw()
-		if err != nil {
-			return false
-		}
-		p.RawEvent = raw
 	case "metadata":
-		if *seen&(1<<2) != 0 || s.Peek() != jsonx.Object {
+		if !once(seen, 2) || !readObject(s, &p.Metadata) {
 			return false
 		}
-		*seen |= 1 << 2
-		raw, err := s.Raw()
-		if err != nil {
-			return false
-		}
-		p.Metadata = raw
 	default:
 		return false // an unknown member, or "type" again
 	}
@@ -1468,35 +1323,17 @@ func parseTextMessageContent(s *jsonx.Scanner, p *TextMessageContent) bool {
 		}
 		switch key {
 		case "messageId":
-			if seen&(1<<0) != 0 || s.Peek() != jsonx.String {
+			if !once(&seen, 0) || !readString(s, &p.MessageID) {
 				return false
 			}
-			seen |= 1 << 0
-			v, err := s.String()
-			if err != nil {
-				return false
-			}
-			p.MessageID = v
 		case "delta":
-			if seen&(1<<1) != 0 || s.Peek() != jsonx.String {
+			if !once(&seen, 1) || !readString(s, &p.Delta) {
 				return false
 			}
-			seen |= 1 << 1
-			v, err := s.String()
-			if err != nil {
-				return false
-			}
-			p.Delta = v
 		case "subagentRunId":
-			if seen&(1<<2) != 0 || s.Peek() != jsonx.String {
+			if !once(&seen, 2) || !readOptString(s, &p.SubagentRunID) {
 				return false
 			}
-			seen |= 1 << 2
-			v, err := s.String()
-			if err != nil {
-				return false
-			}
-			p.SubagentRunID = &v
 		default:
 			if !parseBase(s, key, &p.Base, &seenBase) {
 				return false
@@ -1522,25 +1359,13 @@ func parseTextMessageEnd(s *jsonx.Scanner, p *TextMessageEnd) bool {
 		}
 		switch key {
 		case "messageId":
-			if seen&(1<<0) != 0 || s.Peek() != jsonx.String {
+			if !once(&seen, 0) || !readString(s, &p.MessageID) {
 				return false
 			}
-			seen |= 1 << 0
-			v, err := s.String()
-			if err != nil {
-				return false
-			}
-			p.MessageID = v
 		case "subagentRunId":
-			if seen&(1<<1) != 0 || s.Peek() != jsonx.String {
+			if !once(&seen, 1) || !readOptString(s, &p.SubagentRunID) {
 				return false
 			}
-			seen |= 1 << 1
-			v, err := s.String()
-			if err != nil {
-				return false
-			}
-			p.SubagentRunID = &v
 		default:
 			if !parseBase(s, key, &p.Base, &seenBase) {
 				return false
@@ -1566,45 +1391,21 @@ func parseToolCallStart(s *jsonx.Scanner, p *ToolCallStart) bool {
 		}
 		switch key {
 		case "toolCallId":
-			if seen&(1<<0) != 0 || s.Peek() != jsonx.String {
+			if !once(&seen, 0) || !readString(s, &p.ToolCallID) {
 				return false
 			}
-			seen |= 1 << 0
-			v, err := s.String()
-			if err != nil {
-				return false
-			}
-			p.ToolCallID = v
 		case "toolCallName":
-			if seen&(1<<1) != 0 || s.Peek() != jsonx.String {
+			if !once(&seen, 1) || !readString(s, &p.ToolCallName) {
 				return false
 			}
-			seen |= 1 << 1
-			v, err := s.String()
-			if err != nil {
-				return false
-			}
-			p.ToolCallName = v
 		case "parentMessageId":
-			if seen&(1<<2) != 0 || s.Peek() != jsonx.String {
+			if !once(&seen, 2) || !readOptString(s, &p.ParentMessageID) {
 				return false
 			}
-			seen |= 1 << 2
-			v, err := s.String()
-			if err != nil {
-				return false
-			}
-			p.ParentMessageID = &v
 		case "subagentRunId":
-			if seen&(1<<3) != 0 || s.Peek() != jsonx.String {
+			if !once(&seen, 3) || !readOptString(s, &p.SubagentRunID) {
 				return false
 			}
-			seen |= 1 << 3
-			v, err := s.String()
-			if err != nil {
-				return false
-			}
-			p.SubagentRunID = &v
 		default:
 			if !parseBase(s, key, &p.Base, &seenBase) {
 				return false
@@ -1630,35 +1431,17 @@ func parseToolCallArgs(s *jsonx.Scanner, p *ToolCallArgs) bool {
 		}
 		switch key {
 		case "toolCallId":
-			if seen&(1<<0) != 0 || s.Peek() != jsonx.String {
+			if !once(&seen, 0) || !readString(s, &p.ToolCallID) {
 				return false
 			}
-			seen |= 1 << 0
-			v, err := s.String()
-			if err != nil {
-				return false
-			}
-			p.ToolCallID = v
 		case "delta":
-			if seen&(1<<1) != 0 || s.Peek() != jsonx.String {
+			if !once(&seen, 1) || !readString(s, &p.Delta) {
 				return false
 			}
-			seen |= 1 << 1
-			v, err := s.String()
-			if err != nil {
-				return false
-			}
-			p.Delta = v
 		case "subagentRunId":
-			if seen&(1<<2) != 0 || s.Peek() != jsonx.String {
+			if !once(&seen, 2) || !readOptString(s, &p.SubagentRunID) {
 				return false
 			}
-			seen |= 1 << 2
-			v, err := s.String()
-			if err != nil {
-				return false
-			}
-			p.SubagentRunID = &v
 		default:
 			if !parseBase(s, key, &p.Base, &seenBase) {
 				return false
@@ -1684,25 +1467,13 @@ func parseToolCallEnd(s *jsonx.Scanner, p *ToolCallEnd) bool {
 		}
 		switch key {
 		case "toolCallId":
-			if seen&(1<<0) != 0 || s.Peek() != jsonx.String {
+			if !once(&seen, 0) || !readString(s, &p.ToolCallID) {
 				return false
 			}
-			seen |= 1 << 0
-			v, err := s.String()
-			if err != nil {
-				return false
-			}
-			p.ToolCallID = v
 		case "subagentRunId":
-			if seen&(1<<1) != 0 || s.Peek() != jsonx.String {
+			if !once(&seen, 1) || !readOptString(s, &p.SubagentRunID) {
 				return false
 			}
-			seen |= 1 << 1
-			v, err := s.String()
-			if err != nil {
-				return false
-			}
-			p.SubagentRunID = &v
 		default:
 			if !parseBase(s, key, &p.Base, &seenBase) {
 				return false
@@ -1728,25 +1499,13 @@ func parseStateSnapshot(s *jsonx.Scanner, p *StateSnapshot) bool {
 		}
 		switch key {
 		case "snapshot":
-			if seen&(1<<0) != 0 {
+			if !once(&seen, 0) || !readValue(s, &p.Snapshot, false) {
 				return false
 			}
-			seen |= 1 << 0
-			raw, err := s.Raw()
-			if err != nil {
-				return false
-			}
-			p.Snapshot = raw
 		case "subagentRunId":
-			if seen&(1<<1) != 0 || s.Peek() != jsonx.String {
+			if !once(&seen, 1) || !readOptString(s, &p.SubagentRunID) {
 				return false
 			}
-			seen |= 1 << 1
-			v, err := s.String()
-			if err != nil {
-				return false
-			}
-			p.SubagentRunID = &v
 		default:
 			if !parseBase(s, key, &p.Base, &seenBase) {
 				return false
@@ -1769,35 +1528,13 @@ func parseStateDelta(s *jsonx.Scanner, p *StateDelta) bool {
 		}
 		switch key {
 		case "delta":
-			if seen&(1<<0) != 0 || s.ArrayStart() != nil {
+			if !once(&seen, 0) || !readList(s, &p.Delta, parsePatchOp) {
 				return false
 			}
-			seen |= 1 << 0
-			v := []PatchOp{}
-			for first := true; ; first = false {
-				more, err := s.ArrayNext(first)
-				if err != nil {
-					return false
-				}
-				if !more {
-					break
-				}
-				v = append(v, PatchOp{})
-				if s.Peek() != jsonx.Object || !parsePatchOp(s, &v[len(v)-1]) {
-					return false
-				}
-			}
-			p.Delta = v
 		case "subagentRunId":
-			if seen&(1<<1) != 0 || s.Peek() != jsonx.String {
+			if !once(&seen, 1) || !readOptString(s, &p.SubagentRunID) {
 				return false
 			}
-			seen |= 1 << 1
-			v, err := s.String()
-			if err != nil {
-				return false
-			}
-			p.SubagentRunID = &v
 		default:
 			if !parseBase(s, key, &p.Base, &seenBase) {
 				return false
@@ -1825,45 +1562,21 @@ func parsePatchOp(s *jsonx.Scanner, p *PatchOp) bool {
 		}
 		switch key {
 		case "op":
-			if seen&(1<<0) != 0 || s.Peek() != jsonx.String {
+			if !once(&seen, 0) || !(readString(s, &p.Op) && indexOp(p.Op) >= 0) {
 				return false
 			}
-			seen |= 1 << 0
-			v, err := s.String()
-			if err != nil || indexOp(v) < 0 {
-				return false
-			}
-			p.Op = v
 		case "path":
-			if seen&(1<<1) != 0 || s.Peek() != jsonx.String {
+			if !once(&seen, 1) || !readString(s, &p.Path) {
 				return false
 			}
-			seen |= 1 << 1
-			v, err := s.String()
-			if err != nil {
-				return false
-			}
-			p.Path = v
 		case "from":
-			if seen&(1<<2) != 0 || s.Peek() != jsonx.String {
+			if !once(&seen, 2) || !readOptString(s, &p.From) {
 				return false
 			}
-			seen |= 1 << 2
-			v, err := s.String()
-			if err != nil {
-				return false
-			}
-			p.From = &v
 		case "value":
-			if seen&(1<<3) != 0 {
+			if !once(&seen, 3) || !readValue(s, &p.Value, false) {
 				return false
 			}
-			seen |= 1 << 3
-			raw, err := s.Raw()
-			if err != nil {
-				return false
-			}
-			p.Value = raw
 		default:
 			return false // an unknown member
 		}
@@ -1887,25 +1600,9 @@ func parseMessagesSnapshot(s *jsonx.Scanner, p *MessagesSnapshot) bool {
 		}
 		switch key {
 		case "messages":
-			if seen&(1<<0) != 0 || s.ArrayStart() != nil {
+			if !once(&seen, 0) || !readList(s, &p.Messages, parseMessage) {
 				return false
 			}
-			seen |= 1 << 0
-			v := []Message{}
-			for first := true; ; first = false {
-				more, err := s.ArrayNext(first)
-				if err != nil {
-					return false
-				}
-				if !more {
-					break
-				}
-				v = append(v, Message{})
-				if s.Peek() != jsonx.Object || !parseMessage(s, &v[len(v)-1]) {
-					return false
-				}
-			}
-			p.Messages = v
 		default:
 			if !parseBase(s, key, &p.Base, &seenBase) {
 				return false
@@ -1933,155 +1630,61 @@ func parseMessage(s *jsonx.Scanner, p *Message) bool {
 		}
 		switch key {
 		case "id":
-			if seen&(1<<0) != 0 || s.Peek() != jsonx.String {
+			if !once(&seen, 0) || !readString(s, &p.ID) {
 				return false
 			}
-			seen |= 1 << 0
-			v, err := s.String()
-			if err != nil {
-				return false
-			}
-			p.ID = v
 		case "role":
-			if seen&(1<<1) != 0 || s.Peek() != jsonx.String {
+			if !once(&seen, 1) || !(readString(s, &p.Role) && indexMessageRole(p.Role) >= 0) {
 				return false
 			}
-			seen |= 1 << 1
-			v, err := s.String()
-			if err != nil || indexMessageRole(v) < 0 {
-				return false
-			}
-			p.Role = v
 		case "content":
-			if seen&(1<<2) != 0 {
+			if !once(&seen, 2) {
 				return false
 			}
-			seen |= 1 << 2
+			var ok bool
 			switch s.Peek() {
 			case jsonx.String:
-				v, err := s.String()
-				if err != nil {
-					return false
-				}
-				p.Content = &v
+				ok = readOptString(s, &p.Content)
 			case jsonx.Array:
-				if s.ArrayStart() != nil {
-					return false
-				}
-				v := []ContentPart{}
-				for first := true; ; first = false {
-					more, err := s.ArrayNext(first)
-					if err != nil {
-						return false
-					}
-					if !more {
-						break
-					}
-					v = append(v, ContentPart{})
-					if !parsePart(s, &v[len(v)-1]) {
-						return false
-					}
-				}
-				p.Parts = v
+				ok = readList(s, &p.Parts, parsePart)
 			case jsonx.Object:
-				raw, err := s.Raw()
-				if err != nil {
-					return false
-				}
-				p.ActivityContent = raw
-			default:
+				ok = readObject(s, &p.ActivityContent)
+			}
+			if !ok {
 				return false
 			}
 		case "name":
-			if seen&(1<<3) != 0 || s.Peek() != jsonx.String {
+			if !once(&seen, 3) || !readOptString(s, &p.Name) {
 				return false
 			}
-			seen |= 1 << 3
-			v, err := s.String()
-			if err != nil {
-				return false
-			}
-			p.Name = &v
 		case "toolCalls":
-			if seen&(1<<4) != 0 || s.ArrayStart() != nil {
+			if !once(&seen, 4) || !readList(s, &p.ToolCalls, parseToolCall) {
 				return false
 			}
-			seen |= 1 << 4
-			v := []ToolCall{}
-			for first := true; ; first = false {
-				more, err := s.ArrayNext(first)
-				if err != nil {
-					return false
-				}
-				if !more {
-					break
-				}
-				v = append(v, ToolCall{})
-				if s.Peek() != jsonx.Object || !parseToolCall(s, &v[len(v)-1]) {
-					return false
-				}
-			}
-			p.ToolCalls = v
 		case "toolCallId":
-			if seen&(1<<5) != 0 || s.Peek() != jsonx.String {
+			if !once(&seen, 5) || !readOptString(s, &p.ToolCallID) {
 				return false
 			}
-			seen |= 1 << 5
-			v, err := s.String()
-			if err != nil {
-				return false
-			}
-			p.ToolCallID = &v
 		case "error":
-			if seen&(1<<6) != 0 || s.Peek() != jsonx.String {
+			if !once(&seen, 6) || !readOptString(s, &p.Error) {
 				return false
 			}
-			seen |= 1 << 6
-			v, err := s.String()
-			if err != nil {
-				return false
-			}
-			p.Error = &v
 		case "metadata":
-			if seen&(1<<8) != 0 || s.Peek() != jsonx.Object {
+			if !once(&seen, 8) || !readObject(s, &p.Metadata) {
 				return false
 			}
-			seen |= 1 << 8
-			raw, err := s.Raw()
-			if err != nil {
-				return false
-			}
-			p.Metadata = raw
 		case "subagentRunId":
-			if seen&(1<<9) != 0 || s.Peek() != jsonx.String {
+			if !once(&seen, 9) || !readOptString(s, &p.SubagentRunID) {
 				return false
 			}
-			seen |= 1 << 9
-			v, err := s.String()
-			if err != nil {
-				return false
-			}
-			p.SubagentRunID = &v
 		case "encryptedValue":
-			if seen&(1<<10) != 0 || s.Peek() != jsonx.String {
+			if !once(&seen, 10) || !readOptString(s, &p.EncryptedValue) {
 				return false
 			}
-			seen |= 1 << 10
-			v, err := s.String()
-			if err != nil {
-				return false
-			}
-			p.EncryptedValue = &v
 		case "activityType":
-			if seen&(1<<11) != 0 || s.Peek() != jsonx.String {
+			if !once(&seen, 11) || !readOptString(s, &p.ActivityType) {
 				return false
 			}
-			seen |= 1 << 11
-			v, err := s.String()
-			if err != nil {
-				return false
-			}
-			p.ActivityType = &v
 		default:
 			return false // an unknown member
 		}
@@ -2107,50 +1710,25 @@ func parseToolCall(s *jsonx.Scanner, p *ToolCall) bool {
 		}
 		switch key {
 		case "id":
-			if seen&(1<<0) != 0 || s.Peek() != jsonx.String {
+			if !once(&seen, 0) || !readString(s, &p.ID) {
 				return false
 			}
-			seen |= 1 << 0
-			v, err := s.String()
-			if err != nil {
-				return false
-			}
-			p.ID = v
 		case "type":
-			if seen&(1<<1) != 0 || s.Peek() != jsonx.String {
+			if !once(&seen, 1) || !(readString(s, &p.Type) && indexType(p.Type) >= 0) {
 				return false
 			}
-			seen |= 1 << 1
-			v, err := s.String()
-			if err != nil || indexType(v) < 0 {
-				return false
-			}
-			p.Type = v
 		case "function":
-			if seen&(1<<2) != 0 || s.Peek() != jsonx.Object || !parseFunctionCall(s, &p.Function) {
+			if !once(&seen, 2) || !parseFunctionCall(s, &p.Function) {
 				return false
 			}
-			seen |= 1 << 2
 		case "metadata":
-			if seen&(1<<3) != 0 || s.Peek() != jsonx.Object {
+			if !once(&seen, 3) || !readObject(s, &p.Metadata) {
 				return false
 			}
-			seen |= 1 << 3
-			raw, err := s.Raw()
-			if err != nil {
-				return false
-			}
-			p.Metadata = raw
 		case "encryptedValue":
-			if seen&(1<<4) != 0 || s.Peek() != jsonx.String {
+			if !once(&seen, 4) || !readOptString(s, &p.EncryptedValue) {
 				return false
 			}
-			seen |= 1 << 4
-			v, err := s.String()
-			if err != nil {
-				return false
-			}
-			p.EncryptedValue = &v
 		default:
 			return false // an unknown member
 		}
@@ -2176,25 +1754,13 @@ func parseFunctionCall(s *jsonx.Scanner, p *FunctionCall) bool {
 		}
 		switch key {
 		case "name":
-			if seen&(1<<0) != 0 || s.Peek() != jsonx.String {
+			if !once(&seen, 0) || !readString(s, &p.Name) {
 				return false
 			}
-			seen |= 1 << 0
-			v, err := s.String()
-			if err != nil {
-				return false
-			}
-			p.Name = v
 		case "arguments":
-			if seen&(1<<1) != 0 || s.Peek() != jsonx.String {
+			if !once(&seen, 1) || !readString(s, &p.Arguments) {
 				return false
 			}
-			seen |= 1 << 1
-			v, err := s.String()
-			if err != nil {
-				return false
-			}
-			p.Arguments = v
 		default:
 			return false // an unknown member
 		}
@@ -2218,35 +1784,17 @@ func parseRaw(s *jsonx.Scanner, p *Raw) bool {
 		}
 		switch key {
 		case "event":
-			if seen&(1<<0) != 0 {
+			if !once(&seen, 0) || !readValue(s, &p.Event, false) {
 				return false
 			}
-			seen |= 1 << 0
-			raw, err := s.Raw()
-			if err != nil {
-				return false
-			}
-			p.Event = raw
 		case "source":
-			if seen&(1<<1) != 0 || s.Peek() != jsonx.String {
+			if !once(&seen, 1) || !readOptString(s, &p.Source) {
 				return false
 			}
-			seen |= 1 << 1
-			v, err := s.String()
-			if err != nil {
-				return false
-			}
-			p.Source = &v
 		case "subagentRunId":
-			if seen&(1<<2) != 0 || s.Peek() != jsonx.String {
+			if !once(&seen, 2) || !readOptString(s, &p.SubagentRunID) {
 				return false
 			}
-			seen |= 1 << 2
-			v, err := s.String()
-			if err != nil {
-				return false
-			}
-			p.SubagentRunID = &v
 		default:
 			if !parseBase(s, key, &p.Base, &seenBase) {
 				return false
@@ -2269,35 +1817,17 @@ func parseCustom(s *jsonx.Scanner, p *Custom) bool {
 		}
 		switch key {
 		case "name":
-			if seen&(1<<0) != 0 || s.Peek() != jsonx.String {
+			if !once(&seen, 0) || !readString(s, &p.Name) {
 				return false
 			}
-			seen |= 1 << 0
-			v, err := s.String()
-			if err != nil {
-				return false
-			}
-			p.Name = v
 		case "value":
-			if seen&(1<<1) != 0 {
+			if !once(&seen, 1) || !readValue(s, &p.Value, false) {
 				return false
 			}
-			seen |= 1 << 1
-			raw, err := s.Raw()
-			if err != nil {
-				return false
-			}
-			p.Value = raw
 		case "subagentRunId":
-			if seen&(1<<2) != 0 || s.Peek() != jsonx.String {
+			if !once(&seen, 2) || !readOptString(s, &p.SubagentRunID) {
 				return false
 			}
-			seen |= 1 << 2
-			v, err := s.String()
-			if err != nil {
-				return false
-			}
-			p.SubagentRunID = &v
 		default:
 			if !parseBase(s, key, &p.Base, &seenBase) {
 				return false
@@ -2323,55 +1853,25 @@ func parseRunStarted(s *jsonx.Scanner, p *RunStarted) bool {
 		}
 		switch key {
 		case "threadId":
-			if seen&(1<<0) != 0 || s.Peek() != jsonx.String {
+			if !once(&seen, 0) || !readString(s, &p.ThreadID) {
 				return false
 			}
-			seen |= 1 << 0
-			v, err := s.String()
-			if err != nil {
-				return false
-			}
-			p.ThreadID = v
 		case "runId":
-			if seen&(1<<1) != 0 || s.Peek() != jsonx.String {
+			if !once(&seen, 1) || !readString(s, &p.RunID) {
 				return false
 			}
-			seen |= 1 << 1
-			v, err := s.String()
-			if err != nil {
-				return false
-			}
-			p.RunID = v
 		case "parentRunId":
-			if seen&(1<<2) != 0 || s.Peek() != jsonx.String {
+			if !once(&seen, 2) || !readOptString(s, &p.ParentRunID) {
 				return false
 			}
-			seen |= 1 << 2
-			v, err := s.String()
-			if err != nil {
-				return false
-			}
-			p.ParentRunID = &v
 		case "input":
-			if seen&(1<<3) != 0 || s.Peek() != jsonx.Object {
+			if !once(&seen, 3) || !readOpt(s, &p.Input, parseRunAgentInput) {
 				return false
 			}
-			seen |= 1 << 3
-			v := new(RunAgentInput)
-			if !parseRunAgentInput(s, v) {
-				return false
-			}
-			p.Input = v
 		case "protocolVersion":
-			if seen&(1<<4) != 0 || s.Peek() != jsonx.String {
+			if !once(&seen, 4) || !readOptString(s, &p.ProtocolVersion) {
 				return false
 			}
-			seen |= 1 << 4
-			v, err := s.String()
-			if err != nil {
-				return false
-			}
-			p.ProtocolVersion = &v
 		default:
 			if !parseBase(s, key, &p.Base, &seenBase) {
 				return false
@@ -2399,157 +1899,45 @@ func parseRunAgentInput(s *jsonx.Scanner, p *RunAgentInput) bool {
 		}
 		switch key {
 		case "threadId":
-			if seen&(1<<0) != 0 || s.Peek() != jsonx.String {
+			if !once(&seen, 0) || !readString(s, &p.ThreadID) {
 				return false
 			}
-			seen |= 1 << 0
-			v, err := s.String()
-			if err != nil {
-				return false
-			}
-			p.ThreadID = v
 		case "runId":
-			if seen&(1<<1) != 0 || s.Peek() != jsonx.String {
+			if !once(&seen, 1) || !readString(s, &p.RunID) {
 				return false
 			}
-			seen |= 1 << 1
-			v, err := s.String()
-			if err != nil {
-				return false
-			}
-			p.RunID = v
 		case "parentRunId":
-			if seen&(1<<2) != 0 || s.Peek() != jsonx.String {
+			if !once(&seen, 2) || !readOptString(s, &p.ParentRunID) {
 				return false
 			}
-			seen |= 1 << 2
-			v, err := s.String()
-			if err != nil {
-				return false
-			}
-			p.ParentRunID = &v
 		case "state":
-			if seen&(1<<3) != 0 {
+			if !once(&seen, 3) || !readValue(s, &p.State, true) {
 				return false
 			}
-			seen |= 1 << 3
-			if s.Peek() == jsonx.Null {
-				if s.Null() != nil {
-					return false
-				}
-				break
-			}
-			raw, err := s.Raw()
-			if err != nil {
-				return false
-			}
-			p.State = raw
 		case "messages":
-			if seen&(1<<4) != 0 || s.ArrayStart() != nil {
+			if !once(&seen, 4) || !readList(s, &p.Messages, parseMessage) {
 				return false
 			}
-			seen |= 1 << 4
-			v := []Message{}
-			for first := true; ; first = false {
-				more, err := s.ArrayNext(first)
-				if err != nil {
-					return false
-				}
-				if !more {
-					break
-				}
-				v = append(v, Message{})
-				if s.Peek() != jsonx.Object || !parseMessage(s, &v[len(v)-1]) {
-					return false
-				}
-			}
-			p.Messages = v
 		case "tools":
-			if seen&(1<<5) != 0 || s.ArrayStart() != nil {
+			if !once(&seen, 5) || !readList(s, &p.Tools, parseTool) {
 				return false
 			}
-			seen |= 1 << 5
-			v := []Tool{}
-			for first := true; ; first = false {
-				more, err := s.ArrayNext(first)
-				if err != nil {
-					return false
-				}
-				if !more {
-					break
-				}
-				v = append(v, Tool{})
-				if s.Peek() != jsonx.Object || !parseTool(s, &v[len(v)-1]) {
-					return false
-				}
-			}
-			p.Tools = v
 		case "context":
-			if seen&(1<<6) != 0 || s.ArrayStart() != nil {
+			if !once(&seen, 6) || !readList(s, &p.Context, parseContext) {
 				return false
 			}
-			seen |= 1 << 6
-			v := []Context{}
-			for first := true; ; first = false {
-				more, err := s.ArrayNext(first)
-				if err != nil {
-					return false
-				}
-				if !more {
-					break
-				}
-				v = append(v, Context{})
-				if s.Peek() != jsonx.Object || !parseContext(s, &v[len(v)-1]) {
-					return false
-				}
-			}
-			p.Context = v
 		case "forwardedProps":
-			if seen&(1<<7) != 0 {
+			if !once(&seen, 7) || !readValue(s, &p.ForwardedProps, true) {
 				return false
 			}
-			seen |= 1 << 7
-			if s.Peek() == jsonx.Null {
-				if s.Null() != nil {
-					return false
-				}
-				break
-			}
-			raw, err := s.Raw()
-			if err != nil {
-				return false
-			}
-			p.ForwardedProps = raw
 		case "resume":
-			if seen&(1<<8) != 0 || s.ArrayStart() != nil {
+			if !once(&seen, 8) || !readList(s, &p.Resume, parseResumeEntry) {
 				return false
 			}
-			seen |= 1 << 8
-			v := []ResumeEntry{}
-			for first := true; ; first = false {
-				more, err := s.ArrayNext(first)
-				if err != nil {
-					return false
-				}
-				if !more {
-					break
-				}
-				v = append(v, ResumeEntry{})
-				if s.Peek() != jsonx.Object || !parseResumeEntry(s, &v[len(v)-1]) {
-					return false
-				}
-			}
-			p.Resume = v
 		case "protocolVersion":
-			if seen&(1<<9) != 0 || s.Peek() != jsonx.String {
+			if !once(&seen, 9) || !readOptString(s, &p.ProtocolVersion) {
 				return false
 			}
-			seen |= 1 << 9
-			v, err := s.String()
-			if err != nil {
-				return false
-			}
-			p.ProtocolVersion = &v
 		default:
 			return false // an unknown member
 		}
@@ -2575,51 +1963,21 @@ func parseTool(s *jsonx.Scanner, p *Tool) bool {
 		}
 		switch key {
 		case "name":
-			if seen&(1<<0) != 0 || s.Peek() != jsonx.String {
+			if !once(&seen, 0) || !readString(s, &p.Name) {
 				return false
 			}
-			seen |= 1 << 0
-			v, err := s.String()
-			if err != nil {
-				return false
-			}
-			p.Name = v
 		case "description":
-			if seen&(1<<1) != 0 || s.Peek() != jsonx.String {
+			if !once(&seen, 1) || !readString(s, &p.Description) {
 				return false
 			}
-			seen |= 1 << 1
-			v, err := s.String()
-			if err != nil {
-				return false
-			}
-			p.Description = v
 		case "parameters":
-			if seen&(1<<2) != 0 {
+			if !once(&seen, 2) || !readValue(s, &p.Parameters, true) {
 				return false
 			}
-			seen |= 1 << 2
-			if s.Peek() == jsonx.Null {
-				if s.Null() != nil {
-					return false
-				}
-				break
-			}
-			raw, err := s.Raw()
-			if err != nil {
-				return false
-			}
-			p.Parameters = raw
 		case "metadata":
-			if seen&(1<<3) != 0 || s.Peek() != jsonx.Object {
+			if !once(&seen, 3) || !readObject(s, &p.Metadata) {
 				return false
 			}
-			seen |= 1 << 3
-			raw, err := s.Raw()
-			if err != nil {
-				return false
-			}
-			p.Metadata = raw
 		default:
 			return false // an unknown member
 		}
@@ -2645,25 +2003,13 @@ func parseContext(s *jsonx.Scanner, p *Context) bool {
 		}
 		switch key {
 		case "description":
-			if seen&(1<<0) != 0 || s.Peek() != jsonx.String {
+			if !once(&seen, 0) || !readString(s, &p.Description) {
 				return false
 			}
-			seen |= 1 << 0
-			v, err := s.String()
-			if err != nil {
-				return false
-			}
-			p.Description = v
 		case "value":
-			if seen&(1<<1) != 0 || s.Peek() != jsonx.String {
+			if !once(&seen, 1) || !readString(s, &p.Value) {
 				return false
 			}
-			seen |= 1 << 1
-			v, err := s.String()
-			if err != nil {
-				return false
-			}
-			p.Value = v
 		default:
 			return false // an unknown member
 		}
@@ -2689,51 +2035,21 @@ func parseResumeEntry(s *jsonx.Scanner, p *ResumeEntry) bool {
 		}
 		switch key {
 		case "interruptId":
-			if seen&(1<<0) != 0 || s.Peek() != jsonx.String {
+			if !once(&seen, 0) || !readString(s, &p.InterruptID) {
 				return false
 			}
-			seen |= 1 << 0
-			v, err := s.String()
-			if err != nil {
-				return false
-			}
-			p.InterruptID = v
 		case "status":
-			if seen&(1<<1) != 0 || s.Peek() != jsonx.String {
+			if !once(&seen, 1) || !(readString(s, &p.Status) && indexStatus(p.Status) >= 0) {
 				return false
 			}
-			seen |= 1 << 1
-			v, err := s.String()
-			if err != nil || indexStatus(v) < 0 {
-				return false
-			}
-			p.Status = v
 		case "payload":
-			if seen&(1<<2) != 0 {
+			if !once(&seen, 2) || !readValue(s, &p.Payload, true) {
 				return false
 			}
-			seen |= 1 << 2
-			if s.Peek() == jsonx.Null {
-				if s.Null() != nil {
-					return false
-				}
-				break
-			}
-			raw, err := s.Raw()
-			if err != nil {
-				return false
-			}
-			p.Payload = raw
 		case "metadata":
-			if seen&(1<<3) != 0 || s.Peek() != jsonx.Object {
+			if !once(&seen, 3) || !readObject(s, &p.Metadata) {
 				return false
 			}
-			seen |= 1 << 3
-			raw, err := s.Raw()
-			if err != nil {
-				return false
-			}
-			p.Metadata = raw
 		default:
 			return false // an unknown member
 		}
@@ -2757,71 +2073,25 @@ func parseRunFinished(s *jsonx.Scanner, p *RunFinished) bool {
 		}
 		switch key {
 		case "threadId":
-			if seen&(1<<0) != 0 || s.Peek() != jsonx.String {
+			if !once(&seen, 0) || !readString(s, &p.ThreadID) {
 				return false
 			}
-			seen |= 1 << 0
-			v, err := s.String()
-			if err != nil {
-				return false
-			}
-			p.ThreadID = v
 		case "runId":
-			if seen&(1<<1) != 0 || s.Peek() != jsonx.String {
+			if !once(&seen, 1) || !readString(s, &p.RunID) {
 				return false
 			}
-			seen |= 1 << 1
-			v, err := s.String()
-			if err != nil {
-				return false
-			}
-			p.RunID = v
 		case "result":
-			if seen&(1<<2) != 0 {
+			if !once(&seen, 2) || !readValue(s, &p.Result, true) {
 				return false
 			}
-			seen |= 1 << 2
-			if s.Peek() == jsonx.Null {
-				if s.Null() != nil {
-					return false
-				}
-				break
-			}
-			raw, err := s.Raw()
-			if err != nil {
-				return false
-			}
-			p.Result = raw
 		case "outcome":
-			if seen&(1<<3) != 0 || s.Peek() != jsonx.Object {
+			if !once(&seen, 3) || !readOpt(s, &p.Outcome, parseRunOutcome) {
 				return false
 			}
-			seen |= 1 << 3
-			v := new(RunOutcome)
-			if !parseRunOutcome(s, v) {
-				return false
-			}
-			p.Outcome = v
 		case "usage":
-			if seen&(1<<4) != 0 || s.ArrayStart() != nil {
+			if !once(&seen, 4) || !readList(s, &p.Usage, parseUsage) {
 				return false
 			}
-			seen |= 1 << 4
-			v := []Usage{}
-			for first := true; ; first = false {
-				more, err := s.ArrayNext(first)
-				if err != nil {
-					return false
-				}
-				if !more {
-					break
-				}
-				v = append(v, Usage{})
-				if s.Peek() != jsonx.Object || !parseUsage(s, &v[len(v)-1]) {
-					return false
-				}
-			}
-			p.Usage = v
 		default:
 			if !parseBase(s, key, &p.Base, &seenBase) {
 				return false
@@ -2849,56 +2119,17 @@ func parseRunOutcome(s *jsonx.Scanner, p *RunOutcome) bool {
 		}
 		switch key {
 		case "type":
-			if seen&(1<<0) != 0 || s.Peek() != jsonx.String {
+			if !once(&seen, 0) || !readString(s, &p.Type) {
 				return false
 			}
-			seen |= 1 << 0
-			v, err := s.String()
-			if err != nil {
-				return false
-			}
-			p.Type = v
 		case "interrupts":
-			if seen&(1<<1) != 0 || s.ArrayStart() != nil {
+			if !once(&seen, 1) || !readList(s, &p.Interrupts, parseInterrupt) {
 				return false
 			}
-			seen |= 1 << 1
-			v := []Interrupt{}
-			for first := true; ; first = false {
-				more, err := s.ArrayNext(first)
-				if err != nil {
-					return false
-				}
-				if !more {
-					break
-				}
-				v = append(v, Interrupt{})
-				if s.Peek() != jsonx.Object || !parseInterrupt(s, &v[len(v)-1]) {
-					return false
-				}
-			}
-			p.Interrupts = v
 		case "pendingToolCallIds":
-			if seen&(1<<2) != 0 || s.ArrayStart() != nil {
+			if !once(&seen, 2) || !readStrings(s, &p.PendingToolCallIDs) {
 				return false
 			}
-			seen |= 1 << 2
-			v := []string{}
-			for first := true; ; first = false {
-				more, err := s.ArrayNext(first)
-				if err != nil || more && s.Peek() != jsonx.String {
-					return false
-				}
-				if !more {
-					break
-				}
-				e, err := s.String()
-				if err != nil {
-					return false
-				}
-				v = append(v, e)
-			}
-			p.PendingToolCallIDs = v
 		default:
 			return false // an unknown member
 		}
@@ -2924,97 +2155,37 @@ func parseInterrupt(s *jsonx.Scanner, p *Interrupt) bool {
 		}
 		switch key {
 		case "id":
-			if seen&(1<<0) != 0 || s.Peek() != jsonx.String {
+			if !once(&seen, 0) || !readString(s, &p.ID) {
 				return false
 			}
-			seen |= 1 << 0
-			v, err := s.String()
-			if err != nil {
-				return false
-			}
-			p.ID = v
 		case "reason":
-			if seen&(1<<1) != 0 || s.Peek() != jsonx.String {
+			if !once(&seen, 1) || !readString(s, &p.Reason) {
 				return false
 			}
-			seen |= 1 << 1
-			v, err := s.String()
-			if err != nil {
-				return false
-			}
-			p.Reason = v
 		case "message":
-			if seen&(1<<2) != 0 || s.Peek() != jsonx.String {
+			if !once(&seen, 2) || !readOptString(s, &p.Message) {
 				return false
 			}
-			seen |= 1 << 2
-			v, err := s.String()
-			if err != nil {
-				return false
-			}
-			p.Message = &v
 		case "toolCallId":
-			if seen&(1<<3) != 0 || s.Peek() != jsonx.String {
+			if !once(&seen, 3) || !readOptString(s, &p.ToolCallID) {
 				return false
 			}
-			seen |= 1 << 3
-			v, err := s.String()
-			if err != nil {
-				return false
-			}
-			p.ToolCallID = &v
 		case "responseSchema":
-			if seen&(1<<4) != 0 {
+			if !once(&seen, 4) || !readValue(s, &p.ResponseSchema, true) {
 				return false
 			}
-			seen |= 1 << 4
-			if s.Peek() == jsonx.Null {
-				if s.Null() != nil {
-					return false
-				}
-				break
-			}
-			raw, err := s.Raw()
-			if err != nil {
-				return false
-			}
-			p.ResponseSchema = raw
 		case "expiresAt":
-			if seen&(1<<5) != 0 || s.Peek() != jsonx.String {
+			if !once(&seen, 5) || !readOptString(s, &p.ExpiresAt) {
 				return false
 			}
-			seen |= 1 << 5
-			v, err := s.String()
-			if err != nil {
-				return false
-			}
-			p.ExpiresAt = &v
 		case "metadata":
-			if seen&(1<<6) != 0 {
+			if !once(&seen, 6) || !readValue(s, &p.Metadata, true) {
 				return false
 			}
-			seen |= 1 << 6
-			if s.Peek() == jsonx.Null {
-				if s.Null() != nil {
-					return false
-				}
-				break
-			}
-			raw, err := s.Raw()
-			if err != nil {
-				return false
-			}
-			p.Metadata = raw
 		case "subagentRunId":
-			if seen&(1<<7) != 0 || s.Peek() != jsonx.String {
+			if !once(&seen, 7) || !readOptString(s, &p.SubagentRunID) {
 				return false
 			}
-			seen |= 1 << 7
-			v, err := s.String()
-			if err != nil {
-				return false
-			}
-			p.SubagentRunID = &v
 		default:
 			return false // an unknown member
 		}
@@ -3040,109 +2211,37 @@ func parseUsage(s *jsonx.Scanner, p *Usage) bool {
 		}
 		switch key {
 		case "provider":
-			if seen&(1<<0) != 0 || s.Peek() != jsonx.String {
+			if !once(&seen, 0) || !readOptString(s, &p.Provider) {
 				return false
 			}
-			seen |= 1 << 0
-			v, err := s.String()
-			if err != nil {
-				return false
-			}
-			p.Provider = &v
 		case "model":
-			if seen&(1<<1) != 0 || s.Peek() != jsonx.String {
+			if !once(&seen, 1) || !readOptString(s, &p.Model) {
 				return false
 			}
-			seen |= 1 << 1
-			v, err := s.String()
-			if err != nil {
-				return false
-			}
-			p.Model = &v
 		case "inputTokens":
-			if seen&(1<<2) != 0 || s.Peek() != jsonx.Number {
+			if !once(&seen, 2) || !readInt64(s, &p.InputTokens) {
 				return false
 			}
-			seen |= 1 << 2
-			text, err := s.Number()
-			if err != nil {
-				return false
-			}
-			v, ok := jsonx.ParseInt64(text)
-			if !ok {
-				return false
-			}
-			p.InputTokens = &v
 		case "outputTokens":
-			if seen&(1<<3) != 0 || s.Peek() != jsonx.Number {
+			if !once(&seen, 3) || !readInt64(s, &p.OutputTokens) {
 				return false
 			}
-			seen |= 1 << 3
-			text, err := s.Number()
-			if err != nil {
-				return false
-			}
-			v, ok := jsonx.ParseInt64(text)
-			if !ok {
-				return false
-			}
-			p.OutputTokens = &v
 		case "totalTokens":
-			if seen&(1<<4) != 0 || s.Peek() != jsonx.Number {
+			if !once(&seen, 4) || !readInt64(s, &p.TotalTokens) {
 				return false
 			}
-			seen |= 1 << 4
-			text, err := s.Number()
-			if err != nil {
-				return false
-			}
-			v, ok := jsonx.ParseInt64(text)
-			if !ok {
-				return false
-			}
-			p.TotalTokens = &v
 		case "reasoningTokens":
-			if seen&(1<<5) != 0 || s.Peek() != jsonx.Number {
+			if !once(&seen, 5) || !readInt64(s, &p.ReasoningTokens) {
 				return false
 			}
-			seen |= 1 << 5
-			text, err := s.Number()
-			if err != nil {
-				return false
-			}
-			v, ok := jsonx.ParseInt64(text)
-			if !ok {
-				return false
-			}
-			p.ReasoningTokens = &v
 		case "cachedInputTokens":
-			if seen&(1<<6) != 0 || s.Peek() != jsonx.Number {
+			if !once(&seen, 6) || !readInt64(s, &p.CachedInputTokens) {
 				return false
 			}
-			seen |= 1 << 6
-			text, err := s.Number()
-			if err != nil {
-				return false
-			}
-			v, ok := jsonx.ParseInt64(text)
-			if !ok {
-				return false
-			}
-			p.CachedInputTokens = &v
 		case "cacheWriteInputTokens":
-			if seen&(1<<7) != 0 || s.Peek() != jsonx.Number {
+			if !once(&seen, 7) || !readInt64(s, &p.CacheWriteInputTokens) {
 				return false
 			}
-			seen |= 1 << 7
-			text, err := s.Number()
-			if err != nil {
-				return false
-			}
-			v, ok := jsonx.ParseInt64(text)
-			if !ok {
-				return false
-			}
-			p.CacheWriteInputTokens = &v
 		default:
 			return false // an unknown member
 		}
@@ -3163,45 +2262,17 @@ func parseRunError(s *jsonx.Scanner, p *RunError) bool {
 		}
 		switch key {
 		case "code":
-			if seen&(1<<0) != 0 || s.Peek() != jsonx.String {
+			if !once(&seen, 0) || !readOptString(s, &p.Code) {
 				return false
 			}
-			seen |= 1 << 0
-			v, err := s.String()
-			if err != nil {
-				return false
-			}
-			p.Code = &v
 		case "message":
-			if seen&(1<<1) != 0 || s.Peek() != jsonx.String {
+			if !once(&seen, 1) || !readString(s, &p.Message) {
 				return false
 			}
-			seen |= 1 << 1
-			v, err := s.String()
-			if err != nil {
-				return false
-			}
-			p.Message = v
 		case "usage":
-			if seen&(1<<2) != 0 || s.ArrayStart() != nil {
+			if !once(&seen, 2) || !readList(s, &p.Usage, parseUsage) {
 				return false
 			}
-			seen |= 1 << 2
-			v := []Usage{}
-			for first := true; ; first = false {
-				more, err := s.ArrayNext(first)
-				if err != nil {
-					return false
-				}
-				if !more {
-					break
-				}
-				v = append(v, Usage{})
-				if s.Peek() != jsonx.Object || !parseUsage(s, &v[len(v)-1]) {
-					return false
-				}
-			}
-			p.Usage = v
 		default:
 			if !parseBase(s, key, &p.Base, &seenBase) {
 				return false
@@ -3227,25 +2298,13 @@ func parseStepStarted(s *jsonx.Scanner, p *StepStarted) bool {
 		}
 		switch key {
 		case "stepName":
-			if seen&(1<<0) != 0 || s.Peek() != jsonx.String {
+			if !once(&seen, 0) || !readString(s, &p.StepName) {
 				return false
 			}
-			seen |= 1 << 0
-			v, err := s.String()
-			if err != nil {
-				return false
-			}
-			p.StepName = v
 		case "subagentRunId":
-			if seen&(1<<1) != 0 || s.Peek() != jsonx.String {
+			if !once(&seen, 1) || !readOptString(s, &p.SubagentRunID) {
 				return false
 			}
-			seen |= 1 << 1
-			v, err := s.String()
-			if err != nil {
-				return false
-			}
-			p.SubagentRunID = &v
 		default:
 			if !parseBase(s, key, &p.Base, &seenBase) {
 				return false
@@ -3271,25 +2330,13 @@ func parseStepFinished(s *jsonx.Scanner, p *StepFinished) bool {
 		}
 		switch key {
 		case "stepName":
-			if seen&(1<<0) != 0 || s.Peek() != jsonx.String {
+			if !once(&seen, 0) || !readString(s, &p.StepName) {
 				return false
 			}
-			seen |= 1 << 0
-			v, err := s.String()
-			if err != nil {
-				return false
-			}
-			p.StepName = v
 		case "subagentRunId":
-			if seen&(1<<1) != 0 || s.Peek() != jsonx.String {
+			if !once(&seen, 1) || !readOptString(s, &p.SubagentRunID) {
 				return false
 			}
-			seen |= 1 << 1
-			v, err := s.String()
-			if err != nil {
-				return false
-			}
-			p.SubagentRunID = &v
 		default:
 			if !parseBase(s, key, &p.Base, &seenBase) {
 				return false
@@ -3315,55 +2362,25 @@ func parseTextMessageChunk(s *jsonx.Scanner, p *TextMessageChunk) bool {
 		}
 		switch key {
 		case "messageId":
-			if seen&(1<<0) != 0 || s.Peek() != jsonx.String {
+			if !once(&seen, 0) || !readOptString(s, &p.MessageID) {
 				return false
 			}
-			seen |= 1 << 0
-			v, err := s.String()
-			if err != nil {
-				return false
-			}
-			p.MessageID = &v
 		case "role":
-			if seen&(1<<1) != 0 || s.Peek() != jsonx.String {
+			if !once(&seen, 1) || !(readOptString(s, &p.Role) && indexRole(*p.Role) >= 0) {
 				return false
 			}
-			seen |= 1 << 1
-			v, err := s.String()
-			if err != nil || indexRole(v) < 0 {
-				return false
-			}
-			p.Role = &v
 		case "delta":
-			if seen&(1<<2) != 0 || s.Peek() != jsonx.String {
+			if !once(&seen, 2) || !readOptString(s, &p.Delta) {
 				return false
 			}
-			seen |= 1 << 2
-			v, err := s.String()
-			if err != nil {
-				return false
-			}
-			p.Delta = &v
 		case "name":
-			if seen&(1<<3) != 0 || s.Peek() != jsonx.String {
+			if !once(&seen, 3) || !readOptString(s, &p.Name) {
 				return false
 			}
-			seen |= 1 << 3
-			v, err := s.String()
-			if err != nil {
-				return false
-			}
-			p.Name = &v
 		case "subagentRunId":
-			if seen&(1<<4) != 0 || s.Peek() != jsonx.String {
+			if !once(&seen, 4) || !readOptString(s, &p.SubagentRunID) {
 				return false
 			}
-			seen |= 1 << 4
-			v, err := s.String()
-			if err != nil {
-				return false
-			}
-			p.SubagentRunID = &v
 		default:
 			if !parseBase(s, key, &p.Base, &seenBase) {
 				return false
@@ -3386,55 +2403,25 @@ func parseToolCallChunk(s *jsonx.Scanner, p *ToolCallChunk) bool {
 		}
 		switch key {
 		case "toolCallId":
-			if seen&(1<<0) != 0 || s.Peek() != jsonx.String {
+			if !once(&seen, 0) || !readOptString(s, &p.ToolCallID) {
 				return false
 			}
-			seen |= 1 << 0
-			v, err := s.String()
-			if err != nil {
-				return false
-			}
-			p.ToolCallID = &v
 		case "toolCallName":
-			if seen&(1<<1) != 0 || s.Peek() != jsonx.String {
+			if !once(&seen, 1) || !readOptString(s, &p.ToolCallName) {
 				return false
 			}
-			seen |= 1 << 1
-			v, err := s.String()
-			if err != nil {
-				return false
-			}
-			p.ToolCallName = &v
 		case "parentMessageId":
-			if seen&(1<<2) != 0 || s.Peek() != jsonx.String {
+			if !once(&seen, 2) || !readOptString(s, &p.ParentMessageID) {
 				return false
 			}
-			seen |= 1 << 2
-			v, err := s.String()
-			if err != nil {
-				return false
-			}
-			p.ParentMessageID = &v
 		case "delta":
-			if seen&(1<<3) != 0 || s.Peek() != jsonx.String {
+			if !once(&seen, 3) || !readOptString(s, &p.Delta) {
 				return false
 			}
-			seen |= 1 << 3
-			v, err := s.String()
-			if err != nil {
-				return false
-			}
-			p.Delta = &v
 		case "subagentRunId":
-			if seen&(1<<4) != 0 || s.Peek() != jsonx.String {
+			if !once(&seen, 4) || !readOptString(s, &p.SubagentRunID) {
 				return false
 			}
-			seen |= 1 << 4
-			v, err := s.String()
-			if err != nil {
-				return false
-			}
-			p.SubagentRunID = &v
 		default:
 			if !parseBase(s, key, &p.Base, &seenBase) {
 				return false
@@ -3457,65 +2444,29 @@ func parseSubagentStarted(s *jsonx.Scanner, p *SubagentStarted) bool {
 		}
 		switch key {
 		case "subagentRunId":
-			if seen&(1<<0) != 0 || s.Peek() != jsonx.String {
+			if !once(&seen, 0) || !readString(s, &p.SubagentRunID) {
 				return false
 			}
-			seen |= 1 << 0
-			v, err := s.String()
-			if err != nil {
-				return false
-			}
-			p.SubagentRunID = v
 		case "name":
-			if seen&(1<<1) != 0 || s.Peek() != jsonx.String {
+			if !once(&seen, 1) || !readString(s, &p.Name) {
 				return false
 			}
-			seen |= 1 << 1
-			v, err := s.String()
-			if err != nil {
-				return false
-			}
-			p.Name = v
 		case "description":
-			if seen&(1<<2) != 0 || s.Peek() != jsonx.String {
+			if !once(&seen, 2) || !readOptString(s, &p.Description) {
 				return false
 			}
-			seen |= 1 << 2
-			v, err := s.String()
-			if err != nil {
-				return false
-			}
-			p.Description = &v
 		case "parentSubagentRunId":
-			if seen&(1<<3) != 0 || s.Peek() != jsonx.String {
+			if !once(&seen, 3) || !readOptString(s, &p.ParentSubagentRunID) {
 				return false
 			}
-			seen |= 1 << 3
-			v, err := s.String()
-			if err != nil {
-				return false
-			}
-			p.ParentSubagentRunID = &v
 		case "parentToolCallId":
-			if seen&(1<<4) != 0 || s.Peek() != jsonx.String {
+			if !once(&seen, 4) || !readOptString(s, &p.ParentToolCallID) {
 				return false
 			}
-			seen |= 1 << 4
-			v, err := s.String()
-			if err != nil {
-				return false
-			}
-			p.ParentToolCallID = &v
 		case "parentMessageId":
-			if seen&(1<<5) != 0 || s.Peek() != jsonx.String {
+			if !once(&seen, 5) || !readOptString(s, &p.ParentMessageID) {
 				return false
 			}
-			seen |= 1 << 5
-			v, err := s.String()
-			if err != nil {
-				return false
-			}
-			p.ParentMessageID = &v
 		default:
 			if !parseBase(s, key, &p.Base, &seenBase) {
 				return false
@@ -3541,41 +2492,17 @@ func parseSubagentFinished(s *jsonx.Scanner, p *SubagentFinished) bool {
 		}
 		switch key {
 		case "subagentRunId":
-			if seen&(1<<0) != 0 || s.Peek() != jsonx.String {
+			if !once(&seen, 0) || !readString(s, &p.SubagentRunID) {
 				return false
 			}
-			seen |= 1 << 0
-			v, err := s.String()
-			if err != nil {
-				return false
-			}
-			p.SubagentRunID = v
 		case "result":
-			if seen&(1<<1) != 0 {
+			if !once(&seen, 1) || !readValue(s, &p.Result, true) {
 				return false
 			}
-			seen |= 1 << 1
-			if s.Peek() == jsonx.Null {
-				if s.Null() != nil {
-					return false
-				}
-				break
-			}
-			raw, err := s.Raw()
-			if err != nil {
-				return false
-			}
-			p.Result = raw
 		case "outcome":
-			if seen&(1<<2) != 0 || s.Peek() != jsonx.Object {
+			if !once(&seen, 2) || !readOpt(s, &p.Outcome, parseSubagentOutcome) {
 				return false
 			}
-			seen |= 1 << 2
-			v := new(SubagentOutcome)
-			if !parseSubagentOutcome(s, v) {
-				return false
-			}
-			p.Outcome = v
 		default:
 			if !parseBase(s, key, &p.Base, &seenBase) {
 				return false
@@ -3603,36 +2530,13 @@ func parseSubagentOutcome(s *jsonx.Scanner, p *SubagentOutcome) bool {
 		}
 		switch key {
 		case "type":
-			if seen&(1<<0) != 0 || s.Peek() != jsonx.String {
+			if !once(&seen, 0) || !readString(s, &p.Type) {
 				return false
 			}
-			seen |= 1 << 0
-			v, err := s.String()
-			if err != nil {
-				return false
-			}
-			p.Type = v
 		case "interruptIds":
-			if seen&(1<<1) != 0 || s.ArrayStart() != nil {
+			if !once(&seen, 1) || !readStrings(s, &p.InterruptIDs) {
 				return false
 			}
-			seen |= 1 << 1
-			v := []string{}
-			for first := true; ; first = false {
-				more, err := s.ArrayNext(first)
-				if err != nil || more && s.Peek() != jsonx.String {
-					return false
-				}
-				if !more {
-					break
-				}
-				e, err := s.String()
-				if err != nil {
-					return false
-				}
-				v = append(v, e)
-			}
-			p.InterruptIDs = v
 		default:
 			return false // an unknown member
 		}
@@ -3656,35 +2560,17 @@ func parseSubagentError(s *jsonx.Scanner, p *SubagentError) bool {
 		}
 		switch key {
 		case "subagentRunId":
-			if seen&(1<<0) != 0 || s.Peek() != jsonx.String {
+			if !once(&seen, 0) || !readString(s, &p.SubagentRunID) {
 				return false
 			}
-			seen |= 1 << 0
-			v, err := s.String()
-			if err != nil {
-				return false
-			}
-			p.SubagentRunID = v
 		case "message":
-			if seen&(1<<1) != 0 || s.Peek() != jsonx.String {
+			if !once(&seen, 1) || !readString(s, &p.Message) {
 				return false
 			}
-			seen |= 1 << 1
-			v, err := s.String()
-			if err != nil {
-				return false
-			}
-			p.Message = v
 		case "code":
-			if seen&(1<<2) != 0 || s.Peek() != jsonx.String {
+			if !once(&seen, 2) || !readOptString(s, &p.Code) {
 				return false
 			}
-			seen |= 1 << 2
-			v, err := s.String()
-			if err != nil {
-				return false
-			}
-			p.Code = &v
 		default:
 			if !parseBase(s, key, &p.Base, &seenBase) {
 				return false
@@ -3710,79 +2596,35 @@ func parseToolCallResult(s *jsonx.Scanner, p *ToolCallResult) bool {
 		}
 		switch key {
 		case "subagentRunId":
-			if seen&(1<<0) != 0 || s.Peek() != jsonx.String {
+			if !once(&seen, 0) || !readOptString(s, &p.SubagentRunID) {
 				return false
 			}
-			seen |= 1 << 0
-			v, err := s.String()
-			if err != nil {
-				return false
-			}
-			p.SubagentRunID = &v
 		case "messageId":
-			if seen&(1<<1) != 0 || s.Peek() != jsonx.String {
+			if !once(&seen, 1) || !readString(s, &p.MessageID) {
 				return false
 			}
-			seen |= 1 << 1
-			v, err := s.String()
-			if err != nil {
-				return false
-			}
-			p.MessageID = v
 		case "toolCallId":
-			if seen&(1<<2) != 0 || s.Peek() != jsonx.String {
+			if !once(&seen, 2) || !readString(s, &p.ToolCallID) {
 				return false
 			}
-			seen |= 1 << 2
-			v, err := s.String()
-			if err != nil {
-				return false
-			}
-			p.ToolCallID = v
 		case "content":
-			if seen&(1<<3) != 0 {
+			if !once(&seen, 3) {
 				return false
 			}
-			seen |= 1 << 3
+			var ok bool
 			switch s.Peek() {
 			case jsonx.String:
-				v, err := s.String()
-				if err != nil {
-					return false
-				}
-				p.Content = &v
+				ok = readOptString(s, &p.Content)
 			case jsonx.Array:
-				if s.ArrayStart() != nil {
-					return false
-				}
-				v := []ContentPart{}
-				for first := true; ; first = false {
-					more, err := s.ArrayNext(first)
-					if err != nil {
-						return false
-					}
-					if !more {
-						break
-					}
-					v = append(v, ContentPart{})
-					if !parsePart(s, &v[len(v)-1]) {
-						return false
-					}
-				}
-				p.Parts = v
-			default:
+				ok = readList(s, &p.Parts, parsePart)
+			}
+			if !ok {
 				return false
 			}
 		case "role":
-			if seen&(1<<4) != 0 || s.Peek() != jsonx.String {
+			if !once(&seen, 4) || !(readOptString(s, &p.Role) && indexToolCallResultRole(*p.Role) >= 0) {
 				return false
 			}
-			seen |= 1 << 4
-			v, err := s.String()
-			if err != nil || indexToolCallResultRole(v) < 0 {
-				return false
-			}
-			p.Role = &v
 		default:
 			if !parseBase(s, key, &p.Base, &seenBase) {
 				return false
@@ -3808,55 +2650,25 @@ func parseActivitySnapshot(s *jsonx.Scanner, p *ActivitySnapshot) bool {
 		}
 		switch key {
 		case "subagentRunId":
-			if seen&(1<<0) != 0 || s.Peek() != jsonx.String {
+			if !once(&seen, 0) || !readOptString(s, &p.SubagentRunID) {
 				return false
 			}
-			seen |= 1 << 0
-			v, err := s.String()
-			if err != nil {
-				return false
-			}
-			p.SubagentRunID = &v
 		case "messageId":
-			if seen&(1<<1) != 0 || s.Peek() != jsonx.String {
+			if !once(&seen, 1) || !readString(s, &p.MessageID) {
 				return false
 			}
-			seen |= 1 << 1
-			v, err := s.String()
-			if err != nil {
-				return false
-			}
-			p.MessageID = v
 		case "activityType":
-			if seen&(1<<2) != 0 || s.Peek() != jsonx.String {
+			if !once(&seen, 2) || !readString(s, &p.ActivityType) {
 				return false
 			}
-			seen |= 1 << 2
-			v, err := s.String()
-			if err != nil {
-				return false
-			}
-			p.ActivityType = v
 		case "content":
-			if seen&(1<<3) != 0 || s.Peek() != jsonx.Object {
+			if !once(&seen, 3) || !readObject(s, &p.Content) {
 				return false
 			}
-			seen |= 1 << 3
-			raw, err := s.Raw()
-			if err != nil {
-				return false
-			}
-			p.Content = raw
 		case "replace":
-			if k := s.Peek(); seen&(1<<4) != 0 || k != jsonx.True && k != jsonx.False {
+			if !once(&seen, 4) || !readBool(s, &p.Replace) {
 				return false
 			}
-			seen |= 1 << 4
-			v, err := s.Bool()
-			if err != nil {
-				return false
-			}
-			p.Replace = &v
 		default:
 			if !parseBase(s, key, &p.Base, &seenBase) {
 				return false
@@ -3882,55 +2694,21 @@ func parseActivityDelta(s *jsonx.Scanner, p *ActivityDelta) bool {
 		}
 		switch key {
 		case "subagentRunId":
-			if seen&(1<<0) != 0 || s.Peek() != jsonx.String {
+			if !once(&seen, 0) || !readOptString(s, &p.SubagentRunID) {
 				return false
 			}
-			seen |= 1 << 0
-			v, err := s.String()
-			if err != nil {
-				return false
-			}
-			p.SubagentRunID = &v
 		case "messageId":
-			if seen&(1<<1) != 0 || s.Peek() != jsonx.String {
+			if !once(&seen, 1) || !readString(s, &p.MessageID) {
 				return false
 			}
-			seen |= 1 << 1
-			v, err := s.String()
-			if err != nil {
-				return false
-			}
-			p.MessageID = v
 		case "activityType":
-			if seen&(1<<2) != 0 || s.Peek() != jsonx.String {
+			if !once(&seen, 2) || !readString(s, &p.ActivityType) {
 				return false
 			}
-			seen |= 1 << 2
-			v, err := s.String()
-			if err != nil {
-				return false
-			}
-			p.ActivityType = v
 		case "patch":
-			if seen&(1<<3) != 0 || s.ArrayStart() != nil {
+			if !once(&seen, 3) || !readList(s, &p.Patch, parsePatchOp) {
 				return false
 			}
-			seen |= 1 << 3
-			v := []PatchOp{}
-			for first := true; ; first = false {
-				more, err := s.ArrayNext(first)
-				if err != nil {
-					return false
-				}
-				if !more {
-					break
-				}
-				v = append(v, PatchOp{})
-				if s.Peek() != jsonx.Object || !parsePatchOp(s, &v[len(v)-1]) {
-					return false
-				}
-			}
-			p.Patch = v
 		default:
 			if !parseBase(s, key, &p.Base, &seenBase) {
 				return false
@@ -3956,25 +2734,13 @@ func parseReasoningStart(s *jsonx.Scanner, p *ReasoningStart) bool {
 		}
 		switch key {
 		case "subagentRunId":
-			if seen&(1<<0) != 0 || s.Peek() != jsonx.String {
+			if !once(&seen, 0) || !readOptString(s, &p.SubagentRunID) {
 				return false
 			}
-			seen |= 1 << 0
-			v, err := s.String()
-			if err != nil {
-				return false
-			}
-			p.SubagentRunID = &v
 		case "messageId":
-			if seen&(1<<1) != 0 || s.Peek() != jsonx.String {
+			if !once(&seen, 1) || !readString(s, &p.MessageID) {
 				return false
 			}
-			seen |= 1 << 1
-			v, err := s.String()
-			if err != nil {
-				return false
-			}
-			p.MessageID = v
 		default:
 			if !parseBase(s, key, &p.Base, &seenBase) {
 				return false
@@ -4000,35 +2766,17 @@ func parseReasoningMessageStart(s *jsonx.Scanner, p *ReasoningMessageStart) bool
 		}
 		switch key {
 		case "subagentRunId":
-			if seen&(1<<0) != 0 || s.Peek() != jsonx.String {
+			if !once(&seen, 0) || !readOptString(s, &p.SubagentRunID) {
 				return false
 			}
-			seen |= 1 << 0
-			v, err := s.String()
-			if err != nil {
-				return false
-			}
-			p.SubagentRunID = &v
 		case "messageId":
-			if seen&(1<<1) != 0 || s.Peek() != jsonx.String {
+			if !once(&seen, 1) || !readString(s, &p.MessageID) {
 				return false
 			}
-			seen |= 1 << 1
-			v, err := s.String()
-			if err != nil {
-				return false
-			}
-			p.MessageID = v
 		case "role":
-			if seen&(1<<2) != 0 || s.Peek() != jsonx.String {
+			if !once(&seen, 2) || !(readString(s, &p.Role) && indexReasoningMessageStartRole(p.Role) >= 0) {
 				return false
 			}
-			seen |= 1 << 2
-			v, err := s.String()
-			if err != nil || indexReasoningMessageStartRole(v) < 0 {
-				return false
-			}
-			p.Role = v
 		default:
 			if !parseBase(s, key, &p.Base, &seenBase) {
 				return false
@@ -4054,35 +2802,17 @@ func parseReasoningMessageContent(s *jsonx.Scanner, p *ReasoningMessageContent) 
 		}
 		switch key {
 		case "subagentRunId":
-			if seen&(1<<0) != 0 || s.Peek() != jsonx.String {
+			if !once(&seen, 0) || !readOptString(s, &p.SubagentRunID) {
 				return false
 			}
-			seen |= 1 << 0
-			v, err := s.String()
-			if err != nil {
-				return false
-			}
-			p.SubagentRunID = &v
 		case "messageId":
-			if seen&(1<<1) != 0 || s.Peek() != jsonx.String {
+			if !once(&seen, 1) || !readString(s, &p.MessageID) {
 				return false
 			}
-			seen |= 1 << 1
-			v, err := s.String()
-			if err != nil {
-				return false
-			}
-			p.MessageID = v
 		case "delta":
-			if seen&(1<<2) != 0 || s.Peek() != jsonx.String {
+			if !once(&seen, 2) || !readString(s, &p.Delta) {
 				return false
 			}
-			seen |= 1 << 2
-			v, err := s.String()
-			if err != nil {
-				return false
-			}
-			p.Delta = v
 		default:
 			if !parseBase(s, key, &p.Base, &seenBase) {
 				return false
@@ -4108,25 +2838,13 @@ func parseReasoningMessageEnd(s *jsonx.Scanner, p *ReasoningMessageEnd) bool {
 		}
 		switch key {
 		case "subagentRunId":
-			if seen&(1<<0) != 0 || s.Peek() != jsonx.String {
+			if !once(&seen, 0) || !readOptString(s, &p.SubagentRunID) {
 				return false
 			}
-			seen |= 1 << 0
-			v, err := s.String()
-			if err != nil {
-				return false
-			}
-			p.SubagentRunID = &v
 		case "messageId":
-			if seen&(1<<1) != 0 || s.Peek() != jsonx.String {
+			if !once(&seen, 1) || !readString(s, &p.MessageID) {
 				return false
 			}
-			seen |= 1 << 1
-			v, err := s.String()
-			if err != nil {
-				return false
-			}
-			p.MessageID = v
 		default:
 			if !parseBase(s, key, &p.Base, &seenBase) {
 				return false
@@ -4152,35 +2870,17 @@ func parseReasoningMessageChunk(s *jsonx.Scanner, p *ReasoningMessageChunk) bool
 		}
 		switch key {
 		case "subagentRunId":
-			if seen&(1<<0) != 0 || s.Peek() != jsonx.String {
+			if !once(&seen, 0) || !readOptString(s, &p.SubagentRunID) {
 				return false
 			}
-			seen |= 1 << 0
-			v, err := s.String()
-			if err != nil {
-				return false
-			}
-			p.SubagentRunID = &v
 		case "messageId":
-			if seen&(1<<1) != 0 || s.Peek() != jsonx.String {
+			if !once(&seen, 1) || !readOptString(s, &p.MessageID) {
 				return false
 			}
-			seen |= 1 << 1
-			v, err := s.String()
-			if err != nil {
-				return false
-			}
-			p.MessageID = &v
 		case "delta":
-			if seen&(1<<2) != 0 || s.Peek() != jsonx.String {
+			if !once(&seen, 2) || !readOptString(s, &p.Delta) {
 				return false
 			}
-			seen |= 1 << 2
-			v, err := s.String()
-			if err != nil {
-				return false
-			}
-			p.Delta = &v
 		default:
 			if !parseBase(s, key, &p.Base, &seenBase) {
 				return false
@@ -4203,25 +2903,13 @@ func parseReasoningEnd(s *jsonx.Scanner, p *ReasoningEnd) bool {
 		}
 		switch key {
 		case "subagentRunId":
-			if seen&(1<<0) != 0 || s.Peek() != jsonx.String {
+			if !once(&seen, 0) || !readOptString(s, &p.SubagentRunID) {
 				return false
 			}
-			seen |= 1 << 0
-			v, err := s.String()
-			if err != nil {
-				return false
-			}
-			p.SubagentRunID = &v
 		case "messageId":
-			if seen&(1<<1) != 0 || s.Peek() != jsonx.String {
+			if !once(&seen, 1) || !readString(s, &p.MessageID) {
 				return false
 			}
-			seen |= 1 << 1
-			v, err := s.String()
-			if err != nil {
-				return false
-			}
-			p.MessageID = v
 		default:
 			if !parseBase(s, key, &p.Base, &seenBase) {
 				return false
@@ -4247,45 +2935,21 @@ func parseReasoningEncryptedValue(s *jsonx.Scanner, p *ReasoningEncryptedValue) 
 		}
 		switch key {
 		case "subagentRunId":
-			if seen&(1<<0) != 0 || s.Peek() != jsonx.String {
+			if !once(&seen, 0) || !readOptString(s, &p.SubagentRunID) {
 				return false
 			}
-			seen |= 1 << 0
-			v, err := s.String()
-			if err != nil {
-				return false
-			}
-			p.SubagentRunID = &v
 		case "subtype":
-			if seen&(1<<1) != 0 || s.Peek() != jsonx.String {
+			if !once(&seen, 1) || !(readString(s, &p.Subtype) && indexSubtype(p.Subtype) >= 0) {
 				return false
 			}
-			seen |= 1 << 1
-			v, err := s.String()
-			if err != nil || indexSubtype(v) < 0 {
-				return false
-			}
-			p.Subtype = v
 		case "entityId":
-			if seen&(1<<2) != 0 || s.Peek() != jsonx.String {
+			if !once(&seen, 2) || !readString(s, &p.EntityID) {
 				return false
 			}
-			seen |= 1 << 2
-			v, err := s.String()
-			if err != nil {
-				return false
-			}
-			p.EntityID = v
 		case "encryptedValue":
-			if seen&(1<<3) != 0 || s.Peek() != jsonx.String {
+			if !once(&seen, 3) || !readString(s, &p.EncryptedValue) {
 				return false
 			}
-			seen |= 1 << 3
-			v, err := s.String()
-			if err != nil {
-				return false
-			}
-			p.EncryptedValue = v
 		default:
 			if !parseBase(s, key, &p.Base, &seenBase) {
 				return false

@@ -30,14 +30,7 @@ func (g *gen) jsonWriters() {
 	for _, in := range g.events {
 		name := planOf(in).Type.Name()
 		g.P("case *%s:", name)
-		g.P("if p == nil {")
-		g.P("return false")
-		g.P("}")
-		g.P("w.b = append(w.b, `{\"type\":\"%s\"`...)", in.Type)
-		g.P("w.json%s(p)", name)
-		g.P("w.jsonBase(&p.Base)")
-		g.P("w.b = append(w.b, '}')")
-		g.P("return !w.bad")
+		g.P("return p != nil && w.json%s(p)", name)
 	}
 	g.P("}")
 	g.P("return false")
@@ -57,7 +50,14 @@ func (g *gen) jsonWriters() {
 func (g *gen) jsonWriter(p *schema.Plan) {
 	name := p.Type.Name()
 	object := !p.Event && !isBase(p)
-	g.P("func (w *writer) json%s(p *%s) {", name, name)
+	if p.Event {
+		// An event's writer writes the whole object and reports whether
+		// every check passed.
+		g.P("func (w *writer) json%s(p *%s) bool {", name, name)
+		g.P("w.b = append(w.b, `{\"type\":\"%s\"`...)", g.typeOf(p))
+	} else {
+		g.P("func (w *writer) json%s(p *%s) {", name, name)
+	}
 	if p.Check != nil {
 		g.P("w.rule(%s, schema.PointerTo(p))", planVar(p))
 	}
@@ -88,11 +88,26 @@ func (g *gen) jsonWriter(p *schema.Plan) {
 	for i := range p.Fields {
 		g.jsonField(&p.Fields[i])
 	}
-	if object {
+	switch {
+	case object:
 		g.P("w.b = append(w.b, '}')")
+	case p.Event:
+		g.P("w.jsonBase(&p.Base)")
+		g.P("w.b = append(w.b, '}')")
+		g.P("return !w.bad")
 	}
 	g.P("}")
 	g.P("")
+}
+
+// typeOf returns the type name of event plan p.
+func (g *gen) typeOf(p *schema.Plan) string {
+	for _, in := range g.events {
+		if planOf(in) == p {
+			return string(in.Type)
+		}
+	}
+	panic("codecgen: no event type for " + p.Type.Name())
 }
 
 // What precedes the next member's key.

@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/agwire/agwire/internal/schema"
 )
@@ -82,7 +81,7 @@ func (g *gen) parser(p *schema.Plan) {
 	g.P("break")
 	g.P("}")
 	g.P("switch key {")
-	g.members(p, "seen")
+	g.members(p, "&seen")
 	g.P("default:")
 	if p.Event {
 		g.P("if !parseBase(s, key, &p.Base, &seenBase) {")
@@ -124,7 +123,7 @@ func (g *gen) parser(p *schema.Plan) {
 func (g *gen) baseParser(p *schema.Plan) {
 	g.P("func parseBase(s *jsonx.Scanner, key string, p *Base, seen *uint64) bool {")
 	g.P("switch key {")
-	g.members(p, "*seen")
+	g.members(p, "seen")
 	g.P("default:")
 	g.P("return false // an unknown member, or \"type\" again")
 	g.P("}")
@@ -133,8 +132,9 @@ func (g *gen) baseParser(p *schema.Plan) {
 	g.P("")
 }
 
-// members writes the cases of p's members: a repeated member gives up,
-// the others set their bit of seen and read the value.
+// members writes the cases of p's members: each is read once (once tests
+// and sets its bit of seen, a union's carriers sharing the first one's),
+// then its value by one reader.
 func (g *gen) members(p *schema.Plan, seen string) {
 	var names []string
 	byName := map[string][]*schema.Field{}
@@ -146,22 +146,21 @@ func (g *gen) members(p *schema.Plan, seen string) {
 		byName[f.Name] = append(byName[f.Name], f)
 	}
 	for _, name := range names {
-		bit := firstIndex(p, name)
-		// Each member is read once: its bit in seen is tested with the
-		// first condition the value must meet, then set.
-		once := fmt.Sprintf("%s&(1<<%d) != 0", seen, bit)
-		mark := fmt.Sprintf("%s |= 1 << %d", seen, bit)
+		once := fmt.Sprintf("once(%s, %d)", seen, firstIndex(p, name))
 		g.P("case %q:", name)
 		carriers := byName[name]
 		if len(carriers) == 1 {
-			g.member(carriers[0], once, mark, false)
+			g.P("if !%s || !%s {", once, g.reader(carriers[0]))
+			g.P("return false")
+			g.P("}")
 			continue
 		}
-		// A union: the value's kind picks the carrier.
-		g.P("if %s {", once)
+		// A union: the value's kind picks the carrier, whose reader tests
+		// that kind again.
+		g.P("if !%s {", once)
 		g.P("return false")
 		g.P("}")
-		g.P("%s", mark)
+		g.P("var ok bool")
 		g.P("switch s.Peek() {")
 		for _, f := range carriers {
 			kind := map[schema.Kind]string{schema.OptString: "jsonx.String", schema.Parts: "jsonx.Array", schema.Object: "jsonx.Object"}[f.Kind]
@@ -169,9 +168,10 @@ func (g *gen) members(p *schema.Plan, seen string) {
 				panic("codecgen: union carrier of kind " + fmt.Sprint(f.Kind))
 			}
 			g.P("case %s:", kind)
-			g.member(f, "", "", true)
+			g.P("ok = %s", g.reader(f))
 		}
-		g.P("default:")
+		g.P("}")
+		g.P("if !ok {")
 		g.P("return false")
 		g.P("}")
 	}
@@ -186,133 +186,41 @@ func firstIndex(p *schema.Plan, name string) int {
 	panic("no field " + name)
 }
 
-// member writes the reading of one member's value into field f of p.
-// Unless they are empty, once is a condition to add to the first test of
-// the value, and mark a statement to write after that test. known says
-// that the value's kind was tested already (a union's carrier).
-func (g *gen) member(f *schema.Field, once, mark string, known bool) {
-	x := "p." + f.GoName
-	// fail writes the test that gives up when cond holds; cond may begin
-	// with an init statement ("k := s.Peek(); ").
-	fail := func(cond string) {
-		init := ""
-		if i := strings.Index(cond, "; "); i >= 0 {
-			init, cond = cond[:i+2], cond[i+2:]
-		}
-		switch {
-		case cond == "":
-			cond = once
-		case once != "":
-			cond = once + " || " + cond
-		}
-		g.P("if %s%s {", init, cond)
-		g.P("return false")
-		g.P("}")
-		if mark != "" {
-			g.P("%s", mark)
-		}
-		once, mark = "", ""
-	}
-	// kind writes the test of the value's JSON kind, unless it is known.
-	kind := func(k string) {
-		if !known {
-			fail("s.Peek() != jsonx." + k)
-		}
-	}
-	// array writes the loop over an array's elements; each appends to v.
-	array := func(elem string, read func()) {
-		fail("s.ArrayStart() != nil")
-		g.P("v := []%s{}", elem)
-		g.P("for first := true; ; first = false {")
-		g.P("more, err := s.ArrayNext(first)")
-		read()
-		g.P("}")
-		g.P("%s = v", x)
-	}
+// reader returns the expression that reads one member's value into field
+// f of p, true when it did.
+func (g *gen) reader(f *schema.Field) string {
+	x := "&p." + f.GoName
 	switch f.Kind {
-	case schema.String, schema.Enum, schema.OptString:
-		kind("String")
-		g.P("v, err := s.String()")
+	case schema.String, schema.Enum:
 		if f.Names != nil {
-			fail(fmt.Sprintf("err != nil || index%s(v) < 0", g.setOf(f).name))
-		} else {
-			fail("err != nil")
+			return fmt.Sprintf("(readString(s, %s) && index%s(p.%s) >= 0)", x, g.setOf(f).name, f.GoName)
 		}
-		if f.Kind == schema.OptString {
-			g.P("%s = &v", x)
-		} else {
-			g.P("%s = v", x)
+		return fmt.Sprintf("readString(s, %s)", x)
+	case schema.OptString:
+		if f.Names != nil {
+			return fmt.Sprintf("(readOptString(s, %s) && index%s(*p.%s) >= 0)", x, g.setOf(f).name, f.GoName)
 		}
+		return fmt.Sprintf("readOptString(s, %s)", x)
 	case schema.OptBool:
-		fail("k := s.Peek(); k != jsonx.True && k != jsonx.False")
-		g.P("v, err := s.Bool()")
-		fail("err != nil")
-		g.P("%s = &v", x)
+		return fmt.Sprintf("readBool(s, %s)", x)
 	case schema.OptInt64:
-		kind("Number")
-		g.P("text, err := s.Number()")
-		fail("err != nil")
-		g.P("v, ok := jsonx.ParseInt64(text)")
-		fail("!ok")
-		g.P("%s = &v", x)
+		return fmt.Sprintf("readInt64(s, %s)", x)
 	case schema.Value:
-		if once != "" {
-			fail("")
-		}
-		if f.Opt {
-			// On an optional value, null is absence.
-			g.P("if s.Peek() == jsonx.Null {")
-			fail("s.Null() != nil")
-			g.P("break")
-			g.P("}")
-		}
-		g.P("raw, err := s.Raw()")
-		fail("err != nil")
-		g.P("%s = raw", x)
+		return fmt.Sprintf("readValue(s, %s, %t)", x, f.Opt)
 	case schema.Object:
-		kind("Object")
-		g.P("raw, err := s.Raw()")
-		fail("err != nil")
-		g.P("%s = raw", x)
+		return fmt.Sprintf("readObject(s, %s)", x)
 	case schema.Message:
-		fail(fmt.Sprintf("s.Peek() != jsonx.Object || !parse%s(s, &%s)", f.Elem.Type.Name(), x))
+		return fmt.Sprintf("parse%s(s, %s)", f.Elem.Type.Name(), x)
 	case schema.OptMessage:
-		kind("Object")
-		g.P("v := new(%s)", f.Elem.Type.Name())
-		fail(fmt.Sprintf("!parse%s(s, v)", f.Elem.Type.Name()))
-		g.P("%s = v", x)
+		return fmt.Sprintf("readOpt(s, %s, parse%s)", x, f.Elem.Type.Name())
 	case schema.Strings:
-		array("string", func() {
-			fail("err != nil || more && s.Peek() != jsonx.String")
-			g.P("if !more {")
-			g.P("break")
-			g.P("}")
-			g.P("e, err := s.String()")
-			fail("err != nil")
-			g.P("v = append(v, e)")
-		})
+		return fmt.Sprintf("readStrings(s, %s)", x)
 	case schema.Messages:
-		elem := f.Elem.Type.Name()
-		array(elem, func() {
-			fail("err != nil")
-			g.P("if !more {")
-			g.P("break")
-			g.P("}")
-			g.P("v = append(v, %s{})", elem)
-			fail(fmt.Sprintf("s.Peek() != jsonx.Object || !parse%s(s, &v[len(v)-1])", elem))
-		})
+		return fmt.Sprintf("readList(s, %s, parse%s)", x, f.Elem.Type.Name())
 	case schema.Parts:
 		// Each part is read by the interpreter's part reader (where the
-		// JSON form of parts is stated), from the text the scanner takes.
-		array(f.Elem.Type.Name(), func() {
-			fail("err != nil")
-			g.P("if !more {")
-			g.P("break")
-			g.P("}")
-			g.P("v = append(v, %s{})", f.Elem.Type.Name())
-			fail("!parsePart(s, &v[len(v)-1])")
-		})
-	default:
-		panic(fmt.Sprintf("codecgen: %s: kind %d has no parser", f.GoName, f.Kind))
+		// JSON form of parts is stated).
+		return fmt.Sprintf("readList(s, %s, parsePart)", x)
 	}
+	panic(fmt.Sprintf("codecgen: %s: kind %d has no parser", f.GoName, f.Kind))
 }
