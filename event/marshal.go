@@ -2,9 +2,11 @@ package event
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"math"
 	"reflect"
+	"slices"
 	"strconv"
 	"sync"
 	"unicode/utf8"
@@ -176,6 +178,35 @@ func (w *writer) fields(plan *schema.Plan, base schema.Pointer) error {
 		if err := w.field(f, base); err != nil {
 			return jsonx.WithKey(err, f.Name)
 		}
+	}
+	if plan.Extra != nil {
+		return w.extra(plan, *schema.As[map[string]json.RawMessage](base.Field(plan.Extra)))
+	}
+	return nil
+}
+
+// extra writes the members of an open object's Extra map that no field
+// names, in sorted order.
+func (w *writer) extra(plan *schema.Plan, m map[string]json.RawMessage) error {
+	names := make([]string, 0, len(m))
+	for k := range m {
+		if fieldIndex(plan, k, 0) < 0 {
+			names = append(names, k)
+		}
+	}
+	slices.Sort(names)
+	for _, k := range names {
+		v := m[k]
+		if err := w.valid(v, 0); err != nil {
+			return jsonx.WithKey(err, k)
+		}
+		if !w.first {
+			w.b = append(w.b, ',')
+		}
+		w.first = false
+		w.b = jsonx.AppendString(w.b, k)
+		w.b = append(w.b, ':')
+		w.raw(v)
 	}
 	return nil
 }
