@@ -33,7 +33,7 @@
 // walk the same tables at run time) reads or writes the event again from
 // the start and reports what is wrong. The interpreter alone serves
 // Parser.Consume, RunAgentInput, the parts of an event (Message, ToolCall,
-// ContentPart...) and *Thinking. Differential tests and FuzzCompiledParse
+// ContentPart...), *Thinking and AgentCapabilities. Differential tests and FuzzCompiledParse
 // hold the compiled path to the interpreter event for event, byte for byte
 // and error for error.
 //
