@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"github.com/agwire/agwire/event"
+	"github.com/agwire/agwire/internal/schema"
 )
 
 // Profile selects the set of events a peer can read.
@@ -186,7 +187,12 @@ func AppendJSONFromWire(dst, wire []byte) ([]byte, error) {
 // AppendFromJSON converts one AG-UI JSON event to its protobuf encoding.
 func (c Codec) AppendFromJSON(dst, jsonEvent []byte) ([]byte, error) {
 	// Package event's compiled parsers read the canonical form of an event;
-	// any other text, and any error, is its interpreter's.
+	// any other text, and any error, is its interpreter's. The event lives
+	// only for this call, so it may alias the input, and the reader checked
+	// every string's UTF-8: the encoder does not again.
+	if ev, ok := schema.ParseAliasing(c.MaxDepth, jsonEvent); ok {
+		return c.appendEvent(dst, ev.(event.Event), true)
+	}
 	parsed, err := event.Parser{MaxDepth: c.MaxDepth, DropUnknownFields: c.DropUnknownFields}.Parse(jsonEvent)
 	if err != nil {
 		var pe *event.PathError
@@ -216,6 +222,12 @@ func (c Codec) AppendJSONFromWire(dst, wire []byte) ([]byte, error) {
 	if err != nil {
 		return dst, err
 	}
-	// Package event's compiled writers lay the event out.
+	// The decoder checked every string and wrote every dynamic value
+	// itself: package event's compiled writers lay the event out without
+	// checking them again. (Any event they do not write, the checked
+	// writer writes.)
+	if out, ok := schema.AppendTrustedJSON(dst, ev); ok {
+		return out, nil
+	}
 	return event.AppendJSON(dst, ev)
 }

@@ -302,6 +302,14 @@ func sameDecode(t testing.TB, c codec.Codec, b []byte) (fast bool) {
 		}
 	} else if !reflect.DeepEqual(got, want) {
 		t.Fatalf("events differ\nUnmarshal %#v\nreference %#v\nframe %x", got, want, b)
+	} else {
+		// AppendJSONFromWire's trusted writers write what event's checked
+		// writer writes.
+		gj, gerr := c.AppendJSONFromWire([]byte("x"), b)
+		rj, rerr := event.AppendJSON([]byte("x"), want)
+		if gerr != nil || rerr != nil || !bytes.Equal(gj, rj) {
+			t.Fatalf("JSON differs\nAppendJSONFromWire %s (%v)\nevent.AppendJSON   %s (%v)", gj, gerr, rj, rerr)
+		}
 	}
 	fastEv, fast := codec.DecodeGenerated(c, b)
 	if fast && (rerr != nil || !reflect.DeepEqual(fastEv, want)) {

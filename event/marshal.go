@@ -99,6 +99,9 @@ type writer struct {
 	b     []byte
 	first bool
 	bad   bool // a check of the compiled writers failed (compiled.go)
+	// trusted skips the compiled writers' checks of strings and dynamic
+	// values, for an event package codec's decoder produced.
+	trusted bool
 }
 
 // valid checks a dynamic value before it is written out.
