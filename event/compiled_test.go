@@ -6,7 +6,10 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"os"
+	"path/filepath"
 	"reflect"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/agwire/agwire/codec"
@@ -44,6 +47,47 @@ func loadGolden(t testing.TB) []golden {
 	}
 	if len(out) < 100 {
 		t.Fatalf("only %d golden frames", len(out))
+	}
+	return out
+}
+
+// loadCorpora returns the event texts of the AG-UI 1.0 conformance streams
+// (as written, and compact) and the seeds of the JSON fuzz targets.
+func loadCorpora(t testing.TB) [][]byte {
+	t.Helper()
+	var out [][]byte
+	streams, _ := filepath.Glob("../conformance/testdata/1.0/streams/*.json")
+	for _, f := range streams {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var c struct{ Stream []json.RawMessage }
+		if err := json.Unmarshal(b, &c); err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		for _, ev := range c.Stream {
+			var compact bytes.Buffer
+			json.Compact(&compact, ev)
+			out = append(out, ev, compact.Bytes())
+		}
+	}
+	seeds, _ := filepath.Glob("../fuzz/testdata/fuzz/FuzzJSONRoundTrip/*")
+	for _, f := range seeds {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, line := range strings.Split(string(b), "\n") {
+			if q, ok := strings.CutPrefix(line, "[]byte("); ok {
+				if v, err := strconv.Unquote(strings.TrimSuffix(q, ")")); err == nil {
+					out = append(out, []byte(v))
+				}
+			}
+		}
+	}
+	if len(streams) < 50 || len(out) < 200 {
+		t.Fatalf("corpora: %d streams, %d texts", len(streams), len(out))
 	}
 	return out
 }
@@ -259,7 +303,8 @@ var parsers = []event.Parser{{}, {DropUnknownFields: true}, {MaxDepth: 2}, {MaxD
 
 // TestCompiledParseMatchesInterpreter: on agwire's own JSON of every golden
 // and filled event (canonical: all of it is read by the compiled parsers),
-// on the peer's own spellings, and on one-byte changes, cuts, reorderings
+// on the peer's own spellings, the conformance streams, the JSON fuzz
+// targets' seeds, and on one-byte changes, cuts, reorderings
 // and repetitions of them, Parse answers as the interpreter, under every
 // option, and what the compiled parsers accept they read as it does.
 func TestCompiledParseMatchesInterpreter(t *testing.T) {
@@ -279,6 +324,16 @@ func TestCompiledParseMatchesInterpreter(t *testing.T) {
 		}
 		if b, err := event.Marshal(ev); err == nil {
 			texts = append(texts, b)
+		}
+	}
+	// The conformance streams and the fuzz seeds, under every option; the
+	// events they hold written by both writers.
+	for _, b := range loadCorpora(t) {
+		for _, p := range parsers {
+			sameParse(t, p, b)
+		}
+		if ev, err := event.Parse(b); err == nil {
+			sameWrite(t, ev)
 		}
 	}
 	fast := 0
@@ -316,6 +371,9 @@ func TestCompiledParseMatchesInterpreter(t *testing.T) {
 func FuzzCompiledParse(f *testing.F) {
 	for _, g := range loadGolden(f) {
 		f.Add([]byte(g.Input), uint8(0))
+	}
+	for i, b := range loadCorpora(f) {
+		f.Add(b, uint8(i))
 	}
 	f.Fuzz(func(t *testing.T, b []byte, pick uint8) {
 		sameParse(t, parsers[int(pick)%len(parsers)], b)
