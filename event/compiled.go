@@ -22,7 +22,7 @@ import (
 // absent: the generator builds this package, so a json_gen.go that no
 // longer compiles can be deleted and written again by go generate.
 var (
-	parseCompiled func(*jsonx.Scanner) (Event, bool)
+	parseCompiled func(*parsing) (Event, bool)
 	writeCompiled func(*writer, Event) bool
 )
 
@@ -45,28 +45,67 @@ func appendTrusted(dst []byte, ev any) ([]byte, bool) {
 	return w.b, true
 }
 
-// compiledScanners recycles the compiled parsers' scanners.
-var compiledScanners = sync.Pool{New: func() any { return new(jsonx.Scanner) }}
+// parsing is the state of one compiled parse: the scanner, and the slabs
+// the optional scalars of the event are carved from (one allocation for
+// many *string, as package codec's decoder does), which the event keeps.
+type parsing struct {
+	jsonx.Scanner
+	strs  []string
+	bools []bool
+	ints  []int64
+}
+
+// slabNext is the size of the next slab: doubling from 4 up to 64.
+func slabNext(prev int) int { return min(max(2*prev, 4), 64) }
+
+func (s *parsing) newString(v string) *string {
+	if len(s.strs) == cap(s.strs) {
+		s.strs = make([]string, 0, slabNext(cap(s.strs)))
+	}
+	s.strs = append(s.strs, v)
+	return &s.strs[len(s.strs)-1]
+}
+
+func (s *parsing) newBool(v bool) *bool {
+	if len(s.bools) == cap(s.bools) {
+		s.bools = make([]bool, 0, slabNext(cap(s.bools)))
+	}
+	s.bools = append(s.bools, v)
+	return &s.bools[len(s.bools)-1]
+}
+
+func (s *parsing) newInt64(v int64) *int64 {
+	if len(s.ints) == cap(s.ints) {
+		s.ints = make([]int64, 0, slabNext(cap(s.ints)))
+	}
+	s.ints = append(s.ints, v)
+	return &s.ints[len(s.ints)-1]
+}
+
+// parsings recycles the compiled parsers' state (the scanner's; the slabs
+// belong to the events).
+var parsings = sync.Pool{New: func() any { return new(parsing) }}
 
 // parseFast reads data with the compiled parsers; the event aliases data.
 func parseFast(maxDepth int, data []byte) (Event, bool) {
 	if parseCompiled == nil {
 		return nil, false
 	}
-	s := compiledScanners.Get().(*jsonx.Scanner)
+	s := parsings.Get().(*parsing)
 	s.MaxDepth = maxDepth
 	s.AliasStrings = true
 	s.Reset(data)
 	ev, ok := parseCompiled(s)
 	s.Reset(nil)
-	compiledScanners.Put(s)
+	s.strs, s.bools, s.ints = nil, nil, nil
+	parsings.Put(s)
 	return ev, ok
 }
 
 // parsePart reads a content part at s with the interpreter's part reader,
 // strict (an unknown member gives up like any other non-canonical text);
 // the part aliases the scanner's input.
-func parsePart(s *jsonx.Scanner, cp *ContentPart) bool {
+func parsePart(s *parsing, cp *ContentPart) bool {
 	if s.Peek() != jsonx.Object {
 		return false
 	}
@@ -190,7 +229,7 @@ func once(seen *uint64, bit uint) bool {
 	return true
 }
 
-func readString(s *jsonx.Scanner, out *string) bool {
+func readString(s *parsing, out *string) bool {
 	if s.Peek() != jsonx.String {
 		return false
 	}
@@ -199,25 +238,25 @@ func readString(s *jsonx.Scanner, out *string) bool {
 	return err == nil
 }
 
-func readOptString(s *jsonx.Scanner, out **string) bool {
+func readOptString(s *parsing, out **string) bool {
 	if s.Peek() != jsonx.String {
 		return false
 	}
 	v, err := s.String()
-	*out = &v
+	*out = s.newString(v)
 	return err == nil
 }
 
-func readBool(s *jsonx.Scanner, out **bool) bool {
+func readBool(s *parsing, out **bool) bool {
 	if k := s.Peek(); k != jsonx.True && k != jsonx.False {
 		return false
 	}
 	v, err := s.Bool()
-	*out = &v
+	*out = s.newBool(v)
 	return err == nil
 }
 
-func readInt64(s *jsonx.Scanner, out **int64) bool {
+func readInt64(s *parsing, out **int64) bool {
 	if s.Peek() != jsonx.Number {
 		return false
 	}
@@ -226,12 +265,12 @@ func readInt64(s *jsonx.Scanner, out **int64) bool {
 		return false
 	}
 	v, ok := jsonx.ParseInt64(text)
-	*out = &v
+	*out = s.newInt64(v)
 	return ok
 }
 
 // readValue reads a dynamic value; on an optional one, null is absence.
-func readValue[T ~[]byte](s *jsonx.Scanner, out *T, opt bool) bool {
+func readValue[T ~[]byte](s *parsing, out *T, opt bool) bool {
 	if opt && s.Peek() == jsonx.Null {
 		return s.Null() == nil
 	}
@@ -240,7 +279,7 @@ func readValue[T ~[]byte](s *jsonx.Scanner, out *T, opt bool) bool {
 	return err == nil
 }
 
-func readObject[T ~[]byte](s *jsonx.Scanner, out *T) bool {
+func readObject[T ~[]byte](s *parsing, out *T) bool {
 	if s.Peek() != jsonx.Object {
 		return false
 	}
@@ -250,7 +289,7 @@ func readObject[T ~[]byte](s *jsonx.Scanner, out *T) bool {
 }
 
 // readOpt reads an optional message with its parser.
-func readOpt[T any](s *jsonx.Scanner, out **T, parse func(*jsonx.Scanner, *T) bool) bool {
+func readOpt[T any](s *parsing, out **T, parse func(*parsing, *T) bool) bool {
 	v := new(T)
 	if !parse(s, v) {
 		return false
@@ -260,7 +299,7 @@ func readOpt[T any](s *jsonx.Scanner, out **T, parse func(*jsonx.Scanner, *T) bo
 }
 
 // readList reads an array of messages, each with parse.
-func readList[T any](s *jsonx.Scanner, out *[]T, parse func(*jsonx.Scanner, *T) bool) bool {
+func readList[T any](s *parsing, out *[]T, parse func(*parsing, *T) bool) bool {
 	if s.ArrayStart() != nil {
 		return false
 	}
@@ -283,7 +322,7 @@ func readList[T any](s *jsonx.Scanner, out *[]T, parse func(*jsonx.Scanner, *T) 
 	return true
 }
 
-func readStrings(s *jsonx.Scanner, out *[]string) bool {
+func readStrings(s *parsing, out *[]string) bool {
 	if s.ArrayStart() != nil {
 		return false
 	}

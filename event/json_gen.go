@@ -1141,7 +1141,7 @@ func (w *writer) jsonReasoningEncryptedValue(p *ReasoningEncryptedValue) bool {
 // parseEvent reads a JSON event with the compiled parsers; ok is false
 // when the text is not in their canonical shape or is wrong, and the
 // interpreter must read it (and report what is wrong).
-func parseEvent(s *jsonx.Scanner) (ev Event, ok bool) {
+func parseEvent(s *parsing) (ev Event, ok bool) {
 	if s.ObjectStart() != nil {
 		return nil, false
 	}
@@ -1250,7 +1250,7 @@ func parseEvent(s *jsonx.Scanner) (ev Event, ok bool) {
 	return ev, ok && s.End() == nil
 }
 
-func parseTextMessageStart(s *jsonx.Scanner, p *TextMessageStart) bool {
+func parseTextMessageStart(s *parsing, p *TextMessageStart) bool {
 	var seen uint64 // bit i: member i was read
 	var seenBase uint64
 	for {
@@ -1290,7 +1290,7 @@ func parseTextMessageStart(s *jsonx.Scanner, p *TextMessageStart) bool {
 	return true
 }
 
-func parseBase(s *jsonx.Scanner, key string, p *Base, seen *uint64) bool {
+func parseBase(s *parsing, key string, p *Base, seen *uint64) bool {
 	switch key {
 	case "timestamp":
 		if !once(seen, 0) || !readInt64(s, &p.Timestamp) {
@@ -1310,7 +1310,7 @@ func parseBase(s *jsonx.Scanner, key string, p *Base, seen *uint64) bool {
 	return true
 }
 
-func parseTextMessageContent(s *jsonx.Scanner, p *TextMessageContent) bool {
+func parseTextMessageContent(s *parsing, p *TextMessageContent) bool {
 	var seen uint64 // bit i: member i was read
 	var seenBase uint64
 	for {
@@ -1346,7 +1346,7 @@ func parseTextMessageContent(s *jsonx.Scanner, p *TextMessageContent) bool {
 	return true
 }
 
-func parseTextMessageEnd(s *jsonx.Scanner, p *TextMessageEnd) bool {
+func parseTextMessageEnd(s *parsing, p *TextMessageEnd) bool {
 	var seen uint64 // bit i: member i was read
 	var seenBase uint64
 	for {
@@ -1378,7 +1378,7 @@ func parseTextMessageEnd(s *jsonx.Scanner, p *TextMessageEnd) bool {
 	return true
 }
 
-func parseToolCallStart(s *jsonx.Scanner, p *ToolCallStart) bool {
+func parseToolCallStart(s *parsing, p *ToolCallStart) bool {
 	var seen uint64 // bit i: member i was read
 	var seenBase uint64
 	for {
@@ -1418,7 +1418,7 @@ func parseToolCallStart(s *jsonx.Scanner, p *ToolCallStart) bool {
 	return true
 }
 
-func parseToolCallArgs(s *jsonx.Scanner, p *ToolCallArgs) bool {
+func parseToolCallArgs(s *parsing, p *ToolCallArgs) bool {
 	var seen uint64 // bit i: member i was read
 	var seenBase uint64
 	for {
@@ -1454,7 +1454,7 @@ func parseToolCallArgs(s *jsonx.Scanner, p *ToolCallArgs) bool {
 	return true
 }
 
-func parseToolCallEnd(s *jsonx.Scanner, p *ToolCallEnd) bool {
+func parseToolCallEnd(s *parsing, p *ToolCallEnd) bool {
 	var seen uint64 // bit i: member i was read
 	var seenBase uint64
 	for {
@@ -1486,7 +1486,7 @@ func parseToolCallEnd(s *jsonx.Scanner, p *ToolCallEnd) bool {
 	return true
 }
 
-func parseStateSnapshot(s *jsonx.Scanner, p *StateSnapshot) bool {
+func parseStateSnapshot(s *parsing, p *StateSnapshot) bool {
 	var seen uint64 // bit i: member i was read
 	var seenBase uint64
 	for {
@@ -1515,7 +1515,7 @@ func parseStateSnapshot(s *jsonx.Scanner, p *StateSnapshot) bool {
 	return true
 }
 
-func parseStateDelta(s *jsonx.Scanner, p *StateDelta) bool {
+func parseStateDelta(s *parsing, p *StateDelta) bool {
 	var seen uint64 // bit i: member i was read
 	var seenBase uint64
 	for {
@@ -1547,7 +1547,7 @@ func parseStateDelta(s *jsonx.Scanner, p *StateDelta) bool {
 	return true
 }
 
-func parsePatchOp(s *jsonx.Scanner, p *PatchOp) bool {
+func parsePatchOp(s *parsing, p *PatchOp) bool {
 	var seen uint64 // bit i: member i was read
 	if s.ObjectStart() != nil {
 		return false
@@ -1587,7 +1587,7 @@ func parsePatchOp(s *jsonx.Scanner, p *PatchOp) bool {
 	return true
 }
 
-func parseMessagesSnapshot(s *jsonx.Scanner, p *MessagesSnapshot) bool {
+func parseMessagesSnapshot(s *parsing, p *MessagesSnapshot) bool {
 	var seen uint64 // bit i: member i was read
 	var seenBase uint64
 	for {
@@ -1615,7 +1615,7 @@ func parseMessagesSnapshot(s *jsonx.Scanner, p *MessagesSnapshot) bool {
 	return true
 }
 
-func parseMessage(s *jsonx.Scanner, p *Message) bool {
+func parseMessage(s *parsing, p *Message) bool {
 	var seen uint64 // bit i: member i was read
 	if s.ObjectStart() != nil {
 		return false
@@ -1695,7 +1695,7 @@ func parseMessage(s *jsonx.Scanner, p *Message) bool {
 	return planMessage.Check(schema.PointerTo(p)) == nil
 }
 
-func parseToolCall(s *jsonx.Scanner, p *ToolCall) bool {
+func parseToolCall(s *parsing, p *ToolCall) bool {
 	var seen uint64 // bit i: member i was read
 	if s.ObjectStart() != nil {
 		return false
@@ -1739,7 +1739,7 @@ func parseToolCall(s *jsonx.Scanner, p *ToolCall) bool {
 	return true
 }
 
-func parseFunctionCall(s *jsonx.Scanner, p *FunctionCall) bool {
+func parseFunctionCall(s *parsing, p *FunctionCall) bool {
 	var seen uint64 // bit i: member i was read
 	if s.ObjectStart() != nil {
 		return false
@@ -1771,7 +1771,7 @@ func parseFunctionCall(s *jsonx.Scanner, p *FunctionCall) bool {
 	return true
 }
 
-func parseRaw(s *jsonx.Scanner, p *Raw) bool {
+func parseRaw(s *parsing, p *Raw) bool {
 	var seen uint64 // bit i: member i was read
 	var seenBase uint64
 	for {
@@ -1804,7 +1804,7 @@ func parseRaw(s *jsonx.Scanner, p *Raw) bool {
 	return true
 }
 
-func parseCustom(s *jsonx.Scanner, p *Custom) bool {
+func parseCustom(s *parsing, p *Custom) bool {
 	var seen uint64 // bit i: member i was read
 	var seenBase uint64
 	for {
@@ -1840,7 +1840,7 @@ func parseCustom(s *jsonx.Scanner, p *Custom) bool {
 	return true
 }
 
-func parseRunStarted(s *jsonx.Scanner, p *RunStarted) bool {
+func parseRunStarted(s *parsing, p *RunStarted) bool {
 	var seen uint64 // bit i: member i was read
 	var seenBase uint64
 	for {
@@ -1884,7 +1884,7 @@ func parseRunStarted(s *jsonx.Scanner, p *RunStarted) bool {
 	return true
 }
 
-func parseRunAgentInput(s *jsonx.Scanner, p *RunAgentInput) bool {
+func parseRunAgentInput(s *parsing, p *RunAgentInput) bool {
 	var seen uint64 // bit i: member i was read
 	if s.ObjectStart() != nil {
 		return false
@@ -1948,7 +1948,7 @@ func parseRunAgentInput(s *jsonx.Scanner, p *RunAgentInput) bool {
 	return true
 }
 
-func parseTool(s *jsonx.Scanner, p *Tool) bool {
+func parseTool(s *parsing, p *Tool) bool {
 	var seen uint64 // bit i: member i was read
 	if s.ObjectStart() != nil {
 		return false
@@ -1988,7 +1988,7 @@ func parseTool(s *jsonx.Scanner, p *Tool) bool {
 	return true
 }
 
-func parseContext(s *jsonx.Scanner, p *Context) bool {
+func parseContext(s *parsing, p *Context) bool {
 	var seen uint64 // bit i: member i was read
 	if s.ObjectStart() != nil {
 		return false
@@ -2020,7 +2020,7 @@ func parseContext(s *jsonx.Scanner, p *Context) bool {
 	return true
 }
 
-func parseResumeEntry(s *jsonx.Scanner, p *ResumeEntry) bool {
+func parseResumeEntry(s *parsing, p *ResumeEntry) bool {
 	var seen uint64 // bit i: member i was read
 	if s.ObjectStart() != nil {
 		return false
@@ -2060,7 +2060,7 @@ func parseResumeEntry(s *jsonx.Scanner, p *ResumeEntry) bool {
 	return true
 }
 
-func parseRunFinished(s *jsonx.Scanner, p *RunFinished) bool {
+func parseRunFinished(s *parsing, p *RunFinished) bool {
 	var seen uint64 // bit i: member i was read
 	var seenBase uint64
 	for {
@@ -2104,7 +2104,7 @@ func parseRunFinished(s *jsonx.Scanner, p *RunFinished) bool {
 	return true
 }
 
-func parseRunOutcome(s *jsonx.Scanner, p *RunOutcome) bool {
+func parseRunOutcome(s *parsing, p *RunOutcome) bool {
 	var seen uint64 // bit i: member i was read
 	if s.ObjectStart() != nil {
 		return false
@@ -2140,7 +2140,7 @@ func parseRunOutcome(s *jsonx.Scanner, p *RunOutcome) bool {
 	return planRunOutcome.Check(schema.PointerTo(p)) == nil
 }
 
-func parseInterrupt(s *jsonx.Scanner, p *Interrupt) bool {
+func parseInterrupt(s *parsing, p *Interrupt) bool {
 	var seen uint64 // bit i: member i was read
 	if s.ObjectStart() != nil {
 		return false
@@ -2196,7 +2196,7 @@ func parseInterrupt(s *jsonx.Scanner, p *Interrupt) bool {
 	return true
 }
 
-func parseUsage(s *jsonx.Scanner, p *Usage) bool {
+func parseUsage(s *parsing, p *Usage) bool {
 	var seen uint64 // bit i: member i was read
 	if s.ObjectStart() != nil {
 		return false
@@ -2249,7 +2249,7 @@ func parseUsage(s *jsonx.Scanner, p *Usage) bool {
 	return true
 }
 
-func parseRunError(s *jsonx.Scanner, p *RunError) bool {
+func parseRunError(s *parsing, p *RunError) bool {
 	var seen uint64 // bit i: member i was read
 	var seenBase uint64
 	for {
@@ -2285,7 +2285,7 @@ func parseRunError(s *jsonx.Scanner, p *RunError) bool {
 	return true
 }
 
-func parseStepStarted(s *jsonx.Scanner, p *StepStarted) bool {
+func parseStepStarted(s *parsing, p *StepStarted) bool {
 	var seen uint64 // bit i: member i was read
 	var seenBase uint64
 	for {
@@ -2317,7 +2317,7 @@ func parseStepStarted(s *jsonx.Scanner, p *StepStarted) bool {
 	return true
 }
 
-func parseStepFinished(s *jsonx.Scanner, p *StepFinished) bool {
+func parseStepFinished(s *parsing, p *StepFinished) bool {
 	var seen uint64 // bit i: member i was read
 	var seenBase uint64
 	for {
@@ -2349,7 +2349,7 @@ func parseStepFinished(s *jsonx.Scanner, p *StepFinished) bool {
 	return true
 }
 
-func parseTextMessageChunk(s *jsonx.Scanner, p *TextMessageChunk) bool {
+func parseTextMessageChunk(s *parsing, p *TextMessageChunk) bool {
 	var seen uint64 // bit i: member i was read
 	var seenBase uint64
 	for {
@@ -2390,7 +2390,7 @@ func parseTextMessageChunk(s *jsonx.Scanner, p *TextMessageChunk) bool {
 	return true
 }
 
-func parseToolCallChunk(s *jsonx.Scanner, p *ToolCallChunk) bool {
+func parseToolCallChunk(s *parsing, p *ToolCallChunk) bool {
 	var seen uint64 // bit i: member i was read
 	var seenBase uint64
 	for {
@@ -2431,7 +2431,7 @@ func parseToolCallChunk(s *jsonx.Scanner, p *ToolCallChunk) bool {
 	return true
 }
 
-func parseSubagentStarted(s *jsonx.Scanner, p *SubagentStarted) bool {
+func parseSubagentStarted(s *parsing, p *SubagentStarted) bool {
 	var seen uint64 // bit i: member i was read
 	var seenBase uint64
 	for {
@@ -2479,7 +2479,7 @@ func parseSubagentStarted(s *jsonx.Scanner, p *SubagentStarted) bool {
 	return true
 }
 
-func parseSubagentFinished(s *jsonx.Scanner, p *SubagentFinished) bool {
+func parseSubagentFinished(s *parsing, p *SubagentFinished) bool {
 	var seen uint64 // bit i: member i was read
 	var seenBase uint64
 	for {
@@ -2515,7 +2515,7 @@ func parseSubagentFinished(s *jsonx.Scanner, p *SubagentFinished) bool {
 	return true
 }
 
-func parseSubagentOutcome(s *jsonx.Scanner, p *SubagentOutcome) bool {
+func parseSubagentOutcome(s *parsing, p *SubagentOutcome) bool {
 	var seen uint64 // bit i: member i was read
 	if s.ObjectStart() != nil {
 		return false
@@ -2547,7 +2547,7 @@ func parseSubagentOutcome(s *jsonx.Scanner, p *SubagentOutcome) bool {
 	return planSubagentOutcome.Check(schema.PointerTo(p)) == nil
 }
 
-func parseSubagentError(s *jsonx.Scanner, p *SubagentError) bool {
+func parseSubagentError(s *parsing, p *SubagentError) bool {
 	var seen uint64 // bit i: member i was read
 	var seenBase uint64
 	for {
@@ -2583,7 +2583,7 @@ func parseSubagentError(s *jsonx.Scanner, p *SubagentError) bool {
 	return true
 }
 
-func parseToolCallResult(s *jsonx.Scanner, p *ToolCallResult) bool {
+func parseToolCallResult(s *parsing, p *ToolCallResult) bool {
 	var seen uint64 // bit i: member i was read
 	var seenBase uint64
 	for {
@@ -2637,7 +2637,7 @@ func parseToolCallResult(s *jsonx.Scanner, p *ToolCallResult) bool {
 	return planToolCallResult.Check(schema.PointerTo(p)) == nil
 }
 
-func parseActivitySnapshot(s *jsonx.Scanner, p *ActivitySnapshot) bool {
+func parseActivitySnapshot(s *parsing, p *ActivitySnapshot) bool {
 	var seen uint64 // bit i: member i was read
 	var seenBase uint64
 	for {
@@ -2681,7 +2681,7 @@ func parseActivitySnapshot(s *jsonx.Scanner, p *ActivitySnapshot) bool {
 	return true
 }
 
-func parseActivityDelta(s *jsonx.Scanner, p *ActivityDelta) bool {
+func parseActivityDelta(s *parsing, p *ActivityDelta) bool {
 	var seen uint64 // bit i: member i was read
 	var seenBase uint64
 	for {
@@ -2721,7 +2721,7 @@ func parseActivityDelta(s *jsonx.Scanner, p *ActivityDelta) bool {
 	return true
 }
 
-func parseReasoningStart(s *jsonx.Scanner, p *ReasoningStart) bool {
+func parseReasoningStart(s *parsing, p *ReasoningStart) bool {
 	var seen uint64 // bit i: member i was read
 	var seenBase uint64
 	for {
@@ -2753,7 +2753,7 @@ func parseReasoningStart(s *jsonx.Scanner, p *ReasoningStart) bool {
 	return true
 }
 
-func parseReasoningMessageStart(s *jsonx.Scanner, p *ReasoningMessageStart) bool {
+func parseReasoningMessageStart(s *parsing, p *ReasoningMessageStart) bool {
 	var seen uint64 // bit i: member i was read
 	var seenBase uint64
 	for {
@@ -2789,7 +2789,7 @@ func parseReasoningMessageStart(s *jsonx.Scanner, p *ReasoningMessageStart) bool
 	return true
 }
 
-func parseReasoningMessageContent(s *jsonx.Scanner, p *ReasoningMessageContent) bool {
+func parseReasoningMessageContent(s *parsing, p *ReasoningMessageContent) bool {
 	var seen uint64 // bit i: member i was read
 	var seenBase uint64
 	for {
@@ -2825,7 +2825,7 @@ func parseReasoningMessageContent(s *jsonx.Scanner, p *ReasoningMessageContent) 
 	return true
 }
 
-func parseReasoningMessageEnd(s *jsonx.Scanner, p *ReasoningMessageEnd) bool {
+func parseReasoningMessageEnd(s *parsing, p *ReasoningMessageEnd) bool {
 	var seen uint64 // bit i: member i was read
 	var seenBase uint64
 	for {
@@ -2857,7 +2857,7 @@ func parseReasoningMessageEnd(s *jsonx.Scanner, p *ReasoningMessageEnd) bool {
 	return true
 }
 
-func parseReasoningMessageChunk(s *jsonx.Scanner, p *ReasoningMessageChunk) bool {
+func parseReasoningMessageChunk(s *parsing, p *ReasoningMessageChunk) bool {
 	var seen uint64 // bit i: member i was read
 	var seenBase uint64
 	for {
@@ -2890,7 +2890,7 @@ func parseReasoningMessageChunk(s *jsonx.Scanner, p *ReasoningMessageChunk) bool
 	return true
 }
 
-func parseReasoningEnd(s *jsonx.Scanner, p *ReasoningEnd) bool {
+func parseReasoningEnd(s *parsing, p *ReasoningEnd) bool {
 	var seen uint64 // bit i: member i was read
 	var seenBase uint64
 	for {
@@ -2922,7 +2922,7 @@ func parseReasoningEnd(s *jsonx.Scanner, p *ReasoningEnd) bool {
 	return true
 }
 
-func parseReasoningEncryptedValue(s *jsonx.Scanner, p *ReasoningEncryptedValue) bool {
+func parseReasoningEncryptedValue(s *parsing, p *ReasoningEncryptedValue) bool {
 	var seen uint64 // bit i: member i was read
 	var seenBase uint64
 	for {

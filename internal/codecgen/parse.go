@@ -22,7 +22,7 @@ func (g *gen) parsers() {
 	g.P("// parseEvent reads a JSON event with the compiled parsers; ok is false")
 	g.P("// when the text is not in their canonical shape or is wrong, and the")
 	g.P("// interpreter must read it (and report what is wrong).")
-	g.P("func parseEvent(s *jsonx.Scanner) (ev Event, ok bool) {")
+	g.P("func parseEvent(s *parsing) (ev Event, ok bool) {")
 	g.P("if s.ObjectStart() != nil {")
 	g.P("return nil, false")
 	g.P("}")
@@ -61,7 +61,7 @@ func (g *gen) parser(p *schema.Plan) {
 	if len(p.Fields) > 64 {
 		panic("codecgen: too many fields in " + name)
 	}
-	g.P("func parse%s(s *jsonx.Scanner, p *%s) bool {", name, name)
+	g.P("func parse%s(s *parsing, p *%s) bool {", name, name)
 	g.P("var seen uint64 // bit i: member i was read")
 	if p.Event {
 		g.P("var seenBase uint64")
@@ -121,7 +121,7 @@ func (g *gen) parser(p *schema.Plan) {
 // that is Base's, false for any other key (an unknown member, or "type"
 // again) or one read before.
 func (g *gen) baseParser(p *schema.Plan) {
-	g.P("func parseBase(s *jsonx.Scanner, key string, p *Base, seen *uint64) bool {")
+	g.P("func parseBase(s *parsing, key string, p *Base, seen *uint64) bool {")
 	g.P("switch key {")
 	g.members(p, "seen")
 	g.P("default:")
