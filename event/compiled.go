@@ -23,7 +23,7 @@ import (
 // longer compiles can be deleted and written again by go generate.
 var (
 	parseCompiled func(*parsing) (Event, bool)
-	writeCompiled func(*writer, Event) bool
+	writeCompiled func(dst []byte, ev Event, trusted bool) ([]byte, bool)
 )
 
 func init() {
@@ -38,11 +38,7 @@ func appendTrusted(dst []byte, ev any) ([]byte, bool) {
 	if !ok || writeCompiled == nil {
 		return dst, false
 	}
-	w := writer{b: dst, trusted: true}
-	if !writeCompiled(&w, e) {
-		return dst, false
-	}
-	return w.b, true
+	return writeCompiled(dst, e, true)
 }
 
 // parsing is the state of one compiled parse: the scanner, and the slabs
@@ -129,11 +125,7 @@ func appendFast(dst []byte, ev Event) ([]byte, bool) {
 	if writeCompiled == nil {
 		return dst, false
 	}
-	w := writer{b: dst}
-	if !writeCompiled(&w, ev) {
-		return dst, false
-	}
-	return w.b, true
+	return writeCompiled(dst, ev, false)
 }
 
 // check marks the writer bad unless ok.

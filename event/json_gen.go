@@ -122,7 +122,18 @@ func indexSubtype(s string) int {
 	return -1
 }
 
-func init() { parseCompiled, writeCompiled = parseEvent, (*writer).writeEvent }
+func init() { parseCompiled, writeCompiled = parseEvent, appendEvent }
+
+// appendEvent writes ev after dst with the compiled writers, trusting
+// its strings and dynamic values if trusted; ok is false when they do
+// not write it.
+func appendEvent(dst []byte, ev Event, trusted bool) ([]byte, bool) {
+	w := writer{b: dst, trusted: trusted}
+	if !w.writeEvent(ev) {
+		return dst, false
+	}
+	return w.b, true
+}
 
 // writeEvent writes ev with the compiled writers; it reports false
 // when ev is not of a type they write or fails a check, and then the

@@ -20,7 +20,18 @@ import (
 // part writer.
 
 func (g *gen) jsonWriters() {
-	g.P("func init() { parseCompiled, writeCompiled = parseEvent, (*writer).writeEvent }")
+	g.P("func init() { parseCompiled, writeCompiled = parseEvent, appendEvent }")
+	g.P("")
+	g.P("// appendEvent writes ev after dst with the compiled writers, trusting")
+	g.P("// its strings and dynamic values if trusted; ok is false when they do")
+	g.P("// not write it.")
+	g.P("func appendEvent(dst []byte, ev Event, trusted bool) ([]byte, bool) {")
+	g.P("w := writer{b: dst, trusted: trusted}")
+	g.P("if !w.writeEvent(ev) {")
+	g.P("return dst, false")
+	g.P("}")
+	g.P("return w.b, true")
+	g.P("}")
 	g.P("")
 	g.P("// writeEvent writes ev with the compiled writers; it reports false")
 	g.P("// when ev is not of a type they write or fails a check, and then the")
