@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"github.com/agwire/agwire/event"
+	"github.com/agwire/agwire/internal/schema"
 )
 
 // Profile selects the set of events a peer can read.
@@ -185,12 +186,12 @@ func AppendJSONFromWire(dst, wire []byte) ([]byte, error) {
 
 // AppendFromJSON converts one AG-UI JSON event to its protobuf encoding.
 func (c Codec) AppendFromJSON(dst, jsonEvent []byte) ([]byte, error) {
-	// The generated parsers read the canonical shape of an event; any other
-	// text, and any error, goes to the reference reader from the start. The
-	// event lives only for this call, so it may alias the input, and the
-	// reader checked every string's UTF-8: the encoder does not again.
-	if ev, ok := parseFast(c.MaxDepth, jsonEvent); ok {
-		return c.appendEvent(dst, ev, true)
+	// Package event's compiled parsers read the canonical form of an event;
+	// any other text, and any error, is its interpreter's. The event lives
+	// only for this call, so it may alias the input, and the reader checked
+	// every string's UTF-8: the encoder does not again.
+	if ev, ok := schema.ParseAliasing(c.MaxDepth, jsonEvent); ok {
+		return c.appendEvent(dst, ev.(event.Event), true)
 	}
 	parsed, err := event.Parser{MaxDepth: c.MaxDepth, DropUnknownFields: c.DropUnknownFields}.Parse(jsonEvent)
 	if err != nil {
@@ -222,6 +223,11 @@ func (c Codec) AppendJSONFromWire(dst, wire []byte) ([]byte, error) {
 		return dst, err
 	}
 	// The decoder checked every string and wrote every dynamic value
-	// itself: the generated writers lay the event out without re-checking.
-	return appendJSONGenerated(dst, ev), nil
+	// itself: package event's compiled writers lay the event out without
+	// checking them again. (Any event they do not write, the checked
+	// writer writes.)
+	if out, ok := schema.AppendTrustedJSON(dst, ev); ok {
+		return out, nil
+	}
+	return event.AppendJSON(dst, ev)
 }

@@ -38,10 +38,3 @@ func DecodeGenerated(c Codec, b []byte) (ev Event, ok bool) {
 	defer d.release()
 	return decodeGenerated(d)
 }
-
-// AppendJSONGenerated writes a decoded event's JSON with the generated
-// writers.
-func AppendJSONGenerated(b []byte, ev Event) []byte { return appendJSONGenerated(b, ev) }
-
-// ParseGenerated reads a JSON event with the generated parsers alone.
-func ParseGenerated(maxDepth int, data []byte) (Event, bool) { return parseFast(maxDepth, data) }

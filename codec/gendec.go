@@ -1,15 +1,10 @@
 package codec
 
 import (
-	"fmt"
-	"sync"
 	"unicode/utf8"
 	"unsafe"
 
 	"google.golang.org/protobuf/encoding/protowire"
-
-	"github.com/agwire/agwire/event"
-	"github.com/agwire/agwire/internal/jsonx"
 )
 
 // Support for the generated decoders (coders_gen.go). They read only the
@@ -53,44 +48,4 @@ func (d *decoder) fastStr(b []byte) (string, bool) {
 		return "", false
 	}
 	return unsafe.String(&b[0], len(b)), true
-}
-
-// jsonKey writes a JSON key (with its colon), after a comma if one is due.
-func jsonKey(b []byte, comma bool, key string) []byte {
-	if comma {
-		b = append(b, ',')
-	}
-	return append(b, key...)
-}
-
-// noJSONWriter is the message of the panic for an event Unmarshal cannot
-// return: every type it decodes has a generated JSON writer.
-func noJSONWriter(ev event.Event) string {
-	return fmt.Sprintf("codec: no generated JSON writer for %T, which Unmarshal does not return", ev)
-}
-
-// jsonPart writes a decoded content part with package event's own
-// writer, where the JSON form of parts is stated.
-func jsonPart(b []byte, cp *event.ContentPart) []byte {
-	out, err := cp.MarshalJSON()
-	if err != nil {
-		// A decoded part passed its rule already; its JSON cannot fail.
-		panic("codec: a decoded content part does not marshal: " + err.Error())
-	}
-	return append(b, out...)
-}
-
-// scanners recycles the generated parsers' scanners.
-var scanners = sync.Pool{New: func() any { return new(jsonx.Scanner) }}
-
-// parseFast reads data with the generated parsers; the event aliases data.
-func parseFast(maxDepth int, data []byte) (event.Event, bool) {
-	s := scanners.Get().(*jsonx.Scanner)
-	s.MaxDepth = maxDepth
-	s.AliasStrings = true
-	s.Reset(data)
-	ev, ok := parseJSONGenerated(s)
-	s.Reset(nil)
-	scanners.Put(s)
-	return ev, ok
 }

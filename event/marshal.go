@@ -2,9 +2,11 @@ package event
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"math"
 	"reflect"
+	"slices"
 	"strconv"
 	"sync"
 	"unicode/utf8"
@@ -26,8 +28,19 @@ func AppendJSON(dst []byte, ev Event) ([]byte, error) {
 	return out, exported(err)
 }
 
-// appendJSON writes ev, checking every string and dynamic value.
+// appendJSON writes ev, checking every string and dynamic value: with the
+// compiled writers when ev is of a type they write and passes every check,
+// otherwise with the interpreter, which reports what is wrong.
 func appendJSON(dst []byte, ev Event) ([]byte, error) {
+	if b, ok := appendFast(dst, ev); ok {
+		return b, nil
+	}
+	return appendJSONInterpreted(dst, ev)
+}
+
+// appendJSONInterpreted is the interpreter's appendJSON: the field tables
+// walked at run time.
+func appendJSONInterpreted(dst []byte, ev Event) ([]byte, error) {
 	plan, ptr, err := planOf(ev)
 	if err != nil {
 		return dst, err
@@ -85,6 +98,10 @@ func marshalRunAgentInput(in *RunAgentInput) ([]byte, error) {
 type writer struct {
 	b     []byte
 	first bool
+	bad   bool // a check of the compiled writers failed (compiled.go)
+	// trusted skips the compiled writers' checks of strings and dynamic
+	// values, for an event package codec's decoder produced.
+	trusted bool
 }
 
 // valid checks a dynamic value before it is written out.
@@ -164,6 +181,35 @@ func (w *writer) fields(plan *schema.Plan, base schema.Pointer) error {
 		if err := w.field(f, base); err != nil {
 			return jsonx.WithKey(err, f.Name)
 		}
+	}
+	if plan.Extra != nil {
+		return w.extra(plan, *schema.As[map[string]json.RawMessage](base.Field(plan.Extra)))
+	}
+	return nil
+}
+
+// extra writes the members of an open object's Extra map that no field
+// names, in sorted order.
+func (w *writer) extra(plan *schema.Plan, m map[string]json.RawMessage) error {
+	names := make([]string, 0, len(m))
+	for k := range m {
+		if fieldIndex(plan, k, 0) < 0 {
+			names = append(names, k)
+		}
+	}
+	slices.Sort(names)
+	for _, k := range names {
+		v := m[k]
+		if err := w.valid(v, 0); err != nil {
+			return jsonx.WithKey(err, k)
+		}
+		if !w.first {
+			w.b = append(w.b, ',')
+		}
+		w.first = false
+		w.b = jsonx.AppendString(w.b, k)
+		w.b = append(w.b, ':')
+		w.raw(v)
 	}
 	return nil
 }

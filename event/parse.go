@@ -1,6 +1,7 @@
 package event
 
 import (
+	"encoding/json"
 	"fmt"
 	"reflect"
 	"strings"
@@ -51,7 +52,13 @@ func (p Parser) Parse(data []byte) (Event, error) {
 		return p.consume(data)
 	}
 	// One copy of the input backs every RawValue and Object of the event.
-	ev, err := p.parse(append([]byte(nil), data...), nil)
+	// The compiled parsers read the canonical form; any other text, and any
+	// error, is the interpreter's, from the start.
+	data = append([]byte(nil), data...)
+	if ev, ok := parseFast(p.MaxDepth, data); ok {
+		return ev, nil
+	}
+	ev, err := p.parse(data, nil)
 	return ev, exported(err)
 }
 
@@ -127,7 +134,7 @@ func planSamples() []any {
 	for _, in := range registry {
 		out = append(out, in.New())
 	}
-	return append(out, new(RunAgentInput), new(Interrupt), new(ContentPart), new(Source))
+	return append(out, new(RunAgentInput), new(Interrupt), new(ContentPart), new(Source), new(AgentCapabilities))
 }
 
 type reader struct {
@@ -228,6 +235,9 @@ func (r *reader) object(plan *schema.Plan, ptr schema.Pointer, isEvent bool) err
 		}
 		first := fieldIndex(plan, key, 0)
 		if first < 0 {
+			if plan.Extra != nil {
+				return r.extra(plan.Extra, ptr, key)
+			}
 			return r.unknown(key)
 		}
 		// All carriers of a union name ("content") share the first one's bit.
@@ -463,6 +473,23 @@ func (r *reader) strings(name string) ([]string, error) {
 		return err
 	})
 	return out, err
+}
+
+// extra keeps a member no field takes in an open object's Extra map.
+func (r *reader) extra(f *schema.Field, base schema.Pointer, key string) error {
+	m := schema.As[map[string]json.RawMessage](base.Field(f))
+	if _, dup := (*m)[key]; dup {
+		return r.s.Fail(ErrDuplicateKey)
+	}
+	raw, err := r.s.Raw()
+	if err != nil {
+		return err
+	}
+	if *m == nil {
+		*m = map[string]json.RawMessage{}
+	}
+	(*m)[strings.Clone(key)] = raw
+	return nil
 }
 
 // unknown handles a member no field takes.

@@ -60,6 +60,10 @@ var tableRules = schema.Rules{
 		reflect.TypeFor[SubagentOutcome](): func(p schema.Pointer) error { return checkSubagentOutcome(schema.As[SubagentOutcome](p)) },
 		reflect.TypeFor[ContentPart]():     func(p schema.Pointer) error { return checkPart(schema.As[ContentPart](p)) },
 		reflect.TypeFor[Source]():          func(p schema.Pointer) error { return checkSource(schema.As[Source](p)) },
+		reflect.TypeFor[CapabilityTool]():  func(p schema.Pointer) error { return checkCapabilityTool(schema.As[CapabilityTool](p)) },
+		reflect.TypeFor[ExecutionCapabilities](): func(p schema.Pointer) error {
+			return checkExecution(schema.As[ExecutionCapabilities](p))
+		},
 	},
 	FromWire: map[reflect.Type]func(schema.Pointer){
 		reflect.TypeFor[Message]():          func(p schema.Pointer) { messageFromWire(schema.As[Message](p)) },

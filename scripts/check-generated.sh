@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # CI check for the protobuf schema and its generated code:
 #   1. buf lint passes on proto/;
-#   2. regenerating gen/ and codec/coders_gen.go changes nothing compared
-#      with the committed tree (HEAD): no modified, deleted or new files;
+#   2. regenerating gen/, codec/coders_gen.go and event/json_gen.go changes
+#      nothing compared with the committed tree (HEAD): no modified, deleted
+#      or new files;
 #   3. the generated package builds against the root module's runtime.
 #
 # Usage: scripts/check-generated.sh [--allow-untracked]
@@ -20,7 +21,7 @@ for arg in "$@"; do
   case "$arg" in
     --allow-untracked) allow_untracked=1 ;;
     -h|--help)
-      sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'
+      sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'
       exit 0
       ;;
     *)
@@ -36,12 +37,12 @@ scripts/buf.sh lint
 echo "==> scripts/generate.sh"
 scripts/generate.sh
 
-echo "==> comparing gen/ and codec/coders_gen.go with HEAD"
+echo "==> comparing gen/, codec/coders_gen.go and event/json_gen.go with HEAD"
 failed=0
 
 # Tracked files that differ from HEAD (staged or not), including deletions.
-if ! git diff --exit-code --quiet HEAD -- gen/ codec/coders_gen.go; then
-  git diff --stat HEAD -- gen/ codec/coders_gen.go
+if ! git diff --exit-code --quiet HEAD -- gen/ codec/coders_gen.go event/json_gen.go; then
+  git diff --stat HEAD -- gen/ codec/coders_gen.go event/json_gen.go
   echo "check-generated.sh: generated code is out of date." >&2
   failed=1
 fi

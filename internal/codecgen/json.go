@@ -2,33 +2,49 @@ package main
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/agwire/agwire/internal/schema"
 )
 
-// The JSON writers, for events the generated decoders produced: they are
-// trusted (every string was checked for UTF-8, every dynamic value written
-// by the decoder itself, every rule applied), so a writer only lays out
-// what the reference writer (event.AppendJSON) lays out, without its
-// checks: the type, the fields in declaration order, then the base fields;
-// optional fields left out when absent, optional lists when empty (unless
-// their condition holds), a required object never left out.
+// The JSON writers, package event's compiled path of AppendJSON (and so of
+// Marshal, and of codec's wire→JSON conversion). They lay out what the
+// interpreter (event's writer, marshal.go) lays out — the type, the fields
+// in declaration order, then the base fields; optional fields left out
+// when absent, optional lists when empty (unless their condition holds), a
+// required object never left out — and make the interpreter's checks
+// (UTF-8, allowed names, the rules, one carrier of a union, dynamic values
+// valid JSON) without reporting them: a failed check marks the writer bad,
+// its output is dropped, and the interpreter writes the event again and
+// reports what is wrong. Content parts go through the interpreter's own
+// part writer.
 
 func (g *gen) jsonWriters() {
-	g.P("// appendJSONGenerated writes the JSON form of an event Unmarshal")
-	g.P("// returned: one of the types with a generated decoder.")
-	g.P("func appendJSONGenerated(b []byte, ev event.Event) []byte {")
+	g.P("func init() { parseCompiled, writeCompiled = parseEvent, appendEvent }")
+	g.P("")
+	g.P("// appendEvent writes ev after dst with the compiled writers, trusting")
+	g.P("// its strings and dynamic values if trusted; ok is false when they do")
+	g.P("// not write it.")
+	g.P("func appendEvent(dst []byte, ev Event, trusted bool) ([]byte, bool) {")
+	g.P("w := writer{b: dst, trusted: trusted}")
+	g.P("if !w.writeEvent(ev) {")
+	g.P("return dst, false")
+	g.P("}")
+	g.P("return w.b, true")
+	g.P("}")
+	g.P("")
+	g.P("// writeEvent writes ev with the compiled writers; it reports false")
+	g.P("// when ev is not of a type they write or fails a check, and then the")
+	g.P("// interpreter must write it (and report what is wrong).")
+	g.P("func (w *writer) writeEvent(ev Event) bool {")
 	g.P("switch p := ev.(type) {")
 	for _, in := range g.events {
 		name := planOf(in).Type.Name()
-		g.P("case *event.%s:", name)
-		g.P("b = append(b, `{\"type\":\"%s\"`...)", in.Type)
-		g.P("b = json%s(b, p)", name)
-		g.P("b = jsonBase(b, &p.Base)")
-		g.P("return append(b, '}')")
+		g.P("case *%s:", name)
+		g.P("return p != nil && w.json%s(p)", name)
 	}
 	g.P("}")
-	g.P("panic(noJSONWriter(ev))")
+	g.P("return false")
 	g.P("}")
 	g.P("")
 	for _, p := range g.order {
@@ -36,16 +52,45 @@ func (g *gen) jsonWriters() {
 	}
 }
 
-// jsonWriter writes jsonT(b, p): the fields of p, each key preceded by a
-// comma when a member was written before it. An event's members follow
-// its type, so each takes a comma; a message's first member takes none.
-// Where whether one was written depends on the values (the first members
-// are optional), a variable, comma, says it.
+// jsonWriter writes w.jsonT(p): the fields of p, each key preceded by a
+// comma when a member was written before it; a message's writer writes its
+// braces too. An event's members follow its type, so each takes a comma;
+// a message's first member takes none. Where whether one was written
+// depends on the values (the first members are optional), a variable,
+// comma, says it.
 func (g *gen) jsonWriter(p *schema.Plan) {
 	name := p.Type.Name()
-	g.P("func json%s(b []byte, p *event.%s) []byte {", name, name)
+	object := !p.Event && !isBase(p)
+	if p.Event {
+		// An event's writer writes the whole object and reports whether
+		// every check passed.
+		g.P("func (w *writer) json%s(p *%s) bool {", name, name)
+		g.P("w.b = append(w.b, `{\"type\":\"%s\"`...)", g.typeOf(p))
+	} else {
+		g.P("func (w *writer) json%s(p *%s) {", name, name)
+	}
+	if p.Check != nil {
+		g.P("w.rule(%s, schema.PointerTo(p))", planVar(p))
+	}
+	// A union's carriers: at most one set.
+	var unions []string
+	carriers := map[string][]string{}
+	for i := range p.Fields {
+		if f := &p.Fields[i]; f.Union {
+			if carriers[f.Name] == nil {
+				unions = append(unions, f.Name)
+			}
+			carriers[f.Name] = append(carriers[f.Name], "p."+f.GoName+" != nil")
+		}
+	}
+	for _, u := range unions {
+		g.P("w.check(atMostOne(%s))", strings.Join(carriers[u], ", "))
+	}
+	if object {
+		g.P("w.b = append(w.b, '{')")
+	}
 	g.comma = commaNone
-	if p.Event || isBase(p) {
+	if !object {
 		g.comma = commaDue
 	} else if len(p.Fields) > 0 && optionalMember(&p.Fields[0]) {
 		g.P("comma := false")
@@ -54,9 +99,26 @@ func (g *gen) jsonWriter(p *schema.Plan) {
 	for i := range p.Fields {
 		g.jsonField(&p.Fields[i])
 	}
-	g.P("return b")
+	switch {
+	case object:
+		g.P("w.b = append(w.b, '}')")
+	case p.Event:
+		g.P("w.jsonBase(&p.Base)")
+		g.P("w.b = append(w.b, '}')")
+		g.P("return !w.bad")
+	}
 	g.P("}")
 	g.P("")
+}
+
+// typeOf returns the type name of event plan p.
+func (g *gen) typeOf(p *schema.Plan) string {
+	for _, in := range g.events {
+		if planOf(in) == p {
+			return string(in.Type)
+		}
+	}
+	panic("codecgen: no event type for " + p.Type.Name())
 }
 
 // What precedes the next member's key.
@@ -69,13 +131,16 @@ const (
 // optionalMember reports whether the member of f is left out for some
 // values.
 func optionalMember(f *schema.Field) bool {
+	if f.Union {
+		return true
+	}
 	switch f.Kind {
 	case schema.String, schema.Enum, schema.Message:
 		return false
 	case schema.Object:
 		return !f.Req
 	case schema.Strings, schema.Messages, schema.Parts:
-		return f.Union || f.NilAbsent || f.Opt
+		return f.NilAbsent || f.Opt
 	}
 	return true
 }
@@ -86,11 +151,11 @@ func (g *gen) jsonField(f *schema.Field) {
 	key := func() {
 		switch g.comma {
 		case commaNone:
-			g.P("b = append(b, `\"%s\":`...)", f.Name)
+			g.P("w.b = append(w.b, `\"%s\":`...)", f.Name)
 		case commaDue:
-			g.P("b = append(b, `,\"%s\":`...)", f.Name)
+			g.P("w.b = append(w.b, `,\"%s\":`...)", f.Name)
 		case commaVar:
-			g.P("b = jsonKey(b, comma, `\"%s\":`)", f.Name)
+			g.P("w.member(comma, `\"%s\":`)", f.Name)
 			if optionalMember(f) {
 				g.P("comma = true")
 			}
@@ -99,80 +164,109 @@ func (g *gen) jsonField(f *schema.Field) {
 			g.comma = commaDue
 		}
 	}
+	// name writes the test of a restricted string.
+	name := func(v string) {
+		if f.Names != nil {
+			g.P("w.check(index%s(%s) >= 0)", g.setOf(f).name, v)
+		}
+	}
+	// cond opens the block of a member written only when conds hold.
+	var conds []string
+	if f.Union {
+		conds = append(conds, x+" != nil")
+	}
+	open := func() {
+		if len(conds) > 0 {
+			g.P("if %s {", strings.Join(conds, " && "))
+		}
+	}
+	end := func() {
+		if len(conds) > 0 {
+			g.P("}")
+		}
+	}
 	switch f.Kind {
 	case schema.String, schema.Enum:
+		open()
 		key()
-		g.P("b = jsonx.AppendValidString(b, %s)", x)
+		name(x)
+		g.P("w.str(%s)", x)
+		end()
 	case schema.OptString:
 		g.P("if v := %s; v != nil {", x)
 		key()
-		g.P("b = jsonx.AppendValidString(b, *v)")
+		name("*v")
+		g.P("w.str(*v)")
 		g.P("}")
 	case schema.OptBool:
 		g.P("if v := %s; v != nil {", x)
 		key()
-		g.P("b = strconv.AppendBool(b, *v)")
+		g.P("w.b = strconv.AppendBool(w.b, *v)")
 		g.P("}")
 	case schema.OptInt64:
 		g.P("if v := %s; v != nil {", x)
 		key()
-		g.P("b = strconv.AppendInt(b, *v, 10)")
+		g.P("w.b = strconv.AppendInt(w.b, *v, 10)")
 		g.P("}")
 	case schema.Value:
 		g.P("if v := %s; %s {", x, valuePresent(f))
 		key()
-		g.P("b = append(b, v...) // the decoder's own text: one line")
+		g.P("w.value(v, 0)")
 		g.P("}")
 	case schema.Object:
-		if f.Req {
+		if f.Req && !f.Union {
 			key()
-			g.P("b = append(b, requiredObject(%s)...)", x)
+			g.P("w.value(requiredObject(%s), jsonx.Object)", x)
 			return
 		}
 		g.P("if v := %s; v != nil {", x)
 		key()
-		g.P("b = append(b, v...)")
+		g.P("w.value(v, jsonx.Object)")
 		g.P("}")
 	case schema.Message:
+		open()
 		key()
-		g.P("b = append(json%s(append(b, '{'), &%s), '}')", f.Elem.Type.Name(), x)
+		g.P("w.json%s(&%s)", f.Elem.Type.Name(), x)
+		end()
 	case schema.OptMessage:
 		g.P("if v := %s; v != nil {", x)
 		key()
-		g.P("b = append(json%s(append(b, '{'), v), '}')", f.Elem.Type.Name())
+		g.P("w.json%s(v)", f.Elem.Type.Name())
 		g.P("}")
-	case schema.Strings, schema.Messages, schema.Parts:
-		cond := ""
-		switch {
-		case f.Union, f.NilAbsent:
-			cond = x + " != nil" // the content carrier that is set; absent when nil, written when empty
-		case f.Opt && f.Always != nil:
-			cond = fmt.Sprintf("len(%s) > 0 || p.%s == %q", x, f.Always.Field.GoName, f.Always.Value)
-		case f.Opt:
-			cond = fmt.Sprintf("len(%s) > 0", x)
+	case schema.Strings:
+		if f.Opt {
+			conds = append(conds, "len("+x+") > 0")
 		}
-		if cond != "" {
-			g.P("if %s {", cond)
-		}
+		open()
 		key()
-		g.P("b = append(b, '[')")
+		g.P("w.strs(%s)", x)
+		end()
+	case schema.Messages, schema.Parts:
+		// The interpreter's conditions, in its order.
+		switch {
+		case f.Opt && f.Always != nil:
+			conds = append(conds, fmt.Sprintf("(len(%s) > 0 || p.%s == %q)", x, f.Always.Field.GoName, f.Always.Value))
+		case f.Opt:
+			conds = append(conds, fmt.Sprintf("len(%s) > 0", x))
+		}
+		if f.NilAbsent && !f.Union {
+			conds = append(conds, x+" != nil")
+		}
+		open()
+		key()
+		g.P("w.b = append(w.b, '[')")
 		g.P("for i := range %s {", x)
 		g.P("if i > 0 {")
-		g.P("b = append(b, ',')")
+		g.P("w.b = append(w.b, ',')")
 		g.P("}")
-		switch f.Kind {
-		case schema.Strings:
-			g.P("b = jsonx.AppendValidString(b, %s[i])", x)
-		case schema.Messages:
-			g.P("b = append(json%s(append(b, '{'), &%s[i]), '}')", f.Elem.Type.Name(), x)
-		case schema.Parts:
-			g.P("b = jsonPart(b, &%s[i])", x)
+		if f.Kind == schema.Messages {
+			g.P("w.json%s(&%s[i])", f.Elem.Type.Name(), x)
+		} else {
+			g.P("w.part(&%s[i])", x)
 		}
 		g.P("}")
-		g.P("b = append(b, ']')")
-		if cond != "" {
-			g.P("}")
-		}
+		g.P("w.b = append(w.b, ']')")
+		end()
 	default:
 		panic(fmt.Sprintf("codecgen: %s: kind %d has no JSON writer", f.GoName, f.Kind))
 	}

@@ -45,17 +45,7 @@ func (g *gen) nameSets() {
 		g.P("// known%s lists the names of set %s, for error messages.", s.name, s.name)
 		g.P("const known%s = %q", s.name, strings.Join(s.names, ", "))
 		g.P("")
-		g.P("// index%s returns the index of s in set %s, -1 when it is not in it.", s.name, s.name)
-		g.P("func index%s(s string) int {", s.name)
-		g.P("switch s {")
-		for i, n := range s.names {
-			g.P("case %q:", n)
-			g.P("return %d", i)
-		}
-		g.P("}")
-		g.P("return -1")
-		g.P("}")
-		g.P("")
+		g.indexFunc(s)
 		if s.enum {
 			g.P("// names%s are the names of set %s by wire number.", s.name, s.name)
 			g.P("var names%s = [...]string{", s.name)
@@ -66,6 +56,28 @@ func (g *gen) nameSets() {
 			g.P("")
 		}
 	}
+}
+
+// indexSets writes, for package event, the index function of each set.
+func (g *gen) indexSets() {
+	for _, s := range g.setsIn {
+		g.indexFunc(s)
+	}
+}
+
+// indexFunc writes the index function of set s.
+func (g *gen) indexFunc(s *nameSet) {
+	g.P("// index%s returns the index of s in set %s, -1 when it is not in it.", s.name, s.name)
+	g.P("func index%s(s string) int {", s.name)
+	g.P("switch s {")
+	for i, n := range s.names {
+		g.P("case %q:", n)
+		g.P("return %d", i)
+	}
+	g.P("}")
+	g.P("return -1")
+	g.P("}")
+	g.P("")
 }
 
 // unknown returns the Go expression of the error for v, a string outside

@@ -2,27 +2,27 @@ package main
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/agwire/agwire/internal/schema"
 )
 
-// The JSON parsers, for the JSON→wire path. Like the decoders, they read
-// the canonical shape only — "type" the first member, each member known
-// and once, every value of its field's JSON kind, no null — and give up on
-// anything else (return false): the reference reader (package event's
-// parser) then reads the text from the start and reports it. They use the
-// same scanner, so a string, number or dynamic value is accepted or refused
-// by the same code; they apply the same required-field test and the same
-// rule (the table's Check); content parts go through package event's own
-// part reader. An event's parser hands the members it does not know to
-// parseBase, which reads Base's.
+// The JSON parsers, package event's compiled path of Parse (and so of
+// codec's JSON→wire conversion). Like the decoders, they read the canonical
+// shape only — "type" the first member, each member known and once, every
+// value of its field's JSON kind, no null — and give up on anything else
+// (return false): the interpreter (event's reader, parse.go) then reads
+// the text from the start and reports it. They use the same scanner, so a
+// string, number or dynamic value is accepted or refused by the same code;
+// they apply the same required-field test and the same rule (the table's
+// Check); content parts go through the interpreter's own part reader. An
+// event's parser hands the members it does not know to parseBase, which
+// reads Base's.
 
 func (g *gen) parsers() {
-	g.P("// parseJSONGenerated reads a JSON event with the generated parsers;")
-	g.P("// ok is false when the text is not in their canonical shape or is")
-	g.P("// wrong, and the reference reader must read it.")
-	g.P("func parseJSONGenerated(s *jsonx.Scanner) (ev event.Event, ok bool) {")
+	g.P("// parseEvent reads a JSON event with the compiled parsers; ok is false")
+	g.P("// when the text is not in their canonical shape or is wrong, and the")
+	g.P("// interpreter must read it (and report what is wrong).")
+	g.P("func parseEvent(s *parsing) (ev Event, ok bool) {")
 	g.P("if s.ObjectStart() != nil {")
 	g.P("return nil, false")
 	g.P("}")
@@ -37,7 +37,7 @@ func (g *gen) parsers() {
 	for _, in := range g.events {
 		name := planOf(in).Type.Name()
 		g.P("case %q:", string(in.Type))
-		g.P("p := new(event.%s)", name)
+		g.P("p := new(%s)", name)
 		g.P("ev, ok = p, parse%s(s, p)", name)
 	}
 	g.P("}")
@@ -61,7 +61,7 @@ func (g *gen) parser(p *schema.Plan) {
 	if len(p.Fields) > 64 {
 		panic("codecgen: too many fields in " + name)
 	}
-	g.P("func parse%s(s *jsonx.Scanner, p *event.%s) bool {", name, name)
+	g.P("func parse%s(s *parsing, p *%s) bool {", name, name)
 	g.P("var seen uint64 // bit i: member i was read")
 	if p.Event {
 		g.P("var seenBase uint64")
@@ -81,7 +81,7 @@ func (g *gen) parser(p *schema.Plan) {
 	g.P("break")
 	g.P("}")
 	g.P("switch key {")
-	g.members(p, "seen")
+	g.members(p, "&seen")
 	g.P("default:")
 	if p.Event {
 		g.P("if !parseBase(s, key, &p.Base, &seenBase) {")
@@ -109,7 +109,7 @@ func (g *gen) parser(p *schema.Plan) {
 		g.P("}")
 	}
 	if p.Check != nil {
-		g.P("return rule(%s, schema.PointerTo(p)) == nil", planVar(p))
+		g.P("return %s.Check(schema.PointerTo(p)) == nil", planVar(p))
 	} else {
 		g.P("return true")
 	}
@@ -121,9 +121,9 @@ func (g *gen) parser(p *schema.Plan) {
 // that is Base's, false for any other key (an unknown member, or "type"
 // again) or one read before.
 func (g *gen) baseParser(p *schema.Plan) {
-	g.P("func parseBase(s *jsonx.Scanner, key string, p *event.Base, seen *uint64) bool {")
+	g.P("func parseBase(s *parsing, key string, p *Base, seen *uint64) bool {")
 	g.P("switch key {")
-	g.members(p, "*seen")
+	g.members(p, "seen")
 	g.P("default:")
 	g.P("return false // an unknown member, or \"type\" again")
 	g.P("}")
@@ -132,8 +132,9 @@ func (g *gen) baseParser(p *schema.Plan) {
 	g.P("")
 }
 
-// members writes the cases of p's members: a repeated member gives up,
-// the others set their bit of seen and read the value.
+// members writes the cases of p's members: each is read once (once tests
+// and sets its bit of seen, a union's carriers sharing the first one's),
+// then its value by one reader.
 func (g *gen) members(p *schema.Plan, seen string) {
 	var names []string
 	byName := map[string][]*schema.Field{}
@@ -145,22 +146,21 @@ func (g *gen) members(p *schema.Plan, seen string) {
 		byName[f.Name] = append(byName[f.Name], f)
 	}
 	for _, name := range names {
-		bit := firstIndex(p, name)
-		// Each member is read once: its bit in seen is tested with the
-		// first condition the value must meet, then set.
-		once := fmt.Sprintf("%s&(1<<%d) != 0", seen, bit)
-		mark := fmt.Sprintf("%s |= 1 << %d", seen, bit)
+		once := fmt.Sprintf("once(%s, %d)", seen, firstIndex(p, name))
 		g.P("case %q:", name)
 		carriers := byName[name]
 		if len(carriers) == 1 {
-			g.member(carriers[0], once, mark, false)
+			g.P("if !%s || !%s {", once, g.reader(carriers[0]))
+			g.P("return false")
+			g.P("}")
 			continue
 		}
-		// A union: the value's kind picks the carrier.
-		g.P("if %s {", once)
+		// A union: the value's kind picks the carrier, whose reader tests
+		// that kind again.
+		g.P("if !%s {", once)
 		g.P("return false")
 		g.P("}")
-		g.P("%s", mark)
+		g.P("var ok bool")
 		g.P("switch s.Peek() {")
 		for _, f := range carriers {
 			kind := map[schema.Kind]string{schema.OptString: "jsonx.String", schema.Parts: "jsonx.Array", schema.Object: "jsonx.Object"}[f.Kind]
@@ -168,9 +168,10 @@ func (g *gen) members(p *schema.Plan, seen string) {
 				panic("codecgen: union carrier of kind " + fmt.Sprint(f.Kind))
 			}
 			g.P("case %s:", kind)
-			g.member(f, "", "", true)
+			g.P("ok = %s", g.reader(f))
 		}
-		g.P("default:")
+		g.P("}")
+		g.P("if !ok {")
 		g.P("return false")
 		g.P("}")
 	}
@@ -185,135 +186,41 @@ func firstIndex(p *schema.Plan, name string) int {
 	panic("no field " + name)
 }
 
-// member writes the reading of one member's value into field f of p.
-// Unless they are empty, once is a condition to add to the first test of
-// the value, and mark a statement to write after that test. known says
-// that the value's kind was tested already (a union's carrier).
-func (g *gen) member(f *schema.Field, once, mark string, known bool) {
-	x := "p." + f.GoName
-	// fail writes the test that gives up when cond holds; cond may begin
-	// with an init statement ("k := s.Peek(); ").
-	fail := func(cond string) {
-		init := ""
-		if i := strings.Index(cond, "; "); i >= 0 {
-			init, cond = cond[:i+2], cond[i+2:]
-		}
-		switch {
-		case cond == "":
-			cond = once
-		case once != "":
-			cond = once + " || " + cond
-		}
-		g.P("if %s%s {", init, cond)
-		g.P("return false")
-		g.P("}")
-		if mark != "" {
-			g.P("%s", mark)
-		}
-		once, mark = "", ""
-	}
-	// kind writes the test of the value's JSON kind, unless it is known.
-	kind := func(k string) {
-		if !known {
-			fail("s.Peek() != jsonx." + k)
-		}
-	}
-	// array writes the loop over an array's elements; each appends to v.
-	array := func(elem string, read func()) {
-		fail("s.ArrayStart() != nil")
-		g.P("v := []%s{}", elem)
-		g.P("for first := true; ; first = false {")
-		g.P("more, err := s.ArrayNext(first)")
-		read()
-		g.P("}")
-		g.P("%s = v", x)
-	}
+// reader returns the expression that reads one member's value into field
+// f of p, true when it did.
+func (g *gen) reader(f *schema.Field) string {
+	x := "&p." + f.GoName
 	switch f.Kind {
-	case schema.String, schema.Enum, schema.OptString:
-		kind("String")
-		g.P("v, err := s.String()")
+	case schema.String, schema.Enum:
 		if f.Names != nil {
-			fail(fmt.Sprintf("err != nil || index%s(v) < 0", g.setOf(f).name))
-		} else {
-			fail("err != nil")
+			return fmt.Sprintf("(readString(s, %s) && index%s(p.%s) >= 0)", x, g.setOf(f).name, f.GoName)
 		}
-		if f.Kind == schema.OptString {
-			g.P("%s = &v", x)
-		} else {
-			g.P("%s = v", x)
+		return fmt.Sprintf("readString(s, %s)", x)
+	case schema.OptString:
+		if f.Names != nil {
+			return fmt.Sprintf("(readOptString(s, %s) && index%s(*p.%s) >= 0)", x, g.setOf(f).name, f.GoName)
 		}
+		return fmt.Sprintf("readOptString(s, %s)", x)
 	case schema.OptBool:
-		fail("k := s.Peek(); k != jsonx.True && k != jsonx.False")
-		g.P("v, err := s.Bool()")
-		fail("err != nil")
-		g.P("%s = &v", x)
+		return fmt.Sprintf("readBool(s, %s)", x)
 	case schema.OptInt64:
-		kind("Number")
-		g.P("text, err := s.Number()")
-		fail("err != nil")
-		g.P("v, ok := jsonx.ParseInt64(text)")
-		fail("!ok")
-		g.P("%s = &v", x)
+		return fmt.Sprintf("readInt64(s, %s)", x)
 	case schema.Value:
-		if once != "" {
-			fail("")
-		}
-		if f.Opt {
-			// On an optional value, null is absence.
-			g.P("if s.Peek() == jsonx.Null {")
-			fail("s.Null() != nil")
-			g.P("break")
-			g.P("}")
-		}
-		g.P("raw, err := s.Raw()")
-		fail("err != nil")
-		g.P("%s = raw", x)
+		return fmt.Sprintf("readValue(s, %s, %t)", x, f.Opt)
 	case schema.Object:
-		kind("Object")
-		g.P("raw, err := s.Raw()")
-		fail("err != nil")
-		g.P("%s = raw", x)
+		return fmt.Sprintf("readObject(s, %s)", x)
 	case schema.Message:
-		fail(fmt.Sprintf("s.Peek() != jsonx.Object || !parse%s(s, &%s)", f.Elem.Type.Name(), x))
+		return fmt.Sprintf("parse%s(s, %s)", f.Elem.Type.Name(), x)
 	case schema.OptMessage:
-		kind("Object")
-		g.P("v := new(event.%s)", f.Elem.Type.Name())
-		fail(fmt.Sprintf("!parse%s(s, v)", f.Elem.Type.Name()))
-		g.P("%s = v", x)
+		return fmt.Sprintf("readOpt(s, %s, parse%s)", x, f.Elem.Type.Name())
 	case schema.Strings:
-		array("string", func() {
-			fail("err != nil || more && s.Peek() != jsonx.String")
-			g.P("if !more {")
-			g.P("break")
-			g.P("}")
-			g.P("e, err := s.String()")
-			fail("err != nil")
-			g.P("v = append(v, e)")
-		})
+		return fmt.Sprintf("readStrings(s, %s)", x)
 	case schema.Messages:
-		elem := f.Elem.Type.Name()
-		array("event."+elem, func() {
-			fail("err != nil")
-			g.P("if !more {")
-			g.P("break")
-			g.P("}")
-			g.P("v = append(v, event.%s{})", elem)
-			fail(fmt.Sprintf("s.Peek() != jsonx.Object || !parse%s(s, &v[len(v)-1])", elem))
-		})
+		return fmt.Sprintf("readList(s, %s, parse%s)", x, f.Elem.Type.Name())
 	case schema.Parts:
-		// Each part is read by package event's own part reader (where the
-		// JSON form of parts is stated), from the text the scanner took.
-		array("event."+f.Elem.Type.Name(), func() {
-			fail("err != nil")
-			g.P("if !more {")
-			g.P("break")
-			g.P("}")
-			g.P("raw, err := s.Raw()")
-			fail("err != nil")
-			g.P("v = append(v, event.%s{})", f.Elem.Type.Name())
-			fail("v[len(v)-1].UnmarshalJSON(raw) != nil")
-		})
-	default:
-		panic(fmt.Sprintf("codecgen: %s: kind %d has no parser", f.GoName, f.Kind))
+		// Each part is read by the interpreter's part reader (where the
+		// JSON form of parts is stated).
+		return fmt.Sprintf("readList(s, %s, parsePart)", x)
 	}
+	panic(fmt.Sprintf("codecgen: %s: kind %d has no parser", f.GoName, f.Kind))
 }

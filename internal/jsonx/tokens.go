@@ -1,7 +1,7 @@
 package jsonx
 
 // Token-level reading of objects and arrays, for readers that dispatch on
-// keys themselves (the generated parsers of package codec) rather than
+// keys themselves (the compiled parsers of package event) rather than
 // through Object's and Array's callbacks. They accept exactly what Object
 // and Array accept; errors carry no key or index (the callers that use them
 // hand any failure to a reader that reports it properly).

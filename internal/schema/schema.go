@@ -40,6 +40,10 @@ const (
 	Strings                    // []string: repeated string
 	Enum                       // string on the JSON side, a protobuf enum (varint) on the wire
 	Parts                      // []T of a hand-mapped oneof type (content parts)
+	// Extra is the map[string]json.RawMessage of an open object, the
+	// members no field names, in JSON form: tag `agui:"extra"`. It is
+	// Plan.Extra, not one of Plan.Fields.
+	Extra
 )
 
 // Limits a table is checked against when it is built: the JSON reader keeps
@@ -80,6 +84,9 @@ type Field struct {
 	// slice is nil and write it when empty: absent and empty differ (a
 	// request's resume list). Tag option ",nilabsent".
 	NilAbsent bool
+	// JSONOnly marks a field of a type with no wire form (capabilities):
+	// tag number "-". It appears in Plan.Fields but not in Plan.Wire.
+	JSONOnly bool
 	// Via is set in Plan.Wire for a field of a flat container: the field
 	// lives in the struct that the pointer at Via.Offset points to.
 	Via *Field
@@ -145,6 +152,9 @@ type Plan struct {
 	// calls it: JSON parse and marshal, wire encode and decode. Nil when the
 	// type has none.
 	Check func(Pointer) error
+	// Extra, for an open object (a type with no wire form), holds the
+	// members no field names; nil for a closed one.
+	Extra *Field
 	// FromWire fills, after a wire decode and before Check, what proto3
 	// cannot carry: a required string that is empty is not written, so
 	// decode restores it as "" rather than leaving it out. Nil when none.
@@ -253,6 +263,13 @@ func (b *builder) build(t reflect.Type) *Plan {
 		if !ok {
 			continue
 		}
+		if tag == "extra" {
+			if sf.Type.Kind() != reflect.Map || sf.Type.Key().Kind() != reflect.String || sf.Type.Elem().Name() != "RawMessage" || p.Extra != nil {
+				panic(fmt.Sprintf("schema: %s.%s: extra must be the one map[string]json.RawMessage", t.Name(), sf.Name))
+			}
+			p.Extra = &Field{Kind: Extra, Offset: sf.Offset, Type: sf.Type, GoName: sf.Name}
+			continue
+		}
 		p.Fields = append(p.Fields, b.field(t, sf, tag))
 	}
 	if len(p.Fields) > MaxFields {
@@ -270,6 +287,9 @@ func (b *builder) build(t reflect.Type) *Plan {
 		}
 		if c := f.Always; c != nil && (c.Field == nil || c.Field.Kind != String || !f.Opt) {
 			panic(fmt.Sprintf("schema: %s.%s: always= needs an optional list and a string field %q", t.Name(), f.GoName, c.name))
+		}
+		if f.JSONOnly {
+			continue
 		}
 		if !f.Flat {
 			p.Wire = append(p.Wire, *f)
@@ -314,9 +334,12 @@ func (b *builder) field(t reflect.Type, sf reflect.StructField, tag string) Fiel
 		bad("no JSON name")
 	}
 	opts := parts[1:]
-	if len(opts) > 0 && opts[0] == "flat" {
+	switch {
+	case len(opts) > 0 && opts[0] == "flat":
 		f.Flat = true
-	} else {
+	case len(opts) > 0 && opts[0] == "-":
+		f.JSONOnly = true
+	default:
 		if len(opts) == 0 {
 			bad("no field number")
 		}
@@ -326,7 +349,7 @@ func (b *builder) field(t reflect.Type, sf reflect.StructField, tag string) Fiel
 		}
 		f.Num = int32(num)
 	}
-	enum := ""
+	enum, object := "", false
 	for _, o := range opts[1:] {
 		name, arg, _ := strings.Cut(o, "=")
 		switch name {
@@ -336,6 +359,8 @@ func (b *builder) field(t reflect.Type, sf reflect.StructField, tag string) Fiel
 			f.Req = true
 		case "nilabsent":
 			f.NilAbsent = true
+		case "object":
+			object = true
 		case "enum":
 			if f.Names = b.rules.Enums[arg]; f.Names == nil {
 				bad("unknown enum " + arg)
@@ -359,6 +384,10 @@ func (b *builder) field(t reflect.Type, sf reflect.StructField, tag string) Fiel
 	switch {
 	case f.Kind == 0:
 		bad("unsupported type " + sf.Type.String())
+	case object && f.Kind != Value:
+		bad("object applies to a json.RawMessage")
+	case object:
+		f.Kind = Object
 	case f.Flat && f.Kind != OptMessage:
 		bad("only an optional message can be flat")
 	case enum != "" && f.Kind != String:
@@ -390,7 +419,7 @@ func (b *builder) kindOf(t reflect.Type) (Kind, *Plan) {
 	case reflect.Slice:
 		e := t.Elem()
 		switch {
-		case t.Name() == "RawValue":
+		case t.Name() == "RawValue", t.Name() == "RawMessage":
 			return Value, nil
 		case t.Name() == "Object":
 			return Object, nil

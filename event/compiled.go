@@ -1,0 +1,338 @@
+package event
+
+import (
+	"sync"
+	"unicode/utf8"
+
+	"github.com/agwire/agwire/internal/jsonx"
+	"github.com/agwire/agwire/internal/schema"
+)
+
+// Support for the compiled JSON path (json_gen.go, written by
+// internal/codecgen from the field tables): a parser and a writer per
+// event type, straight-line code. They take the canonical form only and
+// report nothing: on any other text, or any failed check, they give up, and
+// the interpreter (parse.go, marshal.go) reads or writes the event from the
+// start and reports what is wrong. Both paths give the same event, the same
+// bytes, the same error; the interpreter alone serves Consume, the request
+// body, the parts of an event and the types without a compiled form
+// (THINKING_*).
+
+// The compiled paths, which json_gen.go's init sets. Nil while the file is
+// absent: the generator builds this package, so a json_gen.go that no
+// longer compiles can be deleted and written again by go generate.
+var (
+	parseCompiled func(*parsing) (Event, bool)
+	writeCompiled func(dst []byte, ev Event, trusted bool) ([]byte, bool)
+)
+
+func init() {
+	schema.ParseAliasing = func(maxDepth int, data []byte) (any, bool) { return parseFast(maxDepth, data) }
+	schema.AppendTrustedJSON = appendTrusted
+}
+
+// appendTrusted writes ev, which package codec's decoder produced, with the
+// compiled writers in trusted mode (see schema.AppendTrustedJSON).
+func appendTrusted(dst []byte, ev any) ([]byte, bool) {
+	e, ok := ev.(Event)
+	if !ok || writeCompiled == nil {
+		return dst, false
+	}
+	return writeCompiled(dst, e, true)
+}
+
+// parsing is the state of one compiled parse: the scanner, and the slabs
+// the optional scalars of the event are carved from (one allocation for
+// many *string, as package codec's decoder does), which the event keeps.
+type parsing struct {
+	jsonx.Scanner
+	strs  []string
+	bools []bool
+	ints  []int64
+}
+
+// slabNext is the size of the next slab: doubling from 4 up to 64.
+func slabNext(prev int) int { return min(max(2*prev, 4), 64) }
+
+func (s *parsing) newString(v string) *string {
+	if len(s.strs) == cap(s.strs) {
+		s.strs = make([]string, 0, slabNext(cap(s.strs)))
+	}
+	s.strs = append(s.strs, v)
+	return &s.strs[len(s.strs)-1]
+}
+
+func (s *parsing) newBool(v bool) *bool {
+	if len(s.bools) == cap(s.bools) {
+		s.bools = make([]bool, 0, slabNext(cap(s.bools)))
+	}
+	s.bools = append(s.bools, v)
+	return &s.bools[len(s.bools)-1]
+}
+
+func (s *parsing) newInt64(v int64) *int64 {
+	if len(s.ints) == cap(s.ints) {
+		s.ints = make([]int64, 0, slabNext(cap(s.ints)))
+	}
+	s.ints = append(s.ints, v)
+	return &s.ints[len(s.ints)-1]
+}
+
+// parsings recycles the compiled parsers' state (the scanner's; the slabs
+// belong to the events).
+var parsings = sync.Pool{New: func() any { return new(parsing) }}
+
+// parseFast reads data with the compiled parsers; the event aliases data.
+func parseFast(maxDepth int, data []byte) (Event, bool) {
+	if parseCompiled == nil {
+		return nil, false
+	}
+	s := parsings.Get().(*parsing)
+	s.MaxDepth = maxDepth
+	s.AliasStrings = true
+	s.Reset(data)
+	ev, ok := parseCompiled(s)
+	s.Reset(nil)
+	s.strs, s.bools, s.ints = nil, nil, nil
+	parsings.Put(s)
+	return ev, ok
+}
+
+// parsePart reads a content part at s with the interpreter's part reader,
+// strict (an unknown member gives up like any other non-canonical text);
+// the part aliases the scanner's input.
+func parsePart(s *parsing, cp *ContentPart) bool {
+	if s.Peek() != jsonx.Object {
+		return false
+	}
+	raw, err := s.Raw()
+	if err != nil {
+		return false
+	}
+	r := readers.Get().(*reader)
+	defer readers.Put(r)
+	r.Parser = Parser{}
+	r.s.MaxDepth = s.MaxDepth
+	r.s.AliasStrings = true
+	r.s.Reset(raw)
+	defer r.s.Reset(nil)
+	return r.contentPart(cp) == nil && r.s.End() == nil
+}
+
+// appendFast writes ev with the compiled writers, false when they do not
+// write it.
+func appendFast(dst []byte, ev Event) ([]byte, bool) {
+	if writeCompiled == nil {
+		return dst, false
+	}
+	return writeCompiled(dst, ev, false)
+}
+
+// check marks the writer bad unless ok.
+func (w *writer) check(ok bool) {
+	if !ok {
+		w.bad = true
+	}
+}
+
+// rule runs the validation rule of plan on the struct at p.
+func (w *writer) rule(plan *schema.Plan, p schema.Pointer) {
+	w.check(plan.Check(p) == nil)
+}
+
+// atMostOne reports whether at most one carrier of a union is set.
+func atMostOne(set ...bool) bool {
+	n := 0
+	for _, s := range set {
+		if s {
+			n++
+		}
+	}
+	return n <= 1
+}
+
+// member writes a JSON key (with its colon), after a comma if one is due.
+func (w *writer) member(comma bool, key string) {
+	if comma {
+		w.b = append(w.b, ',')
+	}
+	w.b = append(w.b, key...)
+}
+
+// str writes a string that must be valid UTF-8.
+func (w *writer) str(s string) {
+	if !w.trusted {
+		w.check(utf8.ValidString(s))
+	}
+	w.b = jsonx.AppendValidString(w.b, s)
+}
+
+// strs writes a list of strings that must be valid UTF-8.
+func (w *writer) strs(ss []string) {
+	if !w.trusted {
+		w.check(validStrings(ss...))
+	}
+	w.strings(ss)
+}
+
+// value writes a dynamic value, which must be valid JSON (of kind want,
+// unless 0), as the interpreter does.
+func (w *writer) value(v []byte, want jsonx.Kind) {
+	if w.trusted {
+		w.b = append(w.b, v...) // the decoder's own text: one line
+		return
+	}
+	if validJSON(v, want) != nil {
+		w.bad = true
+		return
+	}
+	w.raw(v)
+}
+
+// requiredObject is v, or the empty object for nil: a required object is
+// never left out.
+func requiredObject(v Object) Object {
+	if v == nil {
+		return Object("{}")
+	}
+	return v
+}
+
+// part writes a content part with the interpreter's part writer.
+func (w *writer) part(cp *ContentPart) {
+	first := w.first
+	if w.contentPart(cp) != nil {
+		w.bad = true
+	}
+	w.first = first
+}
+
+// The compiled parsers' readers: each reads one member's value of its
+// field's JSON kind into the field, false when the value is of another
+// kind or wrong (the parser then gives up).
+
+// once marks member bit of seen read, false when it was read before.
+func once(seen *uint64, bit uint) bool {
+	m := uint64(1) << bit
+	if *seen&m != 0 {
+		return false
+	}
+	*seen |= m
+	return true
+}
+
+func readString(s *parsing, out *string) bool {
+	if s.Peek() != jsonx.String {
+		return false
+	}
+	v, err := s.String()
+	*out = v
+	return err == nil
+}
+
+func readOptString(s *parsing, out **string) bool {
+	if s.Peek() != jsonx.String {
+		return false
+	}
+	v, err := s.String()
+	*out = s.newString(v)
+	return err == nil
+}
+
+func readBool(s *parsing, out **bool) bool {
+	if k := s.Peek(); k != jsonx.True && k != jsonx.False {
+		return false
+	}
+	v, err := s.Bool()
+	*out = s.newBool(v)
+	return err == nil
+}
+
+func readInt64(s *parsing, out **int64) bool {
+	if s.Peek() != jsonx.Number {
+		return false
+	}
+	text, err := s.Number()
+	if err != nil {
+		return false
+	}
+	v, ok := jsonx.ParseInt64(text)
+	*out = s.newInt64(v)
+	return ok
+}
+
+// readValue reads a dynamic value; on an optional one, null is absence.
+func readValue[T ~[]byte](s *parsing, out *T, opt bool) bool {
+	if opt && s.Peek() == jsonx.Null {
+		return s.Null() == nil
+	}
+	raw, err := s.Raw()
+	*out = raw
+	return err == nil
+}
+
+func readObject[T ~[]byte](s *parsing, out *T) bool {
+	if s.Peek() != jsonx.Object {
+		return false
+	}
+	raw, err := s.Raw()
+	*out = raw
+	return err == nil
+}
+
+// readOpt reads an optional message with its parser.
+func readOpt[T any](s *parsing, out **T, parse func(*parsing, *T) bool) bool {
+	v := new(T)
+	if !parse(s, v) {
+		return false
+	}
+	*out = v
+	return true
+}
+
+// readList reads an array of messages, each with parse.
+func readList[T any](s *parsing, out *[]T, parse func(*parsing, *T) bool) bool {
+	if s.ArrayStart() != nil {
+		return false
+	}
+	v := []T{}
+	for first := true; ; first = false {
+		more, err := s.ArrayNext(first)
+		if err != nil {
+			return false
+		}
+		if !more {
+			break
+		}
+		var zero T
+		v = append(v, zero)
+		if !parse(s, &v[len(v)-1]) {
+			return false
+		}
+	}
+	*out = v
+	return true
+}
+
+func readStrings(s *parsing, out *[]string) bool {
+	if s.ArrayStart() != nil {
+		return false
+	}
+	v := []string{}
+	for first := true; ; first = false {
+		more, err := s.ArrayNext(first)
+		if err != nil {
+			return false
+		}
+		if !more {
+			break
+		}
+		var e string
+		if !readString(s, &e) {
+			return false
+		}
+		v = append(v, e)
+	}
+	*out = v
+	return true
+}
