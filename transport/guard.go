@@ -127,14 +127,18 @@ const heavyFrom = 256 << 10
 // little time. A request whose body is at least heavyFrom bytes holds one
 // from before its body is read (parsed, when its size was not announced)
 // until its run's first event (RUN_STARTED, which carries the input) is
-// written, its run ends, or startHold passes, whichever comes first. The
+// written, its run ends, or startHold passes after its run function was
+// called, whichever comes first. Reading, parsing and checking the body
+// are all done under the token however long they take (a loaded machine
+// must not let more large inputs in at once). The
 // parsed input of an 8 MiB body of dense messages takes about five times
 // its size; an agent that lets go of it once RUN_STARTED is out (the demo
 // server does) holds it for that long only, and ten such runs started at
 // once then hold one or two of them at a time rather than ten.
 var startTokens = make(chan struct{}, max(1, runtime.GOMAXPROCS(0)/2))
 
-// startHold is the longest a run holds its start token.
+// startHold is the longest a run function holds its start token before it
+// writes its first event.
 const startHold = time.Second
 
 // startGate is a request's hold on a start token; done gives it back, once.
@@ -155,11 +159,21 @@ func enterStart(ctx context.Context, n int64) (*startGate, error) {
 	case <-ctx.Done():
 		return nil, context.Cause(ctx)
 	}
-	g := &startGate{}
+	return &startGate{}, nil
+}
+
+// running starts the clock of startHold, when the run function is called,
+// and returns done, for the run's first event to call.
+func (g *startGate) running() func() {
+	if g == nil {
+		return g.done
+	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	g.t = time.AfterFunc(startHold, g.done)
-	return g, nil
+	if !g.released && g.t == nil {
+		g.t = time.AfterFunc(startHold, g.done)
+	}
+	return g.done
 }
 
 func (g *startGate) done() {
@@ -172,7 +186,9 @@ func (g *startGate) done() {
 		return
 	}
 	g.released = true
-	g.t.Stop()
+	if g.t != nil {
+		g.t.Stop()
+	}
 	<-startTokens
 }
 

@@ -368,7 +368,7 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.log(r, slog.LevelError, "agwire: cannot start the event stream", err)
 		return
 	}
-	s.first = gate.done
+	s.first = gate.running()
 	runErr := h.fn(s.Context(), r, in, s)
 	h.finishRun(r, s, runErr, h.brokenLevel(r))
 	if err := s.Close(); err != nil && runErr == nil {

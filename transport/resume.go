@@ -173,7 +173,7 @@ func (h *handler) serveResumable(w http.ResponseWriter, r *http.Request, in *eve
 	}
 	out := newLogOutlet(lw, run, h.opts.Codec, newSizeLimit(h.opts.MaxEventSize, "HandlerOptions.MaxEventSize"))
 	ew := newRunWriter(ctx, mediaType, h.parser, out, "logging")
-	ew.first = gate.done
+	ew.first = gate.running()
 	out.ctx = ew.ctx
 	done := make(chan struct{})
 	go func(in *event.RunAgentInput) {
