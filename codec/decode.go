@@ -176,23 +176,6 @@ type field struct {
 
 // next reads one field from b, returning the rest.
 func (d *decoder) next(b []byte) (field, []byte, error) {
-	// Most fields of dynamic values are a one-byte tag and a one-byte
-	// length or varint: read here, the rest by nextField.
-	if len(b) >= 2 && b[0] >= 0x08 && b[0] < 0x80 && b[1] < 0x80 {
-		switch typ := protowire.Type(b[0] & 7); typ {
-		case protowire.BytesType:
-			if n := int(b[1]) + 2; n <= len(b) {
-				return field{num: protowire.Number(b[0] >> 3), typ: typ, b: b[2:n], at: b}, b[n:], nil
-			}
-		case protowire.VarintType:
-			return field{num: protowire.Number(b[0] >> 3), typ: typ, v: uint64(b[1]), at: b}, b[2:], nil
-		}
-	}
-	return d.nextField(b)
-}
-
-// nextField is next for any field.
-func (d *decoder) nextField(b []byte) (field, []byte, error) {
 	num, typ, n := protowire.ConsumeTag(b)
 	if n < 0 {
 		return field{}, nil, d.malformed(b, "bad tag: %v", protowire.ParseError(n))
@@ -316,8 +299,22 @@ func (d *decoder) read(c *cursor) (f field, ok bool, err error) {
 		s := d.spans.at(c.next)
 		c.b, c.next = d.data[s.off:s.off+s.n:s.off+s.n], s.next
 	}
-	f, c.b, err = d.next(c.b)
 	d.reads++
+	b := c.b
+	// next's common case, here to save a call per field.
+	if len(b) >= 2 && b[0] >= 0x08 && b[0] < 0x80 && b[1] < 0x80 {
+		switch typ := protowire.Type(b[0] & 7); typ {
+		case protowire.BytesType:
+			if n := int(b[1]) + 2; n <= len(b) {
+				c.b = b[n:]
+				return field{num: protowire.Number(b[0] >> 3), typ: typ, b: b[2:n], at: b}, true, nil
+			}
+		case protowire.VarintType:
+			c.b = b[2:]
+			return field{num: protowire.Number(b[0] >> 3), typ: typ, v: uint64(b[1]), at: b}, true, nil
+		}
+	}
+	f, c.b, err = d.next(b)
 	return f, err == nil, err
 }
 
