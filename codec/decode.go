@@ -299,8 +299,22 @@ func (d *decoder) read(c *cursor) (f field, ok bool, err error) {
 		s := d.spans.at(c.next)
 		c.b, c.next = d.data[s.off:s.off+s.n:s.off+s.n], s.next
 	}
-	f, c.b, err = d.next(c.b)
 	d.reads++
+	b := c.b
+	// next's common case, here to save a call per field.
+	if len(b) >= 2 && b[0] >= 0x08 && b[0] < 0x80 && b[1] < 0x80 {
+		switch typ := protowire.Type(b[0] & 7); typ {
+		case protowire.BytesType:
+			if n := int(b[1]) + 2; n <= len(b) {
+				c.b = b[n:]
+				return field{num: protowire.Number(b[0] >> 3), typ: typ, b: b[2:n], at: b}, true, nil
+			}
+		case protowire.VarintType:
+			c.b = b[2:]
+			return field{num: protowire.Number(b[0] >> 3), typ: typ, v: uint64(b[1]), at: b}, true, nil
+		}
+	}
+	f, c.b, err = d.next(b)
 	return f, err == nil, err
 }
 
@@ -709,11 +723,16 @@ func (d *decoder) str(f field) (string, error) {
 	if !utf8.Valid(f.b) {
 		return "", d.malformed(f.at, "string is not valid UTF-8")
 	}
-	if len(f.b) == 0 {
-		return "", nil
+	return unsafeString(f.b), nil
+}
+
+// unsafeString is b as a string. b points into d.data, the decoder's own
+// copy, which nothing modifies.
+func unsafeString(b []byte) string {
+	if len(b) == 0 {
+		return ""
 	}
-	// f.b points into d.data, the decoder's own copy, which nothing modifies.
-	return unsafe.String(&f.b[0], len(f.b)), nil
+	return unsafe.String(&b[0], len(b))
 }
 
 // singular decodes a (merged) singular message-typed field.
@@ -908,6 +927,7 @@ var sourcePlan = schema.For(reflect.TypeFor[event.Source]())
 // valueJSON converts a google.protobuf.Value body to JSON text.
 func (d *decoder) valueJSON(p payload) (event.RawValue, error) {
 	var err error
+	d.growOut(p)
 	d.out, err = d.walkValue(d.out[:0], p, true)
 	if err != nil {
 		return nil, err
@@ -921,6 +941,7 @@ func (d *decoder) valueJSON(p payload) (event.RawValue, error) {
 // structJSON converts a google.protobuf.Struct body to JSON object text.
 func (d *decoder) structJSON(p payload) (event.Object, error) {
 	var err error
+	d.growOut(p)
 	d.out, err = d.walkStruct(d.out[:0], p, true)
 	if err != nil {
 		return nil, err
@@ -929,6 +950,15 @@ func (d *decoder) structJSON(p payload) (event.Object, error) {
 		return nil, err
 	}
 	return d.carveBytes(d.out), nil
+}
+
+// growOut gives d.out room for the JSON text of p's first occurrence,
+// about as long as its wire form, in one allocation rather than a chain of
+// doublings.
+func (d *decoder) growOut(p payload) {
+	if n := len(p.first); cap(d.out) < n {
+		d.out = make([]byte, 0, n+n/4)
+	}
 }
 
 // valueWireTypes are the wire types of google.protobuf.Value's fields.
@@ -1014,8 +1044,8 @@ func (d *decoder) walkValue(out []byte, p payload, emit bool) ([]byte, error) {
 		}
 		return jsonx.AppendFloat(out, v), nil
 	case 3:
-		s, err := d.str(last) // validated: written without a second pass
-		return jsonx.AppendValidString(out, s), err
+		// Checked as it was read: written without a second pass.
+		return jsonx.AppendValidString(out, unsafeString(last.b)), nil
 	case 4:
 		if last.v != 0 {
 			return append(out, "true"...), nil
@@ -1136,6 +1166,25 @@ func (d *decoder) walkStruct(out []byte, p payload, emit bool) ([]byte, error) {
 			return out, err
 		}
 		level := d.entries[base:]
+		if size == 0 && len(level) < linearKeys {
+			// A small level is searched in order (keyset.go).
+			dup := -1
+			for k := range level {
+				if level[k].key == e.key {
+					dup = k
+					break
+				}
+			}
+			if dup < 0 {
+				d.entries = append(d.entries, e)
+				continue
+			}
+			if err := d.validBodies(level[dup].value, 0); err != nil {
+				return out, jsonx.WithKey(err, e.key)
+			}
+			level[dup].value = e.value
+			continue
+		}
 		if 2*(len(level)+1) > size {
 			size = d.growEntryIndex(top, size, level)
 		}

@@ -867,3 +867,40 @@ func TestOracleSelf(t *testing.T) {
 		t.Errorf("oracle bytes %s, want %s", got, want)
 	}
 }
+
+// TestDifferentialLongLengths: dynamic values whose nested messages
+// (Struct entries, Values, lists and their elements) have lengths just
+// under and over the one-, two- and three-byte varint limits, at several
+// depths and in several values of one event, are byte-identical to the
+// protobuf runtime's: the encoder leaves one byte per length and writes a
+// longer one in place of it.
+func TestDifferentialLongLengths(t *testing.T) {
+	str := func(n int) string { return `"` + strings.Repeat("x", n) + `"` }
+	var cases []string
+	for _, n := range []int{100, 110, 116, 117, 118, 119, 120, 121, 122, 125, 126, 127, 128, 200, 16360, 16370, 16375, 16380, 16390, 17000, 2100000} {
+		s := str(n)
+		cases = append(cases,
+			`{"a":`+s+`}`,
+			`{"a":{"b":`+s+`,"c":[`+s+`,1,`+s+`]},"d":[[`+s+`]],"e":null}`,
+			`{"a":[{"b":{"c":[{"d":`+s+`}]}}],"b":true}`,
+		)
+	}
+	for i, state := range cases {
+		for _, ev := range []string{
+			`{"type":"STATE_SNAPSHOT","snapshot":` + state + `}`,
+			`{"type":"MESSAGES_SNAPSHOT","messages":[{"id":"m1","role":"user","content":[{"type":"text","text":"t","metadata":` + state + `},{"type":"text","text":"u","metadata":` + state + `}]}]}`,
+		} {
+			in, err := orcCanonical([]byte(ev))
+			if err != nil {
+				t.Fatalf("case %d: canonicalise: %v", i, err)
+			}
+			want, err := orcOracle(in, false)
+			if err != nil {
+				t.Fatalf("case %d: oracle: %v", i, err)
+			}
+			if got := dtCheck(t, in, false, want); got != dtIdentical {
+				t.Fatalf("case %d: %s, want %s", i, got, dtIdentical)
+			}
+		}
+	}
+}

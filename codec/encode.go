@@ -200,35 +200,40 @@ type encoder struct {
 	tables []keyTable
 	// The generated encoders' size pass results (genenc.go): nested
 	// message sizes in visit order, and the protobuf bodies of dynamic
-	// values in dyn, each ending at the next offset of spans.
+	// values in dyn (spans), where a nested message's length of more than
+	// one byte is recorded in holes rather than moving what follows it;
+	// extra counts the bytes those lengths add so far.
 	sizes []int
-	spans []int
+	spans []dynSpan
 	dyn   []byte
+	holes []hole
+	extra int
 }
 
-// beginLen starts a length-delimited field: it writes the tag and a
-// one-byte length placeholder and returns the payload's start offset.
-func beginLen(b []byte, num protowire.Number) ([]byte, int) {
-	b = protowire.AppendTag(b, num, protowire.BytesType)
-	b = append(b, 0)
-	return b, len(b)
+// hole is the length of a nested message of a dynamic value that needs
+// more than the one byte the size pass left for it, at offset at of
+// encoder.dyn: the write pass writes it there in place of that byte.
+type hole struct{ at, n int }
+
+// open starts a nested message of field tag (a one-byte tag of a
+// length-delimited field), leaving one byte for its length: it returns
+// where the body starts and the encoder's extra at that point, for close.
+func (e *encoder) open(b []byte, tag byte) ([]byte, int, int) {
+	b = append(b, tag, 0)
+	return b, len(b), e.extra
 }
 
-// endLen fills in the length of the field begun at start, moving the
-// payload when the length needs more than one byte.
-func endLen(b []byte, start int) []byte {
-	n := len(b) - start
+// close ends the nested message that open began at start, b holding its
+// body: a length under 128 is written in its byte; a longer one is left
+// to the write pass as a hole.
+func (e *encoder) close(b []byte, start, extra int) {
+	n := len(b) - start + e.extra - extra
 	if n < 0x80 {
 		b[start-1] = byte(n)
-		return b
+		return
 	}
-	sz := protowire.SizeVarint(uint64(n))
-	for i := 1; i < sz; i++ {
-		b = append(b, 0)
-	}
-	copy(b[start+sz-1:], b[start:start+n])
-	protowire.AppendVarint(b[:start-1], uint64(n))
-	return b
+	e.holes = append(e.holes, hole{at: start - 1, n: n})
+	e.extra += protowire.SizeVarint(uint64(n)) - 1
 }
 
 // valueBody appends the google.protobuf.Value body of the JSON text v.
@@ -272,8 +277,10 @@ func (e *encoder) value(b []byte) ([]byte, error) {
 		return b, e.s.Null()
 	case jsonx.True, jsonx.False:
 		v, err := e.s.Bool()
-		b = protowire.AppendTag(b, 4, protowire.VarintType)
-		return protowire.AppendVarint(b, protowire.EncodeBool(v)), err
+		if v {
+			return append(b, 0x20, 1), err // bool_value
+		}
+		return append(b, 0x20, 0), err
 	case jsonx.Number:
 		text, err := e.s.Number()
 		if err != nil {
@@ -283,29 +290,29 @@ func (e *encoder) value(b []byte) ([]byte, error) {
 		if !exact && !e.lossy {
 			return b, &jsonx.Error{Offset: -1, Err: fmt.Errorf("%w: %s would become %s", ErrLossyNumber, shortNumber(text), describeDouble(f))}
 		}
-		b = protowire.AppendTag(b, 2, protowire.Fixed64Type)
-		return protowire.AppendFixed64(b, math.Float64bits(f)), nil
+		return protowire.AppendFixed64(append(b, 0x11), math.Float64bits(f)), nil // number_value
 	case jsonx.String:
 		s, err := e.s.StringBytes()
-		b = protowire.AppendTag(b, 3, protowire.BytesType)
-		return protowire.AppendBytes(b, s), err
+		return protowire.AppendBytes(append(b, 0x1a), s), err // string_value
 	case jsonx.Object:
-		b, start := beginLen(b, 5)
+		b, start, x := e.open(b, 0x2a) // struct_value
 		b, err := e.structBody(b)
-		return endLen(b, start), err
+		e.close(b, start, x)
+		return b, err
 	case jsonx.Array:
-		b, start := beginLen(b, 6)
+		b, start, x := e.open(b, 0x32) // list_value
 		err := e.s.Array(func(int) error {
 			var err error
-			var el int
-			b, el = beginLen(b, 1)
+			var el, ex int
+			b, el, ex = e.open(b, 0x0a) // values
 			if b, err = e.value(b); err != nil {
 				return err
 			}
-			b = endLen(b, el)
+			e.close(b, el, ex)
 			return nil
 		})
-		return endLen(b, start), err
+		e.close(b, start, x)
+		return b, err
 	}
 	return b, e.s.Skip() // reports the syntax error
 }
@@ -344,15 +351,16 @@ func (e *encoder) structBody(b []byte) ([]byte, error) {
 }
 
 func (e *encoder) entry(b []byte, key string) ([]byte, error) {
-	b, entry := beginLen(b, 1)
+	b, entry, x := e.open(b, 0x0a) // fields
 	if key != "" {
-		b = protowire.AppendTag(b, 1, protowire.BytesType)
-		b = protowire.AppendString(b, key)
+		b = appendStr(append(b, 0x0a), key) // key
 	}
-	b, val := beginLen(b, 2)
+	b, val, xv := e.open(b, 0x12) // value
 	b, err := e.value(b)
 	if err != nil {
 		return b, err
 	}
-	return endLen(endLen(b, val), entry), nil
+	e.close(b, val, xv)
+	e.close(b, entry, x)
+	return b, nil
 }

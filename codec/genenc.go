@@ -3,6 +3,7 @@ package codec
 import (
 	"fmt"
 	"reflect"
+	"slices"
 	"unicode/utf8"
 
 	"google.golang.org/protobuf/encoding/protowire"
@@ -23,8 +24,12 @@ import (
 // kept in visit order for the write pass: the sizes of nested messages
 // (a slot reserved before the children are sized, so that the write pass
 // reads them in the order it writes them) and the protobuf bodies of
-// dynamic values, which are converted from JSON once, into scratch, and
-// copied.
+// dynamic values. A dynamic value is converted from JSON once, into
+// scratch, with one byte for the length of each nested message (Struct
+// entries, Values, lists), filled once the message ends; a length that
+// needs more is recorded as a hole, and the write pass copies the body
+// with each such length in place of its byte, so nothing is moved after
+// it is written.
 
 // genc is the state of one generated encode. The pooled encoder is taken
 // only when a nested message or a dynamic value needs scratch, so a small
@@ -34,8 +39,9 @@ type genc struct {
 	validUTF8         bool // every string of the event is known to be UTF-8
 	maxDepth          int
 	e                 *encoder
-	// Read positions of the write pass in e.sizes, e.spans and e.dyn.
-	sizeAt, spanAt, dynAt int
+	// Read positions of the write pass in e.sizes, e.spans, e.dyn and
+	// e.holes.
+	sizeAt, spanAt, dynAt, holeAt int
 }
 
 func newGenc(c *Codec) genc {
@@ -52,6 +58,7 @@ func (g *genc) enc() *encoder {
 		e.keys, e.keyEnds = e.keys[:0], e.keyEnds[:0]
 		e.slots, e.tables = e.slots[:0], e.tables[:0]
 		e.sizes, e.spans, e.dyn = e.sizes[:0], e.spans[:0], e.dyn[:0]
+		e.holes, e.extra = e.holes[:0], 0
 		g.e = e
 	}
 	return g.e
@@ -62,6 +69,9 @@ func (g *genc) release() {
 	if e := g.e; e != nil {
 		if cap(e.dyn) > 64<<10 {
 			e.dyn = nil
+		}
+		if cap(e.holes) > 4<<10 {
+			e.holes = nil
 		}
 		if cap(e.sizes) > 4<<10 {
 			e.sizes = nil
@@ -99,37 +109,58 @@ func (g *genc) nested(b []byte) []byte {
 // scratch and returns the size of the field that carries it (tag
 // excluded).
 func (g *genc) valueBody(v []byte) (int, error) {
-	e := g.enc()
-	start := len(e.dyn)
-	var err error
-	if e.dyn, err = e.valueBody(e.dyn, v); err != nil {
-		e.dyn = e.dyn[:start]
-		return 0, err
-	}
-	e.spans = append(e.spans, len(e.dyn))
-	return protowire.SizeBytes(len(e.dyn) - start), nil
+	return g.dynBody(v, false)
 }
 
 // structBody is valueBody for a google.protobuf.Struct.
 func (g *genc) structBody(v []byte) (int, error) {
-	e := g.enc()
-	start := len(e.dyn)
-	var err error
-	if e.dyn, err = e.structBodyOf(e.dyn, v); err != nil {
-		e.dyn = e.dyn[:start]
-		return 0, err
-	}
-	e.spans = append(e.spans, len(e.dyn))
-	return protowire.SizeBytes(len(e.dyn) - start), nil
+	return g.dynBody(v, true)
 }
 
-// dynamic writes the length and body of the next dynamic value.
+func (g *genc) dynBody(v []byte, object bool) (int, error) {
+	e := g.enc()
+	start, holes, extra := len(e.dyn), len(e.holes), e.extra
+	if cap(e.dyn)-start < len(v) {
+		// Room for the usual body (about as long as the text) in one
+		// allocation rather than a chain of doublings.
+		e.dyn = slices.Grow(e.dyn, len(v)+len(v)/2)
+	}
+	var err error
+	if object {
+		e.dyn, err = e.structBodyOf(e.dyn, v)
+	} else {
+		e.dyn, err = e.valueBody(e.dyn, v)
+	}
+	if err != nil {
+		e.dyn, e.holes, e.extra = e.dyn[:start], e.holes[:holes], extra
+		return 0, err
+	}
+	n := len(e.dyn) - start + e.extra - extra
+	// Holes were recorded as their messages ended, inner ones first; the
+	// write pass takes them in the order of the bytes.
+	slices.SortFunc(e.holes[holes:], func(a, b hole) int { return a.at - b.at })
+	e.spans = append(e.spans, dynSpan{end: len(e.dyn), holes: len(e.holes), n: n})
+	return protowire.SizeBytes(n), nil
+}
+
+// dynSpan is one dynamic value of the size pass: its body ends at end in
+// e.dyn, its holes at holes in e.holes, and it is n bytes on the wire.
+type dynSpan struct{ end, holes, n int }
+
+// dynamic writes the length and body of the next dynamic value, the
+// lengths of its nested messages in their holes.
 func (g *genc) dynamic(b []byte) []byte {
-	end := g.e.spans[g.spanAt]
+	e := g.e
+	sp := e.spans[g.spanAt]
 	g.spanAt++
-	body := g.e.dyn[g.dynAt:end]
-	g.dynAt = end
-	return append(appendLen(b, len(body)), body...)
+	b = appendLen(b, sp.n)
+	at := g.dynAt
+	for _, h := range e.holes[g.holeAt:sp.holes] {
+		b = protowire.AppendVarint(append(b, e.dyn[at:h.at]...), uint64(h.n))
+		at = h.at + 1 // the byte left for the length
+	}
+	g.dynAt, g.holeAt = sp.end, sp.holes
+	return append(b, e.dyn[at:sp.end]...)
 }
 
 // checkString validates a string the wire will carry, unless the event's

@@ -6,12 +6,13 @@ import (
 )
 
 // Duplicate keys are refused in every JSON object that becomes a Struct.
-// Each open object level has an open-addressing hash table of its keys
+// A level of fewer than linearKeys keys is searched in order; from its
+// linearKeys-th key on it has an open-addressing hash table of its keys
 // (slots hold the key's index in the level, plus one; 0 is empty), kept at
-// load factor ≤ 1/2. The tables of all open levels live in one slab that the
-// pooled encoder reuses, so the check allocates nothing in steady state and
-// costs the same per key from the first key to the ten-thousandth: no switch
-// from a linear scan to a map at some size.
+// load factor ≤ 1/2. The tables of all open levels live in one slab that
+// the pooled encoder reuses, so the check allocates nothing in steady
+// state and costs a bounded amount per key from the first key to the
+// ten-thousandth.
 //
 // A level only inserts a key after the values of its earlier keys, nested
 // objects included, are finished, so its table is always the last one in
@@ -19,6 +20,10 @@ import (
 // same offset.
 
 var keySeed = maphash.MakeSeed()
+
+// linearKeys is how many keys a level holds before it is indexed: below
+// it, comparing with every key costs less than hashing one.
+const linearKeys = 8
 
 // keyTable is one open level's table: slots[off : off+size] of the slab;
 // its keys are keyEnds[first:] in the key arena.
@@ -58,6 +63,23 @@ func (e *encoder) key(i int) string {
 func (e *encoder) duplicate(key string) bool {
 	t := &e.tables[len(e.tables)-1]
 	n := len(e.keyEnds) - t.first
+	if t.size == 0 && n < linearKeys {
+		// A small level is searched in order; its table is built when
+		// it reaches linearKeys keys.
+		start := 0
+		if t.first > 0 {
+			start = e.keyEnds[t.first-1]
+		}
+		for _, end := range e.keyEnds[t.first:] {
+			if string(e.keys[start:end]) == key {
+				return true
+			}
+			start = end
+		}
+		e.keys = append(e.keys, key...)
+		e.keyEnds = append(e.keyEnds, len(e.keys))
+		return false
+	}
 	if 2*(n+1) > t.size {
 		e.growKeys(t, n)
 	}
