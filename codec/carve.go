@@ -28,9 +28,6 @@ func (d *decoder) carveBytes(b []byte) []byte {
 	return d.text[start:len(d.text):len(d.text)]
 }
 
-// slabNext is the size of the next block of optional-field targets.
-func slabNext(prev int) int { return min(max(2*prev, 4), 64) }
-
 // What a decoded optional scalar costs the memory budget: its value, in
 // its slab. A bool is charged as an int64 (a word on 64-bit machines), as
 // it always was.
@@ -40,34 +37,10 @@ const (
 	costBool   = costInt64
 )
 
-func (d *decoder) newString(s string) *string {
-	if len(d.strs) == cap(d.strs) {
-		d.strs = make([]string, 0, slabNext(cap(d.strs)))
-	}
-	d.strs = append(d.strs, s)
-	return &d.strs[len(d.strs)-1]
-}
-
-func (d *decoder) newBool(v bool) *bool {
-	if len(d.bools) == cap(d.bools) {
-		d.bools = make([]bool, 0, slabNext(cap(d.bools)))
-	}
-	d.bools = append(d.bools, v)
-	return &d.bools[len(d.bools)-1]
-}
-
-func (d *decoder) newInt64(v int64) *int64 {
-	if len(d.ints) == cap(d.ints) {
-		d.ints = make([]int64, 0, slabNext(cap(d.ints)))
-	}
-	d.ints = append(d.ints, v)
-	return &d.ints[len(d.ints)-1]
-}
-
 // forgetCarved drops the blocks: they belong to the decoded event.
 func (d *decoder) forgetCarved() {
 	d.text, d.textNext = nil, 0
-	d.strs, d.bools, d.ints = nil, nil, nil
+	d.slabs.Forget()
 }
 
 // Element types of the repeated fields, made without reflection (which

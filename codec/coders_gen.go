@@ -2726,7 +2726,7 @@ func decTextMessageStart(d *decoder, b []byte, p *event.TextMessageStart, enum i
 			if !ok || d.charge(costString) != nil {
 				return false
 			}
-			p.Role = d.newString(s)
+			p.Role = d.slabs.String(s)
 		case 4:
 			if typ != protowire.BytesType || seen&(1<<3) != 0 {
 				return false
@@ -2741,7 +2741,7 @@ func decTextMessageStart(d *decoder, b []byte, p *event.TextMessageStart, enum i
 			if !ok || d.charge(costString) != nil {
 				return false
 			}
-			p.Name = d.newString(s)
+			p.Name = d.slabs.String(s)
 		case 5:
 			if typ != protowire.BytesType || seen&(1<<4) != 0 {
 				return false
@@ -2756,7 +2756,7 @@ func decTextMessageStart(d *decoder, b []byte, p *event.TextMessageStart, enum i
 			if !ok || d.charge(costString) != nil {
 				return false
 			}
-			p.SubagentRunID = d.newString(s)
+			p.SubagentRunID = d.slabs.String(s)
 		default:
 			return false // a field the reference skips, or a group
 		}
@@ -2802,7 +2802,7 @@ func decBase(d *decoder, b []byte, p *event.Base, enum int32) bool {
 			if !jsonx.SafeInteger(int64(v)) && !d.unsafeInts || d.charge(costInt64) != nil {
 				return false
 			}
-			p.Timestamp = d.newInt64(int64(v))
+			p.Timestamp = d.slabs.Int64(int64(v))
 		case 3:
 			if typ != protowire.BytesType || seen&(1<<2) != 0 {
 				return false
@@ -2912,7 +2912,7 @@ func decTextMessageContent(d *decoder, b []byte, p *event.TextMessageContent, en
 			if !ok || d.charge(costString) != nil {
 				return false
 			}
-			p.SubagentRunID = d.newString(s)
+			p.SubagentRunID = d.slabs.String(s)
 		default:
 			return false // a field the reference skips, or a group
 		}
@@ -2974,7 +2974,7 @@ func decTextMessageEnd(d *decoder, b []byte, p *event.TextMessageEnd, enum int32
 			if !ok || d.charge(costString) != nil {
 				return false
 			}
-			p.SubagentRunID = d.newString(s)
+			p.SubagentRunID = d.slabs.String(s)
 		default:
 			return false // a field the reference skips, or a group
 		}
@@ -3051,7 +3051,7 @@ func decToolCallStart(d *decoder, b []byte, p *event.ToolCallStart, enum int32) 
 			if !ok || d.charge(costString) != nil {
 				return false
 			}
-			p.ParentMessageID = d.newString(s)
+			p.ParentMessageID = d.slabs.String(s)
 		case 5:
 			if typ != protowire.BytesType || seen&(1<<4) != 0 {
 				return false
@@ -3066,7 +3066,7 @@ func decToolCallStart(d *decoder, b []byte, p *event.ToolCallStart, enum int32) 
 			if !ok || d.charge(costString) != nil {
 				return false
 			}
-			p.SubagentRunID = d.newString(s)
+			p.SubagentRunID = d.slabs.String(s)
 		default:
 			return false // a field the reference skips, or a group
 		}
@@ -3143,7 +3143,7 @@ func decToolCallArgs(d *decoder, b []byte, p *event.ToolCallArgs, enum int32) bo
 			if !ok || d.charge(costString) != nil {
 				return false
 			}
-			p.SubagentRunID = d.newString(s)
+			p.SubagentRunID = d.slabs.String(s)
 		default:
 			return false // a field the reference skips, or a group
 		}
@@ -3205,7 +3205,7 @@ func decToolCallEnd(d *decoder, b []byte, p *event.ToolCallEnd, enum int32) bool
 			if !ok || d.charge(costString) != nil {
 				return false
 			}
-			p.SubagentRunID = d.newString(s)
+			p.SubagentRunID = d.slabs.String(s)
 		default:
 			return false // a field the reference skips, or a group
 		}
@@ -3267,7 +3267,7 @@ func decStateSnapshot(d *decoder, b []byte, p *event.StateSnapshot, enum int32) 
 			if !ok || d.charge(costString) != nil {
 				return false
 			}
-			p.SubagentRunID = d.newString(s)
+			p.SubagentRunID = d.slabs.String(s)
 		default:
 			return false // a field the reference skips, or a group
 		}
@@ -3326,7 +3326,7 @@ func decStateDelta(d *decoder, b []byte, p *event.StateDelta, enum int32) bool {
 			if !ok || d.charge(costString) != nil {
 				return false
 			}
-			p.SubagentRunID = d.newString(s)
+			p.SubagentRunID = d.slabs.String(s)
 		default:
 			return false // a field the reference skips, or a group
 		}
@@ -3414,7 +3414,7 @@ func decPatchOp(d *decoder, b []byte, p *event.PatchOp) bool {
 			if !ok || d.charge(costString) != nil {
 				return false
 			}
-			p.From = d.newString(s)
+			p.From = d.slabs.String(s)
 		case 4:
 			if typ != protowire.BytesType || seen&(1<<4) != 0 {
 				return false
@@ -3564,7 +3564,7 @@ func decMessage(d *decoder, b []byte, p *event.Message) bool {
 			if !ok || d.charge(costString) != nil {
 				return false
 			}
-			p.Content = d.newString(s)
+			p.Content = d.slabs.String(s)
 		case 4:
 			if typ != protowire.BytesType || seen&(1<<4) != 0 {
 				return false
@@ -3579,7 +3579,7 @@ func decMessage(d *decoder, b []byte, p *event.Message) bool {
 			if !ok || d.charge(costString) != nil {
 				return false
 			}
-			p.Name = d.newString(s)
+			p.Name = d.slabs.String(s)
 		case 5:
 			if typ != protowire.BytesType {
 				return false
@@ -3604,7 +3604,7 @@ func decMessage(d *decoder, b []byte, p *event.Message) bool {
 			if !ok || d.charge(costString) != nil {
 				return false
 			}
-			p.ToolCallID = d.newString(s)
+			p.ToolCallID = d.slabs.String(s)
 		case 7:
 			if typ != protowire.BytesType || seen&(1<<7) != 0 {
 				return false
@@ -3619,7 +3619,7 @@ func decMessage(d *decoder, b []byte, p *event.Message) bool {
 			if !ok || d.charge(costString) != nil {
 				return false
 			}
-			p.Error = d.newString(s)
+			p.Error = d.slabs.String(s)
 		case 8:
 			if typ != protowire.BytesType {
 				return false
@@ -3659,7 +3659,7 @@ func decMessage(d *decoder, b []byte, p *event.Message) bool {
 			if !ok || d.charge(costString) != nil {
 				return false
 			}
-			p.SubagentRunID = d.newString(s)
+			p.SubagentRunID = d.slabs.String(s)
 		case 11:
 			if typ != protowire.BytesType || seen&(1<<11) != 0 {
 				return false
@@ -3674,7 +3674,7 @@ func decMessage(d *decoder, b []byte, p *event.Message) bool {
 			if !ok || d.charge(costString) != nil {
 				return false
 			}
-			p.EncryptedValue = d.newString(s)
+			p.EncryptedValue = d.slabs.String(s)
 		case 12:
 			if typ != protowire.BytesType || seen&(1<<12) != 0 {
 				return false
@@ -3689,7 +3689,7 @@ func decMessage(d *decoder, b []byte, p *event.Message) bool {
 			if !ok || d.charge(costString) != nil {
 				return false
 			}
-			p.ActivityType = d.newString(s)
+			p.ActivityType = d.slabs.String(s)
 		case 13:
 			if typ != protowire.BytesType || seen&(1<<13) != 0 {
 				return false
@@ -3835,7 +3835,7 @@ func decToolCall(d *decoder, b []byte, p *event.ToolCall) bool {
 			if !ok || d.charge(costString) != nil {
 				return false
 			}
-			p.EncryptedValue = d.newString(s)
+			p.EncryptedValue = d.slabs.String(s)
 		default:
 			return false // a field the reference skips, or a group
 		}
@@ -3947,7 +3947,7 @@ func decRaw(d *decoder, b []byte, p *event.Raw, enum int32) bool {
 			if !ok || d.charge(costString) != nil {
 				return false
 			}
-			p.Source = d.newString(s)
+			p.Source = d.slabs.String(s)
 		case 4:
 			if typ != protowire.BytesType || seen&(1<<3) != 0 {
 				return false
@@ -3962,7 +3962,7 @@ func decRaw(d *decoder, b []byte, p *event.Raw, enum int32) bool {
 			if !ok || d.charge(costString) != nil {
 				return false
 			}
-			p.SubagentRunID = d.newString(s)
+			p.SubagentRunID = d.slabs.String(s)
 		default:
 			return false // a field the reference skips, or a group
 		}
@@ -4039,7 +4039,7 @@ func decCustom(d *decoder, b []byte, p *event.Custom, enum int32) bool {
 			if !ok || d.charge(costString) != nil {
 				return false
 			}
-			p.SubagentRunID = d.newString(s)
+			p.SubagentRunID = d.slabs.String(s)
 		default:
 			return false // a field the reference skips, or a group
 		}
@@ -4116,7 +4116,7 @@ func decRunStarted(d *decoder, b []byte, p *event.RunStarted, enum int32) bool {
 			if !ok || d.charge(costString) != nil {
 				return false
 			}
-			p.ParentRunID = d.newString(s)
+			p.ParentRunID = d.slabs.String(s)
 		case 5:
 			if typ != protowire.BytesType || seen&(1<<4) != 0 {
 				return false
@@ -4149,7 +4149,7 @@ func decRunStarted(d *decoder, b []byte, p *event.RunStarted, enum int32) bool {
 			if !ok || d.charge(costString) != nil {
 				return false
 			}
-			p.ProtocolVersion = d.newString(s)
+			p.ProtocolVersion = d.slabs.String(s)
 		default:
 			return false // a field the reference skips, or a group
 		}
@@ -4219,7 +4219,7 @@ func decRunAgentInput(d *decoder, b []byte, p *event.RunAgentInput) bool {
 			if !ok || d.charge(costString) != nil {
 				return false
 			}
-			p.ParentRunID = d.newString(s)
+			p.ParentRunID = d.slabs.String(s)
 		case 4:
 			if typ != protowire.BytesType || seen&(1<<4) != 0 {
 				return false
@@ -4310,7 +4310,7 @@ func decRunAgentInput(d *decoder, b []byte, p *event.RunAgentInput) bool {
 			if !ok || d.charge(costString) != nil {
 				return false
 			}
-			p.ProtocolVersion = d.newString(s)
+			p.ProtocolVersion = d.slabs.String(s)
 		default:
 			return false // a field the reference skips, or a group
 		}
@@ -4858,7 +4858,7 @@ func decInterrupt(d *decoder, b []byte, p *event.Interrupt) bool {
 			if !ok || d.charge(costString) != nil {
 				return false
 			}
-			p.Message = d.newString(s)
+			p.Message = d.slabs.String(s)
 		case 4:
 			if typ != protowire.BytesType || seen&(1<<4) != 0 {
 				return false
@@ -4873,7 +4873,7 @@ func decInterrupt(d *decoder, b []byte, p *event.Interrupt) bool {
 			if !ok || d.charge(costString) != nil {
 				return false
 			}
-			p.ToolCallID = d.newString(s)
+			p.ToolCallID = d.slabs.String(s)
 		case 5:
 			if typ != protowire.BytesType || seen&(1<<5) != 0 {
 				return false
@@ -4906,7 +4906,7 @@ func decInterrupt(d *decoder, b []byte, p *event.Interrupt) bool {
 			if !ok || d.charge(costString) != nil {
 				return false
 			}
-			p.ExpiresAt = d.newString(s)
+			p.ExpiresAt = d.slabs.String(s)
 		case 7:
 			if typ != protowire.BytesType || seen&(1<<7) != 0 {
 				return false
@@ -4939,7 +4939,7 @@ func decInterrupt(d *decoder, b []byte, p *event.Interrupt) bool {
 			if !ok || d.charge(costString) != nil {
 				return false
 			}
-			p.SubagentRunID = d.newString(s)
+			p.SubagentRunID = d.slabs.String(s)
 		default:
 			return false // a field the reference skips, or a group
 		}
@@ -4974,7 +4974,7 @@ func decUsage(d *decoder, b []byte, p *event.Usage) bool {
 			if !ok || d.charge(costString) != nil {
 				return false
 			}
-			p.Provider = d.newString(s)
+			p.Provider = d.slabs.String(s)
 		case 2:
 			if typ != protowire.BytesType || seen&(1<<2) != 0 {
 				return false
@@ -4989,7 +4989,7 @@ func decUsage(d *decoder, b []byte, p *event.Usage) bool {
 			if !ok || d.charge(costString) != nil {
 				return false
 			}
-			p.Model = d.newString(s)
+			p.Model = d.slabs.String(s)
 		case 3:
 			if typ != protowire.VarintType || seen&(1<<3) != 0 {
 				return false
@@ -5003,7 +5003,7 @@ func decUsage(d *decoder, b []byte, p *event.Usage) bool {
 			if !jsonx.SafeInteger(int64(v)) && !d.unsafeInts || d.charge(costInt64) != nil {
 				return false
 			}
-			p.InputTokens = d.newInt64(int64(v))
+			p.InputTokens = d.slabs.Int64(int64(v))
 		case 4:
 			if typ != protowire.VarintType || seen&(1<<4) != 0 {
 				return false
@@ -5017,7 +5017,7 @@ func decUsage(d *decoder, b []byte, p *event.Usage) bool {
 			if !jsonx.SafeInteger(int64(v)) && !d.unsafeInts || d.charge(costInt64) != nil {
 				return false
 			}
-			p.OutputTokens = d.newInt64(int64(v))
+			p.OutputTokens = d.slabs.Int64(int64(v))
 		case 5:
 			if typ != protowire.VarintType || seen&(1<<5) != 0 {
 				return false
@@ -5031,7 +5031,7 @@ func decUsage(d *decoder, b []byte, p *event.Usage) bool {
 			if !jsonx.SafeInteger(int64(v)) && !d.unsafeInts || d.charge(costInt64) != nil {
 				return false
 			}
-			p.TotalTokens = d.newInt64(int64(v))
+			p.TotalTokens = d.slabs.Int64(int64(v))
 		case 6:
 			if typ != protowire.VarintType || seen&(1<<6) != 0 {
 				return false
@@ -5045,7 +5045,7 @@ func decUsage(d *decoder, b []byte, p *event.Usage) bool {
 			if !jsonx.SafeInteger(int64(v)) && !d.unsafeInts || d.charge(costInt64) != nil {
 				return false
 			}
-			p.ReasoningTokens = d.newInt64(int64(v))
+			p.ReasoningTokens = d.slabs.Int64(int64(v))
 		case 7:
 			if typ != protowire.VarintType || seen&(1<<7) != 0 {
 				return false
@@ -5059,7 +5059,7 @@ func decUsage(d *decoder, b []byte, p *event.Usage) bool {
 			if !jsonx.SafeInteger(int64(v)) && !d.unsafeInts || d.charge(costInt64) != nil {
 				return false
 			}
-			p.CachedInputTokens = d.newInt64(int64(v))
+			p.CachedInputTokens = d.slabs.Int64(int64(v))
 		case 8:
 			if typ != protowire.VarintType || seen&(1<<8) != 0 {
 				return false
@@ -5073,7 +5073,7 @@ func decUsage(d *decoder, b []byte, p *event.Usage) bool {
 			if !jsonx.SafeInteger(int64(v)) && !d.unsafeInts || d.charge(costInt64) != nil {
 				return false
 			}
-			p.CacheWriteInputTokens = d.newInt64(int64(v))
+			p.CacheWriteInputTokens = d.slabs.Int64(int64(v))
 		default:
 			return false // a field the reference skips, or a group
 		}
@@ -5122,7 +5122,7 @@ func decRunError(d *decoder, b []byte, p *event.RunError, enum int32) bool {
 			if !ok || d.charge(costString) != nil {
 				return false
 			}
-			p.Code = d.newString(s)
+			p.Code = d.slabs.String(s)
 		case 3:
 			if typ != protowire.BytesType || seen&(1<<2) != 0 {
 				return false
@@ -5233,7 +5233,7 @@ func decStepStarted(d *decoder, b []byte, p *event.StepStarted, enum int32) bool
 			if !ok || d.charge(costString) != nil {
 				return false
 			}
-			p.SubagentRunID = d.newString(s)
+			p.SubagentRunID = d.slabs.String(s)
 		default:
 			return false // a field the reference skips, or a group
 		}
@@ -5295,7 +5295,7 @@ func decStepFinished(d *decoder, b []byte, p *event.StepFinished, enum int32) bo
 			if !ok || d.charge(costString) != nil {
 				return false
 			}
-			p.SubagentRunID = d.newString(s)
+			p.SubagentRunID = d.slabs.String(s)
 		default:
 			return false // a field the reference skips, or a group
 		}
@@ -5342,7 +5342,7 @@ func decTextMessageChunk(d *decoder, b []byte, p *event.TextMessageChunk, enum i
 			if !ok || d.charge(costString) != nil {
 				return false
 			}
-			p.MessageID = d.newString(s)
+			p.MessageID = d.slabs.String(s)
 		case 3:
 			if typ != protowire.BytesType || seen&(1<<2) != 0 {
 				return false
@@ -5357,7 +5357,7 @@ func decTextMessageChunk(d *decoder, b []byte, p *event.TextMessageChunk, enum i
 			if !ok || d.charge(costString) != nil {
 				return false
 			}
-			p.Role = d.newString(s)
+			p.Role = d.slabs.String(s)
 		case 4:
 			if typ != protowire.BytesType || seen&(1<<3) != 0 {
 				return false
@@ -5372,7 +5372,7 @@ func decTextMessageChunk(d *decoder, b []byte, p *event.TextMessageChunk, enum i
 			if !ok || d.charge(costString) != nil {
 				return false
 			}
-			p.Delta = d.newString(s)
+			p.Delta = d.slabs.String(s)
 		case 5:
 			if typ != protowire.BytesType || seen&(1<<4) != 0 {
 				return false
@@ -5387,7 +5387,7 @@ func decTextMessageChunk(d *decoder, b []byte, p *event.TextMessageChunk, enum i
 			if !ok || d.charge(costString) != nil {
 				return false
 			}
-			p.Name = d.newString(s)
+			p.Name = d.slabs.String(s)
 		case 6:
 			if typ != protowire.BytesType || seen&(1<<5) != 0 {
 				return false
@@ -5402,7 +5402,7 @@ func decTextMessageChunk(d *decoder, b []byte, p *event.TextMessageChunk, enum i
 			if !ok || d.charge(costString) != nil {
 				return false
 			}
-			p.SubagentRunID = d.newString(s)
+			p.SubagentRunID = d.slabs.String(s)
 		default:
 			return false // a field the reference skips, or a group
 		}
@@ -5449,7 +5449,7 @@ func decToolCallChunk(d *decoder, b []byte, p *event.ToolCallChunk, enum int32) 
 			if !ok || d.charge(costString) != nil {
 				return false
 			}
-			p.ToolCallID = d.newString(s)
+			p.ToolCallID = d.slabs.String(s)
 		case 3:
 			if typ != protowire.BytesType || seen&(1<<2) != 0 {
 				return false
@@ -5464,7 +5464,7 @@ func decToolCallChunk(d *decoder, b []byte, p *event.ToolCallChunk, enum int32) 
 			if !ok || d.charge(costString) != nil {
 				return false
 			}
-			p.ToolCallName = d.newString(s)
+			p.ToolCallName = d.slabs.String(s)
 		case 4:
 			if typ != protowire.BytesType || seen&(1<<3) != 0 {
 				return false
@@ -5479,7 +5479,7 @@ func decToolCallChunk(d *decoder, b []byte, p *event.ToolCallChunk, enum int32) 
 			if !ok || d.charge(costString) != nil {
 				return false
 			}
-			p.ParentMessageID = d.newString(s)
+			p.ParentMessageID = d.slabs.String(s)
 		case 5:
 			if typ != protowire.BytesType || seen&(1<<4) != 0 {
 				return false
@@ -5494,7 +5494,7 @@ func decToolCallChunk(d *decoder, b []byte, p *event.ToolCallChunk, enum int32) 
 			if !ok || d.charge(costString) != nil {
 				return false
 			}
-			p.Delta = d.newString(s)
+			p.Delta = d.slabs.String(s)
 		case 6:
 			if typ != protowire.BytesType || seen&(1<<5) != 0 {
 				return false
@@ -5509,7 +5509,7 @@ func decToolCallChunk(d *decoder, b []byte, p *event.ToolCallChunk, enum int32) 
 			if !ok || d.charge(costString) != nil {
 				return false
 			}
-			p.SubagentRunID = d.newString(s)
+			p.SubagentRunID = d.slabs.String(s)
 		default:
 			return false // a field the reference skips, or a group
 		}
@@ -5586,7 +5586,7 @@ func decSubagentStarted(d *decoder, b []byte, p *event.SubagentStarted, enum int
 			if !ok || d.charge(costString) != nil {
 				return false
 			}
-			p.Description = d.newString(s)
+			p.Description = d.slabs.String(s)
 		case 5:
 			if typ != protowire.BytesType || seen&(1<<4) != 0 {
 				return false
@@ -5601,7 +5601,7 @@ func decSubagentStarted(d *decoder, b []byte, p *event.SubagentStarted, enum int
 			if !ok || d.charge(costString) != nil {
 				return false
 			}
-			p.ParentSubagentRunID = d.newString(s)
+			p.ParentSubagentRunID = d.slabs.String(s)
 		case 6:
 			if typ != protowire.BytesType || seen&(1<<5) != 0 {
 				return false
@@ -5616,7 +5616,7 @@ func decSubagentStarted(d *decoder, b []byte, p *event.SubagentStarted, enum int
 			if !ok || d.charge(costString) != nil {
 				return false
 			}
-			p.ParentToolCallID = d.newString(s)
+			p.ParentToolCallID = d.slabs.String(s)
 		case 7:
 			if typ != protowire.BytesType || seen&(1<<6) != 0 {
 				return false
@@ -5631,7 +5631,7 @@ func decSubagentStarted(d *decoder, b []byte, p *event.SubagentStarted, enum int
 			if !ok || d.charge(costString) != nil {
 				return false
 			}
-			p.ParentMessageID = d.newString(s)
+			p.ParentMessageID = d.slabs.String(s)
 		default:
 			return false // a field the reference skips, or a group
 		}
@@ -5838,7 +5838,7 @@ func decSubagentError(d *decoder, b []byte, p *event.SubagentError, enum int32) 
 			if !ok || d.charge(costString) != nil {
 				return false
 			}
-			p.Code = d.newString(s)
+			p.Code = d.slabs.String(s)
 		default:
 			return false // a field the reference skips, or a group
 		}
@@ -5887,7 +5887,7 @@ func decToolCallResult(d *decoder, b []byte, p *event.ToolCallResult, enum int32
 			if !ok || d.charge(costString) != nil {
 				return false
 			}
-			p.SubagentRunID = d.newString(s)
+			p.SubagentRunID = d.slabs.String(s)
 		case 3:
 			if typ != protowire.BytesType || seen&(1<<2) != 0 {
 				return false
@@ -5932,7 +5932,7 @@ func decToolCallResult(d *decoder, b []byte, p *event.ToolCallResult, enum int32
 			if !ok || d.charge(costString) != nil {
 				return false
 			}
-			p.Content = d.newString(s)
+			p.Content = d.slabs.String(s)
 		case 6:
 			if typ != protowire.BytesType || seen&(1<<5) != 0 {
 				return false
@@ -5947,7 +5947,7 @@ func decToolCallResult(d *decoder, b []byte, p *event.ToolCallResult, enum int32
 			if !ok || d.charge(costString) != nil {
 				return false
 			}
-			p.Role = d.newString(s)
+			p.Role = d.slabs.String(s)
 		case 7:
 			if typ != protowire.BytesType {
 				return false
@@ -6028,7 +6028,7 @@ func decActivitySnapshot(d *decoder, b []byte, p *event.ActivitySnapshot, enum i
 			if !ok || d.charge(costString) != nil {
 				return false
 			}
-			p.SubagentRunID = d.newString(s)
+			p.SubagentRunID = d.slabs.String(s)
 		case 3:
 			if typ != protowire.BytesType || seen&(1<<2) != 0 {
 				return false
@@ -6087,7 +6087,7 @@ func decActivitySnapshot(d *decoder, b []byte, p *event.ActivitySnapshot, enum i
 			if d.charge(costBool) != nil {
 				return false
 			}
-			p.Replace = d.newBool(v != 0)
+			p.Replace = d.slabs.Bool(v != 0)
 		default:
 			return false // a field the reference skips, or a group
 		}
@@ -6136,7 +6136,7 @@ func decActivityDelta(d *decoder, b []byte, p *event.ActivityDelta, enum int32) 
 			if !ok || d.charge(costString) != nil {
 				return false
 			}
-			p.SubagentRunID = d.newString(s)
+			p.SubagentRunID = d.slabs.String(s)
 		case 3:
 			if typ != protowire.BytesType || seen&(1<<2) != 0 {
 				return false
@@ -6247,7 +6247,7 @@ func decReasoningStart(d *decoder, b []byte, p *event.ReasoningStart, enum int32
 			if !ok || d.charge(costString) != nil {
 				return false
 			}
-			p.SubagentRunID = d.newString(s)
+			p.SubagentRunID = d.slabs.String(s)
 		case 3:
 			if typ != protowire.BytesType || seen&(1<<2) != 0 {
 				return false
@@ -6309,7 +6309,7 @@ func decReasoningMessageStart(d *decoder, b []byte, p *event.ReasoningMessageSta
 			if !ok || d.charge(costString) != nil {
 				return false
 			}
-			p.SubagentRunID = d.newString(s)
+			p.SubagentRunID = d.slabs.String(s)
 		case 3:
 			if typ != protowire.BytesType || seen&(1<<2) != 0 {
 				return false
@@ -6386,7 +6386,7 @@ func decReasoningMessageContent(d *decoder, b []byte, p *event.ReasoningMessageC
 			if !ok || d.charge(costString) != nil {
 				return false
 			}
-			p.SubagentRunID = d.newString(s)
+			p.SubagentRunID = d.slabs.String(s)
 		case 3:
 			if typ != protowire.BytesType || seen&(1<<2) != 0 {
 				return false
@@ -6463,7 +6463,7 @@ func decReasoningMessageEnd(d *decoder, b []byte, p *event.ReasoningMessageEnd, 
 			if !ok || d.charge(costString) != nil {
 				return false
 			}
-			p.SubagentRunID = d.newString(s)
+			p.SubagentRunID = d.slabs.String(s)
 		case 3:
 			if typ != protowire.BytesType || seen&(1<<2) != 0 {
 				return false
@@ -6525,7 +6525,7 @@ func decReasoningMessageChunk(d *decoder, b []byte, p *event.ReasoningMessageChu
 			if !ok || d.charge(costString) != nil {
 				return false
 			}
-			p.SubagentRunID = d.newString(s)
+			p.SubagentRunID = d.slabs.String(s)
 		case 3:
 			if typ != protowire.BytesType || seen&(1<<2) != 0 {
 				return false
@@ -6540,7 +6540,7 @@ func decReasoningMessageChunk(d *decoder, b []byte, p *event.ReasoningMessageChu
 			if !ok || d.charge(costString) != nil {
 				return false
 			}
-			p.MessageID = d.newString(s)
+			p.MessageID = d.slabs.String(s)
 		case 4:
 			if typ != protowire.BytesType || seen&(1<<3) != 0 {
 				return false
@@ -6555,7 +6555,7 @@ func decReasoningMessageChunk(d *decoder, b []byte, p *event.ReasoningMessageChu
 			if !ok || d.charge(costString) != nil {
 				return false
 			}
-			p.Delta = d.newString(s)
+			p.Delta = d.slabs.String(s)
 		default:
 			return false // a field the reference skips, or a group
 		}
@@ -6602,7 +6602,7 @@ func decReasoningEnd(d *decoder, b []byte, p *event.ReasoningEnd, enum int32) bo
 			if !ok || d.charge(costString) != nil {
 				return false
 			}
-			p.SubagentRunID = d.newString(s)
+			p.SubagentRunID = d.slabs.String(s)
 		case 3:
 			if typ != protowire.BytesType || seen&(1<<2) != 0 {
 				return false
@@ -6664,7 +6664,7 @@ func decReasoningEncryptedValue(d *decoder, b []byte, p *event.ReasoningEncrypte
 			if !ok || d.charge(costString) != nil {
 				return false
 			}
-			p.SubagentRunID = d.newString(s)
+			p.SubagentRunID = d.slabs.String(s)
 		case 3:
 			if typ != protowire.BytesType || seen&(1<<2) != 0 {
 				return false

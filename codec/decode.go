@@ -15,6 +15,7 @@ import (
 	"github.com/agwire/agwire/event"
 	"github.com/agwire/agwire/internal/jsonx"
 	"github.com/agwire/agwire/internal/schema"
+	"github.com/agwire/agwire/internal/slab"
 )
 
 // Unmarshal decodes one protobuf Event message (without length prefix).
@@ -101,9 +102,7 @@ type decoder struct {
 	// Blocks the event's pieces are carved from (carve.go).
 	text     []byte
 	textNext int
-	strs     []string
-	bools    []bool
-	ints     []int64
+	slabs    slab.Slabs // the optional scalars of the decoded event
 }
 
 // release drops every reference into the input before the decoder goes
@@ -630,7 +629,7 @@ func (d *decoder) scalar(fd *schema.Field, f field, p schema.Pointer) error {
 		if err := d.charge(costString); err != nil {
 			return err
 		}
-		*p.OptString() = d.newString(s)
+		*p.OptString() = d.slabs.String(s)
 	case schema.OptBool:
 		if q := *p.OptBool(); q != nil {
 			*q = f.v != 0
@@ -639,7 +638,7 @@ func (d *decoder) scalar(fd *schema.Field, f field, p schema.Pointer) error {
 		if err := d.charge(costBool); err != nil {
 			return err
 		}
-		*p.OptBool() = d.newBool(f.v != 0)
+		*p.OptBool() = d.slabs.Bool(f.v != 0)
 	case schema.OptInt64:
 		if v := int64(f.v); !jsonx.SafeInteger(v) && !d.unsafeInts {
 			return &jsonx.Error{Offset: d.off(f.at), Err: fmt.Errorf("%w: %d (Codec.UnsafeIntegers reads it)", ErrUnsafeInteger, v)}
@@ -651,7 +650,7 @@ func (d *decoder) scalar(fd *schema.Field, f field, p schema.Pointer) error {
 		if err := d.charge(costInt64); err != nil {
 			return err
 		}
-		*p.OptInt64() = d.newInt64(int64(f.v))
+		*p.OptInt64() = d.slabs.Int64(int64(f.v))
 	}
 	return nil
 }
@@ -850,7 +849,7 @@ func (d *decoder) contentPart(p payload, plan *schema.Plan, cp *event.ContentPar
 			if err := d.charge(costString); err != nil {
 				return err
 			}
-			cp.ID = d.newString(s)
+			cp.ID = d.slabs.String(s)
 		case "metadata":
 			d.add(&meta, f.b)
 		case "source":

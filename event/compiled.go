@@ -6,6 +6,7 @@ import (
 
 	"github.com/agwire/agwire/internal/jsonx"
 	"github.com/agwire/agwire/internal/schema"
+	"github.com/agwire/agwire/internal/slab"
 )
 
 // Support for the compiled JSON path (json_gen.go, written by
@@ -46,36 +47,7 @@ func appendTrusted(dst []byte, ev any) ([]byte, bool) {
 // many *string, as package codec's decoder does), which the event keeps.
 type parsing struct {
 	jsonx.Scanner
-	strs  []string
-	bools []bool
-	ints  []int64
-}
-
-// slabNext is the size of the next slab: doubling from 4 up to 64.
-func slabNext(prev int) int { return min(max(2*prev, 4), 64) }
-
-func (s *parsing) newString(v string) *string {
-	if len(s.strs) == cap(s.strs) {
-		s.strs = make([]string, 0, slabNext(cap(s.strs)))
-	}
-	s.strs = append(s.strs, v)
-	return &s.strs[len(s.strs)-1]
-}
-
-func (s *parsing) newBool(v bool) *bool {
-	if len(s.bools) == cap(s.bools) {
-		s.bools = make([]bool, 0, slabNext(cap(s.bools)))
-	}
-	s.bools = append(s.bools, v)
-	return &s.bools[len(s.bools)-1]
-}
-
-func (s *parsing) newInt64(v int64) *int64 {
-	if len(s.ints) == cap(s.ints) {
-		s.ints = make([]int64, 0, slabNext(cap(s.ints)))
-	}
-	s.ints = append(s.ints, v)
-	return &s.ints[len(s.ints)-1]
+	slabs slab.Slabs
 }
 
 // parsings recycles the compiled parsers' state (the scanner's; the slabs
@@ -93,7 +65,7 @@ func parseFast(maxDepth int, data []byte) (Event, bool) {
 	s.Reset(data)
 	ev, ok := parseCompiled(s)
 	s.Reset(nil)
-	s.strs, s.bools, s.ints = nil, nil, nil
+	s.slabs.Forget()
 	parsings.Put(s)
 	return ev, ok
 }
@@ -235,7 +207,7 @@ func readOptString(s *parsing, out **string) bool {
 		return false
 	}
 	v, err := s.String()
-	*out = s.newString(v)
+	*out = s.slabs.String(v)
 	return err == nil
 }
 
@@ -244,7 +216,7 @@ func readBool(s *parsing, out **bool) bool {
 		return false
 	}
 	v, err := s.Bool()
-	*out = s.newBool(v)
+	*out = s.slabs.Bool(v)
 	return err == nil
 }
 
@@ -257,7 +229,7 @@ func readInt64(s *parsing, out **int64) bool {
 		return false
 	}
 	v, ok := jsonx.ParseInt64(text)
-	*out = s.newInt64(v)
+	*out = s.slabs.Int64(v)
 	return ok
 }
 

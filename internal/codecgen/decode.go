@@ -215,17 +215,17 @@ func (g *gen) decodeField(p *schema.Plan, i int) {
 		g.P("if !ok || d.charge(costString) != nil {")
 		g.P("return false")
 		g.P("}")
-		g.P("%s = d.newString(s)", x)
+		g.P("%s = d.slabs.String(s)", x)
 	case schema.OptBool:
 		g.P("if d.charge(costBool) != nil {")
 		g.P("return false")
 		g.P("}")
-		g.P("%s = d.newBool(v != 0)", x)
+		g.P("%s = d.slabs.Bool(v != 0)", x)
 	case schema.OptInt64:
 		g.P("if !jsonx.SafeInteger(int64(v)) && !d.unsafeInts || d.charge(costInt64) != nil {")
 		g.P("return false")
 		g.P("}")
-		g.P("%s = d.newInt64(int64(v))", x)
+		g.P("%s = d.slabs.Int64(int64(v))", x)
 	case schema.Enum:
 		s := g.setOf(f).name
 		g.P("if v >= uint64(len(names%s)) {", s)

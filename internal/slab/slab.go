@@ -1,0 +1,46 @@
+// Package slab hands out the targets of optional scalar fields (*string,
+// *bool, *int64) carved from shared blocks, so that a decoded or parsed
+// event with many optional fields costs a few allocations, not one per
+// field. The blocks belong to the events that point into them: Forget
+// drops them before the next event, never reuses them.
+package slab
+
+// Slabs holds the current blocks. The zero value is ready to use.
+type Slabs struct {
+	strs  []string
+	bools []bool
+	ints  []int64
+}
+
+// next is the size of the next block: doubling from 4 up to 64.
+func next(prev int) int { return min(max(2*prev, 4), 64) }
+
+// String returns a pointer to a copy of v.
+func (s *Slabs) String(v string) *string {
+	if len(s.strs) == cap(s.strs) {
+		s.strs = make([]string, 0, next(cap(s.strs)))
+	}
+	s.strs = append(s.strs, v)
+	return &s.strs[len(s.strs)-1]
+}
+
+// Bool returns a pointer to a copy of v.
+func (s *Slabs) Bool(v bool) *bool {
+	if len(s.bools) == cap(s.bools) {
+		s.bools = make([]bool, 0, next(cap(s.bools)))
+	}
+	s.bools = append(s.bools, v)
+	return &s.bools[len(s.bools)-1]
+}
+
+// Int64 returns a pointer to a copy of v.
+func (s *Slabs) Int64(v int64) *int64 {
+	if len(s.ints) == cap(s.ints) {
+		s.ints = make([]int64, 0, next(cap(s.ints)))
+	}
+	s.ints = append(s.ints, v)
+	return &s.ints[len(s.ints)-1]
+}
+
+// Forget drops the blocks: they belong to the events that point into them.
+func (s *Slabs) Forget() { *s = Slabs{} }

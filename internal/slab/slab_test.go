@@ -1,0 +1,35 @@
+package slab
+
+import "testing"
+
+// TestPointersStayDistinct: every pointer handed out keeps its own value
+// across block changes and Forget, and blocks are shared (fewer
+// allocations than values).
+func TestPointersStayDistinct(t *testing.T) {
+	var s Slabs
+	var ps []*string
+	var bs []*bool
+	var is []*int64
+	for i := range 200 {
+		ps = append(ps, s.String(string(rune('a'+i%26))))
+		bs = append(bs, s.Bool(i%2 == 0))
+		is = append(is, s.Int64(int64(i)))
+		if i == 100 {
+			s.Forget()
+		}
+	}
+	for i := range 200 {
+		if *ps[i] != string(rune('a'+i%26)) || *bs[i] != (i%2 == 0) || *is[i] != int64(i) {
+			t.Fatalf("value %d changed: %q %v %d", i, *ps[i], *bs[i], *is[i])
+		}
+	}
+	allocs := testing.AllocsPerRun(10, func() {
+		var s Slabs
+		for i := range 64 {
+			s.Int64(int64(i))
+		}
+	})
+	if allocs > 6 { // blocks of 4, 8, 16, 32, 64
+		t.Errorf("64 values took %.0f allocations, want at most 6 (blocks)", allocs)
+	}
+}
