@@ -190,8 +190,10 @@ func (c Codec) AppendFromJSON(dst, jsonEvent []byte) ([]byte, error) {
 	// any other text, and any error, is its interpreter's. The event lives
 	// only for this call, so it may alias the input, and the reader checked
 	// every string's UTF-8: the encoder does not again.
-	if ev, ok := schema.ParseAliasing(c.MaxDepth, jsonEvent); ok {
-		return c.appendEvent(dst, ev.(event.Event), true)
+	if ev, t, ok := schema.ParseTransient(c.MaxDepth, jsonEvent); ok {
+		out, err := c.appendEvent(dst, ev.(event.Event), true)
+		t.Release()
+		return out, err
 	}
 	parsed, err := event.Parser{MaxDepth: c.MaxDepth, DropUnknownFields: c.DropUnknownFields}.Parse(jsonEvent)
 	if err != nil {

@@ -11,13 +11,13 @@
 // shape). The generated encoders are held to an independent oracle built
 // on protobuf-go's generated types. This package has no JSON code of its
 // own: AppendFromJSON is package event's parser (its compiled path first,
-// reading the input in place) followed by the encoder, AppendJSONFromWire
-// the decoder followed by event's compiled writers, trusting what the
-// decoder checked (internal/schema's ParseAliasing and AppendTrustedJSON
-// are the doors). The mapping follows the published TypeScript codec,
-// @ag-ui/proto@1.0.0, byte for byte: an event whose dynamic objects have no
-// integer-like keys encodes to exactly the bytes that codec writes. Its
-// entry points:
+// reading the input in place into memory it recycles) followed by the
+// encoder, AppendJSONFromWire the decoder followed by event's compiled
+// writers, trusting what the decoder checked (internal/schema's
+// ParseTransient and AppendTrustedJSON are the doors). The mapping follows
+// the published TypeScript codec, @ag-ui/proto@1.0.0, byte for byte: an
+// event whose dynamic objects have no integer-like keys encodes to exactly
+// the bytes that codec writes. Its entry points:
 //
 //   - Append / Unmarshal: event.Event ⇄ wire bytes;
 //   - AppendFromJSON / AppendJSONFromWire: AG-UI JSON event ⇄ wire bytes, for servers

@@ -28,7 +28,7 @@ var (
 )
 
 func init() {
-	schema.ParseAliasing = func(maxDepth int, data []byte) (any, bool) { return parseFast(maxDepth, data) }
+	schema.ParseTransient = parseTransient
 	schema.AppendTrustedJSON = appendTrusted
 }
 
@@ -45,9 +45,18 @@ func appendTrusted(dst []byte, ev any) ([]byte, bool) {
 // parsing is the state of one compiled parse: the scanner, and the slabs
 // the optional scalars of the event are carved from (one allocation for
 // many *string, as package codec's decoder does), which the event keeps.
+//
+// A transient parse (codec's JSON → wire conversion, which encodes the
+// event and drops it) keeps nothing: the event is one of the state's own
+// slots (json_gen.go's slots, one per event type), the slabs are reused,
+// and Release clears what the event pointed to before the state is pooled
+// again.
 type parsing struct {
 	jsonx.Scanner
-	slabs slab.Slabs
+	slabs     slab.Slabs
+	transient bool
+	slots     any                 // *slots of json_gen.go, made on first use
+	used      interface{ zero() } // the slot a transient parse filled
 }
 
 // parsings recycles the compiled parsers' state (the scanner's; the slabs
@@ -68,6 +77,60 @@ func parseFast(maxDepth int, data []byte) (Event, bool) {
 	s.slabs.Forget()
 	parsings.Put(s)
 	return ev, ok
+}
+
+// parseTransient is schema.ParseTransient: a compiled parse whose event
+// lives in the parse's own state, until Release.
+func parseTransient(maxDepth int, data []byte) (any, schema.Transient, bool) {
+	if parseCompiled == nil {
+		return nil, nil, false
+	}
+	s := parsings.Get().(*parsing)
+	s.MaxDepth = maxDepth
+	s.AliasStrings = true
+	s.transient = true
+	s.Reset(data)
+	ev, ok := parseCompiled(s)
+	if !ok {
+		s.Release()
+		return nil, nil, false
+	}
+	return ev, s, true
+}
+
+// Release ends a transient parse: the event's slot and the slabs are
+// cleared (so a pooled state keeps no input alive) and the state goes back
+// to the pool. The event must not be used after it.
+func (s *parsing) Release() {
+	if s.used != nil {
+		s.used.zero()
+		s.used = nil
+	}
+	s.Reset(nil)
+	s.slabs.Reuse()
+	s.transient = false
+	parsings.Put(s)
+}
+
+// fresh returns the zero T an event parser fills: slot, the state's own,
+// in a transient parse, else a new one for the caller to keep.
+func fresh[T any](s *parsing, slot *T) *T {
+	if !s.transient {
+		return new(T)
+	}
+	var zero T
+	*slot = zero
+	s.used = zeroer[T]{slot}
+	return slot
+}
+
+// zeroer clears a slot (a one-pointer struct: stored in an interface
+// without an allocation).
+type zeroer[T any] struct{ p *T }
+
+func (z zeroer[T]) zero() {
+	var zero T
+	*z.p = zero
 }
 
 // parsePart reads a content part at s with the interpreter's part reader,

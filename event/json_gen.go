@@ -1163,102 +1163,148 @@ func parseEvent(s *parsing) (ev Event, ok bool) {
 	if err != nil {
 		return nil, false
 	}
+	sl := slotsOf(s)
 	switch t {
 	case "TEXT_MESSAGE_START":
-		p := new(TextMessageStart)
+		p := fresh(s, &sl.TextMessageStart)
 		ev, ok = p, parseTextMessageStart(s, p)
 	case "TEXT_MESSAGE_CONTENT":
-		p := new(TextMessageContent)
+		p := fresh(s, &sl.TextMessageContent)
 		ev, ok = p, parseTextMessageContent(s, p)
 	case "TEXT_MESSAGE_END":
-		p := new(TextMessageEnd)
+		p := fresh(s, &sl.TextMessageEnd)
 		ev, ok = p, parseTextMessageEnd(s, p)
 	case "TOOL_CALL_START":
-		p := new(ToolCallStart)
+		p := fresh(s, &sl.ToolCallStart)
 		ev, ok = p, parseToolCallStart(s, p)
 	case "TOOL_CALL_ARGS":
-		p := new(ToolCallArgs)
+		p := fresh(s, &sl.ToolCallArgs)
 		ev, ok = p, parseToolCallArgs(s, p)
 	case "TOOL_CALL_END":
-		p := new(ToolCallEnd)
+		p := fresh(s, &sl.ToolCallEnd)
 		ev, ok = p, parseToolCallEnd(s, p)
 	case "STATE_SNAPSHOT":
-		p := new(StateSnapshot)
+		p := fresh(s, &sl.StateSnapshot)
 		ev, ok = p, parseStateSnapshot(s, p)
 	case "STATE_DELTA":
-		p := new(StateDelta)
+		p := fresh(s, &sl.StateDelta)
 		ev, ok = p, parseStateDelta(s, p)
 	case "MESSAGES_SNAPSHOT":
-		p := new(MessagesSnapshot)
+		p := fresh(s, &sl.MessagesSnapshot)
 		ev, ok = p, parseMessagesSnapshot(s, p)
 	case "RAW":
-		p := new(Raw)
+		p := fresh(s, &sl.Raw)
 		ev, ok = p, parseRaw(s, p)
 	case "CUSTOM":
-		p := new(Custom)
+		p := fresh(s, &sl.Custom)
 		ev, ok = p, parseCustom(s, p)
 	case "RUN_STARTED":
-		p := new(RunStarted)
+		p := fresh(s, &sl.RunStarted)
 		ev, ok = p, parseRunStarted(s, p)
 	case "RUN_FINISHED":
-		p := new(RunFinished)
+		p := fresh(s, &sl.RunFinished)
 		ev, ok = p, parseRunFinished(s, p)
 	case "RUN_ERROR":
-		p := new(RunError)
+		p := fresh(s, &sl.RunError)
 		ev, ok = p, parseRunError(s, p)
 	case "STEP_STARTED":
-		p := new(StepStarted)
+		p := fresh(s, &sl.StepStarted)
 		ev, ok = p, parseStepStarted(s, p)
 	case "STEP_FINISHED":
-		p := new(StepFinished)
+		p := fresh(s, &sl.StepFinished)
 		ev, ok = p, parseStepFinished(s, p)
 	case "TEXT_MESSAGE_CHUNK":
-		p := new(TextMessageChunk)
+		p := fresh(s, &sl.TextMessageChunk)
 		ev, ok = p, parseTextMessageChunk(s, p)
 	case "TOOL_CALL_CHUNK":
-		p := new(ToolCallChunk)
+		p := fresh(s, &sl.ToolCallChunk)
 		ev, ok = p, parseToolCallChunk(s, p)
 	case "SUBAGENT_STARTED":
-		p := new(SubagentStarted)
+		p := fresh(s, &sl.SubagentStarted)
 		ev, ok = p, parseSubagentStarted(s, p)
 	case "SUBAGENT_FINISHED":
-		p := new(SubagentFinished)
+		p := fresh(s, &sl.SubagentFinished)
 		ev, ok = p, parseSubagentFinished(s, p)
 	case "SUBAGENT_ERROR":
-		p := new(SubagentError)
+		p := fresh(s, &sl.SubagentError)
 		ev, ok = p, parseSubagentError(s, p)
 	case "TOOL_CALL_RESULT":
-		p := new(ToolCallResult)
+		p := fresh(s, &sl.ToolCallResult)
 		ev, ok = p, parseToolCallResult(s, p)
 	case "ACTIVITY_SNAPSHOT":
-		p := new(ActivitySnapshot)
+		p := fresh(s, &sl.ActivitySnapshot)
 		ev, ok = p, parseActivitySnapshot(s, p)
 	case "ACTIVITY_DELTA":
-		p := new(ActivityDelta)
+		p := fresh(s, &sl.ActivityDelta)
 		ev, ok = p, parseActivityDelta(s, p)
 	case "REASONING_START":
-		p := new(ReasoningStart)
+		p := fresh(s, &sl.ReasoningStart)
 		ev, ok = p, parseReasoningStart(s, p)
 	case "REASONING_MESSAGE_START":
-		p := new(ReasoningMessageStart)
+		p := fresh(s, &sl.ReasoningMessageStart)
 		ev, ok = p, parseReasoningMessageStart(s, p)
 	case "REASONING_MESSAGE_CONTENT":
-		p := new(ReasoningMessageContent)
+		p := fresh(s, &sl.ReasoningMessageContent)
 		ev, ok = p, parseReasoningMessageContent(s, p)
 	case "REASONING_MESSAGE_END":
-		p := new(ReasoningMessageEnd)
+		p := fresh(s, &sl.ReasoningMessageEnd)
 		ev, ok = p, parseReasoningMessageEnd(s, p)
 	case "REASONING_MESSAGE_CHUNK":
-		p := new(ReasoningMessageChunk)
+		p := fresh(s, &sl.ReasoningMessageChunk)
 		ev, ok = p, parseReasoningMessageChunk(s, p)
 	case "REASONING_END":
-		p := new(ReasoningEnd)
+		p := fresh(s, &sl.ReasoningEnd)
 		ev, ok = p, parseReasoningEnd(s, p)
 	case "REASONING_ENCRYPTED_VALUE":
-		p := new(ReasoningEncryptedValue)
+		p := fresh(s, &sl.ReasoningEncryptedValue)
 		ev, ok = p, parseReasoningEncryptedValue(s, p)
 	}
 	return ev, ok && s.End() == nil
+}
+
+// slots holds one event of each type for transient parses (see fresh).
+type slots struct {
+	TextMessageStart        TextMessageStart
+	TextMessageContent      TextMessageContent
+	TextMessageEnd          TextMessageEnd
+	ToolCallStart           ToolCallStart
+	ToolCallArgs            ToolCallArgs
+	ToolCallEnd             ToolCallEnd
+	StateSnapshot           StateSnapshot
+	StateDelta              StateDelta
+	MessagesSnapshot        MessagesSnapshot
+	Raw                     Raw
+	Custom                  Custom
+	RunStarted              RunStarted
+	RunFinished             RunFinished
+	RunError                RunError
+	StepStarted             StepStarted
+	StepFinished            StepFinished
+	TextMessageChunk        TextMessageChunk
+	ToolCallChunk           ToolCallChunk
+	SubagentStarted         SubagentStarted
+	SubagentFinished        SubagentFinished
+	SubagentError           SubagentError
+	ToolCallResult          ToolCallResult
+	ActivitySnapshot        ActivitySnapshot
+	ActivityDelta           ActivityDelta
+	ReasoningStart          ReasoningStart
+	ReasoningMessageStart   ReasoningMessageStart
+	ReasoningMessageContent ReasoningMessageContent
+	ReasoningMessageEnd     ReasoningMessageEnd
+	ReasoningMessageChunk   ReasoningMessageChunk
+	ReasoningEnd            ReasoningEnd
+	ReasoningEncryptedValue ReasoningEncryptedValue
+}
+
+// slotsOf returns the slots of s, made on first use.
+func slotsOf(s *parsing) *slots {
+	sl, _ := s.slots.(*slots)
+	if sl == nil {
+		sl = new(slots)
+		s.slots = sl
+	}
+	return sl
 }
 
 func parseTextMessageStart(s *parsing, p *TextMessageStart) bool {

@@ -33,15 +33,37 @@ func (g *gen) parsers() {
 	g.P("if err != nil {")
 	g.P("return nil, false")
 	g.P("}")
+	g.P("sl := slotsOf(s)")
 	g.P("switch t {")
 	for _, in := range g.events {
 		name := planOf(in).Type.Name()
 		g.P("case %q:", string(in.Type))
-		g.P("p := new(%s)", name)
+		g.P("p := fresh(s, &sl.%s)", name)
 		g.P("ev, ok = p, parse%s(s, p)", name)
 	}
 	g.P("}")
 	g.P("return ev, ok && s.End() == nil")
+	g.P("}")
+	g.P("")
+	g.P("// slots holds one event of each type for transient parses (see fresh).")
+	g.P("type slots struct {")
+	seen := map[string]bool{}
+	for _, in := range g.events {
+		if name := planOf(in).Type.Name(); !seen[name] {
+			seen[name] = true
+			g.P("%s %s", name, name)
+		}
+	}
+	g.P("}")
+	g.P("")
+	g.P("// slotsOf returns the slots of s, made on first use.")
+	g.P("func slotsOf(s *parsing) *slots {")
+	g.P("sl, _ := s.slots.(*slots)")
+	g.P("if sl == nil {")
+	g.P("sl = new(slots)")
+	g.P("s.slots = sl")
+	g.P("}")
+	g.P("return sl")
 	g.P("}")
 	g.P("")
 	for _, p := range g.order {

@@ -4,11 +4,13 @@ package schema
 // JSON path (set by event's init; codec imports event, so they are set
 // before codec runs). Internal to the module: not API.
 var (
-	// ParseAliasing reads a JSON event with event's compiled parsers; the
-	// event aliases data, which must not change while it is in use (codec
-	// encodes it and drops it). ok is false when the compiled parsers give
-	// up: event.Parser then reads the text and reports what is wrong.
-	ParseAliasing func(maxDepth int, data []byte) (ev any, ok bool)
+	// ParseTransient reads a JSON event with event's compiled parsers into
+	// memory the parse owns and recycles: the event aliases data, which must
+	// not change while it is in use, and is valid until t.Release (codec
+	// encodes it, then releases it). ok is false (and there is nothing to
+	// release) when the compiled parsers give up: event.Parser then reads
+	// the text and reports what is wrong.
+	ParseTransient func(maxDepth int, data []byte) (ev any, t Transient, ok bool)
 	// AppendTrustedJSON writes the JSON of an event codec's decoder
 	// produced with event's compiled writers, without their checks: every
 	// string of it was checked for UTF-8 and every dynamic value written by
@@ -16,3 +18,6 @@ var (
 	// writer or breaks a rule.
 	AppendTrustedJSON func(dst []byte, ev any) (out []byte, ok bool)
 )
+
+// Transient is the state of a parse whose event lives until Release.
+type Transient interface{ Release() }

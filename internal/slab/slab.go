@@ -2,7 +2,8 @@
 // *bool, *int64) carved from shared blocks, so that a decoded or parsed
 // event with many optional fields costs a few allocations, not one per
 // field. The blocks belong to the events that point into them: Forget
-// drops them before the next event, never reuses them.
+// drops them before the next event. Reuse recycles the current blocks, for
+// a caller that knows no event points into them any more.
 package slab
 
 // Slabs holds the current blocks. The zero value is ready to use.
@@ -44,3 +45,12 @@ func (s *Slabs) Int64(v int64) *int64 {
 
 // Forget drops the blocks: they belong to the events that point into them.
 func (s *Slabs) Forget() { *s = Slabs{} }
+
+// Reuse empties the current blocks for the next event, keeping their
+// memory: only for a caller whose events that point into them are gone (an
+// event parsed, encoded and dropped). The strings they held are cleared so
+// that a recycled block keeps no input alive.
+func (s *Slabs) Reuse() {
+	clear(s.strs)
+	s.strs, s.bools, s.ints = s.strs[:0], s.bools[:0], s.ints[:0]
+}

@@ -33,3 +33,26 @@ func TestPointersStayDistinct(t *testing.T) {
 		t.Errorf("64 values took %.0f allocations, want at most 6 (blocks)", allocs)
 	}
 }
+
+func TestReuseKeepsMemoryAndClears(t *testing.T) {
+	var s Slabs
+	p := s.String("a")
+	s.Bool(true)
+	s.Int64(7)
+	s.Reuse()
+	if *p != "" {
+		t.Fatalf("Reuse left %q in a recycled block", *p)
+	}
+	allocs := testing.AllocsPerRun(100, func() {
+		s.String("x")
+		s.Bool(false)
+		s.Int64(1)
+		s.Reuse()
+	})
+	if allocs != 0 {
+		t.Fatalf("a reused slab allocated %v times per event", allocs)
+	}
+	if q := s.String("b"); q != p {
+		t.Fatal("Reuse did not hand out the same block again")
+	}
+}
