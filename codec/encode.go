@@ -262,6 +262,9 @@ func (e *encoder) structBodyOf(b, v []byte) ([]byte, error) {
 
 // markInvalidJSON makes JSON syntax errors in a dynamic value ErrInvalid too.
 func markInvalidJSON(err error) error {
+	if err == nil {
+		return nil // before pe, which escapes
+	}
 	var pe *jsonx.Error
 	if errors.Is(err, jsonx.ErrSyntax) && errors.As(err, &pe) {
 		pe.Err = fmt.Errorf("%w: %w", ErrInvalid, pe.Err)

@@ -3,6 +3,7 @@ package event
 import (
 	"sync"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/agwire/agwire/internal/jsonx"
 	"github.com/agwire/agwire/internal/schema"
@@ -57,6 +58,8 @@ type parsing struct {
 	transient bool
 	slots     any                 // *slots of json_gen.go, made on first use
 	used      interface{ zero() } // the slot a transient parse filled
+	lists     map[any]any         // listKey[T] → *scratch[T]
+	usedLists []interface{ reset() }
 }
 
 // parsings recycles the compiled parsers' state (the scanner's; the slabs
@@ -106,6 +109,11 @@ func (s *parsing) Release() {
 		s.used.zero()
 		s.used = nil
 	}
+	for _, sc := range s.usedLists {
+		sc.reset()
+	}
+	clear(s.usedLists)
+	s.usedLists = s.usedLists[:0]
 	s.Reset(nil)
 	s.slabs.Reuse()
 	s.transient = false
@@ -330,24 +338,96 @@ func readList[T any](s *parsing, out *[]T, parse func(*parsing, *T) bool) bool {
 	if s.ArrayStart() != nil {
 		return false
 	}
-	v := []T{}
+	sc := scratchOf[T](s)
+	if sc.busy {
+		// A list of T inside a list of T (no AG-UI type nests so): it
+		// grows a slice of its own.
+		return readListInto(s, out, []T{}, parse)
+	}
+	sc.busy = true
+	start := len(sc.buf)
+	if start == 0 && s.transient {
+		s.usedLists = append(s.usedLists, sc)
+	}
+	ok := readListInto(s, &sc.buf, sc.buf, parse)
+	sc.busy = false
+	v := sc.buf[start:len(sc.buf):len(sc.buf)]
+	if v == nil {
+		v = []T{} // present, empty
+	}
+	if s.transient {
+		// The event dies before Release: it may point into the scratch,
+		// and the next list of T goes after it.
+		*out = v
+		return ok
+	}
+	*out = append(make([]T, 0, len(v)), v...)
+	sc.truncate(start)
+	return ok
+}
+
+// readListInto reads the elements of the array at s (past its '[') onto
+// v, which it stores in out, as far as it gets.
+func readListInto[T any](s *parsing, out *[]T, v []T, parse func(*parsing, *T) bool) bool {
+	ok := true
 	for first := true; ; first = false {
 		more, err := s.ArrayNext(first)
-		if err != nil {
-			return false
-		}
-		if !more {
+		if err != nil || !more {
+			ok = err == nil
 			break
 		}
 		var zero T
 		v = append(v, zero)
 		if !parse(s, &v[len(v)-1]) {
-			return false
+			ok = false
+			break
 		}
 	}
 	*out = v
-	return true
+	return ok
 }
+
+// A list is read into a scratch slice of its element type that the parse
+// state keeps (one per type, found by a zero-size key), then copied once
+// into a slice of its exact length, instead of growing a slice of its own
+// by doubling (for a list of large structs such as messages, the copies
+// and the cleared memory of the doubling cost more than the parse). A
+// transient parse keeps its lists in the scratch until Release.
+type listKey[T any] struct{}
+
+type scratch[T any] struct {
+	buf  []T
+	busy bool
+}
+
+// maxScratchBytes bounds the memory a pooled parse state keeps for one
+// element type; a larger list's scratch is dropped after it.
+const maxScratchBytes = 64 << 10
+
+func scratchOf[T any](s *parsing) *scratch[T] {
+	sc, _ := s.lists[listKey[T]{}].(*scratch[T])
+	if sc == nil {
+		if s.lists == nil {
+			s.lists = make(map[any]any)
+		}
+		sc = new(scratch[T])
+		s.lists[listKey[T]{}] = sc
+	}
+	return sc
+}
+
+// truncate clears the elements from n on (so the scratch keeps no input
+// alive) and drops them.
+func (sc *scratch[T]) truncate(n int) {
+	clear(sc.buf[n:])
+	sc.buf = sc.buf[:n]
+	var zero T
+	if n == 0 && uintptr(cap(sc.buf))*unsafe.Sizeof(zero) > maxScratchBytes {
+		sc.buf = nil
+	}
+}
+
+func (sc *scratch[T]) reset() { sc.truncate(0) }
 
 func readStrings(s *parsing, out *[]string) bool {
 	if s.ArrayStart() != nil {
