@@ -114,19 +114,14 @@ func (t *target) num(v float64, digits int) string {
 func (t *target) fmtValue(v float64) string { return t.num(v, t.digits) }
 
 // valueText spells a row's value; a value that misses the bound but would
-// print as the bound takes more decimals, rounded away from the bound.
+// print as the bound takes as many more decimals as it needs to differ.
 func (t *target) valueText(v float64) string {
 	s := t.fmtValue(v)
 	if math.IsNaN(v) || math.IsInf(v, 0) || t.met(v) || s != t.fmtValue(t.bound) {
 		return s
 	}
 	for d := t.digits + 1; d <= 12; d++ {
-		p := math.Pow(10, float64(d))
-		away := math.Ceil(v/t.scale*p) / p * t.scale
-		if t.atLeast {
-			away = math.Floor(v/t.scale*p) / p * t.scale
-		}
-		if s := t.num(away, d); s != t.num(t.bound, d) {
+		if s := t.num(v, d); s != t.num(t.bound, d) {
 			return s
 		}
 	}
