@@ -79,6 +79,8 @@ if [[ $have_node == 1 ]]; then
   echo "==> end to end: agwire CLI vs node"
   go build -o "$tmp/agwire" ../cmd/agwire
   go run ./cmd/benchtool e2e "$tmp/agwire" "$tmp/data" "$E2E_ROUNDS" | tee "$out/e2e.md"
+else
+  rm -f "$out/e2e.md"   # not a previous run's figures under this run's verdicts
 fi
 
 echo "==> CPU profiles of the benchmarks that miss their target"

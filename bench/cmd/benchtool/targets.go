@@ -19,12 +19,9 @@ import (
 // began. targets builds them from the parsed results; report renders them
 // and missedProfiles names the benchmark to profile for each missed row.
 
-// targetCases are the inputs every per-input target covers; the rows of
-// shownCases are printed beside them but do not count.
-var (
-	targetCases = []string{"SmallText", "EndMetadata", "StateDelta20", "Snapshot5", "Snapshot200", "Text64K", "State64K", "Run"}
-	shownCases  = map[string]bool{"Snapshot1M": true}
-)
+// Every per-input target covers the inputs of caseOrder but these, which
+// are shown beside them and do not count.
+var shownCases = map[string]bool{"Snapshot1M": true}
 
 // baselineLabel heads the column of the figures recorded before the work.
 const baselineLabel = "issue baseline (2026-12, load < 1)"
@@ -195,10 +192,9 @@ func nan() float64 { return math.NaN() }
 // end-to-end table (dir/e2e.md).
 func targets(r results, e2e map[string]e2eResult) []*target {
 	perEvent := func(c, op, impl string) float64 { return r.cpu(side(c, op, impl)) / events(c) }
-	cases := append(append([]string{}, targetCases[:len(targetCases)-1]...), "Snapshot1M", targetCases[len(targetCases)-1])
 	// byCase builds a per-input table: num's impl ÷ den's impl for op.
 	byCase := func(t *target, op, num, den string, base map[string]float64, extra func(c string) float64) *target {
-		for _, c := range cases {
+		for _, c := range caseOrder {
 			n, d := perEvent(c, op, num), perEvent(c, op, den)
 			x := nan()
 			if extra != nil {
