@@ -91,11 +91,15 @@ if [[ $PROFILE_TIME != 0 ]]; then
   go run ./cmd/benchtool missed "$out/side.txt" "$out/pipeline.txt" > "$tmp/missed.txt"
   while IFS=$'\t' read -r bench file; do
     echo "$file"
+    "$tmp/bench.test" -test.run '^$' -test.bench "$bench" -test.benchtime "$PROFILE_TIME" -test.benchmem \
+      -test.cpuprofile "$tmp/cpu.prof" < /dev/null > "$tmp/profiled.txt" 2>&1 || true
     {
       echo "# -test.bench '$bench' -test.benchtime $PROFILE_TIME -test.cpuprofile, then go tool pprof -top -nodecount=25 (the profile includes the benchmark's setup)"
-      "$tmp/bench.test" -test.run '^$' -test.bench "$bench" -test.benchtime "$PROFILE_TIME" -test.benchmem \
-        -test.cpuprofile "$tmp/cpu.prof" < /dev/null | grep '^Benchmark' || true
-      go tool pprof -top -nodecount=25 "$tmp/bench.test" "$tmp/cpu.prof" < /dev/null
+      if grep '^Benchmark' "$tmp/profiled.txt"; then
+        go tool pprof -top -nodecount=25 "$tmp/bench.test" "$tmp/cpu.prof" < /dev/null
+      else
+        echo "no profile: the benchmark did not run"; cat "$tmp/profiled.txt"
+      fi
     } > "$out/$file"
   done < "$tmp/missed.txt"
 fi
