@@ -5,7 +5,11 @@
 //	benchtool e2e BIN DIR ROUNDS  time `BIN encode`/`BIN decode` against node on DIR/Run.jsonl
 //	benchtool report README SVGDIR RAW...
 //	                              medians of the raw benchmark output → tables in
-//	                              README (between the results markers) and SVG plots
+//	                              README (between the results markers) and SVG plots;
+//	                              the targets' verdicts link the profiles beside RAW
+//	benchtool missed RAW...       the benchmarks of the targets RAW misses, one
+//	                              "-test.bench pattern<TAB>profile file" a line
+//	benchtool tree                the commit checked out and whether the tree is dirty
 package main
 
 import (
@@ -32,7 +36,7 @@ import (
 
 func main() {
 	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "usage: benchtool data|sizes|e2e|report ...")
+		fmt.Fprintln(os.Stderr, "usage: benchtool data|sizes|e2e|report|missed|tree ...")
 		os.Exit(2)
 	}
 	var err error
@@ -46,6 +50,10 @@ func main() {
 		err = e2e(os.Stdout, args[0], args[1], rounds)
 	case "report":
 		err = report(args[0], args[1], args[2:])
+	case "missed":
+		err = missed(os.Stdout, args)
+	case "tree":
+		fmt.Println(treeState())
 	default:
 		err = fmt.Errorf("unknown subcommand %q", os.Args[1])
 	}
