@@ -15,7 +15,7 @@ import (
 
 var (
 	caseOrder = []string{"SmallText", "EndMetadata", "StateDelta20", "Snapshot5", "Snapshot200", "Text64K", "State64K", "Snapshot1M", "Run"}
-	implOrder = []string{"agwire", "vtproto", "vtproto+utf8", "protobuf-go", "agwire-json", "protojson", "encoding-json-sse", "agwire-sse", "ts-peer"}
+	implOrder = []string{"agwire", "agwire-codec", "vtproto", "vtproto+utf8", "protobuf-go", "agwire-json", "protojson", "encoding-json-sse", "agwire-sse", "ts-peer"}
 	growthImp = []string{"Encode/impl=agwire", "Decode/impl=agwire", "Encode/impl=agwire-json", "Decode/impl=agwire-json", "Encode/impl=vtproto", "Decode/impl=vtproto", "Encode/impl=protobuf-go", "Decode/impl=protobuf-go"}
 )
 
