@@ -43,6 +43,18 @@ func (d *decoder) forgetCarved() {
 	d.slabs.Forget()
 }
 
+// reuseCarved keeps the blocks for the next decode: a transient event,
+// the only one pointing into them, is gone. A text block larger than the
+// largest carved size (a huge dynamic value's) is dropped.
+func (d *decoder) reuseCarved() {
+	if cap(d.text) > 32<<10 {
+		d.text, d.textNext = nil, 0
+	} else {
+		d.text = d.text[:0]
+	}
+	d.slabs.Reuse()
+}
+
 // Element types of the repeated fields, made without reflection (which
 // allocates a slice header besides the array).
 var (

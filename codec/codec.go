@@ -220,10 +220,13 @@ func (c Codec) AppendFromJSON(dst, jsonEvent []byte) ([]byte, error) {
 
 // AppendJSONFromWire converts one protobuf Event to its AG-UI JSON form.
 func (c Codec) AppendJSONFromWire(dst, wire []byte) ([]byte, error) {
-	ev, err := c.Unmarshal(wire)
+	// The event lives only for this call: it reads wire in place and is
+	// one of the decoder's recycled slots.
+	ev, d, err := c.unmarshalTransient(wire)
 	if err != nil {
 		return dst, err
 	}
+	defer d.release()
 	// The decoder checked every string and wrote every dynamic value
 	// itself: package event's compiled writers lay the event out without
 	// checking them again. (Any event they do not write, the checked

@@ -2451,226 +2451,262 @@ func decodeGenerated(d *decoder) (ev event.Event, ok bool) {
 	if !ok {
 		return nil, false
 	}
+	sl := d.eventSlots()
 	switch num {
 	case 1:
 		if d.charge(int(unsafe.Sizeof(event.TextMessageStart{}))) != nil {
 			return nil, false
 		}
-		if p := new(event.TextMessageStart); decTextMessageStart(d, body, p, 0) {
+		if p := fresh(d, &sl.TextMessageStart); decTextMessageStart(d, body, p, 0) {
 			return p, true
 		}
 	case 2:
 		if d.charge(int(unsafe.Sizeof(event.TextMessageContent{}))) != nil {
 			return nil, false
 		}
-		if p := new(event.TextMessageContent); decTextMessageContent(d, body, p, 1) {
+		if p := fresh(d, &sl.TextMessageContent); decTextMessageContent(d, body, p, 1) {
 			return p, true
 		}
 	case 3:
 		if d.charge(int(unsafe.Sizeof(event.TextMessageEnd{}))) != nil {
 			return nil, false
 		}
-		if p := new(event.TextMessageEnd); decTextMessageEnd(d, body, p, 2) {
+		if p := fresh(d, &sl.TextMessageEnd); decTextMessageEnd(d, body, p, 2) {
 			return p, true
 		}
 	case 4:
 		if d.charge(int(unsafe.Sizeof(event.ToolCallStart{}))) != nil {
 			return nil, false
 		}
-		if p := new(event.ToolCallStart); decToolCallStart(d, body, p, 3) {
+		if p := fresh(d, &sl.ToolCallStart); decToolCallStart(d, body, p, 3) {
 			return p, true
 		}
 	case 5:
 		if d.charge(int(unsafe.Sizeof(event.ToolCallArgs{}))) != nil {
 			return nil, false
 		}
-		if p := new(event.ToolCallArgs); decToolCallArgs(d, body, p, 4) {
+		if p := fresh(d, &sl.ToolCallArgs); decToolCallArgs(d, body, p, 4) {
 			return p, true
 		}
 	case 6:
 		if d.charge(int(unsafe.Sizeof(event.ToolCallEnd{}))) != nil {
 			return nil, false
 		}
-		if p := new(event.ToolCallEnd); decToolCallEnd(d, body, p, 5) {
+		if p := fresh(d, &sl.ToolCallEnd); decToolCallEnd(d, body, p, 5) {
 			return p, true
 		}
 	case 7:
 		if d.charge(int(unsafe.Sizeof(event.StateSnapshot{}))) != nil {
 			return nil, false
 		}
-		if p := new(event.StateSnapshot); decStateSnapshot(d, body, p, 6) {
+		if p := fresh(d, &sl.StateSnapshot); decStateSnapshot(d, body, p, 6) {
 			return p, true
 		}
 	case 8:
 		if d.charge(int(unsafe.Sizeof(event.StateDelta{}))) != nil {
 			return nil, false
 		}
-		if p := new(event.StateDelta); decStateDelta(d, body, p, 7) {
+		if p := fresh(d, &sl.StateDelta); decStateDelta(d, body, p, 7) {
 			return p, true
 		}
 	case 9:
 		if d.charge(int(unsafe.Sizeof(event.MessagesSnapshot{}))) != nil {
 			return nil, false
 		}
-		if p := new(event.MessagesSnapshot); decMessagesSnapshot(d, body, p, 8) {
+		if p := fresh(d, &sl.MessagesSnapshot); decMessagesSnapshot(d, body, p, 8) {
 			return p, true
 		}
 	case 10:
 		if d.charge(int(unsafe.Sizeof(event.Raw{}))) != nil {
 			return nil, false
 		}
-		if p := new(event.Raw); decRaw(d, body, p, 9) {
+		if p := fresh(d, &sl.Raw); decRaw(d, body, p, 9) {
 			return p, true
 		}
 	case 11:
 		if d.charge(int(unsafe.Sizeof(event.Custom{}))) != nil {
 			return nil, false
 		}
-		if p := new(event.Custom); decCustom(d, body, p, 10) {
+		if p := fresh(d, &sl.Custom); decCustom(d, body, p, 10) {
 			return p, true
 		}
 	case 12:
 		if d.charge(int(unsafe.Sizeof(event.RunStarted{}))) != nil {
 			return nil, false
 		}
-		if p := new(event.RunStarted); decRunStarted(d, body, p, 11) {
+		if p := fresh(d, &sl.RunStarted); decRunStarted(d, body, p, 11) {
 			return p, true
 		}
 	case 13:
 		if d.charge(int(unsafe.Sizeof(event.RunFinished{}))) != nil {
 			return nil, false
 		}
-		if p := new(event.RunFinished); decRunFinished(d, body, p, 12) {
+		if p := fresh(d, &sl.RunFinished); decRunFinished(d, body, p, 12) {
 			return p, true
 		}
 	case 14:
 		if d.charge(int(unsafe.Sizeof(event.RunError{}))) != nil {
 			return nil, false
 		}
-		if p := new(event.RunError); decRunError(d, body, p, 13) {
+		if p := fresh(d, &sl.RunError); decRunError(d, body, p, 13) {
 			return p, true
 		}
 	case 15:
 		if d.charge(int(unsafe.Sizeof(event.StepStarted{}))) != nil {
 			return nil, false
 		}
-		if p := new(event.StepStarted); decStepStarted(d, body, p, 14) {
+		if p := fresh(d, &sl.StepStarted); decStepStarted(d, body, p, 14) {
 			return p, true
 		}
 	case 16:
 		if d.charge(int(unsafe.Sizeof(event.StepFinished{}))) != nil {
 			return nil, false
 		}
-		if p := new(event.StepFinished); decStepFinished(d, body, p, 15) {
+		if p := fresh(d, &sl.StepFinished); decStepFinished(d, body, p, 15) {
 			return p, true
 		}
 	case 17:
 		if d.charge(int(unsafe.Sizeof(event.TextMessageChunk{}))) != nil {
 			return nil, false
 		}
-		if p := new(event.TextMessageChunk); decTextMessageChunk(d, body, p, 19) {
+		if p := fresh(d, &sl.TextMessageChunk); decTextMessageChunk(d, body, p, 19) {
 			return p, true
 		}
 	case 18:
 		if d.charge(int(unsafe.Sizeof(event.ToolCallChunk{}))) != nil {
 			return nil, false
 		}
-		if p := new(event.ToolCallChunk); decToolCallChunk(d, body, p, 20) {
+		if p := fresh(d, &sl.ToolCallChunk); decToolCallChunk(d, body, p, 20) {
 			return p, true
 		}
 	case 19:
 		if d.charge(int(unsafe.Sizeof(event.SubagentStarted{}))) != nil {
 			return nil, false
 		}
-		if p := new(event.SubagentStarted); decSubagentStarted(d, body, p, 16) {
+		if p := fresh(d, &sl.SubagentStarted); decSubagentStarted(d, body, p, 16) {
 			return p, true
 		}
 	case 20:
 		if d.charge(int(unsafe.Sizeof(event.SubagentFinished{}))) != nil {
 			return nil, false
 		}
-		if p := new(event.SubagentFinished); decSubagentFinished(d, body, p, 17) {
+		if p := fresh(d, &sl.SubagentFinished); decSubagentFinished(d, body, p, 17) {
 			return p, true
 		}
 	case 21:
 		if d.charge(int(unsafe.Sizeof(event.SubagentError{}))) != nil {
 			return nil, false
 		}
-		if p := new(event.SubagentError); decSubagentError(d, body, p, 18) {
+		if p := fresh(d, &sl.SubagentError); decSubagentError(d, body, p, 18) {
 			return p, true
 		}
 	case 22:
 		if d.charge(int(unsafe.Sizeof(event.ToolCallResult{}))) != nil {
 			return nil, false
 		}
-		if p := new(event.ToolCallResult); decToolCallResult(d, body, p, 21) {
+		if p := fresh(d, &sl.ToolCallResult); decToolCallResult(d, body, p, 21) {
 			return p, true
 		}
 	case 23:
 		if d.charge(int(unsafe.Sizeof(event.ActivitySnapshot{}))) != nil {
 			return nil, false
 		}
-		if p := new(event.ActivitySnapshot); decActivitySnapshot(d, body, p, 22) {
+		if p := fresh(d, &sl.ActivitySnapshot); decActivitySnapshot(d, body, p, 22) {
 			return p, true
 		}
 	case 24:
 		if d.charge(int(unsafe.Sizeof(event.ActivityDelta{}))) != nil {
 			return nil, false
 		}
-		if p := new(event.ActivityDelta); decActivityDelta(d, body, p, 23) {
+		if p := fresh(d, &sl.ActivityDelta); decActivityDelta(d, body, p, 23) {
 			return p, true
 		}
 	case 25:
 		if d.charge(int(unsafe.Sizeof(event.ReasoningStart{}))) != nil {
 			return nil, false
 		}
-		if p := new(event.ReasoningStart); decReasoningStart(d, body, p, 24) {
+		if p := fresh(d, &sl.ReasoningStart); decReasoningStart(d, body, p, 24) {
 			return p, true
 		}
 	case 26:
 		if d.charge(int(unsafe.Sizeof(event.ReasoningMessageStart{}))) != nil {
 			return nil, false
 		}
-		if p := new(event.ReasoningMessageStart); decReasoningMessageStart(d, body, p, 25) {
+		if p := fresh(d, &sl.ReasoningMessageStart); decReasoningMessageStart(d, body, p, 25) {
 			return p, true
 		}
 	case 27:
 		if d.charge(int(unsafe.Sizeof(event.ReasoningMessageContent{}))) != nil {
 			return nil, false
 		}
-		if p := new(event.ReasoningMessageContent); decReasoningMessageContent(d, body, p, 26) {
+		if p := fresh(d, &sl.ReasoningMessageContent); decReasoningMessageContent(d, body, p, 26) {
 			return p, true
 		}
 	case 28:
 		if d.charge(int(unsafe.Sizeof(event.ReasoningMessageEnd{}))) != nil {
 			return nil, false
 		}
-		if p := new(event.ReasoningMessageEnd); decReasoningMessageEnd(d, body, p, 27) {
+		if p := fresh(d, &sl.ReasoningMessageEnd); decReasoningMessageEnd(d, body, p, 27) {
 			return p, true
 		}
 	case 29:
 		if d.charge(int(unsafe.Sizeof(event.ReasoningMessageChunk{}))) != nil {
 			return nil, false
 		}
-		if p := new(event.ReasoningMessageChunk); decReasoningMessageChunk(d, body, p, 28) {
+		if p := fresh(d, &sl.ReasoningMessageChunk); decReasoningMessageChunk(d, body, p, 28) {
 			return p, true
 		}
 	case 30:
 		if d.charge(int(unsafe.Sizeof(event.ReasoningEnd{}))) != nil {
 			return nil, false
 		}
-		if p := new(event.ReasoningEnd); decReasoningEnd(d, body, p, 29) {
+		if p := fresh(d, &sl.ReasoningEnd); decReasoningEnd(d, body, p, 29) {
 			return p, true
 		}
 	case 31:
 		if d.charge(int(unsafe.Sizeof(event.ReasoningEncryptedValue{}))) != nil {
 			return nil, false
 		}
-		if p := new(event.ReasoningEncryptedValue); decReasoningEncryptedValue(d, body, p, 30) {
+		if p := fresh(d, &sl.ReasoningEncryptedValue); decReasoningEncryptedValue(d, body, p, 30) {
 			return p, true
 		}
 	}
 	return nil, false
+}
+
+// slots holds one event of each type for transient decodes (see fresh).
+type slots struct {
+	TextMessageStart        event.TextMessageStart
+	TextMessageContent      event.TextMessageContent
+	TextMessageEnd          event.TextMessageEnd
+	ToolCallStart           event.ToolCallStart
+	ToolCallArgs            event.ToolCallArgs
+	ToolCallEnd             event.ToolCallEnd
+	StateSnapshot           event.StateSnapshot
+	StateDelta              event.StateDelta
+	MessagesSnapshot        event.MessagesSnapshot
+	Raw                     event.Raw
+	Custom                  event.Custom
+	RunStarted              event.RunStarted
+	RunFinished             event.RunFinished
+	RunError                event.RunError
+	StepStarted             event.StepStarted
+	StepFinished            event.StepFinished
+	TextMessageChunk        event.TextMessageChunk
+	ToolCallChunk           event.ToolCallChunk
+	SubagentStarted         event.SubagentStarted
+	SubagentFinished        event.SubagentFinished
+	SubagentError           event.SubagentError
+	ToolCallResult          event.ToolCallResult
+	ActivitySnapshot        event.ActivitySnapshot
+	ActivityDelta           event.ActivityDelta
+	ReasoningStart          event.ReasoningStart
+	ReasoningMessageStart   event.ReasoningMessageStart
+	ReasoningMessageContent event.ReasoningMessageContent
+	ReasoningMessageEnd     event.ReasoningMessageEnd
+	ReasoningMessageChunk   event.ReasoningMessageChunk
+	ReasoningEnd            event.ReasoningEnd
+	ReasoningEncryptedValue event.ReasoningEncryptedValue
 }
 
 func decTextMessageStart(d *decoder, b []byte, p *event.TextMessageStart, enum int32) bool {

@@ -50,9 +50,35 @@ func (c Codec) Unmarshal(b []byte) (event.Event, error) {
 	return d.reference()
 }
 
+// unmarshalTransient decodes b into state the decoder owns and recycles:
+// the event aliases b, which must not change while it is in use, and lives
+// until d.release (AppendJSONFromWire writes it, then releases it). The
+// budget is charged as for Unmarshal, so both refuse the same frames.
+func (c Codec) unmarshalTransient(b []byte) (event.Event, *decoder, error) {
+	d, err := c.decoderOf(b, true)
+	if err != nil {
+		return nil, nil, err
+	}
+	budget := d.budget
+	if ev, ok := decodeGenerated(d); ok {
+		return ev, d, nil
+	}
+	d.restart(budget)
+	ev, err := d.reference()
+	if err != nil {
+		d.release()
+		return nil, nil, err
+	}
+	return ev, d, nil
+}
+
 // decoder returns a pooled decoder set up for frame b with c's options,
 // holding its private copy of b, the copy charged to the budget.
-func (c Codec) decoder(b []byte) (*decoder, error) {
+func (c Codec) decoder(b []byte) (*decoder, error) { return c.decoderOf(b, false) }
+
+// decoderOf is decoder; a transient decoder reads b in place (the copy is
+// charged all the same) and recycles the event's memory on release.
+func (c Codec) decoderOf(b []byte, transient bool) (*decoder, error) {
 	d := decoders.Get().(*decoder)
 	d.nonFiniteAsNull = c.NonFiniteAsNull
 	d.unsafeInts = c.UnsafeIntegers
@@ -63,9 +89,44 @@ func (c Codec) decoder(b []byte) (*decoder, error) {
 		d.release()
 		return nil, toError("decode", "", err)
 	}
-	// One private copy of the input backs every string of the event.
-	d.data = append([]byte(nil), b...)
+	// One private copy of the input backs every string of the event;
+	// a transient event dies before the caller's input may change.
+	d.transient = transient
+	if transient {
+		d.data = b
+	} else {
+		d.data = append([]byte(nil), b...)
+	}
 	return d, nil
+}
+
+// eventSlots returns the decoder's slots, made on first use.
+func (d *decoder) eventSlots() *slots {
+	if d.events == nil {
+		d.events = new(slots)
+	}
+	return d.events
+}
+
+// fresh returns the zero T a generated decoder fills: slot, the decoder's
+// own, in a transient decode, else a new one for the caller to keep.
+func fresh[T any](d *decoder, slot *T) *T {
+	if !d.transient {
+		return new(T)
+	}
+	var zero T
+	*slot = zero
+	d.used = zeroer[T]{slot}
+	return slot
+}
+
+// zeroer clears a slot (a one-pointer struct: stored in an interface
+// without an allocation).
+type zeroer[T any] struct{ p *T }
+
+func (z zeroer[T]) zero() {
+	var zero T
+	*z.p = zero
 }
 
 // reference decodes d's frame with the reference decoder.
@@ -103,13 +164,28 @@ type decoder struct {
 	text     []byte
 	textNext int
 	slabs    slab.Slabs // the optional scalars of the decoded event
+
+	// A transient decode's event is one of the decoder's slots, and its
+	// blocks are reused after release.
+	transient bool
+	events    *slots              // made on first use
+	used      interface{ zero() } // the slot the event is
 }
 
 // release drops every reference into the input before the decoder goes
 // back to the pool.
 func (d *decoder) release() {
 	d.data = nil
-	d.forgetCarved()
+	if d.transient {
+		if d.used != nil {
+			d.used.zero()
+			d.used = nil
+		}
+		d.reuseCarved()
+		d.transient = false
+	} else {
+		d.forgetCarved()
+	}
 	d.fill = d.fill[:0]
 	d.slots = d.slots[:0]
 	clear(d.entries[:cap(d.entries)])

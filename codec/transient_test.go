@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/agwire/agwire/codec"
+	"github.com/agwire/agwire/event"
 )
 
 // JSON → wire parses into state it recycles: an event without escaped
@@ -74,5 +75,90 @@ func TestFromJSONConcurrent(t *testing.T) {
 	close(errs)
 	for err := range errs {
 		t.Fatal(err)
+	}
+}
+
+// Wire → JSON decodes in place into state it recycles: no copy of the
+// frame, no event, no allocation once warm.
+func TestJSONFromWireRecyclesItsEvent(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector makes sync.Pool drop items at random")
+	}
+	wire, err := codec.AppendFromJSON(nil, []byte(`{"type":"TEXT_MESSAGE_END","messageId":"msg_1","subagentRunId":"s","metadata":{"usage":{"in":3},"k":[1,"two",null]}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := codec.AppendJSONFromWire(nil, wire)
+	if err != nil {
+		t.Fatal(err)
+	}
+	buf := make([]byte, 0, 256)
+	allocs := testing.AllocsPerRun(200, func() {
+		if buf, err = codec.AppendJSONFromWire(buf[:0], wire); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if allocs != 0 {
+		t.Fatalf("AppendJSONFromWire allocated %v times per event; want 0", allocs)
+	}
+	if !bytes.Equal(buf, want) {
+		t.Fatalf("got %s, want %s", buf, want)
+	}
+}
+
+// Conversions from wire running at once, and Unmarshal between them, each
+// get their own state: every output equals the one-at-a-time conversion,
+// and an event from Unmarshal is never a recycled slot.
+func TestJSONFromWireConcurrent(t *testing.T) {
+	var frames [][]byte
+	for i := range 32 {
+		in := fmt.Appendf(nil, `{"type":"TEXT_MESSAGE_START","messageId":"m%d","role":"assistant","subagentRunId":"s%d","metadata":{"n":%d}}`, i, i, i)
+		if i%2 == 1 {
+			in = fmt.Appendf(nil, `{"type":"MESSAGES_SNAPSHOT","messages":[{"id":"a%d","role":"user","content":"hi %d"},{"id":"b%d","role":"assistant","toolCalls":[{"id":"c","type":"function","function":{"name":"f","arguments":"{}"}}]}]}`, i, i, i)
+		}
+		f, err := codec.AppendFromJSON(nil, in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		frames = append(frames, f)
+	}
+	want := make([][]byte, len(frames))
+	for i, f := range frames {
+		var err error
+		if want[i], err = codec.AppendJSONFromWire(nil, f); err != nil {
+			t.Fatal(err)
+		}
+	}
+	kept, err := codec.Unmarshal(frames[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	keptJSON, _ := event.Marshal(kept)
+	var wg sync.WaitGroup
+	errs := make(chan error, 8)
+	for g := range 8 {
+		wg.Go(func() {
+			var buf []byte
+			for round := range 200 {
+				i := (g*5 + round) % len(frames)
+				var err error
+				if buf, err = codec.AppendJSONFromWire(buf[:0], frames[i]); err != nil {
+					errs <- err
+					return
+				}
+				if !bytes.Equal(buf, want[i]) {
+					errs <- fmt.Errorf("frame %d: got %s, want %s", i, buf, want[i])
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	if again, _ := event.Marshal(kept); !bytes.Equal(again, keptJSON) {
+		t.Fatalf("an event from Unmarshal changed under later conversions: %s, was %s", again, keptJSON)
 	}
 }

@@ -30,6 +30,7 @@ func (g *gen) decoders() {
 	g.P("if !ok {")
 	g.P("return nil, false")
 	g.P("}")
+	g.P("sl := d.eventSlots()")
 	g.P("switch num {")
 	for _, in := range g.events {
 		p := planOf(in)
@@ -38,12 +39,23 @@ func (g *gen) decoders() {
 		g.P("if d.charge(%s) != nil {", sizeof(p.Type))
 		g.P("return nil, false")
 		g.P("}")
-		g.P("if p := new(event.%s); dec%s(d, body, p, %d) {", name, name, in.Enum)
+		g.P("if p := fresh(d, &sl.%s); dec%s(d, body, p, %d) {", name, name, in.Enum)
 		g.P("return p, true")
 		g.P("}")
 	}
 	g.P("}")
 	g.P("return nil, false")
+	g.P("}")
+	g.P("")
+	g.P("// slots holds one event of each type for transient decodes (see fresh).")
+	g.P("type slots struct {")
+	seen := map[string]bool{}
+	for _, in := range g.events {
+		if name := planOf(in).Type.Name(); !seen[name] {
+			seen[name] = true
+			g.P("%s event.%s", name, name)
+		}
+	}
 	g.P("}")
 	g.P("")
 	for _, p := range g.order {
