@@ -161,21 +161,31 @@ func (c *Corpus) Texts() [][]byte {
 	return out
 }
 
-// Members returns, for every event type, its richest valid event: the
-// longest canonical text (event.Marshal's) among the golden inputs and
-// the filled events of seeds 0 to 3999 of that type; and, for every
+// Members returns, for every event type, its richest valid event: of the
+// canonical texts (event.Marshal's) of the golden inputs and of the filled
+// events of seeds 0 to 3999 of that type, the one with the most paths of
+// keys (list indexes left out), the shortest of those; and, for every
 // member of that text at every depth, the text with the member absent and
-// with its value null. The richest texts come first, in the order of
-// event.Types().
+// with its value null (once per path: of the members of a list's elements,
+// those of the first element that has them). The richest texts come
+// first, in the order of event.Types().
 func Members(golden []Golden) [][]byte {
-	richest := map[event.Type][]byte{}
+	type best struct {
+		text  []byte
+		paths int
+	}
+	richest := map[event.Type]best{}
 	keep := func(ev event.Event, err error) {
 		if err != nil || ev == nil || !ev.Type().Known() {
 			return
 		}
 		b, err := event.Marshal(ev)
-		if err == nil && len(b) > len(richest[ev.Type()]) {
-			richest[ev.Type()] = b
+		if err != nil {
+			return
+		}
+		n := len(paths(b))
+		if r, ok := richest[ev.Type()]; !ok || n > r.paths || n == r.paths && len(b) < len(r.text) {
+			richest[ev.Type()] = best{b, n}
 		}
 	}
 	for _, g := range golden {
@@ -186,64 +196,101 @@ func Members(golden []Golden) [][]byte {
 	}
 	var out [][]byte
 	for _, ty := range event.Types() {
-		if b := richest[ty]; b != nil {
-			out = append(out, b)
+		if r, ok := richest[ty]; ok {
+			out = append(out, r.text)
 		}
 	}
 	for _, ty := range event.Types() {
-		b := richest[ty]
-		if b == nil {
+		r, ok := richest[ty]
+		if !ok {
 			continue
 		}
-		var ms []member
-		scanValue(b, 0, &ms)
-		for _, m := range ms {
-			out = append(out, without(b, m), withNull(b, m))
+		for _, m := range paths(r.text) {
+			out = append(out, without(r.text, m), withNull(r.text, m))
+		}
+	}
+	return out
+}
+
+// paths returns the members of compact JSON text b, at every depth, the
+// first of each path.
+func paths(b []byte) []member {
+	var ms, out []member
+	scanValue(b, 0, "", &ms)
+	seen := map[string]bool{}
+	for _, m := range ms {
+		if !seen[m.path] {
+			seen[m.path] = true
+			out = append(out, m)
 		}
 	}
 	return out
 }
 
 // member is the place of one object member in a compact JSON text: its
-// key's opening quote, its value's first byte, and one past its value.
-type member struct{ start, value, end int }
+// key's opening quote, its value's first byte, and one past its value;
+// path is the keys leading to it, from the outermost (list indexes left
+// out).
+type member struct {
+	start, value, end int
+	path              string
+}
 
-// scanValue records the members of the compact JSON value at b[i:], at
-// every depth, and returns the index after the value.
-func scanValue(b []byte, i int, out *[]member) int {
+// scanValue records the members of the JSON value at b[i:] (valid, as
+// event.Marshal writes it), at every depth, and returns the index after
+// the value and the whitespace after it; path is the value's. A member's
+// end is the end of its value, whitespace excluded.
+func scanValue(b []byte, i int, path string, out *[]member) int {
+	i = space(b, i)
 	switch b[i] {
 	case '{':
-		i++
+		i = space(b, i+1)
 		if b[i] == '}' {
-			return i + 1
+			return space(b, i+1)
 		}
 		for {
 			start := i
-			i = skipString(b, i) + 1 // the key and its colon
-			v := i
-			i = scanValue(b, i, out)
-			*out = append(*out, member{start, v, i})
-			if b[i] == '}' {
-				return i + 1
+			key := skipString(b, i)
+			p := path + "/" + string(b[start:key])
+			v := space(b, space(b, key)+1) // after the colon
+			i = scanValue(b, v, p, out)
+			end := i
+			for end > v && isSpace(b[end-1]) {
+				end--
 			}
-			i++ // a comma
+			*out = append(*out, member{start, v, end, p})
+			if b[i] == '}' {
+				return space(b, i+1)
+			}
+			i = space(b, i+1) // after a comma
 		}
 	case '[':
-		i++
+		i = space(b, i+1)
 		if b[i] == ']' {
-			return i + 1
+			return space(b, i+1)
 		}
 		for {
-			i = scanValue(b, i, out)
+			i = scanValue(b, i, path, out)
 			if b[i] == ']' {
-				return i + 1
+				return space(b, i+1)
 			}
 			i++
 		}
 	case '"':
-		return skipString(b, i)
+		return space(b, skipString(b, i))
 	}
-	for i < len(b) && b[i] != ',' && b[i] != '}' && b[i] != ']' {
+	for i < len(b) && b[i] != ',' && b[i] != '}' && b[i] != ']' && !isSpace(b[i]) {
+		i++
+	}
+	return space(b, i)
+}
+
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+
+// space returns the index of the first byte at or after i that is not
+// whitespace.
+func space(b []byte, i int) int {
+	for i < len(b) && isSpace(b[i]) {
 		i++
 	}
 	return i
@@ -261,12 +308,19 @@ func skipString(b []byte, i int) int {
 
 // without returns b without member m (and one comma beside it).
 func without(b []byte, m member) []byte {
-	start, end := m.start, m.end
+	start, end := m.start, space(b, m.end)
 	switch {
 	case b[end] == ',':
 		end++
-	case b[start-1] == ',':
-		start--
+	default:
+		for start > 0 && isSpace(b[start-1]) {
+			start--
+		}
+		if b[start-1] == ',' {
+			start--
+		} else {
+			start = m.start
+		}
 	}
 	return append(append([]byte(nil), b[:start]...), b[end:]...)
 }

@@ -76,7 +76,7 @@ func TestMembersCoverEveryType(t *testing.T) {
 func TestMemberEdits(t *testing.T) {
 	b := []byte(`{"a":1,"b":{"c":"x\"}","d":[{"e":null},[]]},"f":{}}`)
 	var ms []member
-	if end := scanValue(b, 0, &ms); end != len(b) {
+	if end := scanValue(b, 0, "", &ms); end != len(b) {
 		t.Fatalf("scanValue ends at %d of %d", end, len(b))
 	}
 	var absent, null []string
@@ -105,6 +105,13 @@ func TestMemberEdits(t *testing.T) {
 	}
 	if fmt.Sprint(null) != fmt.Sprint(wantNull) {
 		t.Errorf("null:\n%s\nwant\n%s", strings.Join(null, "\n"), strings.Join(wantNull, "\n"))
+	}
+	var paths []string
+	for _, m := range ms {
+		paths = append(paths, m.path)
+	}
+	if got, want := strings.Join(paths, " "), `/"a" /"b"/"c" /"b"/"d"/"e" /"b"/"d" /"b" /"f"`; got != want {
+		t.Errorf("paths %s, want %s", got, want)
 	}
 }
 
