@@ -31,144 +31,6 @@ var (
 	planReasoningEncryptedValue = planFor[event.ReasoningEncryptedValue]()
 )
 
-// knownRole lists the names of set Role, for error messages.
-const knownRole = "developer, system, assistant, user"
-
-// indexRole returns the index of s in set Role, -1 when it is not in it.
-func indexRole(s string) int {
-	switch s {
-	case "developer":
-		return 0
-	case "system":
-		return 1
-	case "assistant":
-		return 2
-	case "user":
-		return 3
-	}
-	return -1
-}
-
-// knownOp lists the names of set Op, for error messages.
-const knownOp = "add, remove, replace, move, copy, test"
-
-// indexOp returns the index of s in set Op, -1 when it is not in it.
-func indexOp(s string) int {
-	switch s {
-	case "add":
-		return 0
-	case "remove":
-		return 1
-	case "replace":
-		return 2
-	case "move":
-		return 3
-	case "copy":
-		return 4
-	case "test":
-		return 5
-	}
-	return -1
-}
-
-// namesOp are the names of set Op by wire number.
-var namesOp = [...]string{
-	"add",
-	"remove",
-	"replace",
-	"move",
-	"copy",
-	"test",
-}
-
-// knownType lists the names of set Type, for error messages.
-const knownType = "function"
-
-// indexType returns the index of s in set Type, -1 when it is not in it.
-func indexType(s string) int {
-	switch s {
-	case "function":
-		return 0
-	}
-	return -1
-}
-
-// knownMessageRole lists the names of set MessageRole, for error messages.
-const knownMessageRole = "developer, system, assistant, user, tool, activity, reasoning"
-
-// indexMessageRole returns the index of s in set MessageRole, -1 when it is not in it.
-func indexMessageRole(s string) int {
-	switch s {
-	case "developer":
-		return 0
-	case "system":
-		return 1
-	case "assistant":
-		return 2
-	case "user":
-		return 3
-	case "tool":
-		return 4
-	case "activity":
-		return 5
-	case "reasoning":
-		return 6
-	}
-	return -1
-}
-
-// knownStatus lists the names of set Status, for error messages.
-const knownStatus = "resolved, cancelled"
-
-// indexStatus returns the index of s in set Status, -1 when it is not in it.
-func indexStatus(s string) int {
-	switch s {
-	case "resolved":
-		return 0
-	case "cancelled":
-		return 1
-	}
-	return -1
-}
-
-// knownToolCallResultRole lists the names of set ToolCallResultRole, for error messages.
-const knownToolCallResultRole = "tool"
-
-// indexToolCallResultRole returns the index of s in set ToolCallResultRole, -1 when it is not in it.
-func indexToolCallResultRole(s string) int {
-	switch s {
-	case "tool":
-		return 0
-	}
-	return -1
-}
-
-// knownReasoningMessageStartRole lists the names of set ReasoningMessageStartRole, for error messages.
-const knownReasoningMessageStartRole = "reasoning"
-
-// indexReasoningMessageStartRole returns the index of s in set ReasoningMessageStartRole, -1 when it is not in it.
-func indexReasoningMessageStartRole(s string) int {
-	switch s {
-	case "reasoning":
-		return 0
-	}
-	return -1
-}
-
-// knownSubtype lists the names of set Subtype, for error messages.
-const knownSubtype = "tool-call, message"
-
-// indexSubtype returns the index of s in set Subtype, -1 when it is not in it.
-func indexSubtype(s string) int {
-	switch s {
-	case "tool-call":
-		return 0
-	case "message":
-		return 1
-	}
-	return -1
-}
-
 // appendGenerated encodes ev with its generated coder; ok is false for
 // a value with none (a nil event, a THINKING_* event, a type defined
 // outside package event), which Codec.refusal then reports.
@@ -347,8 +209,8 @@ func encodeTextMessageStart(g *genc, dst []byte, p *event.TextMessageStart) ([]b
 		n += 1 + protowire.SizeBytes(len(v))
 	}
 	if v := p.Role; v != nil {
-		if indexRole(*v) < 0 {
-			return dst, jsonx.WithKey(unknownName("role", false, *v, knownRole), "role")
+		if schema.IndexRole(*v) < 0 {
+			return dst, jsonx.WithKey(unknownName("role", false, *v, schema.KnownRole), "role")
 		}
 		if err := g.checkString(*v); err != nil {
 			return dst, jsonx.WithKey(err, "role")
@@ -1017,8 +879,8 @@ func encodeTextMessageChunk(g *genc, dst []byte, p *event.TextMessageChunk) ([]b
 		n += 1 + protowire.SizeBytes(len(*v))
 	}
 	if v := p.Role; v != nil {
-		if indexRole(*v) < 0 {
-			return dst, jsonx.WithKey(unknownName("role", false, *v, knownRole), "role")
+		if schema.IndexRole(*v) < 0 {
+			return dst, jsonx.WithKey(unknownName("role", false, *v, schema.KnownRole), "role")
 		}
 		if err := g.checkString(*v); err != nil {
 			return dst, jsonx.WithKey(err, "role")
@@ -1321,8 +1183,8 @@ func encodeToolCallResult(g *genc, dst []byte, p *event.ToolCallResult) ([]byte,
 		n += 1 + protowire.SizeBytes(len(*v))
 	}
 	if v := p.Role; v != nil {
-		if indexToolCallResultRole(*v) < 0 {
-			return dst, jsonx.WithKey(unknownName("role", false, *v, knownToolCallResultRole), "role")
+		if schema.IndexToolCallResultRole(*v) < 0 {
+			return dst, jsonx.WithKey(unknownName("role", false, *v, schema.KnownToolCallResultRole), "role")
 		}
 		if err := g.checkString(*v); err != nil {
 			return dst, jsonx.WithKey(err, "role")
@@ -1516,8 +1378,8 @@ func encodeReasoningMessageStart(g *genc, dst []byte, p *event.ReasoningMessageS
 		}
 		n += 1 + protowire.SizeBytes(len(v))
 	}
-	if indexReasoningMessageStartRole(p.Role) < 0 {
-		return dst, jsonx.WithKey(unknownName("role", false, p.Role, knownReasoningMessageStartRole), "role")
+	if schema.IndexReasoningMessageStartRole(p.Role) < 0 {
+		return dst, jsonx.WithKey(unknownName("role", false, p.Role, schema.KnownReasoningMessageStartRole), "role")
 	}
 	if v := p.Role; v != "" {
 		if err := g.checkString(v); err != nil {
@@ -1695,8 +1557,8 @@ func encodeReasoningEncryptedValue(g *genc, dst []byte, p *event.ReasoningEncryp
 		}
 		n += 1 + protowire.SizeBytes(len(*v))
 	}
-	if indexSubtype(p.Subtype) < 0 {
-		return dst, jsonx.WithKey(unknownName("subtype", false, p.Subtype, knownSubtype), "subtype")
+	if schema.IndexSubtype(p.Subtype) < 0 {
+		return dst, jsonx.WithKey(unknownName("subtype", false, p.Subtype, schema.KnownSubtype), "subtype")
 	}
 	if v := p.Subtype; v != "" {
 		if err := g.checkString(v); err != nil {
@@ -1780,8 +1642,8 @@ func writeBase(g *genc, b []byte, p *event.Base, enum int32) []byte {
 
 func sizePatchOp(g *genc, p *event.PatchOp) (int, error) {
 	n := 0
-	if k := indexOp(p.Op); k < 0 {
-		return 0, jsonx.WithKey(unknownName("op", true, p.Op, knownOp), "op")
+	if k := schema.IndexOp(p.Op); k < 0 {
+		return 0, jsonx.WithKey(unknownName("op", true, p.Op, schema.KnownOp), "op")
 	} else if k != 0 {
 		n += 1 + protowire.SizeVarint(uint64(k))
 	}
@@ -1808,7 +1670,7 @@ func sizePatchOp(g *genc, p *event.PatchOp) (int, error) {
 }
 
 func writePatchOp(g *genc, b []byte, p *event.PatchOp) []byte {
-	if k := indexOp(p.Op); k != 0 {
+	if k := schema.IndexOp(p.Op); k != 0 {
 		b = protowire.AppendVarint(append(b, 0x08), uint64(k))
 	}
 	if v := p.Path; v != "" {
@@ -1834,8 +1696,8 @@ func sizeMessage(g *genc, p *event.Message) (int, error) {
 		}
 		n += 1 + protowire.SizeBytes(len(v))
 	}
-	if indexMessageRole(p.Role) < 0 {
-		return 0, jsonx.WithKey(unknownName("role", false, p.Role, knownMessageRole), "role")
+	if schema.IndexMessageRole(p.Role) < 0 {
+		return 0, jsonx.WithKey(unknownName("role", false, p.Role, schema.KnownMessageRole), "role")
 	}
 	if v := p.Role; v != "" {
 		if err := g.checkString(v); err != nil {
@@ -1969,8 +1831,8 @@ func sizeToolCall(g *genc, p *event.ToolCall) (int, error) {
 		}
 		n += 1 + protowire.SizeBytes(len(v))
 	}
-	if indexType(p.Type) < 0 {
-		return 0, jsonx.WithKey(unknownName("type", false, p.Type, knownType), "type")
+	if schema.IndexType(p.Type) < 0 {
+		return 0, jsonx.WithKey(unknownName("type", false, p.Type, schema.KnownType), "type")
 	}
 	if v := p.Type; v != "" {
 		if err := g.checkString(v); err != nil {
@@ -2237,8 +2099,8 @@ func sizeResumeEntry(g *genc, p *event.ResumeEntry) (int, error) {
 		}
 		n += 1 + protowire.SizeBytes(len(v))
 	}
-	if indexStatus(p.Status) < 0 {
-		return 0, jsonx.WithKey(unknownName("status", false, p.Status, knownStatus), "status")
+	if schema.IndexStatus(p.Status) < 0 {
+		return 0, jsonx.WithKey(unknownName("status", false, p.Status, schema.KnownStatus), "status")
 	}
 	if v := p.Status; v != "" {
 		if err := g.checkString(v); err != nil {
@@ -3417,10 +3279,10 @@ func decPatchOp(d *decoder, b []byte, p *event.PatchOp) bool {
 				return false
 			}
 			b = b[n:]
-			if v >= uint64(len(namesOp)) {
+			if v >= uint64(len(schema.EnumOp)) {
 				return false
 			}
-			p.Op = namesOp[v]
+			p.Op = schema.EnumOp[v]
 		case 2:
 			if typ != protowire.BytesType || seen&(1<<2) != 0 {
 				return false

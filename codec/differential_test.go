@@ -30,13 +30,10 @@ package codec_test
 //     not in the input. Map entry order carries no meaning on the wire.
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"reflect"
 	"strconv"
 	"strings"
@@ -52,42 +49,8 @@ import (
 	"github.com/agwire/agwire/codec/protoconv"
 	"github.com/agwire/agwire/event"
 	"github.com/agwire/agwire/gen/aguipb"
+	"github.com/agwire/agwire/internal/difftest"
 )
-
-type dtFixture struct {
-	Name      string          `json:"name"`
-	Input     json.RawMessage `json:"input"`
-	Hex       string          `json:"hex"`
-	IntKeys   bool            `json:"intKeys"`
-	Lossy     bool            `json:"lossy"`
-	PeerWarns bool            `json:"peerWarns"`
-}
-
-func dtLoadFixtures(t *testing.T) []dtFixture {
-	t.Helper()
-	f, err := os.Open("testdata/golden-peer-1.0.0.jsonl")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var out []dtFixture
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
-		var g dtFixture
-		if err := json.Unmarshal(sc.Bytes(), &g); err != nil {
-			t.Fatalf("fixture line %d: %v", len(out)+1, err)
-		}
-		out = append(out, g)
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
-	}
-	if len(out) < 100 {
-		t.Fatalf("only %d fixtures", len(out))
-	}
-	return out
-}
 
 var dtMarshal = proto.MarshalOptions{Deterministic: true}
 
@@ -104,7 +67,7 @@ const (
 func TestDifferentialGolden(t *testing.T) {
 	counts := map[string]int{}
 	skipped := 0
-	for _, g := range dtLoadFixtures(t) {
+	for _, g := range difftest.LoadGolden(t) {
 		t.Run(g.Name, func(t *testing.T) {
 			in, err := orcCanonical(g.Input)
 			if err != nil {

@@ -2,7 +2,6 @@ package codec_test
 
 import (
 	"bytes"
-	"encoding/hex"
 	"errors"
 	"reflect"
 	"testing"
@@ -13,6 +12,7 @@ import (
 	"github.com/agwire/agwire/codec/protoconv"
 	"github.com/agwire/agwire/event"
 	"github.com/agwire/agwire/gen/aguipb"
+	"github.com/agwire/agwire/internal/difftest"
 )
 
 // The generated coders (coders_gen.go) against the independent oracle
@@ -59,6 +59,16 @@ func sameEncode(t testing.TB, c codec.Codec, ev event.Event) []byte {
 		}
 		if !wraps {
 			t.Fatalf("error %v wraps none of the sentinels", err)
+		}
+		// What the oracle builds a message from, Append refuses only for
+		// what the oracle does not model: integers beyond 2^53 (without
+		// UnsafeIntegers), a depth limit, a peer profile, a key repeated
+		// in a dynamic value (the oracle keeps the last).
+		if js != nil {
+			if _, oerr := orcOracle(js, c.LossyNumbers); oerr == nil && !errors.Is(err, codec.ErrUnsafeInteger) && !errors.Is(err, event.ErrTooDeep) &&
+				!errors.Is(err, codec.ErrNotInProfile) && !errors.Is(err, event.ErrDuplicateKey) {
+				t.Fatalf("Append refuses what the oracle encodes: %v\njson %s", err, js)
+			}
 		}
 		if viaJSON {
 			_, jerr := c.AppendFromJSON(nil, js)
@@ -115,21 +125,24 @@ func sameAsProtobuf(t testing.TB, c codec.Codec, ev event.Event, wire []byte) {
 
 var encodeCodecs = []codec.Codec{{}, {LossyNumbers: true}, {UnsafeIntegers: true}, {Profile: codec.PreV1}, {MaxDepth: 3}}
 
-// TestGeneratedMatchesOracle: on every golden fixture and typed events of
-// every type filled with valid and invalid values, the generated encoders
-// agree with the oracle and the JSON entry point; protobuf-go reads what
-// they write as protoconv builds it.
+// TestGeneratedMatchesOracle: on every golden fixture, typed events of
+// every type filled with valid and invalid values, and every event the
+// shared corpus's texts parse to (edge cases, each type's richest event
+// with members absent and null, the conformance streams, the JSON fuzz
+// seeds), the generated encoders agree with the oracle and the JSON entry
+// point; protobuf-go reads what they write as protoconv builds it.
 func TestGeneratedMatchesOracle(t *testing.T) {
-	n := 0
+	n, compared := 0, 0
 	check := func(ev event.Event) {
 		for _, c := range encodeCodecs {
+			compared++
 			if wire := sameEncode(t, c, ev); wire != nil {
 				sameAsProtobuf(t, c, ev, wire)
 				n++
 			}
 		}
 	}
-	for _, g := range loadGolden(t) {
+	for _, g := range difftest.LoadGolden(t) {
 		ev, err := (event.Parser{}).Parse(g.Input)
 		if err != nil {
 			if g.Lossy {
@@ -140,11 +153,17 @@ func TestGeneratedMatchesOracle(t *testing.T) {
 		check(ev)
 	}
 	for seed := range 3000 {
-		check(fillEvent(newFiller([]byte{byte(seed), byte(seed >> 8), byte(seed * 7), byte(seed * 13)}, seed)))
+		check(difftest.Fill(seed))
+	}
+	for _, b := range difftest.Load(t).Texts() {
+		if ev, err := event.Parse(b); err == nil {
+			check(ev)
+		}
 	}
 	if n < 1000 {
 		t.Fatalf("only %d successful encodes compared", n)
 	}
+	t.Logf("%d encodes compared, %d of them successful", compared, n)
 }
 
 // TestEncodeRefusals: what has no generated coder, or is outside the
@@ -202,86 +221,13 @@ func FuzzGeneratedEncode(f *testing.F) {
 		f.Add([]byte{byte(i), byte(i * 31), 0xff, byte(i * 7), 0x80}, uint16(i))
 	}
 	f.Fuzz(func(t *testing.T, data []byte, pick uint16) {
-		ev := fillEvent(newFiller(data, int(pick)))
+		ev := difftest.FillFrom(data, int(pick))
 		for _, c := range encodeCodecs {
 			if wire := sameEncode(t, c, ev); wire != nil {
 				sameAsProtobuf(t, c, ev, wire)
 			}
 		}
 	})
-}
-
-// filler makes values from a byte stream, cycling through it.
-type filler struct {
-	data []byte
-	i    int
-	pick int
-}
-
-func newFiller(data []byte, pick int) *filler {
-	if len(data) == 0 {
-		data = []byte{0}
-	}
-	return &filler{data: data, pick: pick}
-}
-
-func (f *filler) next() byte { b := f.data[f.i%len(f.data)]; f.i++; return b }
-
-var fillStrings = []string{"", "a", "user", "assistant", "tool", "reasoning", "function", "resolved", "success",
-	"interrupt", "suspended", "message", "text", "image", "data", "url", "file", "add", "test", "h\u00e9", "\xff", "bot"}
-
-var fillValues = []string{`null`, `1`, `"s"`, `{}`, `{"a":1}`, `[1,{"b":null}]`, `{"a":1,"a":2}`, `9007199254740993`,
-	`1e400`, `{"x":`, `true`, `{"m":{"n":[[[]]]}}`, `"\ud800"`, `[]`}
-
-// fillEvent returns an event of a type picked from the registry, its
-// fields filled by f.
-func fillEvent(f *filler) event.Event {
-	types := event.Types()
-	ev := event.New(types[f.pick%len(types)])
-	f.fill(reflect.ValueOf(ev).Elem(), 0)
-	return ev
-}
-
-func (f *filler) fill(v reflect.Value, depth int) {
-	switch v.Type() {
-	case reflect.TypeFor[event.RawValue](), reflect.TypeFor[event.Object]():
-		if b := f.next(); b%3 != 0 {
-			v.SetBytes([]byte(fillValues[int(b)%len(fillValues)]))
-		}
-		return
-	}
-	switch v.Kind() {
-	case reflect.String:
-		v.SetString(fillStrings[int(f.next())%len(fillStrings)])
-	case reflect.Bool:
-		v.SetBool(f.next()%2 == 0)
-	case reflect.Int64:
-		b := f.next()
-		v.SetInt([]int64{0, 1, -1, 1 << 53, 1<<53 - 1, -(1 << 60), 1733140800123}[int(b)%7])
-	case reflect.Pointer:
-		if b := f.next(); b%2 == 0 && depth < 4 {
-			v.Set(reflect.New(v.Type().Elem()))
-			f.fill(v.Elem(), depth+1)
-		}
-	case reflect.Slice:
-		if depth >= 4 {
-			return
-		}
-		n := int(f.next() % 4)
-		if n == 3 {
-			return // nil
-		}
-		v.Set(reflect.MakeSlice(v.Type(), n, n))
-		for i := range n {
-			f.fill(v.Index(i), depth+1)
-		}
-	case reflect.Struct:
-		for i := 0; i < v.NumField(); i++ {
-			if v.Type().Field(i).IsExported() {
-				f.fill(v.Field(i), depth)
-			}
-		}
-	}
 }
 
 var decodeCodecs = []codec.Codec{{}, {UnsafeIntegers: true}, {NonFiniteAsNull: true}, {MaxDepth: 3}, {MemoryBudget: 200}}
@@ -291,72 +237,82 @@ var decodeCodecs = []codec.Codec{{}, {UnsafeIntegers: true}, {NonFiniteAsNull: t
 // reports whether the generated decoders read b themselves.
 func sameDecode(t testing.TB, c codec.Codec, b []byte) (fast bool) {
 	t.Helper()
+	in := difftest.Wire(b)
 	got, gerr := c.Unmarshal(b)
 	want, rerr := codec.UnmarshalReference(c, b)
-	if (gerr == nil) != (rerr == nil) {
-		t.Fatalf("Unmarshal err %v, reference err %v\nframe %x", gerr, rerr, b)
-	}
-	if gerr != nil {
-		if gerr.Error() != rerr.Error() {
-			t.Fatalf("errors differ\nUnmarshal %v\nreference %v\nframe %x", gerr, rerr, b)
-		}
-	} else if !reflect.DeepEqual(got, want) {
-		t.Fatalf("events differ\nUnmarshal %#v\nreference %#v\nframe %x", got, want, b)
-	} else {
+	ref := difftest.Answer{By: "reference", Val: want, Err: rerr}
+	difftest.Agree(t, in, difftest.Answer{By: "Unmarshal", Val: got, Err: gerr}, ref)
+	if rerr == nil {
 		// AppendJSONFromWire's trusted writers write what event's checked
 		// writer writes.
 		gj, gerr := c.AppendJSONFromWire([]byte("x"), b)
 		rj, rerr := event.AppendJSON([]byte("x"), want)
-		if gerr != nil || rerr != nil || !bytes.Equal(gj, rj) {
-			t.Fatalf("JSON differs\nAppendJSONFromWire %s (%v)\nevent.AppendJSON   %s (%v)", gj, gerr, rj, rerr)
+		if rerr != nil {
+			t.Fatalf("event.AppendJSON refuses a decoded event: %v\nframe %v", rerr, in)
 		}
+		difftest.Agree(t, in, difftest.Answer{By: "AppendJSONFromWire", Val: gj, Err: gerr}, difftest.Answer{By: "event.AppendJSON", Val: rj})
 	}
 	fastEv, fast := codec.DecodeGenerated(c, b)
-	if fast && (rerr != nil || !reflect.DeepEqual(fastEv, want)) {
-		t.Fatalf("the generated decoders accept what the reference decodes otherwise\ngenerated %#v\nreference %#v, %v\nframe %x", fastEv, want, rerr, b)
-	}
-	return fast
+	return difftest.Within(t, in, difftest.Answer{By: "generated", Val: fastEv}, fast, ref)
 }
 
-// TestGeneratedDecodeMatchesReference: on the peer's golden frames, on the
-// encodings of filled typed events, and on every one-byte change and cut of
-// them, the generated decoders and the reference decoder agree; the
-// generated ones read every canonical frame themselves.
+// TestGeneratedDecodeMatchesReference: on the peer's golden frames, on
+// the encodings of filled typed events and of the shared corpus's events,
+// and on one-byte changes and cuts of them, the generated decoders and the
+// reference decoder agree; the generated ones read every canonical frame
+// themselves.
 func TestGeneratedDecodeMatchesReference(t *testing.T) {
 	var frames [][]byte
-	for _, g := range loadGolden(t) {
-		wire, _ := hex.DecodeString(g.Hex)
-		frames = append(frames, wire)
+	for _, g := range difftest.LoadGolden(t) {
+		frames = append(frames, g.Wire())
 	}
 	for seed := range 2000 {
-		ev := fillEvent(newFiller([]byte{byte(seed), byte(seed >> 8), byte(seed * 7), byte(seed * 13)}, seed))
-		if wire, err := codec.Append(nil, ev); err == nil {
+		if wire, err := codec.Append(nil, difftest.Fill(seed)); err == nil {
 			frames = append(frames, wire)
 		}
 	}
-	fast := 0
+	for _, wire := range corpusFrames(t) {
+		frames = append(frames, wire)
+	}
+	fast, decodes := 0, 0
 	for _, wire := range frames {
 		if sameDecode(t, codec.Codec{}, wire) {
 			fast++
 		}
+		decodes++
 	}
 	// agwire's own encodings and the peer's are canonical: all of them.
 	if fast != len(frames) {
 		t.Errorf("the generated decoders read %d of %d canonical frames", fast, len(frames))
 	}
-	rng := uint32(1)
+	m := difftest.NewMutator(1)
 	for i, wire := range frames {
 		for _, c := range decodeCodecs {
 			sameDecode(t, c, wire)
+			decodes++
 		}
 		for k := 0; k < 8 && len(wire) > 0; k++ {
-			rng = rng*1664525 + 1013904223
-			m := append([]byte(nil), wire...)
-			m[int(rng>>8)%len(m)] ^= byte(rng >> 24)
-			sameDecode(t, decodeCodecs[(i+k)%len(decodeCodecs)], m)
-			sameDecode(t, codec.Codec{}, wire[:int(rng>>4)%len(wire)])
+			changed, cut := m.Next(wire)
+			sameDecode(t, decodeCodecs[(i+k)%len(decodeCodecs)], changed)
+			sameDecode(t, codec.Codec{}, cut)
+			decodes += 2
 		}
 	}
+	t.Logf("%d frames decoded by both; %d canonical frames, all read by the generated decoders", decodes, len(frames))
+}
+
+// corpusFrames returns the encodings of the events the shared corpus's
+// texts parse to, where they encode.
+func corpusFrames(t testing.TB) [][]byte {
+	var out [][]byte
+	for _, b := range difftest.Load(t).Texts() {
+		if ev, err := event.Parse(b); err == nil {
+			if wire, err := codec.Append(nil, ev); err == nil {
+				out = append(out, wire)
+			}
+		}
+	}
+	return out
 }
 
 // FuzzGeneratedDecode: on arbitrary bytes, Unmarshal (the generated
@@ -364,9 +320,11 @@ func TestGeneratedDecodeMatchesReference(t *testing.T) {
 // error for error, under every option; what the generated decoders accept
 // alone, the reference decodes to the same event.
 func FuzzGeneratedDecode(f *testing.F) {
-	for _, g := range loadGolden(f) {
-		wire, _ := hex.DecodeString(g.Hex)
-		f.Add(wire, uint8(0))
+	for _, g := range difftest.LoadGolden(f) {
+		f.Add(g.Wire(), uint8(0))
+	}
+	for i, wire := range corpusFrames(f) {
+		f.Add(wire, uint8(i))
 	}
 	f.Fuzz(func(t *testing.T, b []byte, pick uint8) {
 		sameDecode(t, decodeCodecs[int(pick)%len(decodeCodecs)], b)

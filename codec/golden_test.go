@@ -1,55 +1,22 @@
 package codec_test
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/hex"
 	"encoding/json"
-	"os"
 	"reflect"
 	"testing"
 
 	"github.com/agwire/agwire/codec"
+	"github.com/agwire/agwire/internal/difftest"
 )
 
 // goldenFrame is one line of testdata/golden-peer-1.0.0.jsonl, written by
 // interop/regen-golden.sh from the real @ag-ui/proto@1.0.0.
-type goldenFrame struct {
-	Name      string          `json:"name"`
-	Input     json.RawMessage `json:"input"`
-	Hex       string          `json:"hex"`
-	Decoded   json.RawMessage `json:"decoded"`
-	IntKeys   bool            `json:"intKeys"`
-	Lossy     bool            `json:"lossy"`
-	PeerWarns bool            `json:"peerWarns"`
-}
+type goldenFrame = difftest.Golden
 
 // loadGolden returns the golden frames.
-func loadGolden(t testing.TB) []goldenFrame {
-	t.Helper()
-	f, err := os.Open("testdata/golden-peer-1.0.0.jsonl")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var out []goldenFrame
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
-		var g goldenFrame
-		if err := json.Unmarshal(sc.Bytes(), &g); err != nil {
-			t.Fatalf("golden line %d: %v", len(out)+1, err)
-		}
-		out = append(out, g)
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
-	}
-	if len(out) < 100 {
-		t.Fatalf("only %d golden frames", len(out))
-	}
-	return out
-}
+func loadGolden(t testing.TB) []goldenFrame { return difftest.LoadGolden(t) }
 
 // semanticJSON parses JSON into generic values, numbers as float64, so two
 // texts compare equal when they denote the same JSON value.

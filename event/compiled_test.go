@@ -1,19 +1,15 @@
 package event_test
 
 import (
-	"bufio"
 	"bytes"
-	"encoding/hex"
 	"encoding/json"
-	"os"
-	"path/filepath"
+	"fmt"
 	"reflect"
-	"strconv"
-	"strings"
 	"testing"
 
 	"github.com/agwire/agwire/codec"
 	"github.com/agwire/agwire/event"
+	"github.com/agwire/agwire/internal/difftest"
 )
 
 // The compiled JSON path (json_gen.go) against the interpreter: what the
@@ -22,191 +18,47 @@ import (
 // interpreter, so the public functions answer as the interpreter does,
 // event for event, byte for byte, error for error.
 
-type golden struct {
-	Input json.RawMessage `json:"input"`
-	Hex   string          `json:"hex"`
-}
-
-// loadGolden reads the peer's golden frames: its JSON input and the wire.
-func loadGolden(t testing.TB) []golden {
-	t.Helper()
-	f, err := os.Open("../codec/testdata/golden-peer-1.0.0.jsonl")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var out []golden
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
-		var g golden
-		if err := json.Unmarshal(sc.Bytes(), &g); err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, g)
-	}
-	if len(out) < 100 {
-		t.Fatalf("only %d golden frames", len(out))
-	}
-	return out
-}
-
-// loadCorpora returns the event texts of the AG-UI 1.0 conformance streams
-// (as written, and compact) and the seeds of the JSON fuzz targets.
-func loadCorpora(t testing.TB) [][]byte {
-	t.Helper()
-	var out [][]byte
-	streams, _ := filepath.Glob("../conformance/testdata/1.0/streams/*.json")
-	for _, f := range streams {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var c struct{ Stream []json.RawMessage }
-		if err := json.Unmarshal(b, &c); err != nil {
-			t.Fatalf("%s: %v", f, err)
-		}
-		for _, ev := range c.Stream {
-			var compact bytes.Buffer
-			json.Compact(&compact, ev)
-			out = append(out, ev, compact.Bytes())
-		}
-	}
-	seeds, _ := filepath.Glob("../fuzz/testdata/fuzz/FuzzJSONRoundTrip/*")
-	for _, f := range seeds {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, line := range strings.Split(string(b), "\n") {
-			if q, ok := strings.CutPrefix(line, "[]byte("); ok {
-				if v, err := strconv.Unquote(strings.TrimSuffix(q, ")")); err == nil {
-					out = append(out, []byte(v))
-				}
-			}
-		}
-	}
-	if len(streams) < 50 || len(out) < 200 {
-		t.Fatalf("corpora: %d streams, %d texts", len(streams), len(out))
-	}
-	return out
-}
-
-// filler makes values from a byte stream, cycling through it.
-type filler struct {
-	data []byte
-	i    int
-	pick int
-}
-
-func (f *filler) next() byte { b := f.data[f.i%len(f.data)]; f.i++; return b }
-
-var fillStrings = []string{"", "a", "user", "assistant", "tool", "reasoning", "function", "resolved", "success",
-	"interrupt", "suspended", "message", "text", "image", "data", "url", "file", "add", "test", "h\u00e9", "\xff", "bot"}
-
-var fillValues = []string{`null`, `1`, `"s"`, `{}`, `{"a":1}`, `[1,{"b":null}]`, `{"a":1,"a":2}`, `9007199254740993`,
-	`1e400`, `{"x":`, `true`, `{"m":{"n":[[[]]]}}`, `"\ud800"`, `[]`, "{\r\n\"a\": 1\n}"}
-
-// fillEvent returns an event of a type picked from the registry, its
-// fields filled from seed: valid or not.
-func fillEvent(seed int) event.Event {
-	f := &filler{data: []byte{byte(seed), byte(seed >> 8), byte(seed * 7), byte(seed * 13)}, pick: seed}
-	types := event.Types()
-	ev := event.New(types[f.pick%len(types)])
-	f.fill(reflect.ValueOf(ev).Elem(), 0)
-	return ev
-}
-
-func (f *filler) fill(v reflect.Value, depth int) {
-	switch v.Type() {
-	case reflect.TypeFor[event.RawValue](), reflect.TypeFor[event.Object]():
-		if b := f.next(); b%3 != 0 {
-			v.SetBytes([]byte(fillValues[int(b)%len(fillValues)]))
-		}
-		return
-	}
-	switch v.Kind() {
-	case reflect.String:
-		v.SetString(fillStrings[int(f.next())%len(fillStrings)])
-	case reflect.Bool:
-		v.SetBool(f.next()%2 == 0)
-	case reflect.Int64:
-		v.SetInt([]int64{0, 1, -1, 1 << 53, 1<<53 - 1, -(1 << 60), 1733140800123}[int(f.next())%7])
-	case reflect.Pointer:
-		if b := f.next(); b%2 == 0 && depth < 4 {
-			v.Set(reflect.New(v.Type().Elem()))
-			f.fill(v.Elem(), depth+1)
-		}
-	case reflect.Slice:
-		if depth >= 4 {
-			return
-		}
-		n := int(f.next() % 4)
-		if n == 3 {
-			return // nil
-		}
-		v.Set(reflect.MakeSlice(v.Type(), n, n))
-		for i := range n {
-			f.fill(v.Index(i), depth+1)
-		}
-	case reflect.Struct:
-		for i := 0; i < v.NumField(); i++ {
-			if v.Type().Field(i).IsExported() {
-				f.fill(v.Field(i), depth)
-			}
-		}
-	}
-}
-
 // sameWrite requires the compiled writers, where they write ev, to write
 // the interpreter's bytes, and AppendJSON to answer as the interpreter. It
 // reports whether the compiled writers wrote ev.
 func sameWrite(t testing.TB, ev event.Event) bool {
 	t.Helper()
+	in := evText{ev}
 	want, werr := event.AppendJSONInterpreted([]byte("x"), ev)
+	interp := difftest.Answer{By: "interpreter", Val: want, Err: werr}
 	got, err := event.AppendJSON([]byte("x"), ev)
-	if (err == nil) != (werr == nil) || err != nil && err.Error() != werr.Error() || !bytes.Equal(got, want) {
-		t.Fatalf("AppendJSON and the interpreter differ\nAppendJSON  %s, %v\ninterpreter %s, %v\nevent %#v", got, err, want, werr, ev)
-	}
+	difftest.Agree(t, in, difftest.Answer{By: "AppendJSON", Val: got, Err: err}, interp)
 	c, ok := event.AppendJSONCompiled([]byte("x"), ev)
-	if ok && (werr != nil || !bytes.Equal(c, want)) {
-		t.Fatalf("the compiled writers write what the interpreter writes otherwise\ncompiled    %s\ninterpreter %s, %v", c, want, werr)
-	}
-	return ok
+	return difftest.Within(t, in, difftest.Answer{By: "compiled", Val: c}, ok, interp)
 }
 
-// TestCompiledWriteMatchesInterpreter: on every decoded golden frame and on
+// evText shows an event in a failure message.
+type evText struct{ ev event.Event }
+
+func (e evText) String() string { return fmt.Sprintf("event %#v", e.ev) }
+
+// TestCompiledWriteMatchesInterpreter: on every decoded golden frame, on
 // filled events, valid or not (invalid UTF-8, names outside their set,
-// broken dynamic values, two carriers of a union, rules broken), AppendJSON
-// writes the interpreter's bytes or returns its error, and the compiled
-// writers write every valid event of a wire type themselves.
+// broken dynamic values, two carriers of a union, rules broken), and on
+// every event the shared corpus's texts parse to (its edge cases, each
+// type's richest event with members absent and null, the conformance
+// streams, the fuzz seeds), AppendJSON writes the interpreter's bytes or
+// returns its error, and the compiled writers write every valid event of a
+// wire type themselves.
 func TestCompiledWriteMatchesInterpreter(t *testing.T) {
 	var evs []event.Event
-	for _, g := range loadGolden(t) {
-		wire, _ := hex.DecodeString(g.Hex)
-		if ev, err := codec.Unmarshal(wire); err == nil {
+	for _, g := range difftest.LoadGolden(t) {
+		if ev, err := codec.Unmarshal(g.Wire()); err == nil {
 			evs = append(evs, ev)
 		}
 	}
 	for seed := range 4000 {
-		evs = append(evs, fillEvent(seed))
+		evs = append(evs, difftest.Fill(seed))
 	}
-	// Each condition of the layout at least once.
-	for _, in := range []string{
-		`{"type":"RUN_FINISHED","threadId":"t","runId":"r","outcome":{"type":"interrupt","interrupts":[]}}`,
-		`{"type":"RUN_FINISHED","threadId":"t","runId":"r","outcome":{"type":"success","pendingToolCallIds":[]},"usage":[]}`,
-		`{"type":"RUN_FINISHED","threadId":"t","runId":"r","result":null,"rawEvent":null}`,
-		`{"type":"ACTIVITY_SNAPSHOT","messageId":"m","activityType":"a","content":{}}`,
-		`{"type":"MESSAGES_SNAPSHOT","messages":[{"id":"1","role":"user","content":[]},{"id":"2","role":"activity","activityType":"x","content":{}},{"id":"3","role":"developer","content":""},{"id":"4","role":"assistant","toolCalls":[]}]}`,
-		`{"type":"SUBAGENT_FINISHED","subagentRunId":"s","outcome":{"type":"suspended","interruptIds":[]}}`,
-		`{"type":"TOOL_CALL_RESULT","messageId":"m","toolCallId":"c","content":[{"type":"image","source":{"type":"data","value":"","mimeType":""}}]}`,
-		`{"type":"RUN_STARTED","threadId":"t","runId":"r","input":{"threadId":"t","runId":"r","messages":[],"resume":[]}}`,
-	} {
-		ev, err := event.Parse([]byte(in))
-		if err != nil {
-			t.Fatalf("%s: %v", in, err)
+	for _, b := range difftest.Load(t).Texts() {
+		if ev, err := event.Parse(b); err == nil {
+			evs = append(evs, ev)
 		}
-		evs = append(evs, ev)
 	}
 	fast, valid, refused := 0, 0, 0
 	for _, ev := range evs {
@@ -231,6 +83,7 @@ func TestCompiledWriteMatchesInterpreter(t *testing.T) {
 	// A nil event of a compiled type, and a nil interface.
 	sameWrite(t, (*event.TextMessageStart)(nil))
 	sameWrite(t, nil)
+	t.Logf("%d events written by both (+2 nil): %d valid, all by the compiled writers; %d refused", len(evs), valid, refused)
 }
 
 // sameParse requires the compiled parsers, where they accept a text, to
@@ -239,19 +92,12 @@ func TestCompiledWriteMatchesInterpreter(t *testing.T) {
 func sameParse(t testing.TB, p event.Parser, in []byte) bool {
 	t.Helper()
 	want, werr := event.ParseInterpreted(p, in)
+	interp := difftest.Answer{By: "interpreter", Val: want, Err: werr}
 	got, err := p.Parse(in)
-	if (err == nil) != (werr == nil) || err != nil && err.Error() != werr.Error() || !reflect.DeepEqual(got, want) {
-		t.Fatalf("Parse and the interpreter differ\nParse       %#v, %v\ninterpreter %#v, %v\n%s", got, err, want, werr, in)
-	}
+	difftest.Agree(t, difftest.Text(in), difftest.Answer{By: "Parse", Val: got, Err: err}, interp)
 	c, ok := event.ParseCompiled(p.MaxDepth, in)
-	if !ok {
+	if !difftest.Within(t, difftest.Text(in), difftest.Answer{By: "compiled", Val: c}, ok, interp) {
 		return false
-	}
-	if werr != nil {
-		t.Fatalf("the compiled parsers accept what the interpreter refuses (%v)\n%s", werr, in)
-	}
-	if !reflect.DeepEqual(c, want) {
-		t.Fatalf("events differ\ncompiled    %#v\ninterpreter %#v\n%s", c, want, in)
 	}
 	sameValue(t, in, c)
 	return true
@@ -301,16 +147,20 @@ func dropNulls(v any) any {
 
 var parsers = []event.Parser{{}, {DropUnknownFields: true}, {MaxDepth: 2}, {MaxDepth: 4}}
 
-// TestCompiledParseMatchesInterpreter: on agwire's own JSON of every golden
-// and filled event (canonical: all of it is read by the compiled parsers),
-// on the peer's own spellings, the conformance streams, the JSON fuzz
-// targets' seeds, and on one-byte changes, cuts, reorderings
-// and repetitions of them, Parse answers as the interpreter, under every
-// option, and what the compiled parsers accept they read as it does.
+// TestCompiledParseMatchesInterpreter: on the peer's own spellings, on
+// agwire's own JSON of every golden and filled event (canonical: all of it
+// is read by the compiled parsers), on the shared corpus (the conformance
+// streams, the JSON fuzz targets' seeds, the edge cases, each type's
+// richest event with members absent and null), and on one-byte changes,
+// cuts, reshapings and repetitions of the canonical texts, Parse answers
+// as the interpreter, under every option, and what the compiled parsers
+// accept they read as it does.
 func TestCompiledParseMatchesInterpreter(t *testing.T) {
+	parses, writes := 0, 0
 	var texts [][]byte
-	for _, g := range loadGolden(t) {
+	for _, g := range difftest.LoadGolden(t) {
 		sameParse(t, event.Parser{}, g.Input) // legacy binary parts included
+		parses++
 		if ev, err := event.Parse(g.Input); err == nil {
 			if b, err := event.Marshal(ev); err == nil {
 				texts = append(texts, b)
@@ -318,7 +168,7 @@ func TestCompiledParseMatchesInterpreter(t *testing.T) {
 		}
 	}
 	for seed := range 3000 {
-		ev := fillEvent(seed)
+		ev := difftest.Fill(seed)
 		if !ev.Type().Known() {
 			continue
 		}
@@ -326,14 +176,16 @@ func TestCompiledParseMatchesInterpreter(t *testing.T) {
 			texts = append(texts, b)
 		}
 	}
-	// The conformance streams and the fuzz seeds, under every option; the
-	// events they hold written by both writers.
-	for _, b := range loadCorpora(t) {
+	// The shared corpus, under every option; the events it holds written
+	// by both writers.
+	for _, b := range difftest.Load(t).Texts() {
 		for _, p := range parsers {
 			sameParse(t, p, b)
+			parses++
 		}
 		if ev, err := event.Parse(b); err == nil {
 			sameWrite(t, ev)
+			writes++
 		}
 	}
 	fast := 0
@@ -341,38 +193,36 @@ func TestCompiledParseMatchesInterpreter(t *testing.T) {
 		if sameParse(t, event.Parser{}, b) {
 			fast++
 		}
+		parses++
 	}
 	if fast != len(texts) {
 		t.Errorf("the compiled parsers read %d of %d canonical texts", fast, len(texts))
 	}
-	rng := uint32(7)
+	m := difftest.NewMutator(7)
 	for i, b := range texts {
 		for k := 0; k < 4; k++ {
-			rng = rng*1664525 + 1013904223
 			p := parsers[(i+k)%len(parsers)]
-			m := append([]byte(nil), b...)
-			m[int(rng>>8)%len(m)] ^= byte(rng >> 24)
-			sameParse(t, p, m)
-			sameParse(t, p, b[:int(rng>>4)%len(b)])
-			// A member repeated, a null, "type" moved, an unknown member, whitespace.
-			sameParse(t, p, bytes.Replace(b, []byte(`,"`), []byte(`,"metadata":null,"`), 1))
-			sameParse(t, p, bytes.Replace(b, []byte(`{"type"`), []byte(`{"x":1,"type"`), 1))
-			sameParse(t, p, bytes.ReplaceAll(b, []byte(`:`), []byte(` : `)))
-			if j := bytes.IndexByte(b[1:], ','); j > 0 {
-				sameParse(t, p, append(append(append([]byte(nil), b[:len(b)-1]...), b[j+1:len(b)-1]...), '}'))
+			changed, cut := m.Next(b)
+			sameParse(t, p, changed)
+			sameParse(t, p, cut)
+			parses += 2
+			for _, r := range difftest.Reshape(b) {
+				sameParse(t, p, r)
+				parses++
 			}
 		}
 	}
+	t.Logf("%d texts parsed by both, %d events written by both; %d canonical texts, all read by the compiled parsers", parses, writes, len(texts))
 }
 
 // FuzzCompiledParse: on arbitrary text, under every option, Parse answers
 // as the interpreter; what the compiled parsers accept, the interpreter
 // reads to the same event, and encoding/json reads the same values.
 func FuzzCompiledParse(f *testing.F) {
-	for _, g := range loadGolden(f) {
+	for _, g := range difftest.LoadGolden(f) {
 		f.Add([]byte(g.Input), uint8(0))
 	}
-	for i, b := range loadCorpora(f) {
+	for i, b := range difftest.Load(f).Texts() {
 		f.Add(b, uint8(i))
 	}
 	f.Fuzz(func(t *testing.T, b []byte, pick uint8) {

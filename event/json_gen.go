@@ -18,110 +18,6 @@ var (
 	planToolCallResult  = plans[reflect.TypeFor[ToolCallResult]()]
 )
 
-// indexRole returns the index of s in set Role, -1 when it is not in it.
-func indexRole(s string) int {
-	switch s {
-	case "developer":
-		return 0
-	case "system":
-		return 1
-	case "assistant":
-		return 2
-	case "user":
-		return 3
-	}
-	return -1
-}
-
-// indexOp returns the index of s in set Op, -1 when it is not in it.
-func indexOp(s string) int {
-	switch s {
-	case "add":
-		return 0
-	case "remove":
-		return 1
-	case "replace":
-		return 2
-	case "move":
-		return 3
-	case "copy":
-		return 4
-	case "test":
-		return 5
-	}
-	return -1
-}
-
-// indexType returns the index of s in set Type, -1 when it is not in it.
-func indexType(s string) int {
-	switch s {
-	case "function":
-		return 0
-	}
-	return -1
-}
-
-// indexMessageRole returns the index of s in set MessageRole, -1 when it is not in it.
-func indexMessageRole(s string) int {
-	switch s {
-	case "developer":
-		return 0
-	case "system":
-		return 1
-	case "assistant":
-		return 2
-	case "user":
-		return 3
-	case "tool":
-		return 4
-	case "activity":
-		return 5
-	case "reasoning":
-		return 6
-	}
-	return -1
-}
-
-// indexStatus returns the index of s in set Status, -1 when it is not in it.
-func indexStatus(s string) int {
-	switch s {
-	case "resolved":
-		return 0
-	case "cancelled":
-		return 1
-	}
-	return -1
-}
-
-// indexToolCallResultRole returns the index of s in set ToolCallResultRole, -1 when it is not in it.
-func indexToolCallResultRole(s string) int {
-	switch s {
-	case "tool":
-		return 0
-	}
-	return -1
-}
-
-// indexReasoningMessageStartRole returns the index of s in set ReasoningMessageStartRole, -1 when it is not in it.
-func indexReasoningMessageStartRole(s string) int {
-	switch s {
-	case "reasoning":
-		return 0
-	}
-	return -1
-}
-
-// indexSubtype returns the index of s in set Subtype, -1 when it is not in it.
-func indexSubtype(s string) int {
-	switch s {
-	case "tool-call":
-		return 0
-	case "message":
-		return 1
-	}
-	return -1
-}
-
 func init() { parseCompiled, writeCompiled = parseEvent, appendEvent }
 
 // appendEvent writes ev after dst with the compiled writers, trusting
@@ -212,7 +108,7 @@ func (w *writer) jsonTextMessageStart(p *TextMessageStart) bool {
 	w.str(p.MessageID)
 	if v := p.Role; v != nil {
 		w.b = append(w.b, `,"role":`...)
-		w.check(indexRole(*v) >= 0)
+		w.check(schema.IndexRole(*v) >= 0)
 		w.str(*v)
 	}
 	if v := p.Name; v != nil {
@@ -356,7 +252,7 @@ func (w *writer) jsonStateDelta(p *StateDelta) bool {
 func (w *writer) jsonPatchOp(p *PatchOp) {
 	w.b = append(w.b, '{')
 	w.b = append(w.b, `"op":`...)
-	w.check(indexOp(p.Op) >= 0)
+	w.check(schema.IndexOp(p.Op) >= 0)
 	w.str(p.Op)
 	w.b = append(w.b, `,"path":`...)
 	w.str(p.Path)
@@ -394,7 +290,7 @@ func (w *writer) jsonMessage(p *Message) {
 	w.b = append(w.b, `"id":`...)
 	w.str(p.ID)
 	w.b = append(w.b, `,"role":`...)
-	w.check(indexMessageRole(p.Role) >= 0)
+	w.check(schema.IndexMessageRole(p.Role) >= 0)
 	w.str(p.Role)
 	if v := p.Content; v != nil {
 		w.b = append(w.b, `,"content":`...)
@@ -462,7 +358,7 @@ func (w *writer) jsonToolCall(p *ToolCall) {
 	w.b = append(w.b, `"id":`...)
 	w.str(p.ID)
 	w.b = append(w.b, `,"type":`...)
-	w.check(indexType(p.Type) >= 0)
+	w.check(schema.IndexType(p.Type) >= 0)
 	w.str(p.Type)
 	w.b = append(w.b, `,"function":`...)
 	w.jsonFunctionCall(&p.Function)
@@ -639,7 +535,7 @@ func (w *writer) jsonResumeEntry(p *ResumeEntry) {
 	w.b = append(w.b, `"interruptId":`...)
 	w.str(p.InterruptID)
 	w.b = append(w.b, `,"status":`...)
-	w.check(indexStatus(p.Status) >= 0)
+	w.check(schema.IndexStatus(p.Status) >= 0)
 	w.str(p.Status)
 	if v := p.Payload; v != nil && !jsonx.IsNull(v) {
 		w.b = append(w.b, `,"payload":`...)
@@ -842,7 +738,7 @@ func (w *writer) jsonTextMessageChunk(p *TextMessageChunk) bool {
 	}
 	if v := p.Role; v != nil {
 		w.b = append(w.b, `,"role":`...)
-		w.check(indexRole(*v) >= 0)
+		w.check(schema.IndexRole(*v) >= 0)
 		w.str(*v)
 	}
 	if v := p.Delta; v != nil {
@@ -978,7 +874,7 @@ func (w *writer) jsonToolCallResult(p *ToolCallResult) bool {
 	}
 	if v := p.Role; v != nil {
 		w.b = append(w.b, `,"role":`...)
-		w.check(indexToolCallResultRole(*v) >= 0)
+		w.check(schema.IndexToolCallResultRole(*v) >= 0)
 		w.str(*v)
 	}
 	if p.Parts != nil {
@@ -1064,7 +960,7 @@ func (w *writer) jsonReasoningMessageStart(p *ReasoningMessageStart) bool {
 	w.b = append(w.b, `,"messageId":`...)
 	w.str(p.MessageID)
 	w.b = append(w.b, `,"role":`...)
-	w.check(indexReasoningMessageStartRole(p.Role) >= 0)
+	w.check(schema.IndexReasoningMessageStartRole(p.Role) >= 0)
 	w.str(p.Role)
 	w.jsonBase(&p.Base)
 	w.b = append(w.b, '}')
@@ -1138,7 +1034,7 @@ func (w *writer) jsonReasoningEncryptedValue(p *ReasoningEncryptedValue) bool {
 		w.str(*v)
 	}
 	w.b = append(w.b, `,"subtype":`...)
-	w.check(indexSubtype(p.Subtype) >= 0)
+	w.check(schema.IndexSubtype(p.Subtype) >= 0)
 	w.str(p.Subtype)
 	w.b = append(w.b, `,"entityId":`...)
 	w.str(p.EntityID)
@@ -1324,7 +1220,7 @@ func parseTextMessageStart(s *parsing, p *TextMessageStart) bool {
 				return false
 			}
 		case "role":
-			if !once(&seen, 1) || !(readOptString(s, &p.Role) && indexRole(*p.Role) >= 0) {
+			if !once(&seen, 1) || !(readOptString(s, &p.Role) && schema.IndexRole(*p.Role) >= 0) {
 				return false
 			}
 		case "name":
@@ -1619,7 +1515,7 @@ func parsePatchOp(s *parsing, p *PatchOp) bool {
 		}
 		switch key {
 		case "op":
-			if !once(&seen, 0) || !(readString(s, &p.Op) && indexOp(p.Op) >= 0) {
+			if !once(&seen, 0) || !(readString(s, &p.Op) && schema.IndexOp(p.Op) >= 0) {
 				return false
 			}
 		case "path":
@@ -1691,7 +1587,7 @@ func parseMessage(s *parsing, p *Message) bool {
 				return false
 			}
 		case "role":
-			if !once(&seen, 1) || !(readString(s, &p.Role) && indexMessageRole(p.Role) >= 0) {
+			if !once(&seen, 1) || !(readString(s, &p.Role) && schema.IndexMessageRole(p.Role) >= 0) {
 				return false
 			}
 		case "content":
@@ -1771,7 +1667,7 @@ func parseToolCall(s *parsing, p *ToolCall) bool {
 				return false
 			}
 		case "type":
-			if !once(&seen, 1) || !(readString(s, &p.Type) && indexType(p.Type) >= 0) {
+			if !once(&seen, 1) || !(readString(s, &p.Type) && schema.IndexType(p.Type) >= 0) {
 				return false
 			}
 		case "function":
@@ -2096,7 +1992,7 @@ func parseResumeEntry(s *parsing, p *ResumeEntry) bool {
 				return false
 			}
 		case "status":
-			if !once(&seen, 1) || !(readString(s, &p.Status) && indexStatus(p.Status) >= 0) {
+			if !once(&seen, 1) || !(readString(s, &p.Status) && schema.IndexStatus(p.Status) >= 0) {
 				return false
 			}
 		case "payload":
@@ -2423,7 +2319,7 @@ func parseTextMessageChunk(s *parsing, p *TextMessageChunk) bool {
 				return false
 			}
 		case "role":
-			if !once(&seen, 1) || !(readOptString(s, &p.Role) && indexRole(*p.Role) >= 0) {
+			if !once(&seen, 1) || !(readOptString(s, &p.Role) && schema.IndexRole(*p.Role) >= 0) {
 				return false
 			}
 		case "delta":
@@ -2679,7 +2575,7 @@ func parseToolCallResult(s *parsing, p *ToolCallResult) bool {
 				return false
 			}
 		case "role":
-			if !once(&seen, 4) || !(readOptString(s, &p.Role) && indexToolCallResultRole(*p.Role) >= 0) {
+			if !once(&seen, 4) || !(readOptString(s, &p.Role) && schema.IndexToolCallResultRole(*p.Role) >= 0) {
 				return false
 			}
 		default:
@@ -2831,7 +2727,7 @@ func parseReasoningMessageStart(s *parsing, p *ReasoningMessageStart) bool {
 				return false
 			}
 		case "role":
-			if !once(&seen, 2) || !(readString(s, &p.Role) && indexReasoningMessageStartRole(p.Role) >= 0) {
+			if !once(&seen, 2) || !(readString(s, &p.Role) && schema.IndexReasoningMessageStartRole(p.Role) >= 0) {
 				return false
 			}
 		default:
@@ -2996,7 +2892,7 @@ func parseReasoningEncryptedValue(s *parsing, p *ReasoningEncryptedValue) bool {
 				return false
 			}
 		case "subtype":
-			if !once(&seen, 1) || !(readString(s, &p.Subtype) && indexSubtype(p.Subtype) >= 0) {
+			if !once(&seen, 1) || !(readString(s, &p.Subtype) && schema.IndexSubtype(p.Subtype) >= 0) {
 				return false
 			}
 		case "entityId":

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # CI check for the protobuf schema and its generated code:
 #   1. buf lint passes on proto/;
-#   2. regenerating gen/, codec/coders_gen.go and event/json_gen.go changes
-#      nothing compared with the committed tree (HEAD): no modified, deleted
+#   2. regenerating gen/ and the files internal/codecgen writes
+#      (codec/coders_gen.go, event/json_gen.go, internal/schema/names_gen.go)
+#      changes nothing compared with the committed tree (HEAD): no modified, deleted
 #      or new files;
 #   3. the generated package builds against the root module's runtime.
 #
@@ -37,24 +38,28 @@ scripts/buf.sh lint
 echo "==> scripts/generate.sh"
 scripts/generate.sh
 
-echo "==> comparing gen/, codec/coders_gen.go and event/json_gen.go with HEAD"
+# The files internal/codecgen writes (codec/generate.go names them).
+codecgen_out=(codec/coders_gen.go event/json_gen.go internal/schema/names_gen.go)
+
+echo "==> comparing gen/ and ${codecgen_out[*]} with HEAD"
 failed=0
 
 # Tracked files that differ from HEAD (staged or not), including deletions.
-if ! git diff --exit-code --quiet HEAD -- gen/ codec/coders_gen.go event/json_gen.go; then
-  git diff --stat HEAD -- gen/ codec/coders_gen.go event/json_gen.go
+if ! git diff --exit-code --quiet HEAD -- gen/ "${codecgen_out[@]}"; then
+  git diff --stat HEAD -- gen/ "${codecgen_out[@]}"
   echo "check-generated.sh: generated code is out of date." >&2
   failed=1
 fi
 
-# Generated files git does not know about at all.
-untracked="$(git ls-files --others --exclude-standard -- gen/)"
+# Generated files git does not know about at all (git diff does not see
+# them: a new file, such as a codecgen output HEAD lacks).
+untracked="$(git ls-files --others --exclude-standard -- gen/ "${codecgen_out[@]}")"
 if [[ -n "$untracked" ]]; then
-  git status --porcelain --untracked-files=all -- gen/
+  git status --porcelain --untracked-files=all -- gen/ "${codecgen_out[@]}"
   if [[ "$allow_untracked" == 1 ]]; then
-    echo "check-generated.sh: warning: untracked generated files under gen/ (allowed by --allow-untracked)." >&2
+    echo "check-generated.sh: warning: untracked generated files (allowed by --allow-untracked)." >&2
   else
-    echo "check-generated.sh: generated files under gen/ are not committed." >&2
+    echo "check-generated.sh: generated files are not committed." >&2
     failed=1
   fi
 fi

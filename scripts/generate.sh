@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Regenerates the Go protobuf types in gen/aguipb from the schema in proto/,
-# then package codec's generated coders (codec/coders_gen.go) from package
-# event's field tables (go generate ./codec, which runs internal/codecgen).
+# then the code internal/codecgen generates from package event's field tables
+# (go generate ./codec): codec/coders_gen.go, event/json_gen.go and the name
+# sets both use, internal/schema/names_gen.go.
 #
 # Needs nothing but Go and access to the module proxy:
 #   - buf is built from the separate tools module (tools/go.mod) by

@@ -239,11 +239,11 @@ func (g *gen) decodeField(p *schema.Plan, i int) {
 		g.P("}")
 		g.P("%s = d.slabs.Int64(int64(v))", x)
 	case schema.Enum:
-		s := g.setOf(f).name
-		g.P("if v >= uint64(len(names%s)) {", s)
+		s := g.setOf(f).byNumber()
+		g.P("if v >= uint64(len(%s)) {", s)
 		g.P("return false")
 		g.P("}")
-		g.P("%s = names%s[v]", x, s)
+		g.P("%s = %s[v]", x, s)
 	case schema.Value:
 		g.P("x, err := d.valueJSON(one(v))")
 		g.P("if err != nil {")

@@ -177,14 +177,14 @@ func (g *gen) sizeField(f *schema.Field, zero string) {
 	switch f.Kind {
 	case schema.String:
 		if f.Names != nil {
-			fail(fmt.Sprintf("index%s(%s) < 0", g.setOf(f).name, x), g.unknown(f, x))
+			fail(fmt.Sprintf("%s(%s) < 0", g.setOf(f).index(), x), g.unknown(f, x))
 		}
 		g.P("if v := %s; v != \"\" {", x)
 		fail("err := g.checkString(v); err != nil", "err")
 		g.P("n += %d + protowire.SizeBytes(len(v))", tn)
 		g.P("}")
 	case schema.Enum:
-		g.P("if k := index%s(%s); k < 0 {", g.setOf(f).name, x)
+		g.P("if k := %s(%s); k < 0 {", g.setOf(f).index(), x)
 		g.P("return %s, %s", zero, wrap(f, g.unknown(f, x)))
 		g.P("} else if k != 0 {")
 		g.P("n += %d + protowire.SizeVarint(uint64(k))", tn)
@@ -192,7 +192,7 @@ func (g *gen) sizeField(f *schema.Field, zero string) {
 	case schema.OptString:
 		g.P("if v := %s; v != nil {", x)
 		if f.Names != nil {
-			fail(fmt.Sprintf("index%s(*v) < 0", g.setOf(f).name), g.unknown(f, "*v"))
+			fail(fmt.Sprintf("%s(*v) < 0", g.setOf(f).index()), g.unknown(f, "*v"))
 		}
 		fail("err := g.checkString(*v); err != nil", "err")
 		g.P("n += %d + protowire.SizeBytes(len(*v))", tn)
@@ -274,7 +274,7 @@ func (g *gen) writeField(f *schema.Field) {
 		g.P("b = appendStr(append(b, %s), v)", t)
 		g.P("}")
 	case schema.Enum:
-		g.P("if k := index%s(%s); k != 0 {", g.setOf(f).name, x)
+		g.P("if k := %s(%s); k != 0 {", g.setOf(f).index(), x)
 		g.P("b = protowire.AppendVarint(append(b, %s), uint64(k))", t)
 		g.P("}")
 	case schema.OptString:

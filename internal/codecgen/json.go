@@ -167,7 +167,7 @@ func (g *gen) jsonField(f *schema.Field) {
 	// name writes the test of a restricted string.
 	name := func(v string) {
 		if f.Names != nil {
-			g.P("w.check(index%s(%s) >= 0)", g.setOf(f).name, v)
+			g.P("w.check(%s(%s) >= 0)", g.setOf(f).index(), v)
 		}
 	}
 	// cond opens the block of a member written only when conds hold.

@@ -215,12 +215,12 @@ func (g *gen) reader(f *schema.Field) string {
 	switch f.Kind {
 	case schema.String, schema.Enum:
 		if f.Names != nil {
-			return fmt.Sprintf("(readString(s, %s) && index%s(p.%s) >= 0)", x, g.setOf(f).name, f.GoName)
+			return fmt.Sprintf("(readString(s, %s) && %s(p.%s) >= 0)", x, g.setOf(f).index(), f.GoName)
 		}
 		return fmt.Sprintf("readString(s, %s)", x)
 	case schema.OptString:
 		if f.Names != nil {
-			return fmt.Sprintf("(readOptString(s, %s) && index%s(*p.%s) >= 0)", x, g.setOf(f).name, f.GoName)
+			return fmt.Sprintf("(readOptString(s, %s) && %s(*p.%s) >= 0)", x, g.setOf(f).index(), f.GoName)
 		}
 		return fmt.Sprintf("readOptString(s, %s)", x)
 	case schema.OptBool:

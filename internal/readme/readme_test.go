@@ -521,6 +521,7 @@ var besideGraph = map[string]bool{
 	"assemble/assembletest": true,
 	"runlog/runlogtest":     true,
 	"internal/codecgen":     true,
+	"internal/difftest":     true,
 	"internal/linkcheck":    true,
 	"internal/readme":       true,
 	"internal/webagent":     true,

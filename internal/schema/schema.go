@@ -10,6 +10,12 @@
 // Tables are built once, at first use, and never change afterwards. A build
 // that fails (a malformed tag: a programming error, reported by panic)
 // leaves nothing behind.
+//
+// names_gen.go, written by internal/codecgen (go generate ./codec) from the
+// tables, holds their name sets once, for the code generated into packages
+// codec and event: IndexRole (the index of a name in set Role, -1 outside
+// it), KnownRole (the set's names, for error messages) and, for an enum's
+// set, EnumOp (its names by wire number).
 package schema
 
 import (
