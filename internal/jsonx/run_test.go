@@ -63,7 +63,29 @@ func FuzzPlainRun(f *testing.F) {
 	f.Add([]byte("caf\xc3\xa9 \\n"))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		checkPlainRun(t, b)
+		if e := stringEnd(b); e >= 0 && (b[e] != '"') {
+			t.Fatalf("stringEnd(%q) = %d, not a quote", b, e)
+		}
 	})
+}
+
+func TestStringEnd(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want int
+	}{
+		{`"`, 0},
+		{`abc"`, 3},
+		{`a\"b"`, 4},
+		{`a\\"b"`, 3},
+		{`a\\\"b"`, 6},
+		{`abc`, -1},
+		{`a\"`, -1},
+	} {
+		if got := stringEnd([]byte(c.in)); got != c.want {
+			t.Errorf("stringEnd(%q) = %d, want %d", c.in, got, c.want)
+		}
+	}
 }
 
 // appendStringRef is AppendString one rune at a time.
