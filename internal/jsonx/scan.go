@@ -218,14 +218,14 @@ type Scanner struct {
 	// when they contain no escapes, saving a copy each. Set it only when the
 	// input is never modified afterwards.
 	AliasStrings bool
-	// Arena makes String and object keys that need unescaping share memory
-	// with a buffer the scanner owns, instead of each having an allocation
-	// of its own. Such strings stay valid until the next Reset, which
-	// reuses the buffer: set Arena only when no string read from one input
-	// is used after the scanner moves to the next (or the scanner is
-	// dropped). With AliasStrings too, reading strings allocates nothing
-	// once the arena has grown to the size of the input's escaped strings.
-	// Reset lets go of an arena larger than MaxArena.
+	// Arena puts the strings that String and object keys would copy (those
+	// with escapes; with AliasStrings unset, all) in a buffer the scanner
+	// owns, one after another, instead of an allocation each. They stay
+	// valid until the next Reset, which reuses the buffer: set Arena only
+	// when no string read from one input is used after the scanner moves
+	// on to the next. Once the buffer has grown to an input's strings,
+	// reading them allocates nothing. Reset lets go of a buffer larger than
+	// MaxArena.
 	Arena bool
 	buf   []byte // StringBytes' scratch
 	arena []byte // the Arena: strings handed out since Reset, then room

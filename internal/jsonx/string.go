@@ -120,8 +120,19 @@ func (s *Scanner) readString() (string, error) {
 	if i < len(d) && d[i] == '"' {
 		s.pos = i + 1
 		raw := d[start:i]
-		if s.AliasStrings && len(raw) > 0 {
+		switch {
+		case len(raw) == 0:
+			return "", nil
+		case s.AliasStrings:
 			return unsafe.String(&raw[0], len(raw)), nil
+		case s.Arena:
+			out := s.arena[len(s.arena):]
+			if cap(out) < len(raw) {
+				out = s.grow(out, len(raw), 0, toArena)
+			}
+			out = append(out, raw...)
+			s.arena = s.arena[:len(s.arena)+len(out)]
+			return unsafe.String(&out[0], len(out)), nil
 		}
 		return string(raw), nil
 	}
@@ -183,9 +194,14 @@ func (s *Scanner) unescape(out []byte, start, to int) ([]byte, error) {
 			out = s.grow(out, n, run, to)
 		}
 		out = append(out, d[run:s.pos]...)
-		var err error
-		if out, err = s.escape(out, true); err != nil {
-			return nil, err
+		if s.pos+1 < len(d) && unescapeByte[d[s.pos+1]] != 0 {
+			out = append(out, unescapeByte[d[s.pos+1]]) // one letter: inline
+			s.pos += 2
+		} else {
+			var err error
+			if out, err = s.escape(out, true); err != nil {
+				return nil, err
+			}
 		}
 		run = s.pos
 		s.pos = plainEnd(d, run)
@@ -267,11 +283,7 @@ func (s *Scanner) escape(out []byte, keep bool) ([]byte, error) {
 	e := s.data[s.pos+1]
 	s.pos += 2
 	switch e {
-	case '"', '\\', '/':
-		if keep {
-			out = append(out, e)
-		}
-	case 'b', 'f', 'n', 'r', 't':
+	case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
 		if keep {
 			out = append(out, unescapeByte[e])
 		}
@@ -302,8 +314,9 @@ func (s *Scanner) escape(out []byte, keep bool) ([]byte, error) {
 	return out, nil
 }
 
-// unescapeByte maps the letter of a one-letter escape to its byte.
-var unescapeByte = [256]byte{'b': '\b', 'f': '\f', 'n': '\n', 'r': '\r', 't': '\t'}
+// unescapeByte maps the letter of a one-letter escape to its byte (and
+// every other byte to 0).
+var unescapeByte = [256]byte{'"': '"', '\\': '\\', '/': '/', 'b': '\b', 'f': '\f', 'n': '\n', 'r': '\r', 't': '\t'}
 
 func (s *Scanner) hex4() (rune, bool) {
 	if s.pos+4 > len(s.data) {
@@ -333,7 +346,9 @@ func (s *Scanner) skipString() error {
 	d := s.data
 	s.pos = plainEnd(d, s.pos+1)
 	for s.pos < len(d) && d[s.pos] == '\\' {
-		if _, err := s.escape(nil, false); err != nil {
+		if s.pos+1 < len(d) && unescapeByte[d[s.pos+1]] != 0 {
+			s.pos += 2
+		} else if _, err := s.escape(nil, false); err != nil {
 			return err
 		}
 		s.pos = plainEnd(d, s.pos)

@@ -117,6 +117,16 @@ var stringReads = []struct {
 		v, err := s.String()
 		return &v, err
 	}},
+	{"String/arena", func(s *Scanner) (*string, error) {
+		s.Arena = true
+		v, err := s.String()
+		return &v, err
+	}},
+	{"String/arena+alias", func(s *Scanner) (*string, error) {
+		s.Arena, s.AliasStrings = true, true
+		v, err := s.String()
+		return &v, err
+	}},
 	{"StringBytes", func(s *Scanner) (*string, error) { v, err := s.StringBytes(); str := string(v); return &str, err }},
 	{"Skip", func(s *Scanner) (*string, error) { return nil, s.Skip() }},
 	{"key", func(s *Scanner) (*string, error) {
