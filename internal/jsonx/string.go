@@ -109,10 +109,6 @@ const (
 	toScratch        // s.buf
 )
 
-// smallBound is the most remaining input a string with escapes gets a
-// buffer for at once; a string with more after it grows its buffer.
-const smallBound = 512
-
 func (s *Scanner) readString() (string, error) {
 	d := s.data
 	start := s.pos + 1
@@ -220,25 +216,18 @@ func (s *Scanner) unescape(out []byte, start, to int) ([]byte, error) {
 }
 
 // grow returns out with room for n more bytes; the rest of the string
-// starts at run. With toString, a first buffer takes all the input left
-// when that is small, and is otherwise small itself; a string that outgrows
-// it gets a last one, as big as the rest of its escaped text (which bounds
-// the unescaped), found with one look for the closing quote: fewer bytes
-// allocated and copied than growing twofold, by 2.3x on a 64 KiB string.
-// With toArena the new buffer is twice the old arena at least and becomes
-// the arena; the strings already in the old one keep it alive.
+// starts at run. With toString it is the string's one allocation: as long
+// as the escaped text left, which bounds the unescaped, found with one
+// search for the closing quote (cheap next to reading the string, and half
+// the bytes allocated and copied of growing twofold). With toArena the new
+// buffer is twice the old arena at least and becomes the arena; the
+// strings already in the old one keep it alive.
 func (s *Scanner) grow(out []byte, n, run, to int) []byte {
 	c := max(2*cap(out), 2*(len(out)+n), 64)
 	switch to {
 	case toString:
-		left := len(out) + len(s.data) - run
-		if cap(out) > 0 {
-			if e := stringEnd(s.data[run:]); e >= 0 {
-				left = len(out) + e
-			}
-		}
-		if cap(out) > 0 || left <= smallBound || c > left {
-			c = max(left, len(out)+n)
+		if e := stringEnd(s.data[run:]); e >= 0 {
+			c = max(len(out)+e, len(out)+n)
 		}
 	case toArena:
 		c = max(c, 2*cap(s.arena))
