@@ -61,7 +61,8 @@ func benchKeys(n int) []byte {
 
 // BenchmarkString reads one string (or, for keys, one object's keys) per
 // op: String as package event reads (AliasStrings), Copy without aliasing,
-// Bytes (StringBytes, a scratch), Skip (validation only).
+// Arena with AliasStrings and Arena, Bytes (StringBytes, a scratch), Skip
+// (validation only).
 func BenchmarkString(b *testing.B) {
 	cases := []struct {
 		name string
@@ -79,6 +80,7 @@ func BenchmarkString(b *testing.B) {
 	}{
 		{"String", func(s *Scanner) error { _, err := s.String(); return err }},
 		{"Copy", func(s *Scanner) error { _, err := s.String(); return err }},
+		{"Arena", func(s *Scanner) error { _, err := s.String(); return err }},
 		{"Bytes", func(s *Scanner) error { _, err := s.StringBytes(); return err }},
 		{"Skip", func(s *Scanner) error { return s.Skip() }},
 	}
@@ -87,6 +89,7 @@ func BenchmarkString(b *testing.B) {
 			b.Run("case="+c.name+"/op="+op.name, func(b *testing.B) {
 				var s Scanner
 				s.AliasStrings = op.name != "Copy"
+				s.Arena = op.name == "Arena"
 				run := op.run
 				if c.name == "Keys" && op.name != "Skip" {
 					read := op.run
