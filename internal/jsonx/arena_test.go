@@ -185,6 +185,7 @@ func TestStringGrowth(t *testing.T) {
 		{"prose", func(n int) []byte { return benchProse(n, true) }},
 		{"tool args", benchToolArgs},
 		{"all escapes", func(n int) []byte { return AppendString(nil, strings.Repeat("\n", n/2)) }},
+		{"escapes at both ends", func(n int) []byte { return []byte(`"\n` + strings.Repeat("x", n) + `\t"`) }},
 		{"surrogates", func(n int) []byte { return []byte(`"` + strings.Repeat(`\ud83d\ude00`, n/12) + `"`) }},
 	} {
 		cost := func(n int) (float64, float64) {
