@@ -1,7 +1,6 @@
 package jsonx
 
 import (
-	"bytes"
 	"encoding/binary"
 	"unicode/utf8"
 )
@@ -62,26 +61,4 @@ func firstInvalid(b []byte) int {
 		i += n
 	}
 	return len(b)
-}
-
-// stringEnd returns the offset in b of the quote that closes a string whose
-// contents start at b[0], or -1. It only looks for a quote not escaped by a
-// backslash; the string is validated separately.
-func stringEnd(b []byte) int {
-	for off := 0; ; {
-		i := bytes.IndexByte(b[off:], '"')
-		if i < 0 {
-			return -1
-		}
-		i += off
-		// The quote is escaped when an odd number of backslashes precede it.
-		bs := 0
-		for j := i - 1; j >= 0 && b[j] == '\\'; j-- {
-			bs++
-		}
-		if bs%2 == 0 {
-			return i
-		}
-		off = i + 1
-	}
 }

@@ -10,9 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
-	"unicode/utf16"
 	"unicode/utf8"
-	"unsafe"
 )
 
 // Kind is the kind of the next JSON value.
@@ -220,14 +218,31 @@ type Scanner struct {
 	// when they contain no escapes, saving a copy each. Set it only when the
 	// input is never modified afterwards.
 	AliasStrings bool
-	buf          []byte
+	// Arena puts the strings that String and object keys would copy (those
+	// with escapes; with AliasStrings unset, all) in a buffer the scanner
+	// owns, one after another, instead of an allocation each. They stay
+	// valid until the next Reset, which reuses the buffer: set Arena only
+	// when no string read from one input is used after the scanner moves
+	// on to the next. Once the buffer has grown to an input's strings,
+	// reading them allocates nothing. Reset lets go of a buffer larger than
+	// MaxArena.
+	Arena bool
+	buf   []byte // StringBytes' scratch
+	arena []byte // the Arena: strings handed out since Reset, then room
 }
+
+// MaxArena is the largest arena a Scanner keeps across Reset.
+const MaxArena = 1 << 20
 
 // Reset points the scanner at data.
 func (s *Scanner) Reset(data []byte) {
 	s.data = data
 	s.pos = 0
 	s.depth = 0
+	if cap(s.arena) > MaxArena {
+		s.arena = nil
+	}
+	s.arena = s.arena[:0]
 }
 
 // Offset returns the current byte offset.
@@ -409,144 +424,6 @@ func (s *Scanner) StringBytes() ([]byte, error) {
 	return s.readStringBytes()
 }
 
-func (s *Scanner) readString() (string, error) {
-	start := s.pos + 1
-	// Fast path: one plain run up to the closing quote, validated as UTF-8
-	// in one pass if it has non-ASCII bytes.
-	n, high := plainRun(s.data[start:])
-	if i := start + n; i < len(s.data) && s.data[i] == '"' {
-		raw := s.data[start:i]
-		if !high || utf8.Valid(raw) {
-			s.pos = i + 1
-			if s.AliasStrings && len(raw) > 0 {
-				return unsafe.String(&raw[0], len(raw)), nil
-			}
-			return string(raw), nil
-		}
-	}
-	b, err := s.readStringBytes()
-	return string(b), err
-}
-
-// readStringBytes unescapes the string at s.pos (which is the opening quote)
-// into s.buf.
-func (s *Scanner) readStringBytes() ([]byte, error) {
-	out, err := s.scanString(s.buf[:0], true)
-	if err == nil {
-		s.buf = out
-	}
-	return out, err
-}
-
-// scanString reads the string at s.pos (the opening quote), validating it:
-// escapes, control characters, UTF-8. With keep it appends the unescaped
-// string to out, having grown out once to the escaped length (which bounds
-// the unescaped one); without, it only validates. Plain runs between escapes
-// are found 8 bytes at a time and copied, and UTF-8-validated, in bulk.
-func (s *Scanner) scanString(out []byte, keep bool) ([]byte, error) {
-	s.pos++
-	sized := !keep
-	for {
-		n, high := plainRun(s.data[s.pos:])
-		if n > 0 {
-			run := s.data[s.pos : s.pos+n]
-			if high && !utf8.Valid(run) {
-				s.pos += firstInvalid(run)
-				return nil, s.Errorf("%w: invalid UTF-8 in string", ErrSyntax)
-			}
-			if keep {
-				out = append(out, run...)
-			}
-			s.pos += n
-		}
-		if s.pos >= len(s.data) {
-			return nil, s.syntax("unterminated string")
-		}
-		c := s.data[s.pos]
-		if c == '"' {
-			s.pos++
-			return out, nil
-		}
-		if c != '\\' {
-			return nil, s.syntax("control character in string")
-		}
-		if !sized {
-			// An escape: the string is longer than its first run. Size the
-			// output once for the rest of it.
-			sized = true
-			if end := stringEnd(s.data[s.pos:]); end > 0 && cap(out)-len(out) < end {
-				out = append(make([]byte, 0, len(out)+end), out...)
-			}
-		}
-		if s.pos+1 >= len(s.data) {
-			s.pos++
-			return nil, s.syntax("unterminated escape")
-		}
-		e := s.data[s.pos+1]
-		s.pos += 2
-		switch e {
-		case '"', '\\', '/':
-			if keep {
-				out = append(out, e)
-			}
-		case 'b', 'f', 'n', 'r', 't':
-			if keep {
-				out = append(out, unescapeByte[e])
-			}
-		case 'u':
-			r, ok := s.hex4()
-			if !ok {
-				return nil, s.syntax("bad \\u escape")
-			}
-			if utf16.IsSurrogate(r) {
-				var r2 rune = -1
-				if s.pos+1 < len(s.data) && s.data[s.pos] == '\\' && s.data[s.pos+1] == 'u' {
-					s.pos += 2
-					r2, ok = s.hex4()
-					if !ok {
-						return nil, s.syntax("bad \\u escape")
-					}
-				}
-				r = utf16.DecodeRune(r, r2)
-				if r == utf8.RuneError {
-					return nil, s.Errorf("%w: unpaired UTF-16 surrogate in \\u escape (a protobuf string must be valid UTF-8)", ErrSyntax)
-				}
-			}
-			if keep {
-				out = utf8.AppendRune(out, r)
-			}
-		default:
-			s.pos--
-			return nil, s.syntax("bad escape")
-		}
-	}
-}
-
-// unescapeByte maps the letter of a one-letter escape to its byte.
-var unescapeByte = [256]byte{'b': '\b', 'f': '\f', 'n': '\n', 'r': '\r', 't': '\t'}
-
-func (s *Scanner) hex4() (rune, bool) {
-	if s.pos+4 > len(s.data) {
-		return 0, false
-	}
-	var r rune
-	for _, c := range s.data[s.pos : s.pos+4] {
-		r <<= 4
-		switch {
-		case c >= '0' && c <= '9':
-			r |= rune(c - '0')
-		case c >= 'a' && c <= 'f':
-			r |= rune(c - 'a' + 10)
-		case c >= 'A' && c <= 'F':
-			r |= rune(c - 'A' + 10)
-		default:
-			return 0, false
-		}
-	}
-	s.pos += 4
-	return r, true
-}
-
 // Number reads a number and returns its exact text.
 func (s *Scanner) Number() ([]byte, error) {
 	if s.Peek() != Number {
@@ -631,8 +508,7 @@ func (s *Scanner) Skip() error {
 	case Array:
 		return s.Array(func(int) error { return s.Skip() })
 	case String:
-		_, err := s.scanString(nil, false)
-		return err
+		return s.skipString()
 	case Number:
 		_, err := s.Number()
 		return err
