@@ -10,13 +10,14 @@ import (
 	"github.com/agwire/agwire/event"
 )
 
-// JSON → wire parses into state it recycles: an event without escaped
-// strings or optional members costs no allocation once warm.
+// JSON → wire parses into state it recycles: an event costs no allocation
+// once warm, escaped strings included.
 func TestFromJSONRecyclesItsEvent(t *testing.T) {
 	if raceEnabled {
 		t.Skip("the race detector makes sync.Pool drop items at random")
 	}
-	in := []byte(`{"type":"TEXT_MESSAGE_CONTENT","messageId":"msg_1","delta":"The capital of South Korea is Seoul"}`)
+	// An escaped string is unescaped into the parse's recycled arena.
+	in := []byte(`{"type":"TEXT_MESSAGE_CONTENT","messageId":"msg_1","delta":"The capital of \"South Korea\" is Seoul\n"}`)
 	buf := make([]byte, 0, 256)
 	allocs := testing.AllocsPerRun(200, func() {
 		var err error

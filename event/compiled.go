@@ -74,6 +74,7 @@ func parseFast(maxDepth int, data []byte) (Event, bool) {
 	s := parsings.Get().(*parsing)
 	s.MaxDepth = maxDepth
 	s.AliasStrings = true
+	s.Arena = false // the event keeps its strings
 	s.Reset(data)
 	ev, ok := parseCompiled(s)
 	s.Reset(nil)
@@ -91,6 +92,7 @@ func parseTransient(maxDepth int, data []byte) (any, schema.Transient, bool) {
 	s := parsings.Get().(*parsing)
 	s.MaxDepth = maxDepth
 	s.AliasStrings = true
+	s.Arena = true // unescaped strings too live until Release's Reset
 	s.transient = true
 	s.Reset(data)
 	ev, ok := parseCompiled(s)
