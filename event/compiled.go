@@ -55,6 +55,7 @@ func appendTrusted(dst []byte, ev any) ([]byte, bool) {
 type parsing struct {
 	jsonx.Scanner
 	slabs     slab.Slabs
+	owned     bool // Parse: strings and values go into an arena the event keeps
 	transient bool
 	slots     any                 // *slots of json_gen.go, made on first use
 	used      interface{ zero() } // the slot a transient parse filled
@@ -81,6 +82,41 @@ func parseFast(maxDepth int, data []byte) (Event, bool) {
 	s.slabs.Forget()
 	parsings.Put(s)
 	return ev, ok
+}
+
+// parseOwned reads data with the compiled parsers into memory of the
+// event's own, leaving data free to change: every string and dynamic value
+// is copied (unescaped, for a string, in the same pass that reads it) into
+// one buffer the size of data, which the event keeps. That is one
+// allocation, as copying data whole would be, and one pass over each
+// string instead of two.
+func parseOwned(maxDepth int, data []byte) (Event, bool) {
+	if parseCompiled == nil {
+		return nil, false
+	}
+	s := parsings.Get().(*parsing)
+	s.MaxDepth = maxDepth
+	s.AliasStrings = false
+	s.Arena = true
+	s.owned = true
+	s.Reset(data)
+	s.UseArena(make([]byte, 0, len(data)))
+	ev, ok := parseCompiled(s)
+	s.UseArena(nil) // the event's now
+	s.owned = false
+	s.Reset(nil)
+	s.slabs.Forget()
+	parsings.Put(s)
+	return ev, ok
+}
+
+// keep returns raw, a value read from the scanner's input, as the event
+// must hold it: in an owned parse, copied into the event's arena.
+func keep(s *parsing, raw []byte) []byte {
+	if s.owned {
+		return s.Keep(raw)
+	}
+	return raw
 }
 
 // parseTransient is schema.ParseTransient: a compiled parse whose event
@@ -145,7 +181,7 @@ func (z zeroer[T]) zero() {
 
 // parsePart reads a content part at s with the interpreter's part reader,
 // strict (an unknown member gives up like any other non-canonical text);
-// the part aliases the scanner's input.
+// the part aliases the scanner's input, or in an owned parse its copy.
 func parsePart(s *parsing, cp *ContentPart) bool {
 	if s.Peek() != jsonx.Object {
 		return false
@@ -154,6 +190,7 @@ func parsePart(s *parsing, cp *ContentPart) bool {
 	if err != nil {
 		return false
 	}
+	raw = keep(s, raw)
 	r := readers.Get().(*reader)
 	defer readers.Put(r)
 	r.Parser = Parser{}
@@ -312,7 +349,7 @@ func readValue[T ~[]byte](s *parsing, out *T, opt bool) bool {
 		return s.Null() == nil
 	}
 	raw, err := s.Raw()
-	*out = raw
+	*out = keep(s, raw)
 	return err == nil
 }
 
@@ -321,7 +358,7 @@ func readObject[T ~[]byte](s *parsing, out *T) bool {
 		return false
 	}
 	raw, err := s.Raw()
-	*out = raw
+	*out = keep(s, raw)
 	return err == nil
 }
 

@@ -51,13 +51,14 @@ func (p Parser) Parse(data []byte) (Event, error) {
 	if p.Consume {
 		return p.consume(data)
 	}
-	// One copy of the input backs every RawValue and Object of the event.
-	// The compiled parsers read the canonical form; any other text, and any
-	// error, is the interpreter's, from the start.
-	data = append([]byte(nil), data...)
-	if ev, ok := parseFast(p.MaxDepth, data); ok {
+	// The compiled parsers read the canonical form, into memory of the
+	// event's own; any other text, and any error, is the interpreter's,
+	// from the start, on one copy of the input that backs every string,
+	// RawValue and Object of the event.
+	if ev, ok := parseOwned(p.MaxDepth, data); ok {
 		return ev, nil
 	}
+	data = append([]byte(nil), data...)
 	ev, err := p.parse(data, nil)
 	return ev, exported(err)
 }

@@ -225,3 +225,56 @@ func TestShortStringInLongInput(t *testing.T) {
 		t.Errorf("a 3-byte string allocated %.0f bytes in a %d-byte input", bytes, len(in))
 	}
 }
+
+// A caller that keeps its strings gives the scanner an arena sized to the
+// input: every string and kept value lands in it, in one allocation, and
+// after UseArena(nil) a Reset does not hand that memory out again.
+func TestUseArenaHoldsTheInput(t *testing.T) {
+	in := []byte(`{"a":"plain","b":"esc\"aped\u00e9","c":{"x":[1,2]},"d":""}`)
+	var s Scanner
+	s.Arena = true
+	s.Reset(in)
+	arena := make([]byte, 0, len(in))
+	s.UseArena(arena)
+	var got []string
+	var kept []byte
+	err := s.Object(func(key string) error {
+		if key == "c" {
+			raw, err := s.Raw()
+			kept = s.Keep(raw)
+			return err
+		}
+		v, err := s.String()
+		got = append(got, v)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.UseArena(nil)
+	want := []string{"plain", "esc\"apedé", ""}
+	for i, v := range got {
+		if v != want[i] {
+			t.Fatalf("string %d = %q, want %q", i, v, want[i])
+		}
+	}
+	if string(kept) != `{"x":[1,2]}` || cap(kept) != len(kept) {
+		t.Fatalf("kept %q (cap %d)", kept, cap(kept))
+	}
+	// Everything lies in the one buffer given.
+	base := unsafe.Pointer(unsafe.SliceData(arena[:1]))
+	end := uintptr(base) + uintptr(cap(arena))
+	for _, p := range []unsafe.Pointer{unsafe.Pointer(unsafe.StringData(got[0])), unsafe.Pointer(unsafe.StringData(got[1])), unsafe.Pointer(unsafe.SliceData(kept))} {
+		if uintptr(p) < uintptr(base) || uintptr(p) >= end {
+			t.Fatal("a string or kept value is outside the arena given")
+		}
+	}
+	// The next input does not write over what was kept.
+	s.Reset([]byte(`"zzzzzzzzzzzzzzzzzzzzzzzzzzzzz"`))
+	if _, err := s.String(); err != nil {
+		t.Fatal(err)
+	}
+	if got[0] != "plain" || got[1] != "esc\"apedé" || string(kept) != `{"x":[1,2]}` {
+		t.Fatalf("a later read changed kept strings: %q %q", got, kept)
+	}
+}

@@ -2,6 +2,7 @@ package jsonx
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -293,6 +294,34 @@ func TestScannerPeek(t *testing.T) {
 		s.Reset([]byte(in))
 		if got := s.Peek(); got != want {
 			t.Errorf("Peek(%q) = %v, want %v", in, got, want)
+		}
+	}
+}
+
+// skipRef is Skip as it was, reading every key with Object: skipObject must
+// accept, refuse and name keys in errors exactly as it does.
+func skipRef(s *Scanner) error {
+	switch s.Peek() {
+	case Object:
+		return s.Object(func(string) error { return skipRef(s) })
+	case Array:
+		return s.Array(func(int) error { return skipRef(s) })
+	}
+	return s.Skip()
+}
+
+func TestSkipObjectAsReadingKeys(t *testing.T) {
+	for _, in := range []string{
+		`{}`, `{"a":1}`, `{"a":{"b":[1,{"c":tru}]}}`, `{"a\"b":{"c\u00e9":nul}}`, `{"a":1,}`,
+		`{"a" 1}`, `{"a":1 "b":2}`, `{"\ud800":1}`, `{"k":"\x01"}`, `{"a":{"b":{}},"c":[]}`,
+		`{"x":[{"y":{"z":"é"}},"bad\q"]}`, `{"a":`, `{`, `{"a":1`, "{\"\xff\":1}",
+	} {
+		var a, b Scanner
+		a.Reset([]byte(in))
+		b.Reset([]byte(in))
+		errA, errB := a.Skip(), skipRef(&b)
+		if fmt.Sprint(errA) != fmt.Sprint(errB) || a.Offset() != b.Offset() {
+			t.Errorf("%s: Skip = %v at %d; reading keys = %v at %d", in, errA, a.Offset(), errB, b.Offset())
 		}
 	}
 }

@@ -153,6 +153,28 @@ func (s *Scanner) readString() (string, error) {
 	return unsafe.String(&out[0], len(out)), nil
 }
 
+// UseArena makes b's spare capacity the arena, for a caller that keeps the
+// strings it reads (with Arena set and AliasStrings unset): b sized to the
+// input holds every string and kept value of it, so reading them costs one
+// allocation in all. Call it after Reset, and UseArena(nil) once the input
+// is read, so that the next Reset does not reuse what the caller kept.
+func (s *Scanner) UseArena(b []byte) { s.arena = b }
+
+// Keep copies b, a value read from the input, into the arena and returns
+// the copy, its capacity capped at its length.
+func (s *Scanner) Keep(b []byte) []byte {
+	if len(b) == 0 {
+		return b
+	}
+	out := s.arena[len(s.arena):]
+	if cap(out) < len(b) {
+		out = s.grow(out, len(b), 0, toArena)
+	}
+	out = append(out, b...)
+	s.arena = s.arena[:len(s.arena)+len(out)]
+	return out[:len(out):len(out)]
+}
+
 // readStringBytes unescapes the string at s.pos (which is the opening quote)
 // into s.buf.
 func (s *Scanner) readStringBytes() ([]byte, error) {
