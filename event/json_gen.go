@@ -1055,12 +1055,12 @@ func parseEvent(s *parsing) (ev Event, ok bool) {
 	if key, more, err := s.ObjectNext(true); err != nil || !more || key != "type" || s.Peek() != jsonx.String {
 		return nil, false
 	}
-	t, err := s.String()
+	t, err := s.StringBytes() // compared, not kept
 	if err != nil {
 		return nil, false
 	}
 	sl := slotsOf(s)
-	switch t {
+	switch string(t) {
 	case "TEXT_MESSAGE_START":
 		p := fresh(s, &sl.TextMessageStart)
 		ev, ok = p, parseTextMessageStart(s, p)

@@ -21,7 +21,8 @@ func (s *Scanner) ObjectStart() error {
 // ObjectNext reads the next member's key and colon, leaving the scanner at
 // its value; more is false at the closing '}', which it consumes (leaving
 // the level). first says whether no member has been read since
-// ObjectStart.
+// ObjectStart. The key may share memory with the input even with
+// AliasStrings unset: compare it, do not keep it.
 func (s *Scanner) ObjectNext(first bool) (key string, more bool, err error) {
 	s.skipSpace()
 	if s.pos >= len(s.data) {
@@ -46,7 +47,14 @@ func (s *Scanner) ObjectNext(first bool) (key string, more bool, err error) {
 	if s.pos >= len(s.data) || s.data[s.pos] != '"' {
 		return "", false, s.syntax("expected object key")
 	}
-	if key, err = s.readString(); err != nil {
+	// The key is compared, not kept: it may alias the input whatever
+	// AliasStrings says (copying it would cost an owned parse a copy of
+	// every key).
+	alias := s.AliasStrings
+	s.AliasStrings = true
+	key, err = s.readString()
+	s.AliasStrings = alias
+	if err != nil {
 		return "", false, err
 	}
 	s.skipSpace()
