@@ -7,7 +7,6 @@ import (
 	"reflect"
 	"strconv"
 	"sync"
-	"unicode/utf8"
 	"unsafe"
 
 	"google.golang.org/protobuf/encoding/protowire"
@@ -795,7 +794,7 @@ func (d *decoder) repeated(p payload, plan *schema.Plan, ptr schema.Pointer, bas
 }
 
 func (d *decoder) str(f field) (string, error) {
-	if !utf8.Valid(f.b) {
+	if !jsonx.ValidUTF8(f.b) {
 		return "", d.malformed(f.at, "string is not valid UTF-8")
 	}
 	return unsafeString(f.b), nil
@@ -1072,7 +1071,7 @@ func (d *decoder) walkValue(out []byte, p payload, emit bool) ([]byte, error) {
 		if f.typ != valueWireTypes[f.num] {
 			return out, d.malformed(f.at, "google.protobuf.Value field %d with wire type %d", f.num, f.typ)
 		}
-		if f.num == 3 && !utf8.Valid(f.b) {
+		if f.num == 3 && !jsonx.ValidUTF8(f.b) {
 			return out, d.malformed(f.at, "string is not valid UTF-8")
 		}
 		if !emit {

@@ -1,9 +1,9 @@
 package codec
 
 import (
-	"unicode/utf8"
 	"unsafe"
 
+	"github.com/agwire/agwire/internal/jsonx"
 	"google.golang.org/protobuf/encoding/protowire"
 )
 
@@ -44,7 +44,7 @@ func (d *decoder) fastStr(b []byte) (string, bool) {
 	if len(b) == 0 {
 		return "", true
 	}
-	if !utf8.Valid(b) {
+	if !jsonx.ValidUTF8(b) {
 		return "", false
 	}
 	return unsafe.String(&b[0], len(b)), true

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
-	"unicode/utf8"
 
 	"google.golang.org/protobuf/encoding/protowire"
 
@@ -167,7 +166,7 @@ func (g *genc) dynamic(b []byte) []byte {
 // strings are known to be valid UTF-8 already (parsed from JSON, whose
 // reader checked them): each string is checked once.
 func (g *genc) checkString(s string) error {
-	if !g.validUTF8 && !utf8.ValidString(s) {
+	if !g.validUTF8 && !jsonx.ValidUTF8String(s) {
 		return invalidf("string is not valid UTF-8")
 	}
 	return nil

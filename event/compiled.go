@@ -2,7 +2,6 @@ package event
 
 import (
 	"sync"
-	"unicode/utf8"
 	"unsafe"
 
 	"github.com/agwire/agwire/internal/jsonx"
@@ -244,7 +243,7 @@ func (w *writer) member(comma bool, key string) {
 // str writes a string that must be valid UTF-8.
 func (w *writer) str(s string) {
 	if !w.trusted {
-		w.check(utf8.ValidString(s))
+		w.check(jsonx.ValidUTF8String(s))
 	}
 	w.b = jsonx.AppendValidString(w.b, s)
 }

@@ -9,7 +9,6 @@ import (
 	"slices"
 	"strconv"
 	"sync"
-	"unicode/utf8"
 
 	"github.com/agwire/agwire/internal/jsonx"
 	"github.com/agwire/agwire/internal/schema"
@@ -219,7 +218,7 @@ func (w *writer) field(f *schema.Field, base schema.Pointer) error {
 	switch f.Kind {
 	case schema.String, schema.Enum:
 		v := *p.String()
-		if !utf8.ValidString(v) {
+		if !jsonx.ValidUTF8String(v) {
 			return errInvalidUTF8()
 		}
 		if !f.Allows(v) {
@@ -229,7 +228,7 @@ func (w *writer) field(f *schema.Field, base schema.Pointer) error {
 		w.b = jsonx.AppendValidString(w.b, v) // validated above
 	case schema.OptString:
 		if v := *p.OptString(); v != nil {
-			if !utf8.ValidString(*v) {
+			if !jsonx.ValidUTF8String(*v) {
 				return errInvalidUTF8()
 			}
 			if !f.Allows(*v) {
@@ -352,7 +351,7 @@ func (w *writer) strings(ss []string) {
 // validStrings reports whether every string of a hand-mapped value is UTF-8.
 func validStrings(ss ...string) bool {
 	for _, s := range ss {
-		if !utf8.ValidString(s) {
+		if !jsonx.ValidUTF8String(s) {
 			return false
 		}
 	}

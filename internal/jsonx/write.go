@@ -4,7 +4,6 @@ import (
 	"math"
 	"slices"
 	"strconv"
-	"unicode/utf8"
 	"unsafe"
 )
 
@@ -31,7 +30,7 @@ func appendString(dst []byte, s string, valid bool) []byte {
 		// Plain runs are found 8 bytes at a time and copied in bulk; only
 		// a run with non-ASCII bytes is validated, in one pass.
 		n, high := plainRun(b)
-		if high && !valid && !utf8.Valid(b[:n]) {
+		if high && !valid && !ValidUTF8(b[:n]) {
 			dst = appendReplacingInvalid(dst, b[:n])
 		} else {
 			dst = append(dst, b[:n]...)
