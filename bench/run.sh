@@ -9,7 +9,7 @@
 #   bench/run.sh                       # COUNT=6 rounds, BENCHTIME=100ms
 #   COUNT=1 BENCHTIME=20ms bench/run.sh   # a quick look
 #
-# PIPELINE_BENCHTIME (5x) is the pipeline benchmark's -test.benchtime per
+# PIPELINE_BENCHTIME (20x) is the pipeline benchmark's -test.benchtime per
 # round; PROFILE_TIME (1s) that of each profiling run (0: no profiles).
 #
 # Needs Go; node 20 and npm for the TypeScript peer (skipped without them).
@@ -20,7 +20,7 @@ export GOWORK=off
 COUNT="${COUNT:-6}"
 BENCHTIME="${BENCHTIME:-100ms}"
 E2E_ROUNDS="${E2E_ROUNDS:-5}"
-PIPELINE_BENCHTIME="${PIPELINE_BENCHTIME:-5x}"
+PIPELINE_BENCHTIME="${PIPELINE_BENCHTIME:-20x}"
 PROFILE_TIME="${PROFILE_TIME:-1s}"
 BENCHSTAT=golang.org/x/perf/cmd/benchstat@v0.0.0-20260908200009-22c9c6c9d4da
 out=results
