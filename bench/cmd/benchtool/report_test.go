@@ -66,7 +66,7 @@ func writeRun(t *testing.T, dir string) (readme string, raw []string) {
 		"machine.txt":  "date: 2026-12-03 10:00 UTC\ntree: abc1234, clean\n",
 		// The profile run.sh would have written for one missed row.
 		"profile-EndMetadata-Encode-agwire-codec.txt": "Type: cpu\n",
-		"README.md":                             "# title\n\nprose before\n\n" + beginMark + "\nold generated text\n" + endMark + "\n\nprose after\n",
+		"README.md": "# title\n\nprose before\n\n" + beginMark + "\nold generated text\n" + endMark + "\n\nprose after\n",
 	}
 	for name, s := range files {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(s), 0o644); err != nil {
