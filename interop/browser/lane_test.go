@@ -129,6 +129,13 @@ func TestBrowserLinear(t *testing.T) {
 		return b
 	}
 	small, large := best(n, 3), best(4*n, 2)
+	// A burst of other work can still land on one size; a transport that
+	// is not linear stays over the bound however often it is measured (a
+	// quadratic one costs 16x), so measure again before judging.
+	for try := 0; large > 5*small && try < 2; try++ {
+		t.Logf("%.2fx on try %d: measuring again", large/small, try+1)
+		small, large = min(small, best(n, 2)), min(large, best(4*n, 2))
+	}
 	t.Logf("binary with the companion: %d events %.0f ms, %d events %.0f ms (%.2fx)", n, small, 4*n, large, large/small)
 	if large > 5*small {
 		t.Errorf("4x the events cost %.2fx the time (%.0f ms → %.0f ms): not linear", large/small, small, large)
