@@ -39,8 +39,13 @@ func (c Codec) Unmarshal(b []byte) (event.Event, error) {
 		return nil, err
 	}
 	defer d.release()
-	// The generated decoders read the canonical shape of a frame; for any
-	// other, and for any error, the reference decoder starts again.
+	return d.decode()
+}
+
+// decode decodes d's frame: the generated decoders read its canonical
+// shape; for any other, and for any error, the reference decoder starts
+// again.
+func (d *decoder) decode() (event.Event, error) {
 	budget := d.budget
 	if ev, ok := decodeGenerated(d); ok {
 		return ev, nil
@@ -58,12 +63,7 @@ func (c Codec) unmarshalTransient(b []byte) (event.Event, *decoder, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	budget := d.budget
-	if ev, ok := decodeGenerated(d); ok {
-		return ev, d, nil
-	}
-	d.restart(budget)
-	ev, err := d.reference()
+	ev, err := d.decode()
 	if err != nil {
 		d.release()
 		return nil, nil, err
@@ -107,25 +107,10 @@ func (d *decoder) eventSlots() *slots {
 	return d.events
 }
 
-// fresh returns the zero T a generated decoder fills: slot, the decoder's
-// own, in a transient decode, else a new one for the caller to keep.
+// fresh returns the zero T a generated decoder fills: the state's own
+// slot in a transient decode, else a new one for the caller to keep.
 func fresh[T any](d *decoder, slot *T) *T {
-	if !d.transient {
-		return new(T)
-	}
-	var zero T
-	*slot = zero
-	d.used = zeroer[T]{slot}
-	return slot
-}
-
-// zeroer clears a slot (a one-pointer struct: stored in an interface
-// without an allocation).
-type zeroer[T any] struct{ p *T }
-
-func (z zeroer[T]) zero() {
-	var zero T
-	*z.p = zero
+	return slab.Fresh(d.transient, slot, &d.used)
 }
 
 // reference decodes d's frame with the reference decoder.
@@ -167,8 +152,8 @@ type decoder struct {
 	// A transient decode's event is one of the decoder's slots, and its
 	// blocks are reused after release.
 	transient bool
-	events    *slots              // made on first use
-	used      interface{ zero() } // the slot the event is
+	events    *slots       // made on first use
+	used      slab.Clearer // the slot the event is
 }
 
 // release drops every reference into the input before the decoder goes
@@ -177,7 +162,7 @@ func (d *decoder) release() {
 	d.data = nil
 	if d.transient {
 		if d.used != nil {
-			d.used.zero()
+			d.used.Clear()
 			d.used = nil
 		}
 		d.reuseCarved()

@@ -56,32 +56,15 @@ type parsing struct {
 	slabs     slab.Slabs
 	owned     bool // Parse: strings and values go into an arena the event keeps
 	transient bool
-	slots     any                 // *slots of json_gen.go, made on first use
-	used      interface{ zero() } // the slot a transient parse filled
-	lists     map[any]any         // listKey[T] → *scratch[T]
-	usedLists []interface{ reset() }
+	slots     any          // *slots of json_gen.go, made on first use
+	used      slab.Clearer // the slot a transient parse filled
+	lists     map[any]any  // listKey[T] → *scratch[T]
+	usedLists []slab.Clearer
 }
 
 // parsings recycles the compiled parsers' state (the scanner's; the slabs
 // belong to the events).
 var parsings = sync.Pool{New: func() any { return new(parsing) }}
-
-// parseFast reads data with the compiled parsers; the event aliases data.
-func parseFast(maxDepth int, data []byte) (Event, bool) {
-	if parseCompiled == nil {
-		return nil, false
-	}
-	s := parsings.Get().(*parsing)
-	s.MaxDepth = maxDepth
-	s.AliasStrings = true
-	s.Arena = false // the event keeps its strings
-	s.Reset(data)
-	ev, ok := parseCompiled(s)
-	s.Reset(nil)
-	s.slabs.Forget()
-	parsings.Put(s)
-	return ev, ok
-}
 
 // parseOwned reads data with the compiled parsers into memory of the
 // event's own, leaving data free to change: every string and dynamic value
@@ -143,11 +126,11 @@ func parseTransient(maxDepth int, data []byte) (any, schema.Transient, bool) {
 // to the pool. The event must not be used after it.
 func (s *parsing) Release() {
 	if s.used != nil {
-		s.used.zero()
+		s.used.Clear()
 		s.used = nil
 	}
 	for _, sc := range s.usedLists {
-		sc.reset()
+		sc.Clear()
 	}
 	clear(s.usedLists)
 	s.usedLists = s.usedLists[:0]
@@ -157,25 +140,10 @@ func (s *parsing) Release() {
 	parsings.Put(s)
 }
 
-// fresh returns the zero T an event parser fills: slot, the state's own,
-// in a transient parse, else a new one for the caller to keep.
+// fresh returns the zero T a generated parser fills: the state's own
+// slot in a transient parse, else a new one for the caller to keep.
 func fresh[T any](s *parsing, slot *T) *T {
-	if !s.transient {
-		return new(T)
-	}
-	var zero T
-	*slot = zero
-	s.used = zeroer[T]{slot}
-	return slot
-}
-
-// zeroer clears a slot (a one-pointer struct: stored in an interface
-// without an allocation).
-type zeroer[T any] struct{ p *T }
-
-func (z zeroer[T]) zero() {
-	var zero T
-	*z.p = zero
+	return slab.Fresh(s.transient, slot, &s.used)
 }
 
 // parsePart reads a content part at s with the interpreter's part reader,
@@ -465,7 +433,8 @@ func (sc *scratch[T]) truncate(n int) {
 	}
 }
 
-func (sc *scratch[T]) reset() { sc.truncate(0) }
+// Clear empties the scratch when a transient parse is released.
+func (sc *scratch[T]) Clear() { sc.truncate(0) }
 
 func readStrings(s *parsing, out *[]string) bool {
 	if s.ArrayStart() != nil {

@@ -8,7 +8,7 @@ func ParseInterpreted(p Parser, data []byte) (Event, error) {
 
 // ParseCompiled reads data with the compiled parsers alone.
 func ParseCompiled(maxDepth int, data []byte) (Event, bool) {
-	return parseFast(maxDepth, append([]byte(nil), data...))
+	return parseOwned(maxDepth, data)
 }
 
 // AppendJSONInterpreted writes ev with the interpreter alone.

@@ -71,11 +71,11 @@ func TestListsLeaveTheScratch(t *testing.T) {
 			t.Fatalf("lists mixed up: %+v", ms)
 		}
 	}
-	first, ok := parseFast(0, snap("a", "b"))
+	first, ok := parseOwned(0, snap("a", "b"))
 	if !ok {
 		t.Fatal("the compiled parser gave up")
 	}
-	second, ok := parseFast(0, snap("c", "d"))
+	second, ok := parseOwned(0, snap("c", "d"))
 	if !ok {
 		t.Fatal("the compiled parser gave up")
 	}

@@ -368,58 +368,6 @@ func (s *Scanner) Object(fn func(key string) error) error {
 	}
 }
 
-// skipObject is Object skipping every member: keys are validated, not
-// read into strings (with AliasStrings unset that would copy each), and
-// unescaped only to name one in an error.
-func (s *Scanner) skipObject() error {
-	if err := s.enter(); err != nil {
-		return err
-	}
-	s.pos++
-	s.skipSpace()
-	if s.pos < len(s.data) && s.data[s.pos] == '}' {
-		s.pos++
-		s.depth--
-		return nil
-	}
-	for {
-		s.skipSpace()
-		if s.pos >= len(s.data) || s.data[s.pos] != '"' {
-			return s.syntax("expected object key")
-		}
-		kstart := s.pos
-		if err := s.skipString(); err != nil {
-			return err
-		}
-		kend := s.pos
-		s.skipSpace()
-		if s.pos >= len(s.data) || s.data[s.pos] != ':' {
-			return s.syntax("expected ':' after object key")
-		}
-		s.pos++
-		if err := s.Skip(); err != nil {
-			var k Scanner
-			k.Reset(s.data[kstart:kend])
-			key, _ := k.String()
-			return WithKey(err, key)
-		}
-		s.skipSpace()
-		if s.pos >= len(s.data) {
-			return s.syntax("expected ',' or '}'")
-		}
-		switch s.data[s.pos] {
-		case ',':
-			s.pos++
-		case '}':
-			s.pos++
-			s.depth--
-			return nil
-		default:
-			return s.syntax("expected ',' or '}'")
-		}
-	}
-}
-
 // Array reads an array, calling fn for each element; fn must consume it.
 func (s *Scanner) Array(fn func(i int) error) error {
 	if s.Peek() != Array {
@@ -556,7 +504,13 @@ func (s *Scanner) literal(lit string) error {
 func (s *Scanner) Skip() error {
 	switch s.Peek() {
 	case Object:
-		return s.skipObject()
+		// Keys are only validated (and named in an error, which copies
+		// them): read them in place even when AliasStrings is unset.
+		alias := s.AliasStrings
+		s.AliasStrings = true
+		err := s.Object(func(string) error { return s.Skip() })
+		s.AliasStrings = alias
+		return err
 	case Array:
 		return s.Array(func(int) error { return s.Skip() })
 	case String:

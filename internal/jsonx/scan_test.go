@@ -298,8 +298,9 @@ func TestScannerPeek(t *testing.T) {
 	}
 }
 
-// skipRef is Skip as it was, reading every key with Object: skipObject must
-// accept, refuse and name keys in errors exactly as it does.
+// skipRef skips by reading every key with Object under the scanner's own
+// AliasStrings: Skip, which reads keys in place whatever AliasStrings says,
+// must accept, refuse and name keys in errors exactly as it does.
 func skipRef(s *Scanner) error {
 	switch s.Peek() {
 	case Object:
@@ -323,5 +324,16 @@ func TestSkipObjectAsReadingKeys(t *testing.T) {
 		if fmt.Sprint(errA) != fmt.Sprint(errB) || a.Offset() != b.Offset() {
 			t.Errorf("%s: Skip = %v at %d; reading keys = %v at %d", in, errA, a.Offset(), errB, b.Offset())
 		}
+	}
+	// Skipping copies no key, AliasStrings unset and no arena.
+	in := []byte(`{"alpha":{"beta":[1,{"gamma":null}],"delta":"x"},"epsilon":true}`)
+	var s Scanner
+	if a := testing.AllocsPerRun(100, func() {
+		s.Reset(in)
+		if err := s.Skip(); err != nil {
+			t.Fatal(err)
+		}
+	}); a != 0 {
+		t.Fatalf("Skip allocated %v times", a)
 	}
 }

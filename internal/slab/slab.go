@@ -3,7 +3,8 @@
 // event with many optional fields costs a few allocations, not one per
 // field. The blocks belong to the events that point into them: Forget
 // drops them before the next event. Reuse recycles the current blocks, for
-// a caller that knows no event points into them any more.
+// a caller that knows no event points into them any more. Fresh hands out
+// a recycled value (an event of a pooled state's own) or a new one.
 package slab
 
 // Slabs holds the current blocks. The zero value is ready to use.
@@ -53,4 +54,30 @@ func (s *Slabs) Forget() { *s = Slabs{} }
 func (s *Slabs) Reuse() {
 	clear(s.strs)
 	s.strs, s.bools, s.ints = s.strs[:0], s.bools[:0], s.ints[:0]
+}
+
+// Clearer clears a recycled value once nothing points to it any more.
+type Clearer interface{ Clear() }
+
+// Fresh returns the zero T a parse or decode fills. With recycle it is
+// slot, memory of the caller's pooled state, and *used is set to what
+// clears it when the value is dropped (so that a pooled state keeps no
+// input alive); else it is a new T for the caller to keep.
+func Fresh[T any](recycle bool, slot *T, used *Clearer) *T {
+	if !recycle {
+		return new(T)
+	}
+	var zero T
+	*slot = zero
+	*used = zeroer[T]{slot}
+	return slot
+}
+
+// zeroer clears a slot; a one-pointer struct, it is stored in an interface
+// without an allocation.
+type zeroer[T any] struct{ p *T }
+
+func (z zeroer[T]) Clear() {
+	var zero T
+	*z.p = zero
 }

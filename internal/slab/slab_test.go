@@ -56,3 +56,25 @@ func TestReuseKeepsMemoryAndClears(t *testing.T) {
 		t.Fatal("Reuse did not hand out the same block again")
 	}
 }
+
+// Fresh recycles the slot only when asked to, and its Clearer empties it.
+func TestFresh(t *testing.T) {
+	type ev struct{ A, B string }
+	slot := ev{A: "old"}
+	var used Clearer
+	if p := Fresh(false, &slot, &used); p == &slot || used != nil || *p != (ev{}) {
+		t.Fatalf("without recycling: %p (slot %p), used %v, %+v", p, &slot, used, *p)
+	}
+	p := Fresh(true, &slot, &used)
+	if p != &slot || *p != (ev{}) || used == nil {
+		t.Fatalf("recycling: %p (slot %p), %+v, used %v", p, &slot, *p, used)
+	}
+	p.A = "input"
+	used.Clear()
+	if slot != (ev{}) {
+		t.Fatalf("Clear left %+v", slot)
+	}
+	if a := testing.AllocsPerRun(100, func() { Fresh(true, &slot, &used) }); a != 0 {
+		t.Fatalf("recycling allocated %v times", a)
+	}
+}
