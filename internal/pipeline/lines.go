@@ -174,3 +174,26 @@ func (s *lineSplitter) next(dst []byte) ([]byte, int64, int64, error) {
 	}
 	return dst, 0, 0, s.end
 }
+
+// take moves the whole lines the buffer holds into b, each record with its
+// line end, as next would one at a time: one copy for them all, and no
+// read, so the input is read at the same places.
+func (s *lineSplitter) take(b *batch, size int) {
+	if s.end != nil || s.br.Buffered() == 0 {
+		return
+	}
+	buf, _ := s.br.Peek(s.br.Buffered())
+	buf = buf[:bytes.LastIndexByte(buf, '\n')+1]
+	start, at := len(b.data), 0
+	for at < len(buf) && start+at < size && len(b.recs) < maxBatchRecords {
+		end := at + bytes.IndexByte(buf[at:], '\n') + 1
+		s.line++
+		if line := buf[at:end]; line[0] == '{' || len(bytes.TrimSpace(line)) > 0 {
+			b.recs = append(b.recs, rec{start: start + at, end: start + end, num: s.line, off: s.off + int64(at)})
+		}
+		at = end
+	}
+	b.data = append(b.data, buf[:at]...)
+	s.off += int64(at)
+	s.br.Discard(at)
+}

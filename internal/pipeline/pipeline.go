@@ -304,10 +304,21 @@ func (e *engine) beforeRead() error {
 	return e.send(b)
 }
 
+// taker is a splitter that can also move the records it holds whole into
+// a batch, many at a time and without reading.
+type taker interface {
+	splitter
+	// take appends to b the records held whole, until b holds size bytes
+	// or maxBatchRecords records.
+	take(b *batch, size int)
+}
+
 // read is the reader stage.
 func (e *engine) read(sp splitter) {
 	defer close(e.order)
 	defer close(e.work)
+	tk, _ := sp.(taker)
+	var line []byte // a taker's record read through next
 	for {
 		if e.cur == nil {
 			b, err := e.get()
@@ -316,18 +327,39 @@ func (e *engine) read(sp splitter) {
 			}
 			e.cur = b
 		}
+		if tk != nil {
+			if tk.take(e.cur, e.size); len(e.cur.data) >= e.size || len(e.cur.recs) >= maxBatchRecords {
+				b := e.cur
+				e.cur = nil
+				if e.send(b) != nil {
+					return
+				}
+				continue
+			}
+		}
+		// The next record needs a read, which may hand the batch on first
+		// (before a read that may block): the record then goes in a new
+		// batch. A taker's record is read apart, for the batch it took
+		// into has no room to spare.
 		start := len(e.cur.data)
-		data, num, off, err := sp.next(e.cur.data)
+		var data []byte
+		var num, off int64
+		var err error
+		if tk != nil {
+			line, num, off, err = sp.next(line[:0])
+		} else {
+			data, num, off, err = sp.next(e.cur.data)
+		}
 		if errors.Is(err, errStopped) {
 			return
 		}
-		if e.cur == nil { // handed on before a read: the record goes in a new batch
+		if e.cur == nil {
 			b, gerr := e.get()
 			if gerr != nil {
 				return
 			}
 			e.cur = b
-			if err == nil {
+			if err == nil && tk == nil {
 				data = append(b.data, data[start:]...)
 				start = 0
 			}
@@ -338,6 +370,13 @@ func (e *engine) read(sp splitter) {
 			e.cur = nil
 			e.send(b)
 			return
+		}
+		if tk != nil {
+			start = len(b.data)
+			data = append(b.data, line...)
+			if cap(line) > 2*e.size {
+				line = nil // one long line is not kept
+			}
 		}
 		b.data = data
 		b.recs = append(b.recs, rec{start: start, end: len(b.data), num: num, off: off})

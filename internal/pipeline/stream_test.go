@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
+	"math"
 	"math/rand/v2"
 	"runtime"
 	"strings"
@@ -290,5 +291,36 @@ func TestDefaultFrameLimit(t *testing.T) {
 	res := same(t, setup{encode: true, stopAfter: -1}, in)
 	if res.stats.Records != 1 || len(res.reported) != 1 || !strings.Contains(res.reported[0], "is(frame too large)") {
 		t.Errorf("one event at the limit and one over it: %+v, reported %v", res.stats, res.reported)
+	}
+}
+
+// TestGarbageBounded converts JSON lines on two workers: what the pipeline
+// allocates is its batches, made once, whatever the input's length. (A
+// batch regrown for each line read across a buffer's end made garbage
+// in proportion to the input.)
+func TestGarbageBounded(t *testing.T) {
+	jsonl, _ := golden(t)
+	copyLine := func() LineFunc {
+		return func(dst, line []byte, _ int64) ([]byte, error) { return append(dst, line...), nil }
+	}
+	allocated := func(copies int) uint64 {
+		input := bytes.Repeat(jsonl, copies)
+		least := uint64(math.MaxUint64)
+		for range 3 { // the least of three: the runtime may allocate too
+			var a, b runtime.MemStats
+			runtime.GC()
+			runtime.ReadMemStats(&a)
+			if _, err := ConvertLines(io.Discard, bytes.NewReader(input), copyLine, Options{Workers: 2, Depth: 4}); err != nil {
+				t.Fatal(err)
+			}
+			runtime.ReadMemStats(&b)
+			least = min(least, b.TotalAlloc-a.TotalAlloc)
+		}
+		return least
+	}
+	small, large := allocated(100), allocated(400)
+	t.Logf("%d and %d bytes allocated for %d and %d bytes of input", small, large, 100*len(jsonl), 400*len(jsonl))
+	if large > small+small/2 {
+		t.Errorf("4x the input allocated %d bytes, 1x %d: the garbage grows with the input", large, small)
 	}
 }
