@@ -150,8 +150,7 @@ func ConvertFrames(dst io.Writer, src io.Reader, r framing.ReaderOptions, newFun
 		return convertFramesSequential(dst, src, r, newFunc(), opts)
 	}
 	e := newEngine(opts)
-	split := framing.NewReader(newSource(src, e.beforeRead), framing.ReaderOptions{MaxFrameSize: r.MaxFrameSize})
-	return e.run(dst, &frameSplitter{r: split}, func() func(*batch) {
+	return e.run(dst, newFrameSplitter(newSource(src, e.beforeRead), r.MaxFrameSize), func() func(*batch) {
 		f := newFunc()
 		c := r.Codec
 		slow := framing.NewReader(nil, framing.ReaderOptions{Codec: c, MaxFrameSize: r.MaxFrameSize, MaxConsecutiveErrors: -1})

@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/binary"
 	"errors"
@@ -27,8 +28,7 @@ func DecodeFrames(dst io.Writer, src io.Reader, r framing.ReaderOptions, opts Op
 		return decodeSequential(dst, src, r, opts)
 	}
 	e := newEngine(opts)
-	split := framing.NewReader(newSource(src, e.beforeRead), framing.ReaderOptions{MaxFrameSize: r.MaxFrameSize})
-	return e.run(dst, &frameSplitter{r: split}, func() func(*batch) { return newDecoder(r) }, &frameSequencer{max: maxBad(r)})
+	return e.run(dst, newFrameSplitter(newSource(src, e.beforeRead), r.MaxFrameSize), func() func(*batch) { return newDecoder(r) }, &frameSequencer{max: maxBad(r)})
 }
 
 // decodeSequential is the sequential conversion.
@@ -132,19 +132,68 @@ func (s *frameSequencer) fail(r *rec, st *Stats) (error, bool) {
 }
 
 // frameSplitter splits a binary stream into frames, each with its length
-// prefix.
+// prefix. It reads through r, whose errors it gives, and takes the whole
+// frames that r's buffer br holds past r: r then counts fewer bytes and
+// frames than the stream holds, by taken and takenFrames, which the
+// splitter adds back.
 type frameSplitter struct {
-	r     *framing.Reader
-	frame int64
+	r           *framing.Reader
+	br          *bufio.Reader // what r reads
+	max         uint64        // r's frame size limit
+	frame       int64         // frames split
+	off         int64         // the input offset after the last frame split
+	taken       int64         // bytes taken past r
+	takenFrames int64         // frames taken past r
+}
+
+func newFrameSplitter(br *bufio.Reader, maxFrame int) *frameSplitter {
+	s := &frameSplitter{r: framing.NewReader(br, framing.ReaderOptions{MaxFrameSize: maxFrame}), br: br, max: framing.DefaultMaxFrameSize}
+	if maxFrame > 0 {
+		s.max = uint64(maxFrame)
+	}
+	return s
 }
 
 func (s *frameSplitter) next(dst []byte) ([]byte, int64, int64, error) {
 	p, err := s.r.Next()
 	if err != nil {
+		var fe *framing.Error
+		if errors.As(err, &fe) && err == fe { // r's own error: number it in the stream
+			fe.Offset += s.taken
+			fe.Frame += s.takenFrames
+			s.taken, s.takenFrames = 0, 0 // the error is sticky: once
+		}
 		return dst, 0, 0, err
 	}
 	dst = binary.BigEndian.AppendUint32(dst, uint32(len(p)))
 	dst = append(dst, p...)
 	s.frame++
-	return dst, s.frame - 1, s.r.Offset(), nil
+	off := s.r.Offset() + s.taken
+	s.off = off + 4 + int64(len(p))
+	return dst, s.frame - 1, off, nil
+}
+
+// take moves the whole frames within the limit that the buffer holds into
+// b, as next would one at a time: one copy for them all, and no read.
+func (s *frameSplitter) take(b *batch, size int) {
+	if s.br.Buffered() < 4 {
+		return
+	}
+	buf, _ := s.br.Peek(s.br.Buffered())
+	start, at := len(b.data), 0
+	for start+at < size && len(b.recs) < maxBatchRecords && len(buf)-at >= 4 {
+		n := uint64(binary.BigEndian.Uint32(buf[at:]))
+		if n > s.max || n > uint64(len(buf)-at-4) {
+			break // next reads it, or gives its error
+		}
+		end := at + 4 + int(n)
+		b.recs = append(b.recs, rec{start: start + at, end: start + end, num: s.frame, off: s.off + int64(at)})
+		s.frame++
+		s.takenFrames++
+		at = end
+	}
+	b.data = append(b.data, buf[:at]...)
+	s.br.Discard(at)
+	s.off += int64(at)
+	s.taken += int64(at)
 }

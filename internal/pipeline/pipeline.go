@@ -249,7 +249,10 @@ func (e *engine) get() (*batch, error) {
 		case b = <-e.pool:
 		default:
 			e.made++
-			b = &batch{}
+			// Room for a batch's input and its output (a JSON line
+			// is about 1.6 times its frame), so that they do not
+			// grow by copies while the first batches fill.
+			b = &batch{data: make([]byte, 0, e.size+e.size/4), out: make([]byte, 0, 2*e.size)}
 		}
 	} else {
 		select {
