@@ -12,8 +12,16 @@ import (
 // infinity and underflow to zero are not exact. The sign of zero is part of
 // the value: "-0" is exact and yields negative zero.
 func ParseNumber(text []byte) (f float64, exact bool) {
-	// Fast path: up to 15 significant digits and a modest exponent always
-	// survive a double (DBL_DIG is 15).
+	if f, ok := fastNumber(text); ok {
+		return f, true
+	}
+	return parseNumber(text)
+}
+
+// parseNumber is ParseNumber for any number text.
+func parseNumber(text []byte) (f float64, exact bool) {
+	// Up to 15 significant digits and a modest exponent always survive a
+	// double (DBL_DIG is 15).
 	if quickExact(text) {
 		f, err := strconv.ParseFloat(string(text), 64)
 		return f, err == nil
@@ -25,6 +33,90 @@ func ParseNumber(text []byte) (f float64, exact bool) {
 	var tmp [32]byte
 	short := strconv.AppendFloat(tmp[:0], f, 'e', -1, 64)
 	return f, sameDecimal(text, short)
+}
+
+// exactPow10 are the powers of ten a double holds exactly.
+var exactPow10 = [...]float64{1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10,
+	1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22}
+
+// fastNumber converts the number text in one pass when its significant
+// digits number 15 at most and its scale is within 10^±22: the digits are
+// then a double exactly, and so is the power of ten, and one IEEE
+// multiplication or division rounds the quotient or product correctly
+// (Clinger's fast path). Such a number lies far inside the normal range,
+// so its shortest form prints its digits again: it is exact. Any other
+// text, malformed included, is left to parseNumber (ok false).
+func fastNumber(text []byte) (f float64, ok bool) {
+	i, neg := 0, false
+	if len(text) > 0 && text[0] == '-' {
+		i, neg = 1, true
+	}
+	var m uint64
+	sig, scale, digits := 0, 0, 0 // digits: of the integer part
+	for ; i < len(text) && text[i]-'0' <= 9; i++ {
+		digits++
+		if m == 0 && text[i] == '0' {
+			continue
+		}
+		if sig++; sig > 15 {
+			return 0, false
+		}
+		m = m*10 + uint64(text[i]-'0')
+	}
+	if digits == 0 {
+		return 0, false // no integer part
+	}
+	if i < len(text) && text[i] == '.' {
+		if i+1 == len(text) || text[i+1]-'0' > 9 {
+			return 0, false // a point needs a digit after it
+		}
+		for i++; i < len(text) && text[i]-'0' <= 9; i++ {
+			scale--
+			if m == 0 && text[i] == '0' {
+				continue
+			}
+			if sig++; sig > 15 {
+				return 0, false
+			}
+			m = m*10 + uint64(text[i]-'0')
+		}
+	}
+	if i < len(text) && text[i]|0x20 == 'e' {
+		i++
+		eneg := false
+		if i < len(text) && (text[i] == '+' || text[i] == '-') {
+			eneg = text[i] == '-'
+			i++
+		}
+		e, n := 0, 0
+		for ; i < len(text) && text[i]-'0' <= 9 && n < 3; i, n = i+1, n+1 {
+			e = e*10 + int(text[i]-'0')
+		}
+		if n == 0 {
+			return 0, false
+		}
+		if eneg {
+			e = -e
+		}
+		scale += e
+	}
+	if i != len(text) {
+		return 0, false // more exponent digits, or not a number
+	}
+	switch f = float64(m); {
+	case m == 0:
+	case scale == 0:
+	case scale > 0 && scale <= 22:
+		f *= exactPow10[scale]
+	case scale < 0 && scale >= -22:
+		f /= exactPow10[-scale]
+	default:
+		return 0, false
+	}
+	if neg {
+		f = -f
+	}
+	return f, true
 }
 
 // quickExact reports whether text has at most 15 significant digits and an

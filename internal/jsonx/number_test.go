@@ -3,6 +3,7 @@ package jsonx
 import (
 	"math"
 	"math/big"
+	"math/rand/v2"
 	"strconv"
 	"strings"
 	"testing"
@@ -204,4 +205,75 @@ func TestSafeInteger(t *testing.T) {
 			t.Errorf("SafeInteger(%d) = %v, want %v", v, got, want)
 		}
 	}
+}
+
+// checkFastNumber fails when the one-pass conversion answers for text
+// otherwise than strconv and the shortest-form check.
+func checkFastNumber(t *testing.T, text string) (answered bool) {
+	t.Helper()
+	f, ok := fastNumber([]byte(text))
+	want, exact := parseNumber([]byte(text))
+	if ok && (math.Float64bits(f) != math.Float64bits(want) || !exact) {
+		t.Fatalf("fastNumber(%s) = %v [%016x]; strconv gives %v [%016x], exact %v", text, f, math.Float64bits(f), want, math.Float64bits(want), exact)
+	}
+	return ok
+}
+
+// TestFastNumber holds the one-pass conversion to strconv on the edges of
+// its range and on random numbers of every shape, and shows that it
+// answers for the numbers events carry.
+func TestFastNumber(t *testing.T) {
+	for _, text := range []string{"0.703", "17", "-3.25e2", "1773411601990", "0", "-0", "0.0", "-0.0", "1e22", "1E-22",
+		"123456789012345", "0.000000000000000000001", "999999999999999e22", "1.5e+7", "-9.99e-5", "100000000000000", "123456789012345e8"} {
+		if !checkFastNumber(t, text) {
+			t.Errorf("fastNumber(%s) left it to the slow path", text)
+		}
+	}
+	for _, text := range []string{"1234567890123456", "9007199254740993", "1e23", "1e-23", "1e400", "0e9999", "1e0001",
+		"", "-", ".5", "1.", "1e", "1e+", "--1", "1x", "0.1234567890123456"} {
+		if checkFastNumber(t, text) {
+			t.Errorf("fastNumber(%s) answered; the slow path should", text)
+		}
+	}
+	r := rand.New(rand.NewPCG(7, 11))
+	digits := func(n int) string {
+		b := make([]byte, n)
+		for i := range b {
+			b[i] = byte('0' + r.IntN(10))
+		}
+		return string(b)
+	}
+	answered := 0
+	for range 300_000 {
+		text := ""
+		if r.IntN(2) == 0 {
+			text = "-"
+		}
+		switch r.IntN(3) {
+		case 0: // an integer
+			text += digits(1 + r.IntN(18))
+		case 1: // with a fraction
+			text += digits(1+r.IntN(8)) + "." + digits(1+r.IntN(12))
+		default: // a leading zero, then a fraction
+			text += "0." + strings.Repeat("0", r.IntN(25)) + digits(1+r.IntN(16))
+		}
+		if r.IntN(2) == 0 {
+			text += []string{"e", "E", "e+", "e-", "E-"}[r.IntN(5)] + strconv.Itoa(r.IntN(40))
+		}
+		if checkFastNumber(t, text) {
+			answered++
+		}
+	}
+	if answered < 100_000 {
+		t.Errorf("fastNumber answered %d of 300,000 random numbers; the test no longer tests it", answered)
+	}
+}
+
+func FuzzParseNumber(f *testing.F) {
+	for _, s := range []string{"0.703", "-0", "1e22", "1e23", "123456789012345", "0.000000000000000000001e-1", "12e-022"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		checkFastNumber(t, text)
+	})
 }
