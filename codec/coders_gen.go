@@ -2660,7 +2660,15 @@ func decTextMessageStart(d *decoder, b []byte, p *event.TextMessageStart, enum i
 		}
 	}
 	d.depth--
-	return haveBase && decBase(d, base, &p.Base, enum) && d.finish(planTextMessageStart, schema.PointerTo(p)) == nil
+	return haveBase && decBase(d, base, &p.Base, enum) && finishTextMessageStart(d, p) == nil
+}
+
+// finishTextMessageStart settles a decoded event.TextMessageStart as decoder.finish does.
+func finishTextMessageStart(d *decoder, p *event.TextMessageStart) error {
+	if p.Role != nil && schema.IndexRole(*p.Role) < 0 {
+		return d.finish(planTextMessageStart, schema.PointerTo(p)) // states the error
+	}
+	return nil
 }
 
 func decBase(d *decoder, b []byte, p *event.Base, enum int32) bool {
@@ -3333,7 +3341,15 @@ func decPatchOp(d *decoder, b []byte, p *event.PatchOp) bool {
 		}
 	}
 	d.depth--
-	return d.finish(planPatchOp, schema.PointerTo(p)) == nil
+	return finishPatchOp(d, p) == nil
+}
+
+// finishPatchOp settles a decoded event.PatchOp as decoder.finish does.
+func finishPatchOp(d *decoder, p *event.PatchOp) error {
+	if p.Op == "" {
+		p.Op = schema.EnumOp[0]
+	}
+	return nil
 }
 
 func decMessagesSnapshot(d *decoder, b []byte, p *event.MessagesSnapshot, enum int32) bool {
@@ -3646,7 +3662,16 @@ func decMessage(d *decoder, b []byte, p *event.Message) bool {
 		}
 	}
 	d.depth--
-	return d.finish(planMessage, schema.PointerTo(p)) == nil
+	return finishMessage(d, p) == nil
+}
+
+// finishMessage settles a decoded event.Message as decoder.finish does.
+func finishMessage(d *decoder, p *event.Message) error {
+	if schema.IndexMessageRole(p.Role) < 0 {
+		return d.finish(planMessage, schema.PointerTo(p)) // states the error
+	}
+	planMessage.FromWire(schema.PointerTo(p))
+	return planMessage.Check(schema.PointerTo(p))
 }
 
 func decToolCall(d *decoder, b []byte, p *event.ToolCall) bool {
@@ -3739,7 +3764,15 @@ func decToolCall(d *decoder, b []byte, p *event.ToolCall) bool {
 		}
 	}
 	d.depth--
-	return d.finish(planToolCall, schema.PointerTo(p)) == nil
+	return finishToolCall(d, p) == nil
+}
+
+// finishToolCall settles a decoded event.ToolCall as decoder.finish does.
+func finishToolCall(d *decoder, p *event.ToolCall) error {
+	if schema.IndexType(p.Type) < 0 {
+		return d.finish(planToolCall, schema.PointerTo(p)) // states the error
+	}
+	return nil
 }
 
 func decFunctionCall(d *decoder, b []byte, p *event.FunctionCall) bool {
@@ -4280,7 +4313,13 @@ func decRunAgentInput(d *decoder, b []byte, p *event.RunAgentInput) bool {
 		}
 	}
 	d.depth--
-	return d.finish(planRunAgentInput, schema.PointerTo(p)) == nil
+	return finishRunAgentInput(d, p) == nil
+}
+
+// finishRunAgentInput settles a decoded event.RunAgentInput as decoder.finish does.
+func finishRunAgentInput(d *decoder, p *event.RunAgentInput) error {
+	planRunAgentInput.FromWire(schema.PointerTo(p))
+	return nil
 }
 
 func decTool(d *decoder, b []byte, p *event.Tool) bool {
@@ -4496,7 +4535,15 @@ func decResumeEntry(d *decoder, b []byte, p *event.ResumeEntry) bool {
 		}
 	}
 	d.depth--
-	return d.finish(planResumeEntry, schema.PointerTo(p)) == nil
+	return finishResumeEntry(d, p) == nil
+}
+
+// finishResumeEntry settles a decoded event.ResumeEntry as decoder.finish does.
+func finishResumeEntry(d *decoder, p *event.ResumeEntry) error {
+	if schema.IndexStatus(p.Status) < 0 {
+		return d.finish(planResumeEntry, schema.PointerTo(p)) // states the error
+	}
+	return nil
 }
 
 func decRunFinished(d *decoder, b []byte, p *event.RunFinished, enum int32) bool {
@@ -5306,7 +5353,15 @@ func decTextMessageChunk(d *decoder, b []byte, p *event.TextMessageChunk, enum i
 		}
 	}
 	d.depth--
-	return haveBase && decBase(d, base, &p.Base, enum) && d.finish(planTextMessageChunk, schema.PointerTo(p)) == nil
+	return haveBase && decBase(d, base, &p.Base, enum) && finishTextMessageChunk(d, p) == nil
+}
+
+// finishTextMessageChunk settles a decoded event.TextMessageChunk as decoder.finish does.
+func finishTextMessageChunk(d *decoder, p *event.TextMessageChunk) error {
+	if p.Role != nil && schema.IndexRole(*p.Role) < 0 {
+		return d.finish(planTextMessageChunk, schema.PointerTo(p)) // states the error
+	}
+	return nil
 }
 
 func decToolCallChunk(d *decoder, b []byte, p *event.ToolCallChunk, enum int32) bool {
@@ -5885,7 +5940,16 @@ func decToolCallResult(d *decoder, b []byte, p *event.ToolCallResult, enum int32
 		}
 	}
 	d.depth--
-	return haveBase && decBase(d, base, &p.Base, enum) && d.finish(planToolCallResult, schema.PointerTo(p)) == nil
+	return haveBase && decBase(d, base, &p.Base, enum) && finishToolCallResult(d, p) == nil
+}
+
+// finishToolCallResult settles a decoded event.ToolCallResult as decoder.finish does.
+func finishToolCallResult(d *decoder, p *event.ToolCallResult) error {
+	if p.Role != nil && schema.IndexToolCallResultRole(*p.Role) < 0 {
+		return d.finish(planToolCallResult, schema.PointerTo(p)) // states the error
+	}
+	planToolCallResult.FromWire(schema.PointerTo(p))
+	return planToolCallResult.Check(schema.PointerTo(p))
 }
 
 func decActivitySnapshot(d *decoder, b []byte, p *event.ActivitySnapshot, enum int32) bool {
@@ -5991,7 +6055,15 @@ func decActivitySnapshot(d *decoder, b []byte, p *event.ActivitySnapshot, enum i
 		}
 	}
 	d.depth--
-	return haveBase && decBase(d, base, &p.Base, enum) && d.finish(planActivitySnapshot, schema.PointerTo(p)) == nil
+	return haveBase && decBase(d, base, &p.Base, enum) && finishActivitySnapshot(d, p) == nil
+}
+
+// finishActivitySnapshot settles a decoded event.ActivitySnapshot as decoder.finish does.
+func finishActivitySnapshot(d *decoder, p *event.ActivitySnapshot) error {
+	if p.Content == nil {
+		p.Content = event.Object("{}")
+	}
+	return nil
 }
 
 func decActivityDelta(d *decoder, b []byte, p *event.ActivityDelta, enum int32) bool {
@@ -6243,7 +6315,15 @@ func decReasoningMessageStart(d *decoder, b []byte, p *event.ReasoningMessageSta
 		}
 	}
 	d.depth--
-	return haveBase && decBase(d, base, &p.Base, enum) && d.finish(planReasoningMessageStart, schema.PointerTo(p)) == nil
+	return haveBase && decBase(d, base, &p.Base, enum) && finishReasoningMessageStart(d, p) == nil
+}
+
+// finishReasoningMessageStart settles a decoded event.ReasoningMessageStart as decoder.finish does.
+func finishReasoningMessageStart(d *decoder, p *event.ReasoningMessageStart) error {
+	if schema.IndexReasoningMessageStartRole(p.Role) < 0 {
+		return d.finish(planReasoningMessageStart, schema.PointerTo(p)) // states the error
+	}
+	return nil
 }
 
 func decReasoningMessageContent(d *decoder, b []byte, p *event.ReasoningMessageContent, enum int32) bool {
@@ -6613,5 +6693,13 @@ func decReasoningEncryptedValue(d *decoder, b []byte, p *event.ReasoningEncrypte
 		}
 	}
 	d.depth--
-	return haveBase && decBase(d, base, &p.Base, enum) && d.finish(planReasoningEncryptedValue, schema.PointerTo(p)) == nil
+	return haveBase && decBase(d, base, &p.Base, enum) && finishReasoningEncryptedValue(d, p) == nil
+}
+
+// finishReasoningEncryptedValue settles a decoded event.ReasoningEncryptedValue as decoder.finish does.
+func finishReasoningEncryptedValue(d *decoder, p *event.ReasoningEncryptedValue) error {
+	if schema.IndexSubtype(p.Subtype) < 0 {
+		return d.finish(planReasoningEncryptedValue, schema.PointerTo(p)) // states the error
+	}
+	return nil
 }

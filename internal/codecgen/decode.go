@@ -77,6 +77,73 @@ func (g *gen) decoder(p *schema.Plan) {
 		g.decodeSecondPass(p)
 	}
 	g.decodeTail(p)
+	if compiledFinish(p) {
+		g.finishFunc(p)
+	}
+}
+
+// compiledFinish reports whether p's finish is written as straight-line
+// code (finishFunc): every type that needs one but a type with a flat
+// container whose element has a rule, which keeps the reference's.
+func compiledFinish(p *schema.Plan) bool {
+	if !needsFinish(p) {
+		return false
+	}
+	for i := range p.Wire {
+		if v := p.Wire[i].Via; v != nil && v.Elem.Check != nil {
+			return false
+		}
+	}
+	return true
+}
+
+// finishFunc writes finishT, the reference decoder's finish (decode.go) for
+// p in straight-line code: a required object the wire left out becomes the
+// empty object, an enum the wire left out its first name (the decoder
+// reads the others by number from the set), a restricted string is looked
+// up in its set (one outside it, rare, goes to the
+// reference finish, which states the error), then the type's own hooks.
+func (g *gen) finishFunc(p *schema.Plan) {
+	g.P("// finish%s settles a decoded event.%s as decoder.finish does.", p.Type.Name(), p.Type.Name())
+	g.P("func finish%s(d *decoder, p *event.%s) error {", p.Type.Name(), p.Type.Name())
+	for i := range p.Wire {
+		f := &p.Wire[i]
+		if f.Via != nil {
+			continue
+		}
+		if f.Kind == schema.Object && f.Req {
+			g.P("if p.%s == nil {", f.GoName)
+			g.P(`p.%s = event.Object("{}")`, f.GoName)
+			g.P("}")
+		}
+		if f.Names == nil {
+			continue
+		}
+		set := g.setOf(f)
+		cond := fmt.Sprintf("%s(p.%s) < 0", set.index(), f.GoName)
+		switch f.Kind {
+		case schema.Enum: // read by number from the set: only absence is left
+			g.P(`if p.%s == "" {`, f.GoName)
+			g.P("p.%s = %s[0]", f.GoName, set.byNumber())
+			g.P("}")
+			continue
+		case schema.OptString:
+			cond = fmt.Sprintf("p.%s != nil && %s(*p.%s) < 0", f.GoName, set.index(), f.GoName)
+		}
+		g.P("if %s {", cond)
+		g.P("return d.finish(%s, schema.PointerTo(p)) // states the error", planVar(p))
+		g.P("}")
+	}
+	if p.FromWire != nil {
+		g.P("%s.FromWire(schema.PointerTo(p))", planVar(p))
+	}
+	if p.Check != nil {
+		g.P("return %s.Check(schema.PointerTo(p))", planVar(p))
+	} else {
+		g.P("return nil")
+	}
+	g.P("}")
+	g.P("")
 }
 
 func hasRepeated(p *schema.Plan) bool {
@@ -377,7 +444,10 @@ func (g *gen) decodeTail(p *schema.Plan) {
 	if isBase(p) {
 		conds = append(conds, "declared == enum")
 	}
-	if needsFinish(p) {
+	switch {
+	case compiledFinish(p):
+		conds = append(conds, fmt.Sprintf("finish%s(d, p) == nil", p.Type.Name()))
+	case needsFinish(p):
 		conds = append(conds, fmt.Sprintf("d.finish(%s, schema.PointerTo(p)) == nil", planVar(p)))
 	}
 	if len(conds) == 0 {

@@ -5,7 +5,8 @@
 // pipeline. The agwire command's encode, decode and convert run on it.
 //
 // One reader splits the input into records (a line, a frame) and gathers
-// them into batches; Options.Workers workers convert batches in parallel,
+// them into batches, moving the whole records its input buffer holds into a
+// batch in one copy; Options.Workers workers convert batches in parallel,
 // each into a buffer of its own; the caller's goroutine writes the converted
 // records to the output in input order, one Write call per record, and
 // reports errors and progress. The output, the errors (the same first error,
