@@ -172,8 +172,11 @@ func (d *decoder) release() {
 	}
 	d.fill = d.fill[:0]
 	d.slots = d.slots[:0]
-	clear(d.entries[:cap(d.entries)])
-	clear(d.pend[:cap(d.pend)])
+	// entries and pend are stacks whose levels clear what they pushed as
+	// they end: past their length they hold nothing (clearing the whole
+	// capacity, grown by one large event, cost every small one after it).
+	clear(d.entries)
+	clear(d.pend)
 	d.entries, d.pend = d.entries[:0], d.pend[:0]
 	d.spans.reset()
 	// Do not keep the scratch of a huge frame alive in the pool.
@@ -192,8 +195,8 @@ func (d *decoder) restart(budget int64) {
 	d.depth, d.budget = 0, budget
 	d.forgetCarved()
 	d.fill, d.slots = d.fill[:0], d.slots[:0]
-	clear(d.entries[:cap(d.entries)])
-	clear(d.pend[:cap(d.pend)])
+	clear(d.entries)
+	clear(d.pend)
 	d.entries, d.pend = d.entries[:0], d.pend[:0]
 	d.spans.reset()
 }
