@@ -196,11 +196,16 @@ func (b *batch) reset() {
 
 func (b *batch) size() int64 { return int64(cap(b.data) + cap(b.out) + cap(b.recs)*48) }
 
-// splitter reads the records of an input, one at a time.
+// splitter reads the records of an input from a buffer over it.
 type splitter interface {
-	// next appends the next record to dst and returns it with the
-	// record's number and input offset; at the end it returns io.EOF, or
-	// the error that ended the input, and no record.
+	// take appends to b the records the buffer holds whole, as next would
+	// one at a time but in one copy and without reading, until b holds
+	// size bytes or maxBatchRecords records.
+	take(b *batch, size int)
+	// next appends the next record to dst, reading the input as needed,
+	// and returns it with the record's number and input offset; at the
+	// end it returns io.EOF, or the error that ended the input, and no
+	// record.
 	next(dst []byte) (out []byte, num, off int64, err error)
 }
 
@@ -307,21 +312,11 @@ func (e *engine) beforeRead() error {
 	return e.send(b)
 }
 
-// taker is a splitter that can also move the records it holds whole into
-// a batch, many at a time and without reading.
-type taker interface {
-	splitter
-	// take appends to b the records held whole, until b holds size bytes
-	// or maxBatchRecords records.
-	take(b *batch, size int)
-}
-
 // read is the reader stage.
 func (e *engine) read(sp splitter) {
 	defer close(e.order)
 	defer close(e.work)
-	tk, _ := sp.(taker)
-	var line []byte // a taker's record read through next
+	var one []byte // a record read through next
 	for {
 		if e.cur == nil {
 			b, err := e.get()
@@ -330,29 +325,18 @@ func (e *engine) read(sp splitter) {
 			}
 			e.cur = b
 		}
-		if tk != nil {
-			if tk.take(e.cur, e.size); len(e.cur.data) >= e.size || len(e.cur.recs) >= maxBatchRecords {
-				b := e.cur
-				e.cur = nil
-				if e.send(b) != nil {
-					return
-				}
-				continue
+		if sp.take(e.cur, e.size); e.full(e.cur) {
+			if e.handOn() != nil {
+				return
 			}
+			continue
 		}
 		// The next record needs a read, which may hand the batch on first
-		// (before a read that may block): the record then goes in a new
-		// batch. A taker's record is read apart, for the batch it took
-		// into has no room to spare.
-		start := len(e.cur.data)
-		var data []byte
+		// (before a read that may block): the record is read apart and
+		// goes in the batch current after the read.
 		var num, off int64
 		var err error
-		if tk != nil {
-			line, num, off, err = sp.next(line[:0])
-		} else {
-			data, num, off, err = sp.next(e.cur.data)
-		}
+		one, num, off, err = sp.next(one[:0])
 		if errors.Is(err, errStopped) {
 			return
 		}
@@ -362,10 +346,6 @@ func (e *engine) read(sp splitter) {
 				return
 			}
 			e.cur = b
-			if err == nil && tk == nil {
-				data = append(b.data, data[start:]...)
-				start = 0
-			}
 		}
 		b := e.cur
 		if err != nil {
@@ -374,22 +354,29 @@ func (e *engine) read(sp splitter) {
 			e.send(b)
 			return
 		}
-		if tk != nil {
-			start = len(b.data)
-			data = append(b.data, line...)
-			if cap(line) > 2*e.size {
-				line = nil // one long line is not kept
-			}
-		}
-		b.data = data
+		start := len(b.data)
+		b.data = append(b.data, one...)
 		b.recs = append(b.recs, rec{start: start, end: len(b.data), num: num, off: off})
-		if len(b.data) >= e.size || len(b.recs) >= maxBatchRecords {
-			e.cur = nil
-			if e.send(b) != nil {
-				return
-			}
+		if cap(one) > 2*e.size {
+			one = nil // one long record is not kept
+		}
+		if e.full(b) && e.handOn() != nil {
+			return
 		}
 	}
+}
+
+// full reports whether batch b is to be handed on: it holds the batch size
+// or the most records.
+func (e *engine) full(b *batch) bool {
+	return len(b.data) >= e.size || len(b.recs) >= maxBatchRecords
+}
+
+// handOn sends the current batch to the workers and the writer.
+func (e *engine) handOn() error {
+	b := e.cur
+	e.cur = nil
+	return e.send(b)
 }
 
 // run converts the records of sp with workers made by newWorker, writing
