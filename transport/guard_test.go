@@ -6,8 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -641,6 +643,178 @@ func TestUnacknowledgedAppendRetried(t *testing.T) {
 	for i, w := range wireOf(t, evs) {
 		if !bytes.Equal(wireOf(t, got[i:i+1])[0], w) {
 			t.Fatalf("event %d differs", i)
+		}
+	}
+}
+
+// slowUpload is a client sending a run request whose body, announced at
+// size bytes, arrives one byte per interval, for ever: until stop.
+type slowUpload struct {
+	conn net.Conn
+	done chan struct{}
+	err  error // of its writes, once done
+}
+
+func startSlowUpload(t *testing.T, addr string, size int, interval time.Duration) *slowUpload {
+	t.Helper()
+	conn, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u := &slowUpload{conn: conn, done: make(chan struct{})}
+	_, err = fmt.Fprintf(conn, "POST / HTTP/1.1\r\nHost: agent\r\nContent-Type: application/json\r\nAccept: %s\r\nContent-Length: %d\r\n\r\n{", transport.MediaTypeSSE, size)
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		defer close(u.done)
+		for range size - 2 {
+			time.Sleep(interval)
+			if _, err := conn.Write([]byte{' '}); err != nil {
+				u.err = err
+				return
+			}
+		}
+	}()
+	return u
+}
+
+// answered reports whether the server has answered the upload (or closed
+// its connection), waiting a moment for a response.
+func (u *slowUpload) answered() bool {
+	u.conn.SetReadDeadline(time.Now().Add(50 * time.Millisecond))
+	var b [1]byte
+	_, err := u.conn.Read(b[:])
+	var ne net.Error
+	return !(errors.As(err, &ne) && ne.Timeout())
+}
+
+// TestSlowUploadsBlockNoStart: requests whose bodies arrive a byte at a
+// time, announcing a large body, hold neither a start token nor a place
+// among MaxRuns nor their announced size of MaxRunBytes: a 300 KB start
+// completes while all of them are still sending, more of them than there
+// are start tokens (one per two CPUs) and than MaxRuns allows. (Each such
+// request took a token before its body arrived and kept it until the
+// server's read timeout; on two CPUs one slow upload every 30 s blocked
+// every large start.)
+func TestSlowUploadsBlockNoStart(t *testing.T) {
+	slow := runtime.GOMAXPROCS(0) + 5 // more than there are tokens of either kind
+	var called atomic.Int32
+	for _, tc := range []struct {
+		name string
+		opts transport.HandlerOptions
+	}{
+		{"default limits", transport.HandlerOptions{}},
+		{"MaxRuns below the slow uploads", transport.HandlerOptions{MaxRuns: 2}},
+		{"MaxRunBytes below their announced sizes", transport.HandlerOptions{MaxRunBytes: 2 << 20}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var entered atomic.Int32
+			opts := tc.opts
+			opts.ErrorLog = quietLog
+			h := mustHandler(opts, echoRun(&called))
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				entered.Add(1)
+				h.ServeHTTP(w, r)
+			}))
+			defer srv.Close()
+			var uploads []*slowUpload
+			defer func() {
+				for _, u := range uploads {
+					u.conn.Close()
+					<-u.done
+				}
+			}()
+			for range slow {
+				uploads = append(uploads, startSlowUpload(t, srv.Listener.Addr().String(), 1<<20, 100*time.Millisecond))
+			}
+			for deadline := time.Now().Add(20 * time.Second); entered.Load() < int32(slow); time.Sleep(5 * time.Millisecond) {
+				if time.Now().After(deadline) {
+					t.Fatalf("%d of %d slow uploads reached the handler", entered.Load(), slow)
+				}
+			}
+
+			// A hang guard only: the start normally takes a second or two.
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			body := `{"threadId":"t","runId":"r","messages":[],"state":"` + strings.Repeat("x", 300_000) + `"}`
+			req, _ := http.NewRequestWithContext(ctx, http.MethodPost, srv.URL, strings.NewReader(body))
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Accept", transport.MediaTypeBinary)
+			began := time.Now()
+			resp, err := noCompressionClient().Do(req)
+			if err != nil {
+				t.Fatalf("the 300 KB start, %d slow uploads in progress: %v (blocked behind them?)", slow, err)
+			}
+			er, err := transport.NewEventReader(resp, transport.ReaderOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var evs []event.Event
+			for ev, err := range er.Events() {
+				if err != nil {
+					t.Fatalf("the 300 KB start: after %d events: %v (blocked behind the slow uploads?)", len(evs), err)
+				}
+				evs = append(evs, ev)
+			}
+			resp.Body.Close()
+			took := time.Since(began)
+			if resp.StatusCode != http.StatusOK || len(evs) != 2 || evs[1].Type() != event.TypeRunFinished {
+				t.Fatalf("the 300 KB start: %s, %d events", resp.Status, len(evs))
+			}
+			for i, u := range uploads {
+				if u.answered() {
+					t.Fatalf("slow upload %d was answered before the start completed: the start did not overtake it", i)
+				}
+				select {
+				case <-u.done:
+					t.Fatalf("slow upload %d stopped: %v", i, u.err)
+				default:
+				}
+			}
+			t.Logf("a 300 KB start took %v with %d slow uploads in progress", took.Round(time.Millisecond), slow)
+		})
+	}
+}
+
+// TestBodiesBeingReadCountAgainstMaxRunBytes: the bytes of a body that
+// has partly arrived count against MaxRunBytes, so that bodies being read
+// hold at most that much memory whatever their number: with 700 KB of one
+// body held, a second of 600 KB is answered 503 naming the option; once
+// the first client goes, the second starts.
+func TestBodiesBeingReadCountAgainstMaxRunBytes(t *testing.T) {
+	var called atomic.Int32
+	srv, _ := guardServer(t, false, transport.HandlerOptions{MaxRunBytes: 1 << 20}, echoRun(&called))
+	conn, err := net.Dial("tcp", srv.Listener.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := fmt.Fprintf(conn, "POST / HTTP/1.1\r\nHost: agent\r\nContent-Type: application/json\r\nContent-Length: 900000\r\n\r\n{%s", strings.Repeat(" ", 700_000)); err != nil {
+		t.Fatal(err)
+	}
+	second := `{"threadId":"t","runId":"r","messages":[],"state":"` + strings.Repeat("x", 600_000) + `"}`
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		resp := post(t, noCompressionClient(), srv.URL, second, map[string]string{"Accept": transport.MediaTypeSSE})
+		code, body := status(t, resp)
+		if code == http.StatusServiceUnavailable {
+			if !strings.Contains(body, "MaxRunBytes") || resp.Header.Get("Retry-After") == "" {
+				t.Fatalf("503 %q (Retry-After %q); want it to name MaxRunBytes", body, resp.Header.Get("Retry-After"))
+			}
+			break
+		}
+		if time.Now().After(deadline) { // the server has not read the first body in 20 s
+			t.Fatalf("with 700 KB of a body being read, a 600 KB start: %d, want 503", code)
+		}
+	}
+	conn.Close()
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		code, body := status(t, post(t, noCompressionClient(), srv.URL, second, map[string]string{"Accept": transport.MediaTypeSSE}))
+		if code == http.StatusOK {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after the first client left: %d %q", code, body)
 		}
 	}
 }
