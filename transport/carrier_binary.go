@@ -70,6 +70,18 @@ func (e *binaryEncoder) writeWire(wire []byte, _ string) error {
 	if err := e.lim.frame(len(wire)); err != nil {
 		return refuse(err)
 	}
+	if len(wire) >= shareFrom {
+		// Written from the log's bytes, not copied into this response's
+		// buffer: a client that stops reading holds no copy of a large
+		// event (see sharedJSON for SSE). Two writes, prefix and payload.
+		var prefix [4]byte
+		binary.BigEndian.PutUint32(prefix[:], uint32(len(wire)))
+		if _, err := e.w.Write(prefix[:]); err != nil {
+			return err
+		}
+		_, err := e.w.Write(wire)
+		return err
+	}
 	return e.write(append(e.buf[:4], wire...))
 }
 

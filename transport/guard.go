@@ -56,9 +56,9 @@ var (
 	// naming the reason, rather than a stream whose first event cannot be
 	// written.
 	ErrUnservable = errors.New("transport: the run's input cannot be served in its RUN_STARTED event")
-	// ErrBusy: the handler holds MaxRuns runs, or runs whose request
-	// bodies add up to MaxRunBytes; a start is answered 503 Service
-	// Unavailable with Retry-After.
+	// ErrBusy: the handler holds MaxRuns runs, or request bodies that add
+	// up to MaxRunBytes; a start is answered 503 Service Unavailable with
+	// Retry-After. So is a resumption or a follower past MaxReaders.
 	ErrBusy = errors.New("transport: too many runs in progress")
 )
 
@@ -71,6 +71,10 @@ const (
 	// DefaultMaxRunBytes is HandlerOptions.MaxRunBytes's default: the
 	// request bodies of the runs a handler holds at once, 256 MiB in all.
 	DefaultMaxRunBytes = 256 << 20
+	// DefaultMaxReaders is the default of HandlerOptions.MaxReaders and
+	// FollowOptions.MaxReaders: the responses reading runs from the log
+	// that a handler serves at once, besides those of the runs it started.
+	DefaultMaxReaders = 1024
 	// busyRetryAfter is the Retry-After of a 503 for a full handler, in
 	// seconds.
 	busyRetryAfter = "5"
@@ -299,6 +303,31 @@ func (l *runLimits) usage() (int, int64) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.runs, l.bytes
+}
+
+// readerLimit counts the responses of one handler reading a run from its
+// log that did not start it: resumptions, or followers.
+type readerLimit struct {
+	max int // negative: no bound
+	mu  sync.Mutex
+	n   int
+}
+
+// take counts a reader in; false when max are being served.
+func (l *readerLimit) take() bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.max >= 0 && l.n >= l.max {
+		return false
+	}
+	l.n++
+	return true
+}
+
+func (l *readerLimit) release() {
+	l.mu.Lock()
+	l.n--
+	l.mu.Unlock()
 }
 
 // busy answers 503 with Retry-After for a handler at one of its limits.

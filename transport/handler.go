@@ -74,7 +74,7 @@ type HandlerOptions struct {
 	// more is answered 503 Service Unavailable with Retry-After: before its
 	// body is read when MaxRuns are in progress then, else once its body
 	// has arrived; a request whose body is still arriving holds no place.
-	// Resuming and following are not counted. 0 means
+	// Resumptions are bounded by MaxReaders instead. 0 means
 	// DefaultMaxRuns (1024); negative, no bound.
 	MaxRuns int
 	// MaxRunBytes bounds the request bodies the handler holds at once, in
@@ -85,6 +85,15 @@ type HandlerOptions struct {
 	// past it is answered 503 with Retry-After. 0 means DefaultMaxRunBytes
 	// (256 MiB); negative, no bound.
 	MaxRunBytes int64
+	// MaxReaders bounds the responses resuming runs (requests with
+	// Last-Event-ID) that the handler serves at once; one more is answered
+	// 503 with Retry-After once Authorize has allowed it. A reader's memory
+	// is bounded whether or not its client reads: a large event is written
+	// from the log's bytes, or on SSE from a rendering shared by every
+	// response writing it, never copied per response. 0 means
+	// DefaultMaxReaders (1024); negative, no bound. Only with Log; the
+	// follower route has its own (FollowOptions.MaxReaders).
+	MaxReaders int
 	// Authorize, when set, decides who may start, resume and follow which
 	// run: it is called with the request and the run id before anything
 	// else is done with the run (before the log is asked whether it holds
@@ -235,6 +244,9 @@ func NewHandler(fn RunFunc, opts HandlerOptions) (http.Handler, error) {
 	if opts.MaxRunBytes == 0 {
 		opts.MaxRunBytes = DefaultMaxRunBytes
 	}
+	if opts.MaxReaders == 0 {
+		opts.MaxReaders = DefaultMaxReaders
+	}
 	if opts.Heartbeat == 0 {
 		opts.Heartbeat = DefaultHeartbeat
 	}
@@ -251,24 +263,26 @@ func NewHandler(fn RunFunc, opts HandlerOptions) (http.Handler, error) {
 		return nil, fmt.Errorf("transport: HandlerOptions.Capabilities: %w", err)
 	}
 	return &handler{
-		cors:   cors,
-		caps:   capsJSON,
-		opts:   opts,
-		st:     opts.stream(),
-		fn:     fn,
-		parser: event.Parser{MaxDepth: opts.Codec.MaxDepth, DropUnknownFields: opts.Codec.DropUnknownFields},
-		limits: &runLimits{maxRuns: opts.MaxRuns, maxBytes: opts.MaxRunBytes},
+		cors:    cors,
+		caps:    capsJSON,
+		opts:    opts,
+		st:      opts.stream(),
+		fn:      fn,
+		parser:  event.Parser{MaxDepth: opts.Codec.MaxDepth, DropUnknownFields: opts.Codec.DropUnknownFields},
+		limits:  &runLimits{maxRuns: opts.MaxRuns, maxBytes: opts.MaxRunBytes},
+		readers: &readerLimit{max: opts.MaxReaders},
 	}, nil
 }
 
 type handler struct {
-	cors   *cors  // nil: no CORS
-	caps   []byte // the capabilities' JSON
-	opts   HandlerOptions
-	st     stream // opts' stream settings
-	fn     RunFunc
-	parser event.Parser
-	limits *runLimits
+	cors    *cors  // nil: no CORS
+	caps    []byte // the capabilities' JSON
+	opts    HandlerOptions
+	st      stream // opts' stream settings
+	fn      RunFunc
+	parser  event.Parser
+	limits  *runLimits
+	readers *readerLimit // resumptions
 }
 
 // parse parses a request body as a RunAgentInput; a large one waits for a

@@ -1,0 +1,62 @@
+package transport
+
+import (
+	"bytes"
+	"hash/maphash"
+	"strings"
+	"testing"
+
+	"github.com/agwire/agwire/codec"
+	"github.com/agwire/agwire/event"
+)
+
+// TestSharedJSON: responses rendering the same wire bytes with the same
+// codec at the same time share one rendering, equal bytes in another slice
+// included; another codec, or other bytes under the same hash, get their
+// own; the last release forgets it.
+func TestSharedJSON(t *testing.T) {
+	wire, err := codec.Codec{}.Append(nil, &event.TextMessageContent{MessageID: "m", Delta: strings.Repeat("hello ", 20_000)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := codec.Codec{}.AppendJSONFromWire(nil, wire)
+	if err != nil {
+		t.Fatal(err)
+	}
+	held := renderingsHeld()
+	r1, release1 := sharedJSON(codec.Codec{}, wire)
+	r2, release2 := sharedJSON(codec.Codec{}, bytes.Clone(wire))
+	if r1 != r2 || !bytes.Equal(r1.json, want) || r1.err != nil {
+		t.Fatalf("two renderings of one event: shared %v, JSON right %v, err %v", r1 == r2, bytes.Equal(r1.json, want), r1.err)
+	}
+	r3, release3 := sharedJSON(codec.Codec{NonFiniteAsNull: true}, wire)
+	if r3 == r1 {
+		t.Error("another codec's rendering was shared")
+	}
+	if n := renderingsHeld() - held; n != 2 {
+		t.Errorf("%d renderings held, want 2", n)
+	}
+
+	// Other bytes of the same length whose hash were the same: not shared.
+	other := bytes.Clone(wire)
+	other[len(other)-1] ^= 'h' ^ 'j'
+	key := renderKey{hash: maphash.Bytes(renderings.seed, other), n: len(other), c: codec.Codec{}}
+	fake := &rendering{key: key, wire: wire, done: make(chan struct{}), json: []byte("wrong"), refs: 1}
+	close(fake.done)
+	renderings.mu.Lock()
+	renderings.m[key] = append(renderings.m[key], fake)
+	renderings.mu.Unlock()
+	r4, release4 := sharedJSON(codec.Codec{}, other)
+	if r4 == fake || bytes.Equal(r4.json, []byte("wrong")) || r4.err != nil {
+		t.Errorf("a hash collision shared the other bytes' rendering")
+	}
+	release4()
+	fake.release()
+
+	release1()
+	release2()
+	release3()
+	if n := renderingsHeld() - held; n != 0 {
+		t.Errorf("%d renderings held after every release", n)
+	}
+}
