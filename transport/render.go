@@ -76,14 +76,21 @@ func sharedJSON(c codec.Codec, wire []byte) (*rendering, func()) {
 	renderings.mu.Unlock()
 
 	if first {
-		release := heavy(len(wire) * wireRenderCost)
-		r.json, r.err = c.AppendJSONFromWire(nil, wire)
-		release()
-		close(r.done)
+		r.render(c)
 	} else {
 		<-r.done
 	}
 	return r, r.release
+}
+
+// render makes the rendering, holding a CPU token (decoding allocates
+// several times the wire's size), and lets those waiting for it go, even
+// should the codec panic.
+func (r *rendering) render(c codec.Codec) {
+	defer close(r.done)
+	release := heavy(len(r.wire) * wireRenderCost)
+	defer release()
+	r.json, r.err = c.AppendJSONFromWire(nil, r.wire)
 }
 
 // release lets go of a response's hold on r; the last one forgets it.
