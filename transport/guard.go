@@ -246,19 +246,22 @@ func (l *runLimits) full() bool {
 // account opens a request's account, holding nothing yet.
 func (l *runLimits) account() *runTicket { return &runTicket{l: l} }
 
-// grow adds n bytes to the account (a request body's buffer growing as the
-// body arrives); false, and nothing added, when the handler would then hold
-// more than MaxRunBytes.
-func (t *runTicket) grow(n int64) bool {
+// grow adds up to n bytes to the account (a request body's buffer growing
+// as the body arrives): n, or as many as the handler may hold without
+// passing MaxRunBytes if that is at least least, and returns how many (0:
+// none were added).
+func (t *runTicket) grow(n, least int64) int64 {
 	l := t.l
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.maxBytes >= 0 && l.bytes+n > l.maxBytes {
-		return false
+	if l.maxBytes >= 0 {
+		if n = min(n, l.maxBytes-l.bytes); n < least || n <= 0 {
+			return 0
+		}
 	}
 	l.bytes += n
 	t.bytes += n
-	return true
+	return n
 }
 
 // admit makes the account a run's: it takes a place among the runs and

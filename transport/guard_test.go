@@ -912,3 +912,34 @@ func TestMaxReaders(t *testing.T) {
 		}
 	}
 }
+
+// TestChunkedBody: a body of unknown size (chunked) is read in a buffer
+// that grows with it: a small one starts under a small MaxRunBytes, a
+// large one is read whole, and one past MaxBodyBytes is answered 413.
+func TestChunkedBody(t *testing.T) {
+	var called atomic.Int32
+	for _, tc := range []struct {
+		opts   transport.HandlerOptions
+		pad    int
+		status int
+	}{
+		{transport.HandlerOptions{MaxRunBytes: 300}, 0, http.StatusOK},
+		{transport.HandlerOptions{MaxRunBytes: 4 << 20}, 700_000, http.StatusOK},
+		{transport.HandlerOptions{MaxBodyBytes: 50_000}, 100_000, http.StatusRequestEntityTooLarge},
+	} {
+		srv, _ := guardServer(t, false, tc.opts, echoRun(&called))
+		body := `{"threadId":"t","runId":"r","messages":[],"state":"` + strings.Repeat("x", tc.pad) + `"}`
+		// A reader of no known size: the client sends it chunked.
+		req, _ := http.NewRequestWithContext(testCtx(t), http.MethodPost, srv.URL, io.MultiReader(strings.NewReader(body)))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", transport.MediaTypeSSE)
+		resp, err := noCompressionClient().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		code, got := status(t, resp)
+		if code != tc.status || (code == http.StatusOK && !strings.Contains(got, "RUN_FINISHED")) {
+			t.Errorf("a chunked body of %d bytes, %+v: %d %.200q", len(body), tc.opts, code, got)
+		}
+	}
+}

@@ -458,18 +458,23 @@ func (h *handler) log(r *http.Request, level slog.Level, msg string, err error, 
 // errRunBytes: a request body would take the handler past MaxRunBytes.
 var errRunBytes = errors.New("transport: request bodies past HandlerOptions.MaxRunBytes")
 
-// bodyChunk is the first buffer of a body of unknown or large size; a
-// body announced at most this large is read into one buffer of its size.
-const bodyChunk = 64 << 10
+// bodyChunk is the first buffer of a body announced larger; a body
+// announced at most this large is read into one buffer of its size. A body
+// of unknown size starts from bodyFirst, so that a small one counts little
+// against a small MaxRunBytes.
+const (
+	bodyChunk = 64 << 10
+	bodyFirst = 4 << 10
+)
 
 // readBody reads a request's body of at most limit bytes. Its buffer grows
-// as the body arrives — doubling from bodyChunk, up to the Content-Length
-// when there is one — and each growth is added to tk (against MaxRunBytes)
-// before it is made: a body that has not arrived holds neither memory nor
-// budget, so a client sending its body slowly costs only what it sent
-// (at most twice that, plus bodyChunk), and whatever the sizes announced
-// the handler holds at most MaxRunBytes of bodies. It fails with
-// errRunBytes past that bound.
+// as the body arrives — doubling, up to the Content-Length when there is
+// one — and each growth is added to tk (against MaxRunBytes) before it is
+// made: a body that has not arrived holds neither memory nor budget, so a
+// client sending its body slowly costs only what it sent (at most twice
+// that, plus bodyChunk), and whatever the sizes announced the handler
+// holds at most MaxRunBytes of bodies. It fails with errRunBytes past that
+// bound.
 func readBody(w http.ResponseWriter, r *http.Request, limit int64, tk *runTicket) ([]byte, error) {
 	body := http.MaxBytesReader(w, r.Body, limit)
 	announced := r.ContentLength
@@ -481,21 +486,27 @@ func readBody(w http.ResponseWriter, r *http.Request, limit int64, tk *runTicket
 		if len(b) == cap(b) {
 			// One spare byte beyond the announced size sees a body longer
 			// than announced, and the end of one that is not.
-			next := int64(max(2*cap(b), bodyChunk))
-			if announced >= 0 {
-				next = min(next, announced+1)
-			}
-			if announced >= 0 && announced < bodyChunk {
+			next := int64(max(2*cap(b), bodyFirst))
+			switch {
+			case announced < 0:
+			case announced < bodyChunk:
 				next = announced + 1
+			default:
+				next = min(max(next, bodyChunk), announced+1)
 			}
 			next = min(next, limit+1)
 			if next <= int64(cap(b)) { // net/http reads no more than announced
 				return nil, fmt.Errorf("the body is longer than the %d bytes of its Content-Length", announced)
 			}
-			if !tk.grow(next - int64(cap(b))) {
+			// Near the bound, as much as it leaves, so that a body that fits
+			// is read, but no less than a quarter of the buffer, so that
+			// the copies stay linear in the body.
+			want := next - int64(cap(b))
+			granted := tk.grow(want, min(want, max(int64(cap(b))/4, 1)))
+			if granted == 0 {
 				return nil, errRunBytes
 			}
-			nb := make([]byte, len(b), next)
+			nb := make([]byte, len(b), int64(cap(b))+granted)
 			copy(nb, b)
 			b = nb
 		}
