@@ -203,6 +203,7 @@ func TestServeRecordedUsage(t *testing.T) {
 		{[]string{"--from", "sse"}, exitUsage, "need -i FILE"},
 		{[]string{"--max-gap", "0s"}, exitUsage, "--max-gap must be positive"},
 		{[]string{"--cors", "https://ui.example/"}, exitUsage, `--cors: transport: HandlerOptions.CORS.AllowOrigins: "https://ui.example/" is not an origin`},
+		{[]string{"--cors", "null"}, exitUsage, `--cors: transport: HandlerOptions.CORS.AllowOrigins: "null" allows every web site`},
 		{[]string{"-i", filepath.Join(t.TempDir(), "missing.jsonl")}, exitFail, "no such file"},
 		{[]string{"-i", empty}, exitFail, "holds no event"},
 		{[]string{"-i", bad}, exitFail, "line 2"},
