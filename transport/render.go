@@ -113,14 +113,3 @@ func (r *rendering) release() {
 		renderings.m[r.key] = list
 	}
 }
-
-// renderingsHeld returns the number of renderings held, for tests.
-func renderingsHeld() int {
-	renderings.mu.Lock()
-	defer renderings.mu.Unlock()
-	n := 0
-	for _, list := range renderings.m {
-		n += len(list)
-	}
-	return n
-}

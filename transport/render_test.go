@@ -60,3 +60,14 @@ func TestSharedJSON(t *testing.T) {
 		t.Errorf("%d renderings held after every release", n)
 	}
 }
+
+// renderingsHeld returns the number of renderings held, for the tests.
+func renderingsHeld() int {
+	renderings.mu.Lock()
+	defer renderings.mu.Unlock()
+	n := 0
+	for _, list := range renderings.m {
+		n += len(list)
+	}
+	return n
+}
