@@ -101,7 +101,8 @@ type HandlerOptions struct {
 	// answered exactly as a run the log does not hold (404, the same
 	// body), as is a follow (FollowOptions.Principal). A request whose
 	// Principal fails has none: its start is answered 403 as a refused
-	// Authorize, its resume 404. A start of a run id the log holds gets
+	// Authorize (a start's principal is asked first, before Authorize and
+	// the input's checks), its resume 404. A start of a run id the log holds gets
 	// the 409 of a taken id, whoever started it, so an id of one's own
 	// and someone else's answer alike. The log stores the principal as it
 	// is, so return a name or a hash, never a secret; one that

@@ -108,6 +108,7 @@ func (h *handler) serveResumable(w http.ResponseWriter, r *http.Request, in *eve
 		serveLog(w, r, mediaType, &h.st, h.opts.Heartbeat, rd, from, h.logger())
 		return tk
 	}
+	// A request without a principal is refused before anything else.
 	var owner string
 	if h.owners != nil {
 		if owner, err = principalOf(h.opts.Principal, r, run, AccessStart); err != nil {
