@@ -102,15 +102,15 @@ type HandlerOptions struct {
 	// body), as is a follow (FollowOptions.Principal). A request whose
 	// Principal fails has none: its start is answered 403 as a refused
 	// Authorize (a start's principal is asked first, before Authorize and
-	// the input's checks), its resume 404. A start of a run id the log holds gets
-	// the 409 of a taken id, whoever started it, so an id of one's own
-	// and someone else's answer alike. The log stores the principal as it
-	// is, so return a name or a hash, never a secret; one that
-	// runlog.CheckOwner refuses (empty, over runlog.MaxOwnerLen bytes, a
-	// control character) refuses the request as a failed Principal. The
-	// refusals go to ErrorLog at debug level, wrapped with ErrDenied.
-	// Only with a Log that implements runlog.Owners (both of agwire's
-	// do); Authorize, if set, is asked as well.
+	// the input's checks), its resume 404. A start of a run id the log
+	// holds gets the 409 of a taken id, whoever started it, so an id of
+	// one's own and someone else's answer alike. The log stores the
+	// principal as it is, so return a name or a hash, never a secret; one
+	// that runlog.CheckOwner refuses (empty, over runlog.MaxOwnerLen
+	// bytes, a control character) refuses the request as a failed
+	// Principal. The refusals go to ErrorLog at debug level, wrapped with
+	// ErrDenied. Only with a Log that implements runlog.Owners (both of
+	// agwire's do); Authorize, if set, is asked as well.
 	Principal func(r *http.Request) (string, error)
 	// Log makes runs resumable (see "Resumable runs" in the package
 	// documentation): each run's events go to the log, and every
