@@ -63,8 +63,9 @@ const (
 	// token of MaxIncLen bytes, a slash and 20 digits.
 	MaxCursorLen = 3*MaxRunIDLen + 1 + MaxIncLen + 1 + 20
 	// MaxOwnerLen is the longest owner, in bytes, that Owners.StartOwned
-	// records with a run: room for a name, or a hash of a credential, not
-	// for the credential's text.
+	// records with a run: room for a name or a hash of a credential. It
+	// bounds what a hostile principal adds to each run a log keeps (in
+	// natslog's ids bucket, for good).
 	MaxOwnerLen = 256
 	// DefaultMaxEventBytes is the largest event accepted when a log's
 	// option says 0: 16 MiB, the largest frame framing reads by default.

@@ -381,6 +381,10 @@ func (l *Log) start(ctx context.Context, run, owner string) (runlog.Writer, erro
 // it has an owner, a space and the owner (runlog.CheckOwner admits no line
 // break, and an incarnation token no space); then, if the run was aborted,
 // a line break and the cause. A record of an earlier version has no owner.
+// An earlier version reading a record with an owner takes the whole line
+// for the incarnation, and so misses an abort cause recorded there: its
+// readers of that run end on the abort marker, or when the writer's
+// heartbeat stops.
 type idRecord struct {
 	inc, owner, cause string
 }
