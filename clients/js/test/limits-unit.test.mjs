@@ -214,3 +214,27 @@ test("the quiet message names the limit as agwire's Go client does", async () =>
   const err = await resp.arrayBuffer().then(() => null, (e) => e);
   assert.match(err?.message, /no event for 1\.5s \(only keep-alives/);
 });
+
+test("createFetch hands maxFrameBytes and maxSseEventBytes to its carriers; the body is cancelled with the error", async () => {
+  for (const [carrier, options, bytes, kind] of [
+    ["binary", { maxFrameBytes: 64 }, frame(new Uint8Array(61)), "frame"],
+    ["sse", { maxSseEventBytes: 40 }, enc.encode("data: " + "z".repeat(35)), "sse-event"],
+  ]) {
+    let cancelled = null;
+    const body = new ReadableStream({
+      start(c) {
+        c.enqueue(bytes);
+      },
+      cancel(reason) {
+        cancelled = reason;
+      },
+    });
+    const type = carrier === "sse" ? "text/event-stream" : "application/vnd.ag-ui.event+proto";
+    const f = createFetch({ ...options, fetch: async () => new Response(body, { headers: { "content-type": type } }) });
+    const err = await (await f("http://agent.test/", { method: "POST", body: "{}" })).arrayBuffer().then(() => null, (e) => e);
+    assert.ok(err instanceof AgwireLimitError, `${carrier}: got ${err}`);
+    assert.equal(err.kind, kind);
+    assert.equal(err.limit, Object.values(options)[0]);
+    assert.equal(cancelled, err, `${carrier}: the response's body was cancelled with the error`);
+  }
+});
