@@ -131,6 +131,12 @@ export declare class BinaryCarrier implements Carrier {
   reset(): void;
 }
 
+/**
+ * Yields the payload (the protobuf Event) of each frame in a piece returned by
+ * BinaryCarrier.push; views into the piece, not copies.
+ */
+export declare function framesOf(piece: Uint8Array): Generator<Uint8Array, void, undefined>;
+
 /** Hands an SSE body on in whole blocks (ending at "\n\n"), reading each block's id and type. */
 export declare class SSECarrier implements Carrier {
   constructor(options?: { maxEventBytes?: number });

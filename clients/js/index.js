@@ -633,6 +633,23 @@ export class BinaryCarrier {
   }
 }
 
+/**
+ * framesOf yields the payload (the protobuf Event) of each frame in a piece
+ * that BinaryCarrier.push returned: whole frames, none empty, none over the
+ * carrier's maxFrameBytes, so a reader that decodes events itself (rather
+ * than handing the pieces to @ag-ui/client) needs no limits of its own.
+ * The payloads are views into the piece, not copies.
+ */
+export function* framesOf(piece) {
+  let at = 0;
+  while (at + 4 <= piece.length) {
+    const end = at + 4 + readLen(piece, at);
+    if (end > piece.length) break; // not a carrier's piece: nothing whole is left
+    yield piece.subarray(at + 4, end);
+    at = end;
+  }
+}
+
 function readLen(b, at) {
   return ((b[at] << 24) >>> 0) + (b[at + 1] << 16) + (b[at + 2] << 8) + b[at + 3];
 }

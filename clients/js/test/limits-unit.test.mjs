@@ -11,6 +11,7 @@ import {
   BinaryCarrier,
   SSECarrier,
   createFetch,
+  framesOf,
   DEFAULT_MAX_FRAME_BYTES,
   DEFAULT_MAX_SSE_EVENT_BYTES,
   DEFAULT_MAX_QUIET_MS,
@@ -237,4 +238,20 @@ test("createFetch hands maxFrameBytes and maxSseEventBytes to its carriers; the 
     assert.equal(err.limit, Object.values(options)[0]);
     assert.equal(cancelled, err, `${carrier}: the response's body was cancelled with the error`);
   }
+});
+
+test("framesOf reads a carrier's pieces back into the events' payloads", () => {
+  const payloads = [];
+  const wire = [];
+  for (let i = 0; i < 300; i++) {
+    const p = proto.encode({ type: "TEXT_MESSAGE_CONTENT", messageId: "m", delta: `d${i}`.repeat(1 + (i % 40)) });
+    payloads.push(p);
+    wire.push(frame(p));
+    if (i % 9 === 0) wire.push(new Uint8Array(4)); // keep-alives are not frames of a piece
+  }
+  const c = new BinaryCarrier({ pieceSize: 512 });
+  const pieces = chunks(join(wire), 333).flatMap((ch) => c.push(ch));
+  const got = pieces.flatMap((p) => [...framesOf(p)]);
+  assert.equal(got.length, payloads.length);
+  got.forEach((p, i) => assert.deepEqual(proto.decode(p), proto.decode(payloads[i])));
 });
