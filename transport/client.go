@@ -284,6 +284,9 @@ func (r *EventReader) attach(resp *http.Response) error {
 	if r.quiet != nil {
 		r.quiet.watch(resp.Body)
 	}
+	// A resumed response without a cursor is not taken for one with the
+	// cursor asked for: it is not resumable, which the reconnection checks.
+	r.resumable = false
 	if v := resp.Header.Get(HeaderCursor); v != "" {
 		c, err := runlog.ParseCursor(v)
 		if err != nil {
