@@ -44,9 +44,11 @@ type ClientOptions struct {
 	// its Content-Encoding either way. An unknown coding is an error of
 	// NewClient.
 	Compression Compression
-	// Reconnect makes a reader from Client.Run or Client.Follow resume a resumable run
-	// whose stream is cut (see ReconnectOptions). Nil, the default, ends
-	// the stream with the cut's error.
+	// Reconnect makes a reader from Client.Run or Client.Follow resume a
+	// resumable run whose stream is cut, however early: a cut inside the
+	// response's header is resumed from the run's start (see
+	// ReconnectOptions). Nil, the default, ends the stream with the cut's
+	// error.
 	Reconnect *ReconnectOptions
 	// Header holds extra request headers for Run, such as Authorization.
 	// Content-Type, Accept, Accept-Encoding and HeaderKeepalive are set by Run.

@@ -78,6 +78,11 @@ func NewClient(url string, opts ClientOptions) (*Client, error) {
 // the codings ClientOptions.Compression lists. Errors
 // are those of the HTTP client and of NewEventReader. The caller must
 // Close the reader.
+//
+// With ClientOptions.Reconnect, a request cut before its response's header
+// is complete is resumed from the run's start (see ReconnectOptions): the
+// reader returned reads the run from its first event, and the server runs
+// the agent once.
 func (c *Client) Run(ctx context.Context, in *event.RunAgentInput) (*EventReader, error) {
 	body, err := json.Marshal(in)
 	if err != nil {

@@ -53,6 +53,22 @@ var ErrReconnectFailed = errors.New("transport: resuming the run failed")
 // so that clients cut together do not come back together). An attempt
 // that delivers an event resets the count of failures in a row, but not
 // the count of reconnections, capped by MaxReconnects.
+//
+// A cut before the reader knows the run's cursor — inside the response's
+// header, or of a request that got no response at all — is resumed too,
+// from the run's start: Run asks for the run of its input's RunID with
+// Last-Event-ID "RUN/0" (a cursor without the incarnation, which reads the
+// run that holds the id now), Follow with the cursor it was given. When
+// the server answers such a resumption of Run 404 (it holds no such run:
+// the request was cut before it started one), the run request is sent
+// again as it was; a 409 to it (the first request, arriving late, started
+// the run meanwhile) is resumed on the next attempt. A server that keeps
+// no runs ignores Last-Event-ID and starts the run again, and the reader
+// reads that run from its start. A request that never left (no connection
+// could be made) is not resumed: Run and Follow return its error.
+//
+// A stream that brings only keep-alives is not a cut: it ends with
+// ErrQuiet after ClientOptions.MaxQuiet, and is not resumed.
 type ReconnectOptions struct {
 	// MaxAttempts is how many attempts in a row may fail before the reader
 	// gives up with ErrReconnectFailed. 0 means DefaultReconnectAttempts.
