@@ -17,8 +17,8 @@ import (
 )
 
 // ClientOptions configures NewClient. The zero value asks for the binary
-// transport, uncompressed, and reads it with the strict default codec. Its
-// first six fields are ReaderOptions' (see there), with which the Client
+// transport, uncompressed, and reads it with the strict default codec.
+// Seven of its fields are ReaderOptions' (see there), with which the Client
 // reads each response.
 type ClientOptions struct {
 	// Codec decodes binary frames. Its MaxDepth and DropUnknownFields also
@@ -99,8 +99,8 @@ type ClientOptions struct {
 }
 
 // ReaderOptions configures NewEventReader: how the events of a response
-// are read. ClientOptions has the same six fields for the responses of a
-// Client. The zero value reads either carrier with the strict default codec
+// are read. ClientOptions has the same seven fields for the responses of
+// a Client. The zero value reads either carrier with the strict default codec
 // and the default limits, with no idle timeout and DefaultMaxQuiet.
 type ReaderOptions struct {
 	// Codec decodes binary frames. Its MaxDepth and DropUnknownFields also
