@@ -67,11 +67,15 @@ Last-Event-ID (agwire follow does this). A run whose clients all left
 waits --reconnect-grace for one to come back (a follower counts) before it
 ends with RUN_ERROR (a negative grace waits for none: the run ends when its
 client leaves, and its RUN_ERROR says so); with --detach it goes on without clients until the
-server stops. --auth bearer binds each run to the bearer token
-(Authorization: Bearer TOKEN) of the request that started it: resuming or
-following it with another token, or none, is answered 404 exactly as a run
-that does not exist, and starting a run of an id another token holds 403;
-without it a run's id is all a client needs to read it. --nats URL keeps the runs
+server stops. --auth bearer needs a bearer token (Authorization: Bearer
+TOKEN) on every run request (403 without one) and binds each run to the
+token of the request that started it: the run log records the token's
+SHA-256 with the run once the run has started, never the token itself,
+and keeps it as long as it keeps the run (with --nats, in the stream's ids
+bucket, for every replica). Resuming or following a run with another
+token, or none, is answered 404 exactly as a run that does not exist;
+starting a run of an id the log holds is answered 409, whoever started it.
+Without it a run's id is all a client needs to read it. --nats URL keeps the runs
 on NATS JetStream instead, in the build of runlog/natslog/cmd/agwire.
 
 Slow and idle clients are cut off: a request must arrive whole (headers and
@@ -410,7 +414,14 @@ func newServeHandler(opts serveOptions) (http.Handler, error) {
 		ho.CORS = corsOptions(opts.cors)
 	}
 	if opts.auth == "bearer" {
-		ho.Authorize = newRunOwners().authorize
+		// With a log, each run is bound to the token that started it,
+		// recorded by the log with the run; without one, a run goes to its
+		// starter only, and a token is all there is to check.
+		if opts.runLog != nil {
+			ho.Principal = bearerPrincipal
+		} else {
+			ho.Authorize = requireBearer
+		}
 	}
 	if opts.runLog != nil {
 		ho.Log, ho.Detach = opts.runLog, opts.detach
@@ -425,7 +436,7 @@ func newServeHandler(opts serveOptions) (http.Handler, error) {
 			Heartbeat:    opts.heartbeat,
 			CORS:         ho.CORS,
 			ErrorLog:     opts.errorLog,
-			Authorize:    ho.Authorize,
+			Principal:    ho.Principal,
 		})
 		if err != nil {
 			return nil, err

@@ -1,39 +1,20 @@
 package cli
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
-	"fmt"
 	"net/http"
 	"strings"
-	"sync"
 
 	"github.com/agwire/agwire/transport"
 )
 
-// maxOwners bounds the run owners a bearer-authenticated demo server
-// remembers; past it the oldest are forgotten, and their runs can no longer
-// be resumed or followed by anyone (a forgotten owner is never assumed).
-const maxOwners = 100_000
-
 // errNoToken: a request without a bearer token, with --auth bearer.
 var errNoToken = errors.New("no bearer token (send Authorization: Bearer TOKEN)")
 
-// runOwners binds each run to the principal that started it: the bearer
-// token of its start request. A resume or a follow by any other principal
-// is refused (the handler answers it as a run that does not exist). The
-// binding is kept in this process, next to the in-memory log; a server
-// whose runs are shared by several replicas keeps it with the log (see
-// "Security model" in docs/resumable-runs.md).
-type runOwners struct {
-	mu     sync.Mutex
-	owners map[string]string // run id → principal
-	order  []string          // run ids, oldest first
-}
-
-func newRunOwners() *runOwners { return &runOwners{owners: map[string]string{}} }
-
-// principal is the request's bearer token, "" when it has none.
-func principal(r *http.Request) string {
+// bearerToken is the request's bearer token, "" when it has none.
+func bearerToken(r *http.Request) string {
 	scheme, tok, ok := strings.Cut(strings.TrimSpace(r.Header.Get("Authorization")), " ")
 	if !ok || !strings.EqualFold(scheme, "Bearer") {
 		return ""
@@ -41,28 +22,28 @@ func principal(r *http.Request) string {
 	return strings.TrimSpace(tok)
 }
 
-// authorize is the handlers' transport.HandlerOptions.Authorize.
-func (o *runOwners) authorize(r *http.Request, run string, access transport.Access) error {
-	who := principal(r)
-	if who == "" {
-		return errNoToken
+// bearerPrincipal is the principal of a request with --auth bearer and a
+// run log (transport.HandlerOptions.Principal): the SHA-256 of its bearer
+// token, so that the log, which keeps the owner with each run (in a NATS
+// bucket with --nats), never holds a token. The log records it with a run
+// when the run starts, and only then, for as long as it holds the run: a
+// resume or a follow by any other token is answered as a run that does not
+// exist (see "Security model" in docs/resumable-runs.md).
+func bearerPrincipal(r *http.Request) (string, error) {
+	tok := bearerToken(r)
+	if tok == "" {
+		return "", errNoToken
 	}
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	owner, ok := o.owners[run]
-	switch {
-	case access == transport.AccessStart && !ok:
-		o.owners[run] = who
-		o.order = append(o.order, run)
-		if len(o.order) > maxOwners {
-			delete(o.owners, o.order[0])
-			o.order = o.order[1:]
-		}
-		return nil
-	case !ok:
-		return fmt.Errorf("run %q has no recorded owner", run)
-	case owner != who:
-		return fmt.Errorf("run %q was started by another principal", run)
+	sum := sha256.Sum256([]byte(tok))
+	return "sha256:" + hex.EncodeToString(sum[:]), nil
+}
+
+// requireBearer is the Authorize of --auth bearer without a run log: a run
+// is served to the request that starts it and to nobody else, so there is
+// nothing to bind, but every run request needs a token all the same.
+func requireBearer(r *http.Request, _ string, _ transport.Access) error {
+	if bearerToken(r) == "" {
+		return errNoToken
 	}
 	return nil
 }

@@ -61,8 +61,11 @@ for (let i = 0; i < args.length; i += 2) {
   runs.push({ url: args[i], mode: args[i + 1] });
 }
 
-// A hung server must not hang the caller: give up after 20 s.
-setTimeout(() => die("no result within 20 s"), 20_000).unref();
+// A hung server must not hang the caller: give up after 5 minutes. This is
+// a guard against a hang, not a bound on speed: the 10 MiB events of the
+// limit tests take seconds on a loaded machine under the race detector, and
+// the Go test that runs this script kills it sooner (nodeScriptTimeout).
+setTimeout(() => die("no result within 5 minutes"), 300_000).unref();
 
 // Whatever the client prints goes to stderr; warnings and errors are kept.
 const warnings = [];

@@ -24,8 +24,11 @@ import (
 
 // nodeScriptTimeout bounds one run of a script that runs to completion, and
 // the wait for a server script's first line. Loading @ag-ui/client takes
-// well under a second on an idle machine; the margin is for busy CI runners.
-const nodeScriptTimeout = 30 * time.Second
+// well under a second on an idle machine, and the longest script (the real
+// HttpAgent reading two 10 MiB events) a few seconds; the margin is for a
+// loaded two-core machine running the race-detector build beside it. It
+// guards against a hang and bounds nothing that a test asserts.
+const nodeScriptTimeout = 3 * time.Minute
 
 // requireNode returns the node executable and the interop directory, or
 // skips (fails under CI) when node or the pinned packages are missing.

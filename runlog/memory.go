@@ -82,6 +82,7 @@ type Memory struct {
 type memRun struct {
 	id      string
 	inc     string
+	owner   string   // who started the run (StartOwned); "": Start
 	base    uint64   // sequence number of events[0]
 	events  [][]byte // held events
 	ended   bool
@@ -194,6 +195,21 @@ func (m *Memory) Close() error {
 
 // Start implements Log.
 func (m *Memory) Start(ctx context.Context, run string) (Writer, error) {
+	return m.start(run, "")
+}
+
+// StartOwned implements Owners: the owner is kept with the run, counted
+// against MaxBytes with it, and forgotten when retention drops the run;
+// the run's id stays unusable afterwards as any dropped run's (see
+// MaxTombstones), so nobody else can take it.
+func (m *Memory) StartOwned(ctx context.Context, run, owner string) (Writer, error) {
+	if err := CheckOwner(owner); err != nil {
+		return nil, err
+	}
+	return m.start(run, owner)
+}
+
+func (m *Memory) start(run, owner string) (Writer, error) {
 	if err := CheckRunID(run); err != nil {
 		return nil, err
 	}
@@ -209,9 +225,9 @@ func (m *Memory) Start(ctx context.Context, run string) (Writer, error) {
 	if _, ok := m.tombs[m.hash(run)]; ok {
 		return nil, fmt.Errorf("%w: run %q was held and has been dropped; a run id is started once", ErrRunExists, run)
 	}
-	r := &memRun{id: run, inc: NewIncarnation(), base: 1, notify: make(chan struct{})}
+	r := &memRun{id: run, inc: NewIncarnation(), owner: owner, base: 1, notify: make(chan struct{})}
 	m.runs[run] = r
-	m.pushLocked(memItem{run: r, kind: kindStart, size: int32(memRunOverhead + len(run))}, now)
+	m.pushLocked(memItem{run: r, kind: kindStart, size: int32(memRunOverhead + len(run) + len(owner))}, now)
 	return &memWriter{m: m, r: r}, nil
 }
 
@@ -472,6 +488,29 @@ func (rd *memReader) Close() error {
 	return nil
 }
 
+// Owner implements Owners: the owner of a run the log holds ("" if it was
+// started by Start). A dropped run's owner is forgotten with it: ErrEvicted
+// while the log remembers the run's id, ErrUnknownRun after.
+func (m *Memory) Owner(ctx context.Context, run string) (string, error) {
+	if err := CheckRunID(run); err != nil {
+		return "", err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.closed {
+		return "", ErrClosed
+	}
+	m.expireLocked()
+	r, ok := m.runs[run]
+	if !ok {
+		if _, ok := m.tombs[m.hash(run)]; ok {
+			return "", fmt.Errorf("%w: run %q has been dropped, its owner with it", ErrEvicted, run)
+		}
+		return "", fmt.Errorf("%w: %q", ErrUnknownRun, run)
+	}
+	return r.owner, nil
+}
+
 // Touch implements Presence: it records that a reader of run is
 // connected now. A run the log does not hold gives ErrUnknownRun.
 func (m *Memory) Touch(ctx context.Context, run string) error {
@@ -499,6 +538,7 @@ func (m *Memory) LastSeen(ctx context.Context, run string) (time.Time, error) {
 var (
 	_ Log        = (*Memory)(nil)
 	_ Presence   = (*Memory)(nil)
+	_ Owners     = (*Memory)(nil)
 	_ Aborter    = (*memWriter)(nil)
 	_ Incarnated = (*memWriter)(nil)
 )

@@ -322,3 +322,75 @@ func BenchmarkMemoryTombstones(b *testing.B) {
 	runtime.KeepAlive(ids)
 	b.ReportMetric(float64(int64(after.HeapAlloc)-int64(before.HeapAlloc))/float64(b.N), "heap-B/tombstone")
 }
+
+// A run's owner is kept with the run for as long as the log holds it,
+// however many runs are started meanwhile: a victim's run, held while
+// 100,001 other runs are started (and dropped by retention), still names
+// its owner, and a start of its id by someone else is refused without
+// taking it. An owner kept in a bounded table beside the log, forgetting
+// the oldest, handed the run to whoever started its id next. Once
+// retention drops the run its owner goes with it, and its id stays
+// unusable (a tombstone), so nobody can claim it then either.
+func TestMemoryOwnerKeptWhileHeld(t *testing.T) {
+	c := context.Background()
+	m := runlog.NewMemory(runlog.MemoryOptions{MaxBytes: 64 << 10, MaxAge: -1})
+	defer m.Close()
+	w, err := m.StartOwned(c, "victim", "alice")
+	if err != nil {
+		t.Fatal(err)
+	}
+	appendN(t, w, 1, 1)
+	const others = 100_001
+	for i := range others {
+		o, err := m.StartOwned(c, fmt.Sprintf("r%d", i), "mallory")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := o.End(c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if s := m.Stats(); s.Tombstones < others-1000 {
+		t.Fatalf("%d runs dropped; the test needs retention to drop nearly all of the %d", s.Tombstones, others)
+	}
+	if _, err := m.StartOwned(c, "victim", "mallory"); !errors.Is(err, runlog.ErrRunExists) {
+		t.Fatalf("mallory's start of the victim's id: %v; want ErrRunExists", err)
+	}
+	if got, err := m.Owner(c, "victim"); err != nil || got != "alice" {
+		t.Fatalf("Owner(victim) = %q, %v; want alice", got, err)
+	}
+	// Dropped: the owner goes with the run, and the id cannot be claimed.
+	if err := w.End(c); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 1000 {
+		o, err := m.StartOwned(c, fmt.Sprintf("s%d", i), "mallory")
+		if err != nil {
+			t.Fatal(err)
+		}
+		o.End(c)
+	}
+	if got, err := m.Owner(c, "victim"); !errors.Is(err, runlog.ErrEvicted) {
+		t.Fatalf("Owner of the dropped run = %q, %v; want ErrEvicted", got, err)
+	}
+	if _, err := m.StartOwned(c, "victim", "mallory"); !errors.Is(err, runlog.ErrRunExists) {
+		t.Fatalf("mallory's start of the dropped run's id: %v; want ErrRunExists", err)
+	}
+}
+
+// The owner is counted against MaxBytes with its run.
+func TestMemoryOwnerCounted(t *testing.T) {
+	c := context.Background()
+	m := runlog.NewMemory(runlog.MemoryOptions{MaxAge: -1})
+	defer m.Close()
+	if _, err := m.Start(c, "a"); err != nil {
+		t.Fatal(err)
+	}
+	plain := m.Stats().Bytes
+	if _, err := m.StartOwned(c, "b", "0123456789"); err != nil {
+		t.Fatal(err)
+	}
+	if got := m.Stats().Bytes - plain; got != plain+10 {
+		t.Fatalf("a run with a 10-byte owner counts %d bytes; want %d", got, plain+10)
+	}
+}

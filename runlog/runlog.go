@@ -31,12 +31,13 @@
 // never reads another run (see Incarnated). A run that will not go on
 // without its end marker — aborted by its Writer (Abort), or, in a shared
 // log, whose writer stopped — ends its readers with ErrRunAborted. Logs
-// that implement Presence share readers' presence between processes.
+// that implement Presence share readers' presence between processes; Logs
+// that implement Owners keep, with each run, the principal that started it.
 //
 // Errors are typed: test them with errors.Is against ErrUnknownRun,
 // ErrEvicted, ErrRunEnded, ErrRunExists, ErrBadCursor, ErrConflict,
-// ErrTooLarge, ErrClosed, ErrUnacknowledged, ErrStoreFull and
-// ErrRunAborted.
+// ErrTooLarge, ErrClosed, ErrUnacknowledged, ErrStoreFull, ErrRunAborted
+// and ErrBadOwner.
 package runlog
 
 import (
@@ -44,7 +45,10 @@ import (
 	"crypto/rand"
 	"encoding/base64"
 	"errors"
+	"fmt"
 	"time"
+	"unicode"
+	"unicode/utf8"
 )
 
 // Limits on what a Log accepts. They bound the memory a hostile run id or
@@ -58,6 +62,11 @@ const (
 	// of MaxRunIDLen bytes, each escaped as %XX, a slash, an incarnation
 	// token of MaxIncLen bytes, a slash and 20 digits.
 	MaxCursorLen = 3*MaxRunIDLen + 1 + MaxIncLen + 1 + 20
+	// MaxOwnerLen is the longest owner, in bytes, that Owners.StartOwned
+	// records with a run: room for a name or a hash of a credential. It
+	// bounds what a hostile principal adds to each run a log keeps (in
+	// natslog's ids bucket, for good).
+	MaxOwnerLen = 256
 	// DefaultMaxEventBytes is the largest event accepted when a log's
 	// option says 0: 16 MiB, the largest frame framing reads by default.
 	DefaultMaxEventBytes = 16 << 20
@@ -105,6 +114,9 @@ var (
 	// writer's heartbeat stopped). The events before it were delivered;
 	// the run has no end marker. The error names the cause when known.
 	ErrRunAborted = errors.New("runlog: run aborted")
+	// ErrBadOwner: an owner that Owners.StartOwned does not record: empty,
+	// longer than MaxOwnerLen, not UTF-8, or holding a control character.
+	ErrBadOwner = errors.New("runlog: bad owner")
 )
 
 // Log holds runs. Implementations are safe for concurrent use.
@@ -229,4 +241,50 @@ type Presence interface {
 	// log: the zero time (and no error) if never, or too long ago for
 	// the log to remember.
 	LastSeen(ctx context.Context, run string) (time.Time, error)
+}
+
+// Owners is implemented by Logs that keep, with each run, the principal
+// that started it (its owner), for as long as the log holds the run, so
+// that a server can serve a run to its owner only (transport's
+// HandlerOptions.Principal). Both logs of this module implement it: the
+// in-memory log keeps the owner with the run and forgets it with the run;
+// the JetStream log keeps it in the run's record in the ids bucket, where
+// every replica finds it.
+//
+// An owner is recorded only by a Start that succeeds: a refused one
+// (ErrRunExists, a bad id, a failure of the log) records nothing, so it
+// never takes a run from its owner.
+type Owners interface {
+	// StartOwned is Start, recording owner with the run. An owner that
+	// CheckOwner refuses is ErrBadOwner, and nothing is started. The log
+	// stores owner as it is: give a name or a hash of a credential, never
+	// a secret.
+	StartOwned(ctx context.Context, run, owner string) (Writer, error)
+	// Owner returns the owner of run: "" (and no error) for a run started
+	// by Start, or one whose owner the log cannot tell (a run it holds
+	// but did not record an owner for). A run the log does not hold gives
+	// ErrUnknownRun; one retention dropped, ErrUnknownRun or ErrEvicted (a
+	// log may forget the owner with the run).
+	Owner(ctx context.Context, run string) (string, error)
+}
+
+// CheckOwner reports whether a Log that implements Owners records owner:
+// it must be non-empty, valid UTF-8, at most MaxOwnerLen bytes and free
+// of control characters (so that a log may store it in a line of text).
+// The error wraps ErrBadOwner.
+func CheckOwner(owner string) error {
+	switch {
+	case owner == "":
+		return fmt.Errorf("%w: empty owner", ErrBadOwner)
+	case len(owner) > MaxOwnerLen:
+		return fmt.Errorf("%w: owner of %d bytes, longer than %d", ErrBadOwner, len(owner), MaxOwnerLen)
+	case !utf8.ValidString(owner):
+		return fmt.Errorf("%w: owner is not valid UTF-8", ErrBadOwner)
+	}
+	for _, r := range owner {
+		if unicode.IsControl(r) {
+			return fmt.Errorf("%w: owner holds the control character %U", ErrBadOwner, r)
+		}
+	}
+	return nil
 }

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Runs agwire's test suite: go vet, then every Go test with the race detector.
+# Runs agwire's test suite: go vet, then every Go test with the race detector,
+# then the browser lane.
 #
 # The interop tests drive the real TypeScript peer, pinned in interop/, and
 # the JavaScript companion's node tests (clients/js, run by
@@ -10,31 +11,61 @@
 # The browser lane (interop/browser, a nested module) needs Debian's
 # chromium: installed here when this runs as root or with passwordless sudo
 # (and AGWIRE_NO_BROWSER is unset); otherwise it is skipped, loudly.
-set -euo pipefail
+#
+# Every stage line says how many seconds the script has run ("==> [test.sh
+# 42s] ..."), and while the Go tests run a line every 60 s names the test
+# binaries still running, so a slow machine is never silent for long. A
+# failing step does not stop the steps after it: the browser lane runs, and
+# reports, whatever came before; the script exits non-zero if any step
+# failed, naming each.
+set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+start=$SECONDS
+stage() { echo "==> [test.sh $((SECONDS - start))s] $*"; }
+failed=()
+fail() { failed+=("$1"); echo "!!! [test.sh $((SECONDS - start))s] FAILED: $1" >&2; }
 
 if command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1; then
   # Reinstall when the lock file is newer than the installed tree.
-  if [[ ! -f interop/node_modules/.package-lock.json || interop/package-lock.json -nt interop/node_modules/.package-lock.json ]]; then
-    (cd interop && npm ci --no-audit --no-fund --loglevel=error)
-  fi
-  if [[ ! -f clients/js/node_modules/.package-lock.json || clients/js/package-lock.json -nt clients/js/node_modules/.package-lock.json ]]; then
-    (cd clients/js && npm ci --no-audit --no-fund --loglevel=error)
-  fi
+  for dir in interop clients/js; do
+    if [[ ! -f $dir/node_modules/.package-lock.json || $dir/package-lock.json -nt $dir/node_modules/.package-lock.json ]]; then
+      stage "npm ci in $dir"
+      (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error) || fail "npm ci in $dir"
+    fi
+  done
 elif [[ -n "${CI:-}" ]]; then
   echo "scripts/test.sh: node and npm are required in CI (interop tests run the TypeScript peer)" >&2
   exit 1
 fi
 
-unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './interop/node_modules/*'))
+stage "gofmt"
+unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path '*/node_modules/*'))
 if [[ -n "$unformatted" ]]; then
   echo "scripts/test.sh: gofmt would change:" >&2
   echo "$unformatted" >&2
-  exit 1
+  fail "gofmt"
 fi
 
-go vet ./...
-go test -race -count=1 "$@" ./...
+stage "go vet ./..."
+go vet ./... || fail "go vet"
+
+# progress names the test binaries that go test ($1) runs now, every 60 s,
+# until it is killed.
+progress() {
+  while sleep 60; do
+    running=$(ps -o args= --ppid "$1" 2>/dev/null | awk '$1 ~ /\.test$/ { n = split($1, p, "/"); print p[n] }' | sort -u | tr '\n' ' ')
+    echo "... [test.sh $((SECONDS - start))s] still testing; running now: ${running:-(compiling)}"
+  done
+}
+stage "go test -race -count=1 $* ./..."
+go test -race -count=1 "$@" ./... &
+test_pid=$!
+progress "$test_pid" &
+progress_pid=$!
+wait "$test_pid" || fail "go test -race ./..."
+kill "$progress_pid" 2>/dev/null
+wait "$progress_pid" 2>/dev/null
 
 # --- the browser lane (interop/browser) -------------------------------------
 # .ci/run installs chromium itself, in the background, and runs this lane
@@ -63,4 +94,12 @@ browser_lane() {
   fi
   (cd interop/browser && go vet ./... && go test -count=1)
 }
-browser_lane
+stage "browser lane (interop/browser)"
+browser_lane || fail "browser lane (interop/browser)"
+
+if ((${#failed[@]} > 0)); then
+  stage "done, with failures:"
+  printf '  %s\n' "${failed[@]}" >&2
+  exit 1
+fi
+stage "done, all passed"

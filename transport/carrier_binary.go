@@ -21,7 +21,7 @@ var binaryCarrier = carrier{
 		return &binaryEncoder{w: w, c: c, lim: lim, buf: make([]byte, 4, 512)}
 	},
 	newDecoder: func(r io.Reader, opts ReaderOptions) decoder {
-		d := &binaryDecoder{src: countingReader{r: bufio.NewReaderSize(r, 32<<10)}}
+		d := &binaryDecoder{src: countingReader{r: bufio.NewReaderSize(r, 32<<10)}, keepalives: new(int64)}
 		d.r = framing.NewReader(&d.src, framing.ReaderOptions{
 			Codec:                opts.Codec,
 			MaxFrameSize:         max(opts.MaxEventSize, 0),
@@ -124,6 +124,9 @@ type binaryDecoder struct {
 	r         *framing.Reader
 	src       countingReader // what r reads
 	keepalive bool
+	// keepalives counts the keep-alive frames skipped, for ErrQuiet's
+	// report (the EventReader's count since its last event).
+	keepalives *int64
 	// consume, with ClientOptions.Consume, checks each decoded event as the
 	// consumer stage checks a JSON one: through its JSON form, which is
 	// what @ag-ui/client validates after decoding a frame.
@@ -135,6 +138,7 @@ func (d *binaryDecoder) next() (event.Event, error) {
 	ev, err := d.r.ReadEvent()
 	for d.keepalive && err != nil && framing.Skippable(err) && d.src.n-start == int64(len(keepaliveFrame)) {
 		start = d.src.n // the frame was its length prefix alone
+		*d.keepalives++
 		ev, err = d.r.ReadEvent()
 	}
 	switch {

@@ -17,7 +17,7 @@ var sseCarrier = carrier{
 		return &sseEncoder{w: w, lim: lim, c: c, buf: append(make([]byte, 0, 512), sseDataPrefix...)}
 	},
 	newDecoder: func(r io.Reader, opts ReaderOptions) decoder {
-		return &sseDecoder{r: NewSSEReader(r, opts.MaxEventSize), parser: opts.parser()}
+		return &sseDecoder{r: NewSSEReader(r, opts.MaxEventSize), parser: opts.parser(), keepalives: new(int64)}
 	},
 }
 
@@ -165,12 +165,17 @@ func (e *sseEncoder) write(b []byte) error {
 type sseDecoder struct {
 	r      *SSEReader
 	parser event.Parser
+	// keepalives counts the comment lines read, for ErrQuiet's report (the
+	// EventReader's count since its last event).
+	keepalives *int64
 }
 
 // next returns nil, nil for an event the consumer stage dropped
 // (ClientOptions.Consume).
 func (d *sseDecoder) next() (event.Event, error) {
+	comments := d.r.comments
 	data, err := d.r.next()
+	*d.keepalives += d.r.comments - comments
 	if err != nil {
 		return nil, err
 	}

@@ -17,8 +17,8 @@ import (
 )
 
 // ClientOptions configures NewClient. The zero value asks for the binary
-// transport, uncompressed, and reads it with the strict default codec. Its
-// first six fields are ReaderOptions' (see there), with which the Client
+// transport, uncompressed, and reads it with the strict default codec.
+// Seven of its fields are ReaderOptions' (see there), with which the Client
 // reads each response.
 type ClientOptions struct {
 	// Codec decodes binary frames. Its MaxDepth and DropUnknownFields also
@@ -44,9 +44,11 @@ type ClientOptions struct {
 	// its Content-Encoding either way. An unknown coding is an error of
 	// NewClient.
 	Compression Compression
-	// Reconnect makes a reader from Client.Run or Client.Follow resume a resumable run
-	// whose stream is cut (see ReconnectOptions). Nil, the default, ends
-	// the stream with the cut's error.
+	// Reconnect makes a reader from Client.Run or Client.Follow resume a
+	// resumable run whose stream is cut, however early: a cut inside the
+	// response's header is resumed from the run's start (see
+	// ReconnectOptions). Nil, the default, ends the stream with the cut's
+	// error.
 	Reconnect *ReconnectOptions
 	// Header holds extra request headers for Run, such as Authorization.
 	// Content-Type, Accept, Accept-Encoding and HeaderKeepalive are set by Run.
@@ -60,6 +62,15 @@ type ClientOptions struct {
 	// HeaderKeepalive, on binary) keeps a quiet run within it; against
 	// others allow for the longest silence of a run. 0 means no limit.
 	IdleTimeout time.Duration
+	// MaxQuiet ends a read that has waited this long for an event, with an
+	// error wrapping ErrQuiet: keep-alives reset IdleTimeout but not
+	// MaxQuiet, so a server that sends nothing but keep-alives cannot hold
+	// the reader for ever. Only the time spent waiting in Next counts, not
+	// the caller's own time between events; with Reconnect it runs on
+	// across reconnections, and a quiet stream is given up, not resumed
+	// (the server is answering; a new request would wait the same way). 0
+	// means DefaultMaxQuiet (10 minutes); a negative value, no limit.
+	MaxQuiet time.Duration
 	// HTTPClient sends the requests of a Client; nil means
 	// http.DefaultClient.
 	HTTPClient Doer
@@ -88,9 +99,9 @@ type ClientOptions struct {
 }
 
 // ReaderOptions configures NewEventReader: how the events of a response
-// are read. ClientOptions has the same six fields for the responses of a
-// Client. The zero value reads either carrier with the strict default codec
-// and the default limits, with no idle timeout.
+// are read. ClientOptions has the same seven fields for the responses of
+// a Client. The zero value reads either carrier with the strict default codec
+// and the default limits, with no idle timeout and DefaultMaxQuiet.
 type ReaderOptions struct {
 	// Codec decodes binary frames. Its MaxDepth and DropUnknownFields also
 	// configure the parser of SSE events.
@@ -116,6 +127,11 @@ type ReaderOptions struct {
 	// HeaderKeepalive, on binary) keeps a quiet run within it; against
 	// others allow for the longest silence of a run. 0 means no limit.
 	IdleTimeout time.Duration
+	// MaxQuiet ends a read that has waited this long for an event,
+	// keep-alives or not, with an error wrapping ErrQuiet (see
+	// ClientOptions.MaxQuiet). 0 means DefaultMaxQuiet; negative, no
+	// limit.
+	MaxQuiet time.Duration
 	// Consume makes the reader the consumer stage of AG-UI 1.0's
 	// processing model (event.Parser.Consume), as a client applying the
 	// events needs: properties no schema describes are removed and events
@@ -131,7 +147,7 @@ type ReaderOptions struct {
 // reader is the reading half of o.
 func (o *ClientOptions) reader() ReaderOptions {
 	return ReaderOptions{Codec: o.Codec, MaxEventSize: o.MaxEventSize, MaxConsecutiveErrors: o.MaxConsecutiveErrors,
-		IdleTimeout: o.IdleTimeout, Consume: o.Consume, Warn: o.Warn}
+		IdleTimeout: o.IdleTimeout, MaxQuiet: o.MaxQuiet, Consume: o.Consume, Warn: o.Warn}
 }
 
 // Prefer is the transport a Client asks for (ClientOptions.Prefer).
@@ -178,6 +194,9 @@ type EventReader struct {
 	cursor    runlog.Cursor // of the last event read
 	ended     bool          // a RUN_FINISHED or RUN_ERROR was read
 	re        *reconnector  // nil: no reconnection
+
+	quiet      *quietClock // MaxQuiet; nil: no limit
+	keepalives int64       // keep-alives read since the last event
 }
 
 // NewEventReader checks resp and returns a reader of its events.
@@ -189,21 +208,41 @@ type EventReader struct {
 // response body has been closed. NewEventReader does not read the body of a
 // 2xx response.
 func NewEventReader(resp *http.Response, opts ReaderOptions) (*EventReader, error) {
-	if opts.MaxEventSize < 0 || opts.IdleTimeout < 0 {
+	r, err := newEventReader(opts)
+	if err != nil {
 		resp.Body.Close()
+		return nil, err
+	}
+	if err := r.attach(resp); err != nil {
+		r.stop()
+		return nil, err
+	}
+	return r, nil
+}
+
+// newEventReader returns a reader with no response yet: attach gives it
+// one.
+func newEventReader(opts ReaderOptions) (*EventReader, error) {
+	if opts.MaxEventSize < 0 || opts.IdleTimeout < 0 {
 		return nil, fmt.Errorf("transport: ReaderOptions.MaxEventSize (%d) or IdleTimeout (%v) is negative", opts.MaxEventSize, opts.IdleTimeout)
 	}
 	r := &EventReader{opts: opts, maxBad: DefaultMaxConsecutiveErrors}
-	if err := r.attach(resp); err != nil {
-		return nil, err
-	}
 	switch {
 	case opts.MaxConsecutiveErrors > 0:
 		r.maxBad = opts.MaxConsecutiveErrors
 	case opts.MaxConsecutiveErrors < 0:
 		r.maxBad = -1
 	}
+	r.quiet = newQuietClock(opts.MaxQuiet)
 	return r, nil
+}
+
+// stop releases what a reader holds beyond its response: the MaxQuiet
+// clock.
+func (r *EventReader) stop() {
+	if r.quiet != nil {
+		r.quiet.stop()
+	}
 }
 
 // attach makes r read resp.
@@ -237,9 +276,19 @@ func (r *EventReader) attach(resp *http.Response) error {
 		body = &idleReader{body, idle}
 	}
 	r.resp, r.mediaType, r.coding, r.dec = resp, mt, coding, car.newDecoder(body, r.opts)
-	if d, ok := r.dec.(*binaryDecoder); ok {
+	switch d := r.dec.(type) {
+	case *binaryDecoder:
 		d.keepalive = resp.Header.Get(HeaderKeepalive) == "1"
+		d.keepalives = &r.keepalives
+	case *sseDecoder:
+		d.keepalives = &r.keepalives
 	}
+	if r.quiet != nil {
+		r.quiet.watch(resp.Body)
+	}
+	// A resumed response without a cursor is not taken for one with the
+	// cursor asked for: it is not resumable, which the reconnection checks.
+	r.resumable = false
 	if v := resp.Header.Get(HeaderCursor); v != "" {
 		c, err := runlog.ParseCursor(v)
 		if err != nil {
@@ -285,7 +334,15 @@ func (r *EventReader) Response() *http.Response { return r.resp }
 // With ClientOptions.Consume, an event the consumer stage drops (an unknown
 // type, on either transport) is reported to Warn and skipped; it still
 // counts as read (EventError indexes, the resume cursor).
+//
+// A wait of ClientOptions.MaxQuiet for an event, keep-alives or not, ends
+// the stream with an error wrapping ErrQuiet.
 func (r *EventReader) Next() (event.Event, error) {
+	if r.quiet != nil {
+		// Odd while waiting: the MaxQuiet clock counts only this time.
+		r.quiet.marks.Add(1)
+		defer r.quiet.marks.Add(1)
+	}
 	for {
 		ev, err := r.next()
 		if ev == nil && err == nil {
@@ -300,7 +357,7 @@ func (r *EventReader) next() (event.Event, error) {
 		return nil, r.err
 	}
 	ev, err := r.dec.next()
-	for err != nil && !isBadEvent(err) && r.re != nil {
+	for err != nil && !isBadEvent(err) && r.re != nil && !r.quietFired() {
 		if err == io.EOF && r.resumable && r.endTrailer() {
 			r.ended = true // the run ended, with or without its RUN_FINISHED
 		}
@@ -316,6 +373,7 @@ func (r *EventReader) next() (event.Event, error) {
 	if err == nil {
 		r.n++
 		r.bad = 0
+		r.keepalives = 0
 		r.cursor.Seq++
 		if ev == nil {
 			return nil, nil // dropped by the consumer stage (Consume)
@@ -327,12 +385,17 @@ func (r *EventReader) next() (event.Event, error) {
 	}
 	var bad *badEvent
 	if !errors.As(err, &bad) {
-		if r.re != nil && r.ended && reconnectable(err) {
+		if r.quietFired() {
+			err = r.quiet.err(r.keepalives)
+		}
+		if r.re != nil && r.ended && (reconnectable(err) || errors.Is(err, ErrQuiet)) {
 			err = io.EOF // the run has ended: a cut after it loses nothing
 		}
 		r.err = err
+		r.stop()
 		return nil, err
 	}
+	r.keepalives = 0
 	r.cursor.Seq++
 	index := r.n
 	r.n++
@@ -373,7 +436,13 @@ func (r *EventReader) Events() iter.Seq2[event.Event, error] {
 
 // Close closes the response body. Closing before the end of the stream
 // abandons it: the server sees the connection go away.
-func (r *EventReader) Close() error { return r.resp.Body.Close() }
+func (r *EventReader) Close() error {
+	r.stop()
+	return r.resp.Body.Close()
+}
+
+// quietFired reports whether the MaxQuiet clock ended the stream.
+func (r *EventReader) quietFired() bool { return r.quiet != nil && r.quiet.fired.Load() }
 
 // Accept header values Run sends.
 const (

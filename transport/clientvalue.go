@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	neturl "net/url"
 	"strings"
@@ -77,6 +78,11 @@ func NewClient(url string, opts ClientOptions) (*Client, error) {
 // the codings ClientOptions.Compression lists. Errors
 // are those of the HTTP client and of NewEventReader. The caller must
 // Close the reader.
+//
+// With ClientOptions.Reconnect, a request cut before its response's header
+// is complete is resumed from the run's start (see ReconnectOptions): the
+// reader returned reads the run from its first event, and the server runs
+// the agent once.
 func (c *Client) Run(ctx context.Context, in *event.RunAgentInput) (*EventReader, error) {
 	body, err := json.Marshal(in)
 	if err != nil {
@@ -89,7 +95,14 @@ func (c *Client) Run(ctx context.Context, in *event.RunAgentInput) (*EventReader
 	c.header(req)
 	req.Header.Set("Content-Type", "application/json")
 	c.accept(ctx, req)
-	return c.start(ctx, req, body)
+	// A request cut before its response's header names the run's cursor
+	// is resumed from the run's start: the run id is the input's, and the
+	// cursor at 0 without an incarnation reads whichever run holds the id.
+	var early *runlog.Cursor
+	if runlog.CheckRunID(in.RunID) == nil {
+		early = &runlog.Cursor{Run: in.RunID}
+	}
+	return c.start(ctx, req, body, early, true)
 }
 
 // Follow follows run through the server's follower route
@@ -106,10 +119,10 @@ func (c *Client) Follow(ctx context.Context, run string, from runlog.Cursor) (*E
 	if route == "" {
 		route = strings.TrimSuffix(c.url, "/") + "/runs/{run}"
 	}
-	return c.follow(ctx, strings.ReplaceAll(route, "{run}", neturl.PathEscape(run)), from)
+	return c.follow(ctx, strings.ReplaceAll(route, "{run}", neturl.PathEscape(run)), run, from)
 }
 
-func (c *Client) follow(ctx context.Context, url string, from runlog.Cursor) (*EventReader, error) {
+func (c *Client) follow(ctx context.Context, url, run string, from runlog.Cursor) (*EventReader, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
 		return nil, err
@@ -119,7 +132,12 @@ func (c *Client) follow(ctx context.Context, url string, from runlog.Cursor) (*E
 	if from.Run != "" {
 		req.Header.Set(HeaderLastEventID, from.String())
 	}
-	return c.start(ctx, req, nil)
+	var early *runlog.Cursor
+	if runlog.CheckRunID(run) == nil {
+		from.Run = run
+		early = &from
+	}
+	return c.start(ctx, req, nil, early, false)
 }
 
 func (c *Client) header(req *http.Request) {
@@ -144,21 +162,47 @@ func (c *Client) accept(ctx context.Context, req *http.Request) {
 }
 
 // start sends req and returns the reader of its response.
-func (c *Client) start(ctx context.Context, req *http.Request, body []byte) (*EventReader, error) {
-	var re *reconnector
+//
+// With Reconnect, a request that fails without a response — cut before
+// or inside the response's header, so that the reader never learnt the
+// run's cursor — is resumed from early, the cursor the request would
+// have started at (nil: none, the error is returned). A run request
+// (restart) whose resumption the server answers 404 is sent again: the
+// run was never started.
+func (c *Client) start(ctx context.Context, req *http.Request, body []byte, early *runlog.Cursor, restart bool) (*EventReader, error) {
+	r, err := newEventReader(c.opts.reader())
+	if err != nil {
+		return nil, err
+	}
 	if c.opts.Reconnect != nil {
-		re = newReconnector(ctx, c.doer, req, body, c.opts.Reconnect)
+		r.re = newReconnector(ctx, c.doer, req, body, c.opts.Reconnect)
 	}
 	resp, err := c.doer.Do(req)
 	if err != nil {
+		if r.re == nil || early == nil || ctx.Err() != nil || notSent(err) {
+			r.stop()
+			return nil, err
+		}
+		r.re.early, r.re.restart = true, restart
+		r.cursor = *early
+		if err := r.reconnect(err); err != nil {
+			r.stop()
+			return nil, err
+		}
+		return r, nil
+	}
+	if err := r.attach(resp); err != nil {
+		r.stop()
 		return nil, err
 	}
-	r, err := NewEventReader(resp, c.opts.reader())
-	if err != nil {
-		return nil, err
-	}
-	r.re = re
 	return r, nil
+}
+
+// notSent reports whether a request's error says that it never left: no
+// connection was made, so the server cannot have started a run.
+func notSent(err error) bool {
+	var op *net.OpError
+	return errors.As(err, &op) && op.Op == "dial"
 }
 
 // idleBody closes a response body when no byte arrived for d, so that a

@@ -119,11 +119,17 @@
 // the run, 410 Gone; a second request starting a run the log holds (no
 // Last-Event-ID), 409. Each names the problem as text.
 //
-// Who may read a run: without HandlerOptions.Authorize, anyone who knows its
-// id. Authorize is asked first on every start, resume and follow (Access);
-// a refused resume or follow gets exactly the 404 of a run the log does not
-// hold, a refused start 403, so that a refusal tells nothing of which ids
-// exist. A run the log aborted (runlog.ErrRunAborted: a full store, a
+// Who may read a run: without HandlerOptions.Authorize or Principal, anyone
+// who knows its id. Authorize is asked first on every start, resume and
+// follow (Access); a refused resume or follow gets exactly the 404 of a run
+// the log does not hold, a refused start 403, so that a refusal tells
+// nothing of which ids exist. Principal binds each run to the principal
+// that started it: the log records it with the run when the start
+// succeeds, and only then (runlog.Owners, which the Log must implement),
+// and keeps it as long as the run; a resume or a follow by another
+// principal, or without one, gets that same 404, a start without one 403,
+// and a start of an id the log holds the 409 of a taken id whoever owns
+// it, so that an id of one's own and someone else's answer alike. A run the log aborted (runlog.ErrRunAborted: a full store, a
 // writer a shared log stopped hearing) ends each of its responses with a
 // RUN_ERROR of code RunErrorCodeAborted and the Agwire-End trailer.
 // MaxRuns and MaxRunBytes bound the runs in progress (503 with

@@ -12,6 +12,7 @@ import (
 
 	"github.com/agwire/agwire/codec"
 	"github.com/agwire/agwire/event"
+	"github.com/agwire/agwire/runlog"
 )
 
 // Access is what a request asks of a run, for HandlerOptions.Authorize.
@@ -43,11 +44,12 @@ func (a Access) String() string {
 // Errors of the handlers' own refusals.
 var (
 	// ErrDenied: HandlerOptions.Authorize (or FollowOptions.Authorize)
-	// refused a request. A start is answered 403 Forbidden; a resume or a
-	// follow 404 Not Found with the body a run the log does not hold gets,
-	// so that a refusal does not tell that the run exists. The error
-	// Authorize returned, wrapped with this one, goes to ErrorLog at debug
-	// level.
+	// refused a request, or, with HandlerOptions.Principal, the request
+	// has no principal or is not the run's owner. A start is answered 403
+	// Forbidden; a resume or a follow 404 Not Found with the body a run
+	// the log does not hold gets, so that a refusal does not tell that the
+	// run exists. The reason, wrapped with this error, goes to ErrorLog at
+	// debug level.
 	ErrDenied = errors.New("transport: denied by Authorize")
 	// ErrUnservable: a RunAgentInput that a RUN_STARTED event cannot carry
 	// (its input field is the request itself) without every agwire reader
@@ -85,6 +87,77 @@ const (
 // a caller cannot tell the two apart.
 func unknownRun(w http.ResponseWriter, run string) {
 	http.Error(w, fmt.Sprintf("404 not found: unknown run %q", run), http.StatusNotFound)
+}
+
+// forbidden answers a start that Authorize or Principal refused: the
+// same status and body whether or not the run exists.
+func forbidden(w http.ResponseWriter, run string) {
+	http.Error(w, fmt.Sprintf("403 forbidden: not allowed to start run %q", run), http.StatusForbidden)
+}
+
+// ownersOf checks a Principal option (of the options struct named) against
+// the log: nil without a Principal, else the log, which must keep owners.
+func ownersOf(options string, log runlog.Log, principal func(*http.Request) (string, error)) (runlog.Owners, error) {
+	if principal == nil {
+		return nil, nil
+	}
+	if log == nil {
+		return nil, fmt.Errorf("transport: %s.Principal needs a Log that keeps owners (runlog.Owners): the owner of a run is recorded with it", options)
+	}
+	o, ok := log.(runlog.Owners)
+	if !ok {
+		return nil, fmt.Errorf("transport: %s.Principal needs a Log that keeps owners (runlog.Owners); %T does not", options, log)
+	}
+	return o, nil
+}
+
+// principalOf is the request's principal, or an error wrapping ErrDenied
+// (and Principal's, or runlog.ErrBadOwner for a principal the log does not
+// record).
+func principalOf(fn func(*http.Request) (string, error), r *http.Request, run string, a Access) (string, error) {
+	who, err := fn(r)
+	if err == nil {
+		err = runlog.CheckOwner(who)
+	}
+	if err != nil {
+		return "", &textError{text: fmt.Sprintf("%v: %s of run %q: no principal: %v", ErrDenied, a, run, err), errs: []error{ErrDenied, err}}
+	}
+	return who, nil
+}
+
+// checkOwner, with owners set, decides whether the request may resume or
+// follow run: nil when its principal is the run's owner; an error wrapping
+// ErrDenied, answered as a run the log does not hold, when it has no
+// principal or another one, when the run has no recorded owner (a run is
+// never assumed to be anyone's), or when the log does not hold the run;
+// any other error is the log's failure to say.
+func checkOwner(owners runlog.Owners, fn func(*http.Request) (string, error), r *http.Request, run string, a Access) error {
+	if owners == nil {
+		return nil
+	}
+	who, err := principalOf(fn, r, run, a)
+	if err != nil {
+		return err
+	}
+	owner, err := owners.Owner(r.Context(), run)
+	var why string
+	switch {
+	case errors.Is(err, runlog.ErrUnknownRun), errors.Is(err, runlog.ErrEvicted):
+		why = err.Error()
+	case err != nil:
+		return err
+	case owner == "":
+		why = "the run has no recorded owner"
+	case owner != who:
+		why = "the run was started by another principal"
+	default:
+		return nil
+	}
+	errs := []error{ErrDenied}
+	if err != nil {
+		errs = append(errs, err)
+	}
+	return &textError{text: fmt.Sprintf("%v: %s of run %q: %s", ErrDenied, a, run, why), errs: errs}
 }
 
 // authorize asks opts.Authorize, if set, about a request; it returns nil,

@@ -87,11 +87,11 @@ type HandlerOptions struct {
 	MaxRunBytes int64
 	// MaxReaders bounds the responses resuming runs (requests with
 	// Last-Event-ID) that the handler serves at once; one more is answered
-	// 503 with Retry-After once Authorize has allowed it. A reader's memory
-	// is bounded whether or not its client reads: a large event is written
-	// from the log's bytes, or on SSE from a rendering shared by every
-	// response writing it, never copied per response. 0 means
-	// DefaultMaxReaders (1024); negative, no bound. Only with Log; the
+	// 503 with Retry-After once Authorize and Principal have allowed it. A
+	// reader's memory is bounded whether or not its client reads: a large
+	// event is written from the log's bytes, or on SSE from a rendering
+	// shared by every response writing it, never copied per response. 0
+	// means DefaultMaxReaders (1024); negative, no bound. Only with Log; the
 	// follower route has its own (FollowOptions.MaxReaders).
 	MaxReaders int
 	// Authorize, when set, decides who may start, resume and follow which
@@ -101,10 +101,29 @@ type HandlerOptions struct {
 	// 403 Forbidden; a denied resume or follow 404 Not Found with exactly
 	// the body of a run the log does not hold, so that a caller learns
 	// nothing of which run ids exist. The error goes to ErrorLog at debug
-	// level, wrapped with ErrDenied. Without Authorize a run's id is the
-	// only credential needed to read it (see "Security model" in
-	// docs/resumable-runs.md).
+	// level, wrapped with ErrDenied. Without Authorize or Principal a
+	// run's id is the only credential needed to read it (see "Security
+	// model" in docs/resumable-runs.md).
 	Authorize func(r *http.Request, run string, access Access) error
+	// Principal, when set, names who sends a request (a user id, or a
+	// hash of its credential) and binds each run to the principal that
+	// started it: the Log, which must keep owners (runlog.Owners),
+	// records it with the run when the run starts, and only then, for as
+	// long as it holds the run. A resume by any other principal is
+	// answered exactly as a run the log does not hold (404, the same
+	// body), as is a follow (FollowOptions.Principal). A request whose
+	// Principal fails has none: its start is answered 403 as a refused
+	// Authorize (a start's principal is asked first, before Authorize and
+	// the input's checks), its resume 404. A start of a run id the log
+	// holds gets the 409 of a taken id, whoever started it, so an id of
+	// one's own and someone else's answer alike. The log stores the
+	// principal as it is, so return a name or a hash, never a secret; one
+	// that runlog.CheckOwner refuses (empty, over runlog.MaxOwnerLen
+	// bytes, a control character) refuses the request as a failed
+	// Principal. The refusals go to ErrorLog at debug level, wrapped with
+	// ErrDenied. Only with a Log that implements runlog.Owners (both of
+	// agwire's do); Authorize, if set, is asked as well.
+	Principal func(r *http.Request) (string, error)
 	// Log makes runs resumable (see "Resumable runs" in the package
 	// documentation): each run's events go to the log, and every
 	// response, the first and any resumed one, is served from it. Nil, the
@@ -235,6 +254,10 @@ func NewHandler(fn RunFunc, opts HandlerOptions) (http.Handler, error) {
 	case opts.Log == nil && (opts.Detach || opts.RunDeadline > 0 || opts.RunContext != nil || opts.ReconnectGrace > 0):
 		return nil, errors.New("transport: HandlerOptions.Detach, RunDeadline, RunContext and ReconnectGrace need a Log")
 	}
+	owners, err := ownersOf("HandlerOptions", opts.Log, opts.Principal)
+	if err != nil {
+		return nil, err
+	}
 	if opts.ReconnectGrace == 0 {
 		opts.ReconnectGrace = DefaultReconnectGrace
 	}
@@ -271,6 +294,7 @@ func NewHandler(fn RunFunc, opts HandlerOptions) (http.Handler, error) {
 		parser:  event.Parser{MaxDepth: opts.Codec.MaxDepth, DropUnknownFields: opts.Codec.DropUnknownFields},
 		limits:  &runLimits{maxRuns: opts.MaxRuns, maxBytes: opts.MaxRunBytes},
 		readers: &readerLimit{max: opts.MaxReaders},
+		owners:  owners,
 	}, nil
 }
 
@@ -282,7 +306,8 @@ type handler struct {
 	fn      RunFunc
 	parser  event.Parser
 	limits  *runLimits
-	readers *readerLimit // resumptions
+	readers *readerLimit  // resumptions
+	owners  runlog.Owners // opts.Log, when runs are bound to principals (opts.Principal)
 }
 
 // parse parses a request body as a RunAgentInput; a large one waits for a
@@ -398,7 +423,7 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 func (h *handler) admit(w http.ResponseWriter, r *http.Request, in *event.RunAgentInput, tk *runTicket, size int64) bool {
 	if err := authorize(h.opts.Authorize, r, in.RunID, AccessStart); err != nil {
 		h.log(r, slog.LevelDebug, "agwire: run refused", err)
-		http.Error(w, fmt.Sprintf("403 forbidden: not allowed to start run %q", in.RunID), http.StatusForbidden)
+		forbidden(w, in.RunID)
 		return false
 	}
 	release := heavy(int(size))

@@ -53,6 +53,22 @@ var ErrReconnectFailed = errors.New("transport: resuming the run failed")
 // so that clients cut together do not come back together). An attempt
 // that delivers an event resets the count of failures in a row, but not
 // the count of reconnections, capped by MaxReconnects.
+//
+// A cut before the reader knows the run's cursor — inside the response's
+// header, or of a request that got no response at all — is resumed too,
+// from the run's start: Run asks for the run of its input's RunID with
+// Last-Event-ID "RUN/0" (a cursor without the incarnation, which reads the
+// run that holds the id now), Follow with the cursor it was given. When
+// the server answers such a resumption of Run 404 (it holds no such run:
+// the request was cut before it started one), the run request is sent
+// again as it was; a 409 to it (the first request, arriving late, started
+// the run meanwhile) is resumed on the next attempt. A server that keeps
+// no runs ignores Last-Event-ID and starts the run again, and the reader
+// reads that run from its start. A request that never left (no connection
+// could be made) is not resumed: Run and Follow return its error.
+//
+// A stream that brings only keep-alives is not a cut: it ends with
+// ErrQuiet after ClientOptions.MaxQuiet, and is not resumed.
 type ReconnectOptions struct {
 	// MaxAttempts is how many attempts in a row may fail before the reader
 	// gives up with ErrReconnectFailed. 0 means DefaultReconnectAttempts.
@@ -75,6 +91,11 @@ type reconnector struct {
 	failed  int   // attempts failed in a row
 	tries   int   // attempts in all
 	lastSeq int64 // cursor at the last attempt, -1 before the first
+	// early: no response of the run has been read yet (its first request
+	// was cut before its header), so the reader's cursor is the run's
+	// start, without its incarnation. restart: the request starts a run,
+	// which is sent again when the server does not hold the run.
+	early, restart bool
 }
 
 func newReconnector(ctx context.Context, client Doer, req *http.Request, body []byte, o *ReconnectOptions) *reconnector {
@@ -113,14 +134,16 @@ func reconnectable(err error) bool {
 // ends the stream.
 func (r *EventReader) reconnect(cut error) error {
 	re := r.re
-	r.resp.Body.Close()
+	if r.resp != nil {
+		r.resp.Body.Close()
+	}
 	if int64(r.cursor.Seq) != re.lastSeq {
 		re.failed = 0 // the last attempt delivered events
 	}
 	re.lastSeq = int64(r.cursor.Seq)
 	for {
 		if re.failed >= re.opts.MaxAttempts {
-			return fmt.Errorf("%w: %d attempts from cursor %s (the stream was cut: %v)", ErrReconnectFailed, re.failed, r.cursor, cut)
+			return fmt.Errorf("%w: %d attempts from cursor %s (the stream was cut: %w)", ErrReconnectFailed, re.failed, r.cursor, cut)
 		}
 		if re.opts.MaxReconnects >= 0 && re.tries >= re.opts.MaxReconnects {
 			return fmt.Errorf("%w: %d reconnections (ReconnectOptions.MaxReconnects), cut again at cursor %s: %v", ErrReconnectLimit, re.tries, r.cursor, cut)
@@ -130,13 +153,15 @@ func (r *EventReader) reconnect(cut error) error {
 		}
 		re.failed++
 		re.tries++
-		req := re.req.Clone(re.ctx)
-		if re.body != nil {
-			req.Body = io.NopCloser(bytes.NewReader(re.body))
-			req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(re.body)), nil }
+		resp, err := re.do(r.cursor.String())
+		restarted := false
+		if err == nil && re.early && re.restart && resp.StatusCode == http.StatusNotFound {
+			// The server holds no such run: the first request was cut
+			// before it started one. It is sent again, as it was.
+			resp.Body.Close()
+			resp, err = re.do("")
+			restarted = true
 		}
-		req.Header.Set(HeaderLastEventID, r.cursor.String())
-		resp, err := re.client.Do(req)
 		if err != nil {
 			if re.ctx.Err() != nil {
 				return re.ctx.Err()
@@ -148,6 +173,16 @@ func (r *EventReader) reconnect(cut error) error {
 		err = r.attach(resp)
 		var se *StatusError
 		switch {
+		case restarted && errors.As(err, &se) && se.StatusCode == http.StatusConflict:
+			// The run exists after all: the first request, arriving late,
+			// started it. The next attempt resumes it.
+			cut = err
+			continue
+		case restarted && err != nil:
+			return err // the server's answer to the run's start, as Run gives it
+		case restarted:
+			re.early = false
+			return nil
 		case errors.As(err, &se) && se.StatusCode == http.StatusNotFound:
 			return fmt.Errorf("%w: %w: %w", ErrRunGone, runlog.ErrUnknownRun, se)
 		case errors.As(err, &se) && se.StatusCode == http.StatusGone:
@@ -158,12 +193,38 @@ func (r *EventReader) reconnect(cut error) error {
 			cut = err
 			continue
 		}
-		if !r.resumable || r.cursor != want {
+		if re.early && re.restart && !r.resumable {
+			// A server that keeps no runs ignores Last-Event-ID: it has
+			// started the run again, and this is its stream from the start.
+			re.early = false
+			return nil
+		}
+		// The server answers at the cursor asked for; a resumption from a
+		// run's start, asked without the incarnation, may be answered with
+		// it.
+		if got := r.cursor; !r.resumable || got.Run != want.Run || got.Seq != want.Seq || want.Inc != "" && got.Inc != want.Inc {
 			r.resp.Body.Close()
 			return fmt.Errorf("%w: the server resumed at %s %q, not at cursor %s", ErrReconnectFailed, HeaderCursor, r.resp.Header.Get(HeaderCursor), want)
 		}
+		re.early = false
 		return nil
 	}
+}
+
+// do sends the reader's request again, with lastEventID in Last-Event-ID
+// ("": without it).
+func (re *reconnector) do(lastEventID string) (*http.Response, error) {
+	req := re.req.Clone(re.ctx)
+	if re.body != nil {
+		req.Body = io.NopCloser(bytes.NewReader(re.body))
+		req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(re.body)), nil }
+	}
+	if lastEventID != "" {
+		req.Header.Set(HeaderLastEventID, lastEventID)
+	} else {
+		req.Header.Del(HeaderLastEventID)
+	}
+	return re.client.Do(req)
 }
 
 // wait sleeps the backoff of the next attempt: MinBackoff before the first

@@ -94,6 +94,10 @@ func (h *handler) serveResumable(w http.ResponseWriter, r *http.Request, in *eve
 			unknownRun(w, run)
 			return tk
 		}
+		if err := checkOwner(h.owners, h.opts.Principal, r, run, AccessResume); err != nil {
+			ownerRefused(w, run, err, func(err error) { h.log(r, slog.LevelDebug, "agwire: resume refused", err) })
+			return tk
+		}
 		if !h.readers.take() {
 			busy(w, fmt.Sprintf("the server serves %d resumptions (HandlerOptions.MaxReaders)", h.opts.MaxReaders))
 			return tk
@@ -109,10 +113,26 @@ func (h *handler) serveResumable(w http.ResponseWriter, r *http.Request, in *eve
 		serveLog(w, r, mediaType, &h.st, h.opts.Heartbeat, rd, from, h.logger())
 		return tk
 	}
+	// A request without a principal is refused before anything else.
+	var owner string
+	if h.owners != nil {
+		if owner, err = principalOf(h.opts.Principal, r, run, AccessStart); err != nil {
+			h.log(r, slog.LevelDebug, "agwire: run refused", err)
+			forbidden(w, run)
+			return tk
+		}
+	}
 	if !h.admit(w, r, in, tk, size) {
 		return tk
 	}
-	lw, err := log.Start(r.Context(), run)
+	// The owner is recorded by the log's Start, and only if it succeeds:
+	// a refused start (a taken id, or any failure) claims nothing.
+	var lw runlog.Writer
+	if h.owners != nil {
+		lw, err = h.owners.StartOwned(r.Context(), run, owner)
+	} else {
+		lw, err = log.Start(r.Context(), run)
+	}
 	if err != nil {
 		code := http.StatusServiceUnavailable
 		switch {
@@ -202,6 +222,18 @@ func (h *handler) serveResumable(w http.ResponseWriter, r *http.Request, in *eve
 		<-done
 	}
 	return nil
+}
+
+// ownerRefused answers a resume or a follow that checkOwner refused: a
+// refusal as a run the log does not hold, after logging it; a log that
+// could not say 503.
+func ownerRefused(w http.ResponseWriter, run string, err error, logRefusal func(error)) {
+	if errors.Is(err, ErrDenied) {
+		logRefusal(err)
+		unknownRun(w, run)
+		return
+	}
+	http.Error(w, "503 service unavailable: "+err.Error(), http.StatusServiceUnavailable)
 }
 
 // readFailed answers a request whose log Read failed: 404 (with the body
@@ -342,6 +374,13 @@ type FollowOptions struct {
 	// follower gets exactly the 404 of a run the log does not hold. Give
 	// it the handler's own function.
 	Authorize func(r *http.Request, run string, access Access) error
+	// Principal, when set, names who sends a request, as
+	// HandlerOptions.Principal does: a follower whose principal is not the
+	// run's owner (the one recorded when the run started), or who has
+	// none, gets exactly the 404 of a run the log does not hold. Give it
+	// the handler's own function. Only with a log that implements
+	// runlog.Owners.
+	Principal func(r *http.Request) (string, error)
 	// ReconnectGrace is the reconnect grace of the handlers whose runs
 	// this route follows (HandlerOptions.ReconnectGrace): with a Log
 	// shared by several processes (one that implements runlog.Presence), a
@@ -351,9 +390,9 @@ type FollowOptions struct {
 	ReconnectGrace time.Duration
 	// MaxReaders bounds the followers the route serves at once; one more
 	// is answered 503 Service Unavailable with Retry-After once Authorize
-	// has allowed it. A follower's memory is bounded whether or not its
-	// client reads (see HandlerOptions.MaxReaders). 0 means
-	// DefaultMaxReaders (1024); negative, no bound.
+	// and Principal have allowed it. A follower's memory is bounded
+	// whether or not its client reads (see HandlerOptions.MaxReaders). 0
+	// means DefaultMaxReaders (1024); negative, no bound.
 	MaxReaders int
 }
 
@@ -391,6 +430,10 @@ func NewFollowHandler(log runlog.Log, opts FollowOptions) (http.Handler, error) 
 	if opts.ErrorLog == nil {
 		opts.ErrorLog = slog.Default()
 	}
+	owners, err := ownersOf("FollowOptions", log, opts.Principal)
+	if err != nil {
+		return nil, err
+	}
 	grace := opts.ReconnectGrace
 	if grace == 0 {
 		grace = DefaultReconnectGrace
@@ -398,11 +441,12 @@ func NewFollowHandler(log runlog.Log, opts FollowOptions) (http.Handler, error) 
 	if opts.MaxReaders == 0 {
 		opts.MaxReaders = DefaultMaxReaders
 	}
-	return &followHandler{log: log, opts: opts, st: st, cors: cors, grace: grace, readers: &readerLimit{max: opts.MaxReaders}}, nil
+	return &followHandler{log: log, opts: opts, st: st, cors: cors, grace: grace, owners: owners, readers: &readerLimit{max: opts.MaxReaders}}, nil
 }
 
 type followHandler struct {
 	log     runlog.Log
+	owners  runlog.Owners // log, when runs are bound to principals (opts.Principal)
 	opts    FollowOptions
 	st      stream        // opts' stream settings
 	cors    *cors         // nil: no CORS
@@ -441,6 +485,12 @@ func (f *followHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if err := authorize(f.opts.Authorize, r, run, AccessFollow); err != nil {
 		f.opts.ErrorLog.Debug("agwire: follow refused", "error", err, "path", r.URL.Path, "remote", r.RemoteAddr)
 		unknownRun(w, run)
+		return
+	}
+	if err := checkOwner(f.owners, f.opts.Principal, r, run, AccessFollow); err != nil {
+		ownerRefused(w, run, err, func(err error) {
+			f.opts.ErrorLog.Debug("agwire: follow refused", "error", err, "path", r.URL.Path, "remote", r.RemoteAddr)
+		})
 		return
 	}
 	if !f.readers.take() {

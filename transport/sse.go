@@ -74,6 +74,8 @@ type SSEReader struct {
 	lastID  string
 	retry   time.Duration
 	n       int64 // events dispatched
+	// comments counts the comment lines read: a server's keep-alives.
+	comments int64
 }
 
 // NewSSEReader returns an SSEReader of r that accepts lines and event data
@@ -119,6 +121,7 @@ func (r *SSEReader) next() ([]byte, error) {
 			return r.data, nil
 		}
 		if line[0] == ':' {
+			r.comments++
 			continue
 		}
 		r.pending = true

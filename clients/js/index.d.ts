@@ -2,6 +2,12 @@
 export declare const BINARY_MEDIA_TYPE: "application/vnd.ag-ui.event+proto";
 /** The largest piece of a binary body handed on (unless one frame is larger). */
 export declare const DEFAULT_PIECE_SIZE: number;
+/** 10 MiB: the largest binary frame, its 4-byte prefix included (@ag-ui/client 1.0.0's own limit). */
+export declare const DEFAULT_MAX_FRAME_BYTES: number;
+/** 10 MiB: the largest SSE event (@ag-ui/client 1.0.0's "SSE buffer size exceeded" limit). */
+export declare const DEFAULT_MAX_SSE_EVENT_BYTES: number;
+/** 600000 (10 minutes): how long a response may bring no event, keep-alives aside. */
+export declare const DEFAULT_MAX_QUIET_MS: number;
 
 export type FetchLike = (input: RequestInfo | URL, init?: RequestInit) => Promise<Response>;
 
@@ -22,6 +28,26 @@ export interface CreateFetchOptions {
   keepalive?: boolean;
   /** Largest piece of a binary body handed to the client; default 8192. */
   pieceSize?: number;
+  /**
+   * Largest binary frame in bytes, its 4-byte length prefix included; default 10 MiB
+   * (DEFAULT_MAX_FRAME_BYTES). A larger one ends the response with an AgwireLimitError
+   * ("frame") as soon as its prefix is read. The stock parser refuses frames over 10 MiB
+   * itself, so a higher value only helps other readers.
+   */
+  maxFrameBytes?: number;
+  /**
+   * Largest SSE event in bytes (its lines, the blank line ending it not counted); default
+   * 10 MiB (DEFAULT_MAX_SSE_EVENT_BYTES). A larger event, or a line or comment that never
+   * ends, ends the response with an AgwireLimitError ("sse-event") once the buffer passes it.
+   */
+  maxSseEventBytes?: number;
+  /**
+   * How long a response may go without an event, in ms; keep-alives do not count; default
+   * 600000 (DEFAULT_MAX_QUIET_MS). Past it the response ends with an AgwireLimitError
+   * ("quiet") and is not resumed; the clock runs across re-requests. 0 or a negative value
+   * turns it off.
+   */
+  maxQuietMs?: number;
   /** Stops a response and its re-requests, like the request's own signal. */
   signal?: AbortSignal;
   /** Called before each re-request. */
@@ -42,22 +68,85 @@ export declare class ResumeError extends Error {
   readonly status: number;
 }
 
-/** Cuts a binary body into pieces of whole frames; drops zero-length frames. */
-export declare class BinaryCarrier {
-  constructor(pieceSize?: number);
-  readonly binary: true;
+/**
+ * The error a response ends with when it goes past one of the companion's limits. The
+ * response is cancelled (its connection closes) and never resumed; `runAgent` rejects with
+ * it and `onRunFailed` receives it.
+ */
+export declare class AgwireLimitError extends Error {
+  readonly name: "AgwireLimitError";
+  /**
+   * "frame": a binary frame's length prefix announced more than maxFrameBytes;
+   * "sse-event": an SSE event, line or comment grew past maxSseEventBytes;
+   * "quiet": no event for maxQuietMs (only keep-alives, or nothing).
+   */
+  readonly kind: "frame" | "sse-event" | "quiet";
+  /** The limit: bytes, or ms for "quiet". */
+  readonly limit: number;
+  /** What was seen: the frame's whole size, the event's bytes, the ms without an event. */
+  readonly actual: number;
+  /** The createFetch option that sets the limit. */
+  readonly option: "maxFrameBytes" | "maxSseEventBytes" | "maxQuietMs";
+}
+
+/**
+ * What a carrier does with a body, for callers with their own stream plumbing: push each
+ * chunk, hand on the pieces returned. After a push, `error` is set when a limit stopped
+ * the carrier (the pieces returned are those before it; every later push throws it).
+ */
+export interface Carrier {
+  /** Frames (binary) or new ids (SSE) handed on since last cleared: the cursor's count. */
   count: number;
+  /** Events handed on since last cleared (keep-alives are not events). */
+  events: number;
+  /** Keep-alives (zero-length frames, comment-only SSE blocks) since last cleared. */
+  keepalives: number;
+  /** Whether RUN_FINISHED or RUN_ERROR went through. */
   ended: boolean;
+  /** The limit that stopped the carrier, if one did. */
+  error: AgwireLimitError | null;
+  push(chunk: Uint8Array): Uint8Array[];
+  /** The bytes of an unfinished frame or block, if any (then forgotten). */
+  rest(): Uint8Array | null;
+  /** Forgets an unfinished frame or block (a new response starts). */
+  reset(): void;
+}
+
+/**
+ * Cuts a binary body into pieces of whole frames; drops zero-length frames. A partial frame
+ * is kept as the chunks it arrived in and copied once, when whole. A number is the piece size.
+ */
+export declare class BinaryCarrier implements Carrier {
+  constructor(options?: number | { pieceSize?: number; maxFrameBytes?: number });
+  readonly binary: true;
+  readonly pieceSize: number;
+  readonly maxFrameBytes: number;
+  count: number;
+  events: number;
+  keepalives: number;
+  ended: boolean;
+  error: AgwireLimitError | null;
   push(chunk: Uint8Array): Uint8Array[];
   rest(): Uint8Array | null;
   reset(): void;
 }
 
-/** Hands an SSE body on in whole blocks, reading each block's id and type. */
-export declare class SSECarrier {
+/**
+ * Yields the payload (the protobuf Event) of each frame in a piece returned by
+ * BinaryCarrier.push; views into the piece, not copies.
+ */
+export declare function framesOf(piece: Uint8Array): Generator<Uint8Array, void, undefined>;
+
+/** Hands an SSE body on in whole blocks (ending at "\n\n"), reading each block's id and type. */
+export declare class SSECarrier implements Carrier {
+  constructor(options?: { maxEventBytes?: number });
   readonly binary: false;
+  readonly maxEventBytes: number;
   count: number;
+  events: number;
+  keepalives: number;
   ended: boolean;
+  error: AgwireLimitError | null;
   lastId: string | null;
   push(chunk: Uint8Array): Uint8Array[];
   rest(): Uint8Array | null;

@@ -17,6 +17,29 @@ const HEADER_KEEPALIVE = "Agwire-Keepalive";
 /** The largest piece handed to the stock parser (unless one frame is larger). */
 export const DEFAULT_PIECE_SIZE = 8 * 1024;
 
+const MiB = 1024 * 1024;
+
+/**
+ * The largest binary frame read, its 4-byte length prefix included: the
+ * limit of @ag-ui/client 1.0.0's own binary parser ("Protobuf message size
+ * exceeded maximum limit of 10 MB"), which counts the prefix too. A frame
+ * over it is refused when its prefix is read, before any of it is kept.
+ */
+export const DEFAULT_MAX_FRAME_BYTES = 10 * MiB;
+
+/**
+ * The largest SSE event (block of lines up to its blank line) read: the
+ * 10 MB of @ag-ui/client 1.0.0's "SSE buffer size exceeded" limit. A line
+ * or comment that never ends is refused once it passes it.
+ */
+export const DEFAULT_MAX_SSE_EVENT_BYTES = 10 * MiB;
+
+/**
+ * How long a response may go without an event (keep-alives do not count)
+ * before it is given up: 10 minutes, as agwire's Go client.
+ */
+export const DEFAULT_MAX_QUIET_MS = 10 * 60 * 1000;
+
 // Fields of the protobuf Event oneof that end a run: run_finished = 13,
 // run_error = 14 (proto/ag_ui/events.proto).
 const FIELD_RUN_FINISHED = 13;
@@ -39,6 +62,28 @@ export class ResumeError extends Error {
 }
 
 /**
+ * AgwireLimitError ends a response that went past one of the companion's
+ * limits; the response is cancelled (the server sees its connection close)
+ * and never resumed. `kind` says which limit: "frame" (a binary frame's
+ * length prefix announced more than `maxFrameBytes`), "sse-event" (an SSE
+ * event, line or comment grew past `maxSseEventBytes`), "quiet" (no event
+ * for `maxQuietMs`, only keep-alives or nothing). `limit` is the limit (bytes,
+ * or ms for "quiet"), `actual` what was seen (the frame's whole size, the
+ * event's bytes, the ms without an event), `option` the createFetch option
+ * that sets the limit.
+ */
+export class AgwireLimitError extends Error {
+  constructor(message, { kind, limit, actual, option } = {}) {
+    super(message);
+    this.name = "AgwireLimitError";
+    this.kind = kind;
+    this.limit = limit;
+    this.actual = actual;
+    this.option = option;
+  }
+}
+
+/**
  * createFetch returns a function with fetch's signature, for
  * `new HttpAgent({ url, fetch: createFetch(options) })`.
  *
@@ -56,6 +101,15 @@ export class ResumeError extends Error {
  *   are removed from binary bodies whatever this says.
  * - pieceSize (8192): the largest piece of a binary body handed on (a
  *   frame larger than it goes whole).
+ * - maxFrameBytes (10 MiB): the largest binary frame, prefix included; a
+ *   larger one ends the response with an AgwireLimitError as soon as its
+ *   length prefix is read.
+ * - maxSseEventBytes (10 MiB): the largest SSE event; a longer one (or a
+ *   line or comment without its end) ends the response with an
+ *   AgwireLimitError once that many bytes of it are buffered.
+ * - maxQuietMs (600000, 10 minutes): a response that brings no event for
+ *   that long (keep-alives only, or nothing) ends with an AgwireLimitError
+ *   and is not resumed; 0 or a negative value turns it off.
  * - signal: an AbortSignal that, like the request's own, stops a
  *   response and its re-requests.
  * - onResume: called as onResume({ cursor, attempt, error }) before
@@ -71,6 +125,9 @@ export function createFetch(options = {}) {
     maxRetryDelay: nonNegative(options.maxRetryDelay ?? 5000, "maxRetryDelay"),
     keepalive: options.keepalive ?? true,
     pieceSize: positive(options.pieceSize ?? DEFAULT_PIECE_SIZE, "pieceSize"),
+    maxFrameBytes: positive(options.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES, "maxFrameBytes"),
+    maxSseEventBytes: positive(options.maxSseEventBytes ?? DEFAULT_MAX_SSE_EVENT_BYTES, "maxSseEventBytes"),
+    maxQuietMs: quietLimit(options.maxQuietMs ?? DEFAULT_MAX_QUIET_MS),
     signal: options.signal,
     onResume: options.onResume,
   };
@@ -79,7 +136,10 @@ export function createFetch(options = {}) {
     const resp = await base(req.input, req.init);
     const kind = streamKind(resp);
     if (kind === null) return resp;
-    const body = kind === "binary" ? new BinaryCarrier(cfg.pieceSize) : new SSECarrier();
+    const body =
+      kind === "binary"
+        ? new BinaryCarrier({ pieceSize: cfg.pieceSize, maxFrameBytes: cfg.maxFrameBytes })
+        : new SSECarrier({ maxEventBytes: cfg.maxSseEventBytes });
     const stream = spliced(resp, body, req, base, cfg);
     return new Response(stream, { status: resp.status, statusText: resp.statusText, headers: resp.headers });
   };
@@ -93,6 +153,13 @@ function nonNegative(v, name) {
 function positive(v, name) {
   if (typeof v !== "number" || !(v >= 1)) throw new TypeError(`@agwire/fetch: ${name} must be a number >= 1, not ${v}`);
   return v;
+}
+
+// quietLimit reads maxQuietMs: 0, a negative value or Infinity turn the
+// bound off (Infinity inside).
+function quietLimit(v) {
+  if (typeof v !== "number" || Number.isNaN(v)) throw new TypeError(`@agwire/fetch: maxQuietMs must be a number (0 or less turns it off), not ${v}`);
+  return v > 0 ? v : Infinity;
 }
 
 // requestParts adds the keepalive header and decides whether the request
@@ -152,6 +219,11 @@ function spliced(first, carrier, req, base, cfg) {
     let resumable = false;
     let cursor = null; // {run, seq}: the last event handed on
     const contentType = first.headers.get("content-type");
+    // The quiet bound runs from the first response and across re-requests:
+    // a run that only sends keep-alives, on one connection or on many, is
+    // given up once, not resumed for ever.
+    let lastEventAt = now();
+    let keepalives = 0; // received since the last event
     for (;;) {
       if (carrier.binary) {
         const c = parseCursor(resp.headers.get(HEADER_CURSOR) ?? "");
@@ -170,11 +242,44 @@ function spliced(first, carrier, req, base, cfg) {
       reader = resp.body.getReader();
       let cut = null;
       let events = 0;
+      // stop: the AgwireLimitError that ends this response. Cancelling the
+      // reader cancels the fetch under it (the connection closes, so the
+      // server stops sending) and resolves a pending read as done.
+      let stop = null;
+      const halt = (err) => {
+        stop ??= err;
+        reader?.cancel(err).catch(() => {});
+      };
+      let timer = null;
+      const arm = () => {
+        if (cfg.maxQuietMs === Infinity) return;
+        // One timer per response, moved forward lazily: an event only
+        // records its time, the timer re-arms itself for what is left.
+        timer = setTimeout(() => {
+          timer = null;
+          if (reader === null || stop) return;
+          const quiet = now() - lastEventAt;
+          if (quiet < cfg.maxQuietMs) return arm();
+          halt(quietError(cfg.maxQuietMs, quiet, keepalives));
+        }, Math.max(0, lastEventAt + cfg.maxQuietMs - now()));
+      };
+      arm();
       try {
         for (;;) {
           const { done: end, value } = await reader.read();
-          if (end) break;
+          if (end || stop) break;
           const pieces = carrier.push(value);
+          // The carrier stops at a limit after handing back the whole
+          // frames or events before it: cancel at once, hand those on (as
+          // the stock parser would have), then fail.
+          if (carrier.error) halt(carrier.error);
+          if (carrier.events > 0) {
+            lastEventAt = now();
+            keepalives = 0;
+            carrier.events = 0;
+          }
+          keepalives += carrier.keepalives;
+          carrier.keepalives = 0;
           if (carrier.count > 0) {
             events += carrier.count;
             if (carrier.binary) {
@@ -189,14 +294,19 @@ function spliced(first, carrier, req, base, cfg) {
             carrier.count = 0;
           }
           for (const p of pieces) yield p;
+          if (stop) break;
         }
       } catch (err) {
-        if (aborted(req.signals)) throw err;
-        cut = err;
+        if (!stop) {
+          if (aborted(req.signals)) throw err;
+          cut = err;
+        }
       } finally {
         reader = null;
+        clearTimeout(timer);
       }
       if (cancelled) return;
+      if (stop) throw stop; // never resumed: a limit holds for the continuation too
       if (events > 0) failures = 0;
       if (carrier.ended) return; // RUN_FINISHED or RUN_ERROR went through
       if (!cfg.resume || !resumable || !req.replayable || cursor === null) {
@@ -312,6 +422,38 @@ function macrotask() {
   });
 }
 
+function now() {
+  return typeof performance !== "undefined" ? performance.now() : Date.now();
+}
+
+// quietError is the "quiet" AgwireLimitError, worded as agwire's Go client
+// words it ("no event for 10m0s (only keep-alives)").
+function quietError(limit, quiet, keepalives) {
+  const what = keepalives > 0 ? `only keep-alives: ${keepalives} since the last event` : "nothing received, not even a keep-alive";
+  return new AgwireLimitError(
+    `@agwire/fetch: no event for ${goDuration(limit)} (${what}); the response was cancelled and is not resumed. ` +
+      `The server kept the run open without progress; if such a pause is legitimate, raise maxQuietMs (now ${limit}), or set it to 0 to wait without limit.`,
+    { kind: "quiet", limit, actual: Math.round(quiet), option: "maxQuietMs" },
+  );
+}
+
+// goDuration writes ms as Go's time.Duration.String does ("10m0s", "1.5s",
+// "250ms"), so that both clients name a limit the same way.
+function goDuration(ms) {
+  if (ms < 1000) return `${+ms.toFixed(3)}ms`;
+  const h = Math.floor(ms / 3_600_000);
+  const m = Math.floor((ms % 3_600_000) / 60_000);
+  const s = +((ms % 60_000) / 1000).toFixed(3);
+  return (h > 0 ? `${h}h` : "") + (h > 0 || m > 0 ? `${m}m` : "") + `${s}s`;
+}
+
+// bytesText names a size in bytes, with MiB for the large ones.
+function bytesText(n) {
+  if (n < MiB) return `${n} bytes`;
+  const mib = n / MiB;
+  return `${n} bytes (${Number.isInteger(mib) ? mib : mib.toFixed(1)} MiB)`;
+}
+
 function cursorText(c) {
   return c ? `${c.run}/${c.seq}` : "(no cursor)";
 }
@@ -357,16 +499,33 @@ function sleep(ms, signals) {
 /**
  * BinaryCarrier cuts a binary AG-UI body into pieces of whole frames, each
  * at most `pieceSize` bytes (a larger frame is a piece of its own), and
- * drops zero-length frames. `count` is the frames handed on since it was
- * last cleared, `ended` whether one of them was RUN_FINISHED or RUN_ERROR.
+ * drops zero-length frames. `count` and `events` are the frames handed on
+ * since they were last cleared (the pump clears them apart: one moves the
+ * cursor, the other the quiet clock), `keepalives` the zero-length frames
+ * dropped, `ended` whether a frame was RUN_FINISHED or RUN_ERROR.
+ *
+ * A frame whose length prefix announces more than `maxFrameBytes` (prefix
+ * included) stops it: push returns the pieces before that frame and sets
+ * `error` to an AgwireLimitError, and every later push throws it. A partial
+ * frame is kept as the list of chunks it arrived in and copied once, when
+ * it is whole, so a pending frame costs its own bytes (at most the limit)
+ * plus the unread end of one chunk.
+ *
  * Exported for tests and for callers with their own stream plumbing.
+ * `new BinaryCarrier({ pieceSize, maxFrameBytes })` (a number is the piece
+ * size, as before).
  */
 export class BinaryCarrier {
-  constructor(pieceSize = DEFAULT_PIECE_SIZE) {
-    this.pieceSize = pieceSize;
+  constructor(options = {}) {
+    const o = typeof options === "number" ? { pieceSize: options } : options;
+    this.pieceSize = o.pieceSize ?? DEFAULT_PIECE_SIZE;
+    this.maxFrameBytes = o.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES;
     this.binary = true;
     this.count = 0;
+    this.events = 0;
+    this.keepalives = 0;
     this.ended = false;
+    this.error = null;
     this.reset();
   }
 
@@ -387,6 +546,7 @@ export class BinaryCarrier {
   }
 
   push(chunk) {
+    if (this.error) throw this.error;
     const out = [];
     let pos = 0;
     const n = chunk.length;
@@ -400,6 +560,7 @@ export class BinaryCarrier {
         const head = concat(this.parts, this.partLen);
         this.parts = [head];
         this.need = 4 + readLen(head, 0);
+        if (this.need > this.maxFrameBytes) return this.refuse(out, head, 0);
       }
       const take = Math.min(this.need - this.partLen, n - pos);
       if (take > 0) this.parts.push(chunk.subarray(pos, pos + take));
@@ -414,10 +575,15 @@ export class BinaryCarrier {
     let start = pos; // the piece being gathered: chunk[start, pos)
     while (n - pos >= 4) {
       const size = 4 + readLen(chunk, pos);
+      if (size > this.maxFrameBytes) {
+        if (pos > start) out.push(chunk.subarray(start, pos));
+        return this.refuse(out, chunk, pos);
+      }
       if (n - pos < size) break;
       if (size === 4) {
         // keepalive: close the piece before it, skip it
         if (pos > start) out.push(chunk.subarray(start, pos));
+        this.keepalives++;
         pos += 4;
         start = pos;
         continue;
@@ -431,6 +597,8 @@ export class BinaryCarrier {
     }
     if (pos > start) out.push(chunk.subarray(start, pos));
     if (pos < n) {
+      // A tail of 4 bytes or more is a frame the loop above measured
+      // against the limit; a shorter one is a prefix still to come.
       const tail = chunk.subarray(pos);
       this.parts.push(tail);
       this.partLen = tail.length;
@@ -439,12 +607,46 @@ export class BinaryCarrier {
     return out;
   }
 
+  // refuse stops the carrier at the frame whose prefix is at b[at].
+  refuse(out, b, at) {
+    const size = 4 + readLen(b, at);
+    const prefix = Array.from(b.subarray(at, at + 4), (x) => x.toString(16).padStart(2, "0")).join(" ");
+    this.reset();
+    this.error = new AgwireLimitError(
+      `@agwire/fetch: a binary frame's length prefix (${prefix}) announces a frame of ${bytesText(size)}, over maxFrameBytes = ${bytesText(this.maxFrameBytes)}; ` +
+        `refused before reading it, and the response was cancelled. @ag-ui/client refuses frames over 10 MiB as well: the server sent a broken stream, or not an AG-UI binary one.`,
+      { kind: "frame", limit: this.maxFrameBytes, actual: size, option: "maxFrameBytes" },
+    );
+    return out;
+  }
+
   // frame notes one whole frame of size bytes at buf[at].
   frame(buf, at, size) {
-    if (size === 4) return;
+    if (size === 4) {
+      this.keepalives++;
+      return;
+    }
     this.count++;
+    this.events++;
     const f = firstField(buf, at + 4, at + size);
     if (f === FIELD_RUN_FINISHED || f === FIELD_RUN_ERROR) this.ended = true;
+  }
+}
+
+/**
+ * framesOf yields the payload (the protobuf Event) of each frame in a piece
+ * that BinaryCarrier.push returned: whole frames, none empty, none over the
+ * carrier's maxFrameBytes, so a reader that decodes events itself (rather
+ * than handing the pieces to @ag-ui/client) needs no limits of its own.
+ * The payloads are views into the piece, not copies.
+ */
+export function* framesOf(piece) {
+  let at = 0;
+  while (at + 4 <= piece.length) {
+    const end = at + 4 + readLen(piece, at);
+    if (end > piece.length) break; // not a carrier's piece: nothing whole is left
+    yield piece.subarray(at + 4, end);
+    at = end;
   }
 }
 
@@ -476,28 +678,45 @@ function concat(parts, len) {
 }
 
 const NL = 0x0a;
+const COLON = 0x3a;
 
 /**
  * SSECarrier hands on an SSE body in whole blocks (up to and including the
  * blank line), so a continuation never lands in the middle of one. After
  * each piece, `lastId` is the `id:` of its last event (the cursor), `count`
  * grew if that id is new, and `ended` tells whether that event was
- * RUN_FINISHED or RUN_ERROR.
+ * RUN_FINISHED or RUN_ERROR. `events` counts the blocks with a field line
+ * (not only `:` comments), `keepalives` the blocks of comments only.
+ *
+ * Blocks end at "\n\n", as @ag-ui/client splits them. A block longer than
+ * `maxEventBytes` (its blank line not counted), or an unfinished one that
+ * grows past it — a line or comment that never ends — stops the carrier:
+ * push returns the whole blocks before it and sets `error` to an
+ * AgwireLimitError, and every later push throws it. What it holds between
+ * pushes is the unfinished block, so at most the limit plus one chunk.
+ *
+ * `new SSECarrier({ maxEventBytes })`.
  */
 export class SSECarrier {
-  constructor() {
+  constructor(options = {}) {
+    this.maxEventBytes = options.maxEventBytes ?? DEFAULT_MAX_SSE_EVENT_BYTES;
     this.binary = false;
     this.count = 0;
+    this.events = 0;
+    this.keepalives = 0;
     this.ended = false;
+    this.error = null;
     this.lastId = null;
     this.decoder = new TextDecoder();
     this.reset();
   }
 
   reset() {
-    this.parts = [];
+    this.parts = []; // the unfinished block's bytes
     this.partLen = 0;
-    this.lastByte = -1; // the last byte of the pending part, for "\n\n" across chunks
+    this.afterNL = false; // its last byte is a "\n" not yet part of a blank line
+    this.lineStart = true; // the next byte opens a line
+    this.fields = false; // it has a line that is not a comment
   }
 
   rest() {
@@ -508,38 +727,85 @@ export class SSECarrier {
   }
 
   push(chunk) {
-    // The end of the last "\n\n" in chunk (counting a "\n" ending the
-    // pending part).
-    let cut = -1;
-    for (let i = chunk.length - 1; i >= 0; i--) {
-      if (chunk[i] === NL && (i > 0 ? chunk[i - 1] === NL : this.lastByte === NL)) {
-        cut = i + 1;
+    if (this.error) throw this.error;
+    const n = chunk.length;
+    if (n === 0) return [];
+    const max = this.maxEventBytes;
+    let blockStart = -this.partLen; // where the block began, in chunk offsets
+    let cut = -1; // the end of the last whole block (after its blank line)
+    let { afterNL, lineStart, fields } = this;
+    let i = 0;
+    let refused = -1; // the size of a whole block over the limit
+    // One step per line: indexOf finds the line's end natively, so a long
+    // data line costs a memchr, not a loop in JS.
+    while (i < n) {
+      if (afterNL && chunk[i] === NL) {
+        // "\n\n": the block ends here
+        const size = i - 1 - blockStart;
+        if (size > max) {
+          refused = size;
+          break;
+        }
+        if (fields) this.events++;
+        else if (size > 0) this.keepalives++;
+        fields = false;
+        afterNL = false;
+        lineStart = true;
+        i++;
+        cut = i;
+        blockStart = i;
+        continue;
+      }
+      if (lineStart && chunk[i] !== COLON && chunk[i] !== NL) fields = true;
+      const j = chunk.indexOf(NL, i);
+      if (j < 0) {
+        afterNL = false;
+        lineStart = false;
+        i = n;
         break;
       }
+      afterNL = true;
+      lineStart = true;
+      i = j + 1;
     }
-    if (cut < 0) {
-      if (chunk.length > 0) {
-        this.parts.push(chunk);
-        this.partLen += chunk.length;
-        this.lastByte = chunk[chunk.length - 1];
-      }
-      return [];
+    let piece = null;
+    if (cut > 0) {
+      const head = chunk.subarray(0, cut);
+      piece = this.partLen > 0 ? concat([...this.parts, head], this.partLen + cut) : head;
+      this.parts = [];
+      this.partLen = 0;
     }
-    const head = chunk.subarray(0, cut);
-    let piece;
-    if (this.partLen > 0) {
-      this.parts.push(head);
-      piece = concat(this.parts, this.partLen + head.length);
-    } else {
-      piece = head;
-    }
-    this.reset();
-    if (cut < chunk.length) {
-      const tail = chunk.subarray(cut);
+    if (refused >= 0) return this.refuse(piece, refused, true);
+    const tail = cut > 0 ? chunk.subarray(cut) : chunk;
+    if (tail.length > 0) {
       this.parts.push(tail);
-      this.partLen = tail.length;
-      this.lastByte = tail[tail.length - 1];
+      this.partLen += tail.length;
     }
+    this.afterNL = afterNL;
+    this.lineStart = lineStart;
+    this.fields = fields;
+    // A "\n" that may open the blank line is not the event's own byte (as
+    // for a whole block, whose size leaves the blank line out).
+    const open = this.partLen - (afterNL ? 1 : 0);
+    if (open > max) return this.refuse(piece, open, false);
+    if (piece === null) return [];
+    this.blocks(piece);
+    return [piece];
+  }
+
+  // refuse stops the carrier at a block of size bytes (whole: it ended;
+  // otherwise it is still open), after the piece of blocks before it.
+  refuse(piece, size, whole) {
+    this.reset();
+    const what = whole
+      ? `an SSE event of ${bytesText(size)} is larger than maxSseEventBytes = ${bytesText(this.maxEventBytes)}`
+      : `an SSE event, line or comment grew past maxSseEventBytes = ${bytesText(this.maxEventBytes)} without the blank line that ends it (${bytesText(size)} buffered)`;
+    this.error = new AgwireLimitError(
+      `@agwire/fetch: ${what}; the response was cancelled. @ag-ui/client stops at 10 MiB as well ("SSE buffer size exceeded"): ` +
+        `the server sent an event that large, or a stream that is not SSE (no "\\n\\n" between events).`,
+      { kind: "sse-event", limit: this.maxEventBytes, actual: size, option: "maxSseEventBytes" },
+    );
+    if (piece === null) return [];
     this.blocks(piece);
     return [piece];
   }

@@ -26,6 +26,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agwire/agwire/agent"
 	"github.com/agwire/agwire/assemble"
 	"github.com/agwire/agwire/codec"
 	"github.com/agwire/agwire/event"
@@ -227,6 +228,79 @@ func TestFollow(t *testing.T) {
 	}
 }
 
+// turn runs one turn of a conversation to its end: each run that stops
+// for approvals (RUN_FINISHED with an interrupt outcome) is answered by
+// the next run, which resumes the agent's work with the answers.
+func turn(ctx context.Context, c *transport.Client, text string) error {
+	thread := agent.New(agent.Adapt(c.Run), agent.Options{})
+	thread.AddMessages(event.Message{ID: "u1", Role: event.RoleUser, Content: event.Ptr(text)})
+	res, err := thread.Run(ctx, agent.RunParams{})
+	for err == nil && len(res.Interrupts) > 0 {
+		var resume []event.ResumeEntry
+		for _, in := range res.Interrupts { // each pending interrupt needs an answer
+			fmt.Println("approving", in.ID, in.Reason)
+			resume = append(resume, event.ResumeEntry{InterruptID: in.ID, Status: event.ResumeResolved,
+				Payload: event.RawValue(`{"approved":true}`)})
+		}
+		res, err = thread.Run(ctx, agent.RunParams{Resume: resume}) // the resumed run
+	}
+	if err != nil {
+		return err
+	}
+	for _, m := range res.NewMessages {
+		if m.Content != nil {
+			fmt.Println(m.Role+":", *m.Content)
+		}
+	}
+	return nil
+}
+
+// Example_interrupt runs docs/assembling.md's turn against an agent that
+// asks for an approval before it sends a report.
+func Example_interrupt() {
+	run := func(ctx context.Context, _ *http.Request, in *event.RunAgentInput, w transport.EventWriter) error {
+		evs := []event.Event{&event.RunStarted{ThreadID: in.ThreadID, RunID: in.RunID}}
+		if len(in.Resume) == 0 {
+			evs = append(evs, &event.RunFinished{ThreadID: in.ThreadID, RunID: in.RunID, Outcome: &event.RunOutcome{
+				Type:       event.OutcomeInterrupt,
+				Interrupts: []event.Interrupt{{ID: "send-report", Reason: "tool_approval"}},
+			}})
+		} else {
+			fmt.Printf("resumed with %s %s %s\n", in.Resume[0].InterruptID, in.Resume[0].Status, in.Resume[0].Payload)
+			evs = append(evs,
+				&event.TextMessageStart{MessageID: "m1", Role: event.Ptr(event.RoleAssistant)},
+				&event.TextMessageContent{MessageID: "m1", Delta: "Sent."},
+				&event.TextMessageEnd{MessageID: "m1"},
+				&event.RunFinished{ThreadID: in.ThreadID, RunID: in.RunID})
+		}
+		for _, ev := range evs {
+			if err := w.WriteEvent(ev); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	h, err := transport.NewHandler(run, transport.HandlerOptions{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	c, err := transport.NewClient(srv.URL, transport.ClientOptions{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	if err := turn(context.Background(), c, "Send the report to Ana."); err != nil {
+		fmt.Println(err)
+	}
+	// Output:
+	// approving send-report tool_approval
+	// resumed with send-report resolved {"approved":true}
+	// assistant: Sent.
+}
+
 // resumable is docs/resumable-runs.md's "Over HTTP": a run log, a resumable
 // agent and its follower route.
 func resumable(mux *http.ServeMux, run transport.RunFunc) error {
@@ -366,6 +440,7 @@ var goBlocks = map[string][]string{
 	},
 	"docs/assembling.md": {
 		"// follow keeps a UI current: r is a framing.Reader or a transport.EventReader.",
+		"// turn runs one turn of a conversation to its end: each run that stops",
 	},
 	"docs/resumable-runs.md": {
 		"log := runlog.NewMemory(runlog.MemoryOptions{})",

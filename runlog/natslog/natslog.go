@@ -20,8 +20,9 @@
 // length), then follows the subject with an ordered consumer.
 //
 // Two key-value buckets go with the stream. IDsBucket (Stream + "_IDS",
-// no TTL) holds one entry per run ever started, its incarnation token, and
-// the cause if the run was aborted. LiveBucket (Stream + "_LIVE", a TTL of
+// no TTL) holds one entry per run ever started: its incarnation token, its
+// owner when it was started by StartOwned (runlog.Owners), and the cause
+// if the run was aborted. LiveBucket (Stream + "_LIVE", a TTL of
 // PresenceTTL) holds the writers' heartbeats and the readers' presence
 // (runlog.Presence).
 //
@@ -34,7 +35,10 @@
 // the run), a run id is started once; a second Start gets
 // runlog.ErrRunExists. Each Start draws an incarnation token, which the
 // readers' entries carry: a cursor bound to it (runlog.Entry.Cursor)
-// reads that run only. Each Append
+// reads that run only. StartOwned writes the run's owner into the same
+// entry, in the same create, so that every replica finds it and no
+// refused start writes one; Owner names it only while the run the stream
+// holds is that entry's incarnation. Each Append
 // and End publishes only if the run's last message is the one this Writer
 // wrote last, so a second writer, or a message published to the subject by
 // anything else, gets runlog.ErrConflict rather than interleaving. A
@@ -192,7 +196,7 @@ type Options struct {
 type Log struct {
 	js         jetstream.JetStream
 	stream     jetstream.Stream
-	ids        jetstream.KeyValue // every run ever started: its incarnation, and why it was aborted
+	ids        jetstream.KeyValue // every run ever started: its incarnation, its owner, and why it was aborted
 	live       jetstream.KeyValue // writers' heartbeats and readers' presence, with a TTL
 	name       string
 	subject    string
@@ -305,9 +309,10 @@ func New(ctx context.Context, js jetstream.JetStream, opts Options) (*Log, error
 
 // IDsBucket is the name of the key-value bucket where the log on stream
 // keeps every run id it started (so that none is started again, even
-// after retention dropped the run) and why a run was aborted: stream +
-// "_IDS". It has no TTL: one entry per run for the bucket's lifetime, 115
-// bytes for a 12-byte run id (BenchmarkStart).
+// after retention dropped the run), the run's owner (StartOwned) and why
+// a run was aborted: stream + "_IDS". It has no TTL: one entry per run
+// for the bucket's lifetime, 115 bytes for a 12-byte run id without an
+// owner (BenchmarkStart), plus the owner's bytes and one.
 func IDsBucket(stream string) string { return stream + "_IDS" }
 
 // LiveBucket is the name of the key-value bucket where the log on stream
@@ -328,14 +333,29 @@ func (l *Log) SubjectOf(run string) string {
 
 // Start implements runlog.Log.
 func (l *Log) Start(ctx context.Context, run string) (runlog.Writer, error) {
+	return l.start(ctx, run, "")
+}
+
+// StartOwned implements runlog.Owners: Start, with owner written into the
+// run's entry in the ids bucket by the create that takes the id, so that
+// the owner is there for every replica as soon as the run is, and a start
+// refused because the id is taken writes nothing.
+func (l *Log) StartOwned(ctx context.Context, run, owner string) (runlog.Writer, error) {
+	if err := runlog.CheckOwner(owner); err != nil {
+		return nil, err
+	}
+	return l.start(ctx, run, owner)
+}
+
+func (l *Log) start(ctx context.Context, run, owner string) (runlog.Writer, error) {
 	if err := runlog.CheckRunID(run); err != nil {
 		return nil, err
 	}
-	w := &writer{l: l, run: run, subject: l.SubjectOf(run), key: key(run), inc: runlog.NewIncarnation()}
+	w := &writer{l: l, run: run, subject: l.SubjectOf(run), key: key(run), inc: runlog.NewIncarnation(), owner: owner}
 	// The id is taken for good first: a run id is started once in the
 	// stream's lifetime, whatever retention dropped since.
-	if _, err := l.ids.Create(ctx, w.key, []byte(w.inc)); err != nil {
-		if e, gerr := l.ids.Get(ctx, w.key); gerr == nil && idRecordInc(e.Value()) == w.inc {
+	if _, err := l.ids.Create(ctx, w.key, []byte(w.record())); err != nil {
+		if e, gerr := l.ids.Get(ctx, w.key); gerr == nil && parseIDRecord(e.Value()).inc == w.inc {
 			// This Start's own record: its acknowledgement was lost.
 		} else if errors.Is(err, jetstream.ErrKeyExists) {
 			return nil, fmt.Errorf("%w: run %q was started in stream %s before; a run id is started once", runlog.ErrRunExists, run, l.name)
@@ -357,20 +377,30 @@ func (l *Log) Start(ctx context.Context, run string) (runlog.Writer, error) {
 	return w, nil
 }
 
-// The ids bucket's record of a run: its incarnation, then, if the run was
-// aborted, a line break and the cause.
-func idRecordInc(v []byte) string {
-	if i := bytes.IndexByte(v, '\n'); i >= 0 {
-		return string(v[:i])
-	}
-	return string(v)
+// The ids bucket's record of a run is a line: its incarnation, then, if
+// it has an owner, a space and the owner (runlog.CheckOwner admits no line
+// break, and an incarnation token no space); then, if the run was aborted,
+// a line break and the cause. A record of an earlier version has no owner.
+// An earlier version reading a record with an owner takes the whole line
+// for the incarnation, and so misses an abort cause recorded there: its
+// readers of that run end on the abort marker, or when the writer's
+// heartbeat stops.
+type idRecord struct {
+	inc, owner, cause string
 }
 
-func idRecordCause(v []byte) string {
-	if i := bytes.IndexByte(v, '\n'); i >= 0 {
-		return string(v[i+1:])
+func parseIDRecord(v []byte) idRecord {
+	line, cause, _ := bytes.Cut(v, []byte{'\n'})
+	inc, owner, _ := bytes.Cut(line, []byte{' '})
+	return idRecord{inc: string(inc), owner: string(owner), cause: string(cause)}
+}
+
+// record is the writer's run's record, without a cause.
+func (w *writer) record() string {
+	if w.owner == "" {
+		return w.inc
 	}
-	return ""
+	return w.inc + " " + w.owner
 }
 
 // beat records that the writer is alive.
@@ -407,6 +437,7 @@ type writer struct {
 	subject string
 	key     string        // the run's key in the buckets
 	inc     string        // this Start's token: the prefix of every message id
+	owner   string        // the run's owner (StartOwned); "": none
 	stop    chan struct{} // closed to end the heartbeats
 	aborted error         // why the run was aborted
 	last    uint64        // stream sequence of the run's last message
@@ -481,7 +512,7 @@ func (w *writer) Abort(ctx context.Context, cause error) error {
 	text := cause.Error()
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), w.l.ackTimeout)
 	defer cancel()
-	_, kerr := w.l.ids.Put(cctx, w.key, []byte(w.inc+"\n"+text))
+	_, kerr := w.l.ids.Put(cctx, w.key, []byte(w.record()+"\n"+text))
 	if !errors.Is(cause, runlog.ErrStoreFull) && !w.unsure {
 		_ = w.publishMark(cctx, []byte(text), "abort") // best effort: readers also find the record
 	}
@@ -884,8 +915,8 @@ func (r *reader) Next(ctx context.Context) (runlog.Entry, error) {
 func (r *reader) checkWriter(ctx context.Context) error {
 	cctx, cancel := context.WithTimeout(ctx, r.l.ackTimeout)
 	defer cancel()
-	if e, err := r.l.ids.Get(cctx, r.key); err == nil && (r.inc == "" || idRecordInc(e.Value()) == r.inc) {
-		if cause := idRecordCause(e.Value()); cause != "" {
+	if e, err := r.l.ids.Get(cctx, r.key); err == nil && (r.inc == "" || parseIDRecord(e.Value()).inc == r.inc) {
+		if cause := parseIDRecord(e.Value()).cause; cause != "" {
 			return fmt.Errorf("%w: run %q after event %d: %s", runlog.ErrRunAborted, r.run, r.next-1, cause)
 		}
 	}
@@ -910,6 +941,43 @@ func (r *reader) Close() error {
 		r.err = runlog.ErrClosed
 	}
 	return nil
+}
+
+// Owner implements runlog.Owners: the owner in run's entry in the ids
+// bucket, which every replica reads, kept as long as the entry (for good:
+// the bucket has no TTL). It names the owner only while the run the
+// stream holds is the one that entry's Start wrote (the same incarnation),
+// or while the stream holds nothing of the run (retention dropped it;
+// reading it gives runlog.ErrEvicted): a run the stream holds under
+// another incarnation, such as one written before the ids bucket was
+// recreated, has no owner (""). A run never started gives
+// runlog.ErrUnknownRun.
+func (l *Log) Owner(ctx context.Context, run string) (string, error) {
+	if err := runlog.CheckRunID(run); err != nil {
+		return "", err
+	}
+	e, err := l.ids.Get(ctx, key(run))
+	switch {
+	case errors.Is(err, jetstream.ErrKeyNotFound):
+		return "", fmt.Errorf("%w: %q", runlog.ErrUnknownRun, run)
+	case err != nil:
+		return "", fmt.Errorf("natslog: run %q: %w", run, err)
+	}
+	rec := parseIDRecord(e.Value())
+	if rec.owner == "" {
+		return "", nil
+	}
+	last, err := l.stream.GetLastMsgForSubject(ctx, l.SubjectOf(run))
+	switch {
+	case errors.Is(err, jetstream.ErrMsgNotFound):
+		return rec.owner, nil
+	case err != nil:
+		return "", fmt.Errorf("natslog: run %q: %w", run, err)
+	}
+	if incOf(last.Header) != rec.inc {
+		return "", nil
+	}
+	return rec.owner, nil
 }
 
 // Touch implements runlog.Presence: it records, in the live bucket, that a
@@ -943,6 +1011,7 @@ func (l *Log) LastSeen(ctx context.Context, run string) (time.Time, error) {
 
 var (
 	_ runlog.Presence   = (*Log)(nil)
+	_ runlog.Owners     = (*Log)(nil)
 	_ runlog.Aborter    = (*writer)(nil)
 	_ runlog.Incarnated = (*writer)(nil)
 )

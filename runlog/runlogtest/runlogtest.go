@@ -51,6 +51,7 @@ func Run(t *testing.T, newLog func(t *testing.T) runlog.Log, opts Options) {
 	t.Run("Incarnation", func(t *testing.T) { testIncarnation(t, newLog(t)) })
 	t.Run("Abort", func(t *testing.T) { testAbort(t, newLog(t)) })
 	t.Run("Presence", func(t *testing.T) { testPresence(t, newLog(t)) })
+	t.Run("Owners", func(t *testing.T) { testOwners(t, newLog(t)) })
 }
 
 // testIncarnation: a Writer that names its run's incarnation stamps every
@@ -189,6 +190,94 @@ func testPresence(t *testing.T, log runlog.Log) {
 	}
 	if at, err := p.LastSeen(c, "unseen"); err != nil || !at.IsZero() {
 		t.Fatalf("LastSeen of another run = %v, %v; want the zero time", at, err)
+	}
+}
+
+// testOwners: a Log that keeps owners returns the owner a run was started
+// with, byte for byte, through its events, its end and its abort; a run
+// started by Start has none. A refused start records nothing: a second
+// start of a held id leaves its owner, and a start with an owner that
+// CheckOwner refuses (ErrBadOwner) starts nothing, so the id stays free.
+func testOwners(t *testing.T, log runlog.Log) {
+	c := ctx(t)
+	o, ok := log.(runlog.Owners)
+	if !ok {
+		t.Skip("the log does not keep owners")
+	}
+	owner := func(run string) string {
+		t.Helper()
+		got, err := o.Owner(c, run)
+		if err != nil {
+			t.Fatalf("Owner(%q): %v", run, err)
+		}
+		return got
+	}
+	// The longest owner, with a space and multi-byte characters: a log
+	// that stores it in text keeps it whole.
+	alice := "alice é " + strings.Repeat("x", runlog.MaxOwnerLen-len("alice é "))
+	w, err := o.StartOwned(c, "owned", alice)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := owner("owned"); got != alice {
+		t.Fatalf("Owner = %q; want %q", got, alice)
+	}
+	if _, err := w.Append(c, Wire(t, "owned", 1)); err != nil {
+		t.Fatal(err)
+	}
+	if w2, err := o.StartOwned(c, "owned", "mallory"); !errors.Is(err, runlog.ErrRunExists) {
+		t.Fatalf("StartOwned of a held run by another owner: %v, %v; want ErrRunExists", w2, err)
+	}
+	if w2, err := log.Start(c, "owned"); !errors.Is(err, runlog.ErrRunExists) {
+		t.Fatalf("Start of a held run: %v, %v; want ErrRunExists", w2, err)
+	}
+	if err := w.End(c); err != nil {
+		t.Fatal(err)
+	}
+	if got := owner("owned"); got != alice {
+		t.Fatalf("Owner after refused starts and End = %q; want %q", got, alice)
+	}
+	if err := readAll(c, mustRead(t, log, runlog.Cursor{Run: "owned"}), "owned", 0, 1); err != nil {
+		t.Fatal(err)
+	}
+
+	ab, err := o.StartOwned(c, "aborted", "bob")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := runlog.Abort(c, ab, errors.New("gave up")); err != nil {
+		t.Fatal(err)
+	}
+	if got := owner("aborted"); got != "bob" {
+		t.Fatalf("Owner of an aborted run = %q; want %q", got, "bob")
+	}
+
+	if _, err := log.Start(c, "plain"); err != nil {
+		t.Fatal(err)
+	}
+	if got := owner("plain"); got != "" {
+		t.Fatalf("Owner of a run started by Start = %q; want none", got)
+	}
+	if got, err := o.Owner(c, "nosuch"); !errors.Is(err, runlog.ErrUnknownRun) {
+		t.Fatalf("Owner of a run never started = %q, %v; want ErrUnknownRun", got, err)
+	}
+
+	for _, bad := range []string{"", strings.Repeat("x", runlog.MaxOwnerLen+1), "line\nbreak", "tab\t", "\xff"} {
+		if w, err := o.StartOwned(c, "refused", bad); !errors.Is(err, runlog.ErrBadOwner) {
+			t.Fatalf("StartOwned with owner %q: %v, %v; want ErrBadOwner", bad, w, err)
+		}
+		if err := runlog.CheckOwner(bad); !errors.Is(err, runlog.ErrBadOwner) {
+			t.Fatalf("CheckOwner(%q) = %v; want ErrBadOwner", bad, err)
+		}
+	}
+	if got, err := o.Owner(c, "refused"); !errors.Is(err, runlog.ErrUnknownRun) {
+		t.Fatalf("Owner of a run whose starts were refused = %q, %v; want ErrUnknownRun", got, err)
+	}
+	if _, err := o.StartOwned(c, "refused", "carol"); err != nil {
+		t.Fatalf("a run whose starts were refused cannot start: %v", err)
+	}
+	if got := owner("refused"); got != "carol" {
+		t.Fatalf("Owner = %q; want %q", got, "carol")
 	}
 }
 

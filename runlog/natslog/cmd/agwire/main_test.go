@@ -27,6 +27,11 @@ func TestOpenNATS(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// serve --auth bearer records each run's owner in the log: a NATS log
+	// must keep owners, or the handler refuses to bind runs.
+	if _, ok := l.(runlog.Owners); !ok {
+		t.Fatalf("the NATS run log (%T) does not keep owners (runlog.Owners)", l)
+	}
 	w, err := l.Start(ctx, "r1")
 	if err != nil {
 		t.Fatal(err)
