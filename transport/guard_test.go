@@ -866,3 +866,97 @@ func TestChunkedBody(t *testing.T) {
 		}
 	}
 }
+
+// TestMaxReaders: past MaxReaders resumptions of the run handler, or
+// followers of the follower route, one more is answered 503 with
+// Retry-After naming the option; a refused caller still gets the 404 of a
+// run that does not exist, not the 503; a reader that leaves gives its
+// place back.
+func TestMaxReaders(t *testing.T) {
+	release := make(chan struct{})
+	defer func() {
+		select {
+		case <-release:
+		default:
+			close(release)
+		}
+	}()
+	log := runlog.NewMemory(runlog.MemoryOptions{})
+	defer log.Close()
+	authorize := func(_ *http.Request, run string, _ transport.Access) error {
+		if run == "denied" {
+			return errors.New("not yours")
+		}
+		return nil
+	}
+	follow, err := transport.NewFollowHandler(log, transport.FollowOptions{ErrorLog: quietLog, MaxReaders: 1, Authorize: authorize})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mux := http.NewServeMux()
+	mux.Handle("GET /runs/{run}", follow)
+	mux.Handle("POST /", mustHandler(transport.HandlerOptions{Log: log, Detach: true, MaxReaders: 1, ErrorLog: quietLog, Authorize: authorize},
+		func(_ context.Context, _ *http.Request, in *event.RunAgentInput, w transport.EventWriter) error {
+			w.WriteEvent(&event.RunStarted{ThreadID: in.ThreadID, RunID: in.RunID})
+			<-release
+			return w.WriteEvent(&event.RunFinished{ThreadID: in.ThreadID, RunID: in.RunID})
+		}))
+	srv := httptest.NewServer(mux)
+	defer srv.Close()
+	sse := map[string]string{"Accept": transport.MediaTypeSSE}
+	start := post(t, noCompressionClient(), srv.URL, `{"threadId":"t","runId":"a","messages":[]}`, sse)
+	defer start.Body.Close()
+	resume := func() *http.Response {
+		return post(t, noCompressionClient(), srv.URL, `{"threadId":"t","runId":"a","messages":[]}`, map[string]string{"Accept": transport.MediaTypeSSE, "Last-Event-ID": "a/0"})
+	}
+	firstBytes := func(resp *http.Response) {
+		t.Helper()
+		var b [16]byte
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("%s", resp.Status)
+		}
+		if _, err := io.ReadFull(resp.Body, b[:]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	firstBytes(start)
+
+	for _, tc := range []struct {
+		name   string
+		open   func() *http.Response
+		option string
+	}{
+		{"resumption", resume, "HandlerOptions.MaxReaders"},
+		{"follower", func() *http.Response { return get(t, srv.URL+"/runs/a", sse) }, "FollowOptions.MaxReaders"},
+	} {
+		first := tc.open()
+		firstBytes(first)
+		resp := tc.open()
+		code, body := status(t, resp)
+		if code != http.StatusServiceUnavailable || resp.Header.Get("Retry-After") == "" || !strings.Contains(body, tc.option) {
+			t.Errorf("a second %s: %d %q (Retry-After %q); want 503 naming %s", tc.name, code, body, resp.Header.Get("Retry-After"), tc.option)
+		}
+		if tc.name == "follower" {
+			if code, _ := status(t, get(t, srv.URL+"/runs/denied", sse)); code != http.StatusNotFound {
+				t.Errorf("a refused follower past MaxReaders: %d, want the 404 of an unknown run", code)
+			}
+		} else {
+			resp := post(t, noCompressionClient(), srv.URL, `{"threadId":"t","runId":"denied","messages":[]}`, map[string]string{"Last-Event-ID": "denied/0"})
+			if code, _ := status(t, resp); code != http.StatusNotFound {
+				t.Errorf("a refused resumption past MaxReaders: %d, want the 404 of an unknown run", code)
+			}
+		}
+		first.Body.Close()
+		for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+			resp := tc.open()
+			if resp.StatusCode == http.StatusOK {
+				resp.Body.Close()
+				break
+			}
+			status(t, resp)
+			if time.Now().After(deadline) {
+				t.Fatalf("a %s after the first left: %d", tc.name, resp.StatusCode)
+			}
+		}
+	}
+}
