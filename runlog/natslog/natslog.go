@@ -156,8 +156,11 @@ type Options struct {
 	// 0 means DefaultMaxBytes (1 GiB), negative means no bound.
 	MaxBytes int64
 	// MaxEventBytes is the largest event Append accepts
-	// (runlog.ErrTooLarge beyond); 0 means the connection's maximum
-	// payload less 1 KiB for subject and headers.
+	// (runlog.ErrTooLarge beyond); 0 means runlog.DefaultMaxEventBytes.
+	// Either way no more than a message can carry: the smaller of the
+	// stream's MaxMsgSize and the server's max_payload (1 MiB by default),
+	// less 1 KiB and the stream's name for the headers (Log.MaxEventBytes
+	// says what it came to).
 	MaxEventBytes int
 	// NoCreate uses the stream as it is, without creating or updating it.
 	NoCreate bool
@@ -222,13 +225,6 @@ func New(ctx context.Context, js jetstream.JetStream, opts Options) (*Log, error
 	if opts.MaxBytes == 0 {
 		opts.MaxBytes = DefaultMaxBytes
 	}
-	maxEvent := opts.MaxEventBytes
-	if maxEvent <= 0 {
-		maxEvent = int(js.Conn().MaxPayload()) - 1024
-		if maxEvent > runlog.DefaultMaxEventBytes {
-			maxEvent = runlog.DefaultMaxEventBytes
-		}
-	}
 	var s jetstream.Stream
 	var err error
 	if opts.NoCreate {
@@ -257,6 +253,7 @@ func New(ctx context.Context, js jetstream.JetStream, opts Options) (*Log, error
 	if err != nil {
 		return nil, fmt.Errorf("natslog: stream %s: %w", opts.Stream, err)
 	}
+	maxEvent := eventLimit(opts.MaxEventBytes, js.Conn().MaxPayload(), s.CachedInfo().Config.MaxMsgSize, opts.Stream)
 	if opts.AckTimeout <= 0 {
 		opts.AckTimeout = DefaultAckTimeout
 	}
@@ -302,6 +299,39 @@ func New(ctx context.Context, js jetstream.JetStream, opts Options) (*Log, error
 	}
 	return l, nil
 }
+
+// headerRoom is what the headers of a run's message may take: the header
+// line, Agwire-Seq, Agwire-Mark, Nats-Msg-Id and the expectations
+// (Nats-Expected-Last-Subject-Sequence, Nats-Expected-Stream with the
+// stream's name) are under 250 bytes and the name; the server counts them
+// in both its max_payload and the stream's MaxMsgSize.
+const headerRoom = 1024
+
+// eventLimit is the largest event a log accepts: opt (Options.MaxEventBytes;
+// 0: runlog.DefaultMaxEventBytes), or less when a message of the stream
+// (maxMsgSize, unbounded when not positive) or of the connection
+// (maxPayload, the server's max_payload) holds less, headers included.
+func eventLimit(opt int, maxPayload int64, maxMsgSize int32, stream string) int {
+	if opt <= 0 {
+		opt = runlog.DefaultMaxEventBytes
+	}
+	if maxPayload <= 0 { // not connected yet: the server's default
+		maxPayload = 1 << 20
+	}
+	msg := maxPayload
+	if maxMsgSize > 0 {
+		msg = min(msg, int64(maxMsgSize))
+	}
+	return int(max(0, min(int64(opt), msg-headerRoom-int64(len(stream)))))
+}
+
+// MaxEventBytes implements runlog.EventLimiter: the largest event Append
+// accepts, in wire bytes (runlog.ErrTooLarge beyond): Options.MaxEventBytes,
+// or less when the stream's MaxMsgSize or the server's max_payload, as
+// they were when New was called, leave less room for an event and its
+// message's headers. A server refuses a run whose RUN_STARTED is larger
+// before it starts (transport answers 422).
+func (l *Log) MaxEventBytes() int { return l.maxEvent }
 
 // IDsBucket is the name of the key-value bucket where the log on stream
 // keeps every run id it started (so that none is started again, even
@@ -942,7 +972,8 @@ func (l *Log) LastSeen(ctx context.Context, run string) (time.Time, error) {
 }
 
 var (
-	_ runlog.Presence   = (*Log)(nil)
-	_ runlog.Aborter    = (*writer)(nil)
-	_ runlog.Incarnated = (*writer)(nil)
+	_ runlog.Presence     = (*Log)(nil)
+	_ runlog.EventLimiter = (*Log)(nil)
+	_ runlog.Aborter      = (*writer)(nil)
+	_ runlog.Incarnated   = (*writer)(nil)
 )
