@@ -131,7 +131,7 @@ func (p *replicaPair) endsWithNoAnswer(t *testing.T, writerTimeout time.Duration
 // an ErrRunAborted, about WriterTimeout after they last heard of the run
 // (they waited for the server for as long as it was away). When the
 // server answers again, the run goes on and a new reader gets every event
-// exactly once.
+// exactly once. A Read while the server is away fails in bounded time.
 //
 // The readers check every 1.5 s (WriterTimeout/3): longer than their
 // consumers take to miss two heartbeats (every 500 ms, the shortest) and
@@ -146,6 +146,17 @@ func TestStoppedServerEndsReaders(t *testing.T) {
 	p := newReplicaPair(t, opts)
 	p.px.freeze()
 	p.endsWithNoAnswer(t, opts.WriterTimeout)
+	// A reader joining while the server is away fails (a follower gets
+	// 503), each request waiting at most AckTimeout, not until its
+	// context's deadline.
+	rctx, rcancel := context.WithTimeout(c, hangGuard)
+	defer rcancel()
+	if rd, err := p.b.Read(rctx, runlog.Cursor{Run: "run", Seq: 3}); err == nil || rctx.Err() != nil {
+		if rd != nil {
+			rd.Close()
+		}
+		t.Fatalf("Read while the server does not answer: %v (its context: %v); want an error before the context ends", err, rctx.Err())
+	}
 	p.px.thaw()
 	// The writer's connection stayed open: it goes on where it was.
 	ctx, cancel := context.WithTimeout(c, hangGuard)
