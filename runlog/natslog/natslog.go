@@ -69,9 +69,10 @@
 // of a reader is bounded by AckTimeout; the writer's Append fails
 // (runlog.ErrUnacknowledged; the transport then aborts the run, which the
 // readers cannot read either); and a reader waiting at the run's end that
-// has not been able to confirm its writer alive for WriterTimeout, its
-// checks unanswered, ends with ErrNoAnswer, an error wrapping
-// runlog.ErrRunAborted. Its checks are due every WriterTimeout/3 and no
+// has not been able to confirm its writer alive for WriterTimeout of
+// waiting, its checks unanswered, ends with ErrNoAnswer, an error wrapping
+// runlog.ErrRunAborted (time when Next is not called, and nothing asks the
+// server, does not count). Its checks are due every WriterTimeout/3 and no
 // later than WriterTimeout after its last answer, and each takes at most
 // AckTimeout, so it ends at most WriterTimeout + AckTimeout after the
 // server stopped: 35 s with the defaults. A reader never waits inside its
@@ -1025,6 +1026,13 @@ func (r *reader) Next(ctx context.Context) (runlog.Entry, error) {
 func (r *reader) await(ctx context.Context) (delivery, error) {
 	var due <-chan time.Time
 	if r.l.heartbeat > 0 {
+		if away := time.Since(r.due()); away > 0 {
+			// Next was not called when a check fell due (its caller was
+			// busy): that time, when the store was not asked, does not
+			// count as time the store did not answer. The check is due
+			// now.
+			r.alive, r.checked = r.alive.Add(away), r.checked.Add(away)
+		}
 		wait := time.Until(r.due())
 		if r.timer == nil {
 			r.timer = time.NewTimer(wait)

@@ -232,3 +232,49 @@ func TestBriefSilenceKeepsReaders(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// A reader whose caller does not call Next for longer than WriterTimeout
+// (busy writing to a slow client) and then finds the server not answering
+// for a moment waits on: the time it was not waiting, when nothing asked
+// the server, is not time the server did not answer. It gets the next
+// event when the server is back.
+func TestReaderAwayThenBriefSilence(t *testing.T) {
+	t.Parallel() // mostly waiting: alongside the others
+	opts := silent
+	opts.WriterTimeout = 4 * time.Second
+	p := newReplicaPair(t, opts)
+	time.Sleep(opts.WriterTimeout + time.Second) // away; the writer, alive, beats
+	p.px.freeze()
+	ctx, cancel := context.WithTimeout(context.Background(), hangGuard)
+	defer cancel()
+	type next struct {
+		seq uint64
+		err error
+	}
+	got := make(chan next, len(p.readers))
+	for _, rd := range p.readers {
+		go func() {
+			e, err := rd.Next(ctx)
+			got <- next{e.Seq, err}
+		}()
+	}
+	time.Sleep(time.Second) // its first checks go unanswered
+	p.px.thaw()
+	var err error
+	for ctx.Err() == nil {
+		if _, err = p.w.Append(ctx, runlogtest.Wire(t, "run", 4)); !errors.Is(err, runlog.ErrUnacknowledged) {
+			break
+		}
+	}
+	if err != nil {
+		t.Fatalf("Append after the server came back: %v", err)
+	}
+	for range p.readers {
+		if n := <-got; n.err != nil || n.seq != 4 {
+			t.Fatalf("a reader back after WriterTimeout, then a brief silence: %d, %v; want event 4", n.seq, n.err)
+		}
+	}
+	if err := p.w.End(ctx); err != nil {
+		t.Fatal(err)
+	}
+}
