@@ -134,7 +134,8 @@
 // RUN_ERROR of code RunErrorCodeAborted and the Agwire-End trailer.
 // MaxRuns and MaxRunBytes bound the runs in progress (503 with
 // Retry-After past them); an input whose RUN_STARTED echo readers could not
-// decode is refused 422 (ErrUnservable).
+// decode, or the log could not hold (runlog.EventLimiter), is refused 422
+// (ErrUnservable).
 //
 // What a cut loses: without Detach a run waits HandlerOptions.ReconnectGrace
 // (30 s by default) after its last client left; a client that comes back
