@@ -239,6 +239,15 @@ func runServe(o Options, args []string, stdin io.Reader, stdout, stderr io.Write
 	if recorded != nil {
 		what = fmt.Sprintf("AG-UI agent replaying %s (%s)", describeInput(c.in), plural(int64(len(recorded.events)), "event"))
 	}
+	if *natsURL != "" {
+		// Say where the runs are: an operator starting replicas sees
+		// which share them (the same servers and stream).
+		what += ", its runs on NATS JetStream at " + withoutCredentials(*natsURL)
+		if s, ok := opts.runLog.(interface{ StreamName() string }); ok {
+			what += " (stream " + s.StreamName() + ")"
+		}
+		what += ","
+	}
 	logger.Printf("%s listening on %s (POST a RunAgentInput; GET %s for help; Ctrl-C stops)", what, url, url)
 	if err := serveOn(ctx, ln, h, opts); err != nil {
 		logger.Printf("%v", err)
@@ -275,6 +284,25 @@ func parseCodings(s string) ([]string, error) {
 
 // serverURL is the URL a client on this machine uses to reach the
 // listener: an unspecified address (0.0.0.0, ::) becomes localhost.
+// withoutCredentials is a NATS URL list as it can be printed: each URL
+// without what precedes an @ in its host part (a user and password, or a
+// token).
+func withoutCredentials(urls string) string {
+	list := strings.Split(urls, ",")
+	for i, u := range list {
+		u = strings.TrimSpace(u)
+		if at := strings.LastIndexByte(u, '@'); at >= 0 {
+			scheme := ""
+			if j := strings.Index(u, "://"); j >= 0 && j < at {
+				scheme = u[:j+3]
+			}
+			u = scheme + u[at+1:]
+		}
+		list[i] = u
+	}
+	return strings.Join(list, ",")
+}
+
 func serverURL(addr net.Addr) string {
 	host, port, err := net.SplitHostPort(addr.String())
 	if err != nil {

@@ -134,7 +134,8 @@
 // RUN_ERROR of code RunErrorCodeAborted and the Agwire-End trailer.
 // MaxRuns and MaxRunBytes bound the runs in progress (503 with
 // Retry-After past them); an input whose RUN_STARTED echo readers could not
-// decode is refused 422 (ErrUnservable).
+// decode, or the log could not hold (runlog.EventLimiter), is refused 422
+// (ErrUnservable).
 //
 // What a request can make a handler hold is bounded, whether or not its
 // client sends or reads at the pace it should. A body is read first, its

@@ -53,10 +53,12 @@ var (
 	ErrDenied = errors.New("transport: denied by Authorize")
 	// ErrUnservable: a RunAgentInput that a RUN_STARTED event cannot carry
 	// (its input field is the request itself) without every agwire reader
-	// refusing the event for its decoding memory budget (codec.ErrBudget):
-	// the handler answers 422 Unprocessable Content before the run starts,
-	// naming the reason, rather than a stream whose first event cannot be
-	// written.
+	// refusing the event for its decoding memory budget (codec.ErrBudget),
+	// or, for a resumable run, without the log refusing the event for its
+	// size (runlog.ErrTooLarge, past the log's runlog.EventLimiter): the
+	// handler answers 422 Unprocessable Content before the run starts,
+	// naming the reason and the limit, rather than a stream whose first
+	// event cannot be written.
 	ErrUnservable = errors.New("transport: the run's input cannot be served in its RUN_STARTED event")
 	// ErrBusy: the handler holds MaxRuns runs, or request bodies that add
 	// up to MaxRunBytes; a start is answered 503 Service Unavailable with
@@ -173,12 +175,18 @@ func authorize(fn func(*http.Request, string, Access) error, r *http.Request, ru
 }
 
 // servableInput checks that the RUN_STARTED event carrying in as its
-// input can be written and read back with c (see codec.Codec.Servable):
-// nil, or an error wrapping ErrUnservable and the codec's.
-func servableInput(c codec.Codec, in *event.RunAgentInput) error {
-	_, err := c.Servable(&event.RunStarted{ThreadID: in.ThreadID, RunID: in.RunID, Input: in})
+// input can be written and read back with c (see codec.Codec.Servable)
+// and, when limit is positive (a run log's runlog.EventLimiter), that its
+// wire form is at most limit bytes: nil, or an error wrapping
+// ErrUnservable and the codec's error or runlog.ErrTooLarge.
+func servableInput(c codec.Codec, in *event.RunAgentInput, limit int) error {
+	n, err := c.Servable(&event.RunStarted{ThreadID: in.ThreadID, RunID: in.RunID, Input: in})
 	if errors.Is(err, codec.ErrBudget) {
 		return &textError{text: fmt.Sprintf("%v: %v", ErrUnservable, err), errs: []error{ErrUnservable, err}}
+	}
+	if err == nil && limit > 0 && n > limit {
+		return &textError{text: fmt.Sprintf("%v: it is %d bytes on the wire, and the run log accepts events of at most %d bytes (%v)", ErrUnservable, n, limit, runlog.ErrTooLarge),
+			errs: []error{ErrUnservable, runlog.ErrTooLarge}}
 	}
 	return nil
 }

@@ -427,7 +427,7 @@ func (h *handler) admit(w http.ResponseWriter, r *http.Request, in *event.RunAge
 		return false
 	}
 	release := heavy(int(size))
-	err := servableInput(h.opts.Codec, in)
+	err := servableInput(h.opts.Codec, in, eventLimit(h.opts.Log))
 	release()
 	if err != nil {
 		http.Error(w, "422 unprocessable content: "+err.Error(), http.StatusUnprocessableEntity)

@@ -236,6 +236,16 @@ func ownerRefused(w http.ResponseWriter, run string, err error, logRefusal func(
 	http.Error(w, "503 service unavailable: "+err.Error(), http.StatusServiceUnavailable)
 }
 
+// eventLimit is the largest event log accepts, when it says
+// (runlog.EventLimiter), else 0: a run whose RUN_STARTED is larger is
+// refused before it starts (servableInput).
+func eventLimit(log runlog.Log) int {
+	if l, ok := log.(runlog.EventLimiter); ok {
+		return l.MaxEventBytes()
+	}
+	return 0
+}
+
 // readFailed answers a request whose log Read failed: 404 (with the body
 // of unknownRun), 400, 410 or 503, naming the problem.
 func readFailed(w http.ResponseWriter, run string, err error) {

@@ -23,7 +23,9 @@ import (
 // forwards them and stops forwarding what the server sends back (so the
 // publish lands and its acknowledgement is lost), otherwise it drops them;
 // then it cuts every connection and refuses new ones (the server is
-// unreachable) until up is called.
+// unreachable) until up is called. Frozen (freeze), it keeps every
+// connection open and accepts new ones but forwards nothing either way
+// until thaw, as a server stopped with SIGSTOP does.
 type proxy struct {
 	t      *testing.T
 	ln     net.Listener
@@ -35,6 +37,7 @@ type proxy struct {
 	down    bool
 	conns   []net.Conn
 	hit     chan struct{}
+	thawed  chan struct{} // non-nil while frozen; closed by thaw
 }
 
 func newProxy(t *testing.T, target string) *proxy {
@@ -44,6 +47,7 @@ func newProxy(t *testing.T, target string) *proxy {
 	}
 	p := &proxy{t: t, ln: ln, target: target}
 	t.Cleanup(func() {
+		p.thaw()
 		ln.Close()
 		p.cut()
 	})
@@ -58,6 +62,35 @@ func (p *proxy) arm(marker []byte, forward bool) chan struct{} {
 	defer p.mu.Unlock()
 	p.marker, p.forward, p.hit = marker, forward, make(chan struct{})
 	return p.hit
+}
+
+// freeze stops forwarding: what either side sends waits in the proxy.
+func (p *proxy) freeze() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.thawed == nil {
+		p.thawed = make(chan struct{})
+	}
+}
+
+// thaw forwards again, what waited first.
+func (p *proxy) thaw() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.thawed != nil {
+		close(p.thawed)
+		p.thawed = nil
+	}
+}
+
+// wait returns once the proxy is not frozen.
+func (p *proxy) wait() {
+	p.mu.Lock()
+	ch := p.thawed
+	p.mu.Unlock()
+	if ch != nil {
+		<-ch
+	}
 }
 
 func (p *proxy) up() {
@@ -107,6 +140,7 @@ func (p *proxy) serve() {
 					c.Close()
 					return
 				}
+				p.wait()
 				mute.Lock()
 				m := muted
 				mute.Unlock()
@@ -135,6 +169,7 @@ func (p *proxy) serve() {
 				}
 				p.mu.Unlock()
 				if marker == nil {
+					p.wait()
 					if _, err := s.Write(buf[:n]); err != nil {
 						return
 					}

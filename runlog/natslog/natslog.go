@@ -66,12 +66,34 @@
 // heard from for WriterTimeout (the heartbeat's time is the NATS server's:
 // replicas' clocks must agree within a fraction of WriterTimeout). A
 // Writer's Abort records the cause in the ids bucket, which needs no room
-// in the stream, and appends an abort marker when it can. Retention is the
-// stream's: MaxAge and MaxBytes drop the oldest messages, of any run
-// (Discard: DiscardOld); a reader whose next event was dropped gets
-// runlog.ErrEvicted, as does a cursor of a run none of whose messages is
-// left. With DiscardNew a full stream refuses the event instead: Append
-// fails with runlog.ErrStoreFull, and the Writer aborts the run.
+// in the stream, and appends an abort marker when it can.
+//
+// A NATS server that stops answering (stopped, wedged, out of storage, or
+// cut off from this process) leaves nothing waiting for it: each request
+// of a reader is bounded by AckTimeout; the writer's Append fails
+// (runlog.ErrUnacknowledged; the transport then aborts the run, which the
+// readers cannot read either); and a reader waiting at the run's end that
+// has not been able to confirm its writer alive for WriterTimeout of
+// waiting, its checks unanswered, ends with ErrNoAnswer, an error wrapping
+// runlog.ErrRunAborted (time when Next is not called, and nothing asks the
+// server, does not count). Its checks are due every WriterTimeout/3 and no
+// later than WriterTimeout after its last answer, and each takes at most
+// AckTimeout, so it ends at most WriterTimeout + AckTimeout after the
+// server stopped: 35 s with the defaults. A reader never waits inside its
+// consumer (which, while the server is away, recreates itself for as long
+// as it takes, heeding no context), so its context ends Next at once. A
+// silence shorter than WriterTimeout costs nothing: the run goes on, and
+// its readers get every event exactly once. A reader cannot tell a
+// stopped server from its own process cut off from a working one: then
+// the run may go on elsewhere, and reading it again from the reader's
+// last cursor, once the server answers, gets the rest.
+//
+// Retention is the stream's: MaxAge and MaxBytes drop the oldest
+// messages, of any run (Discard: DiscardOld); a reader whose next event
+// was dropped gets runlog.ErrEvicted, as does a cursor of a run none of
+// whose messages is left. With DiscardNew a full stream refuses the event
+// instead: Append fails with runlog.ErrStoreFull, and the Writer aborts
+// the run.
 //
 // # A real NATS cluster
 //
@@ -113,6 +135,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -141,6 +164,16 @@ const (
 	HeaderMark = "Agwire-Mark"
 )
 
+// ErrNoAnswer: a reader waiting at the end of a run could not confirm for
+// WriterTimeout that the run's writer is alive, because the NATS server
+// did not answer its checks (stopped, wedged, out of resources, or cut off
+// from this process). It wraps runlog.ErrRunAborted: the run cannot be
+// known to go on, and its writer, which cannot write either, aborts it
+// where it can. Over HTTP the reader's client gets a RUN_ERROR
+// (transport.RunErrorCodeAborted) instead of waiting for as long as the
+// server is away.
+var ErrNoAnswer = fmt.Errorf("natslog: the log did not answer: %w", runlog.ErrRunAborted)
+
 // Options configures New. The zero value uses a file-backed stream of one
 // replica named DefaultStream.
 type Options struct {
@@ -160,15 +193,21 @@ type Options struct {
 	// 0 means DefaultMaxBytes (1 GiB), negative means no bound.
 	MaxBytes int64
 	// MaxEventBytes is the largest event Append accepts
-	// (runlog.ErrTooLarge beyond); 0 means the connection's maximum
-	// payload less 1 KiB for subject and headers.
+	// (runlog.ErrTooLarge beyond); 0 means runlog.DefaultMaxEventBytes.
+	// Either way no more than a message can carry: the smaller of the
+	// stream's MaxMsgSize and the server's max_payload (1 MiB by default),
+	// less 1 KiB and the stream's name for the headers (Log.MaxEventBytes
+	// says what it came to).
 	MaxEventBytes int
 	// NoCreate uses the stream as it is, without creating or updating it.
 	NoCreate bool
 	// AckTimeout is how long a publish waits for JetStream's
 	// acknowledgement, and how long the writer then spends reading the
-	// run's tail to learn whether an unacknowledged message landed; 0
-	// means DefaultAckTimeout. A context deadline shortens the publish.
+	// run's tail to learn whether an unacknowledged message landed; it
+	// also bounds each request of a reader (Read's, and each check of a
+	// run's writer) and of LastSeen, so that a server that does not answer
+	// costs that long, not a wait for as long as it is away. 0 means
+	// DefaultAckTimeout. A context deadline shortens them.
 	AckTimeout time.Duration
 	// Discard is what a full stream does: jetstream.DiscardOld (the zero
 	// value) drops its oldest messages, of any run; DiscardNew refuses new
@@ -178,8 +217,11 @@ type Options struct {
 	// Heartbeat is how often a Writer records, in the live bucket, that
 	// it is alive; a reader waiting on a run whose writer has not been
 	// heard from for WriterTimeout ends with runlog.ErrRunAborted instead
-	// of waiting for ever. 0 means DefaultHeartbeat; negative turns
-	// heartbeats and the readers' check off. Every replica uses the same.
+	// of waiting for ever, and so does one that could not confirm the
+	// writer alive for WriterTimeout because the server did not answer
+	// (ErrNoAnswer). 0 means DefaultHeartbeat; negative turns heartbeats
+	// and the readers' checks off (a reader then waits for the run's end
+	// however long the server is away). Every replica uses the same.
 	// A Writer beats (one goroutine) until End or Abort: call one of them.
 	// Readers of a run written without heartbeats (by an earlier version)
 	// end with runlog.ErrRunAborted after WriterTimeout of silence.
@@ -226,13 +268,6 @@ func New(ctx context.Context, js jetstream.JetStream, opts Options) (*Log, error
 	if opts.MaxBytes == 0 {
 		opts.MaxBytes = DefaultMaxBytes
 	}
-	maxEvent := opts.MaxEventBytes
-	if maxEvent <= 0 {
-		maxEvent = int(js.Conn().MaxPayload()) - 1024
-		if maxEvent > runlog.DefaultMaxEventBytes {
-			maxEvent = runlog.DefaultMaxEventBytes
-		}
-	}
 	var s jetstream.Stream
 	var err error
 	if opts.NoCreate {
@@ -261,19 +296,8 @@ func New(ctx context.Context, js jetstream.JetStream, opts Options) (*Log, error
 	if err != nil {
 		return nil, fmt.Errorf("natslog: stream %s: %w", opts.Stream, err)
 	}
-	if opts.AckTimeout <= 0 {
-		opts.AckTimeout = DefaultAckTimeout
-	}
-	if opts.Heartbeat == 0 {
-		opts.Heartbeat = DefaultHeartbeat
-	}
-	if opts.WriterTimeout <= 0 {
-		opts.WriterTimeout = 6 * opts.Heartbeat
-	}
-	if opts.PresenceTTL <= 0 {
-		opts.PresenceTTL = DefaultPresenceTTL
-	}
-	opts.PresenceTTL = max(opts.PresenceTTL, opts.WriterTimeout)
+	maxEvent := eventLimit(opts.MaxEventBytes, js.Conn().MaxPayload(), s.CachedInfo().Config.MaxMsgSize, opts.Stream)
+	opts = opts.timing()
 	l := &Log{js: js, stream: s, name: opts.Stream, subject: opts.Subject, maxEvent: maxEvent,
 		ackTimeout: opts.AckTimeout, heartbeat: opts.Heartbeat, writerTO: opts.WriterTimeout}
 	idsCfg := jetstream.KeyValueConfig{
@@ -306,6 +330,58 @@ func New(ctx context.Context, js jetstream.JetStream, opts Options) (*Log, error
 	}
 	return l, nil
 }
+
+// timing returns o with the defaults of the options that time writers and
+// readers filled in.
+func (o Options) timing() Options {
+	if o.AckTimeout <= 0 {
+		o.AckTimeout = DefaultAckTimeout
+	}
+	if o.Heartbeat == 0 {
+		o.Heartbeat = DefaultHeartbeat
+	}
+	if o.WriterTimeout <= 0 {
+		o.WriterTimeout = 6 * o.Heartbeat
+	}
+	if o.PresenceTTL <= 0 {
+		o.PresenceTTL = DefaultPresenceTTL
+	}
+	o.PresenceTTL = max(o.PresenceTTL, o.WriterTimeout)
+	return o
+}
+
+// headerRoom is what the headers of a run's message may take: the header
+// line, Agwire-Seq, Agwire-Mark, Nats-Msg-Id and the expectations
+// (Nats-Expected-Last-Subject-Sequence, Nats-Expected-Stream with the
+// stream's name) are under 250 bytes and the name; the server counts them
+// in both its max_payload and the stream's MaxMsgSize.
+const headerRoom = 1024
+
+// eventLimit is the largest event a log accepts: opt (Options.MaxEventBytes;
+// 0: runlog.DefaultMaxEventBytes), or less when a message of the stream
+// (maxMsgSize, unbounded when not positive) or of the connection
+// (maxPayload, the server's max_payload) holds less, headers included.
+func eventLimit(opt int, maxPayload int64, maxMsgSize int32, stream string) int {
+	if opt <= 0 {
+		opt = runlog.DefaultMaxEventBytes
+	}
+	if maxPayload <= 0 { // not connected yet: the server's default
+		maxPayload = 1 << 20
+	}
+	msg := maxPayload
+	if maxMsgSize > 0 {
+		msg = min(msg, int64(maxMsgSize))
+	}
+	return int(max(0, min(int64(opt), msg-headerRoom-int64(len(stream)))))
+}
+
+// MaxEventBytes implements runlog.EventLimiter: the largest event Append
+// accepts, in wire bytes (runlog.ErrTooLarge beyond): Options.MaxEventBytes,
+// or less when the stream's MaxMsgSize or the server's max_payload, as
+// they were when New was called, leave less room for an event and its
+// message's headers. A server refuses a run whose RUN_STARTED is larger
+// before it starts (transport answers 422).
+func (l *Log) MaxEventBytes() int { return l.maxEvent }
 
 // IDsBucket is the name of the key-value bucket where the log on stream
 // keeps every run id it started (so that none is started again, even
@@ -735,7 +811,21 @@ func (i msgInfo) key() uint64 {
 	return i.seq
 }
 
+// consumerHeartbeat is the idle heartbeat of an ordered consumer's pulls
+// by default.
+const consumerHeartbeat = 5 * time.Second
+
+// bounded bounds one request to the store by AckTimeout (or ctx's
+// deadline, if sooner): a server that does not answer (stopped, wedged,
+// cut off) costs a reader that long, not a wait for as long as it is away.
+func (l *Log) bounded(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(ctx, l.ackTimeout)
+}
+
+// get reads the first message of subject at or after stream sequence from.
 func (l *Log) get(ctx context.Context, subject string, from uint64) (*jetstream.RawStreamMsg, msgInfo, error) {
+	ctx, cancel := l.bounded(ctx)
+	defer cancel()
 	m, err := l.stream.GetMsg(ctx, from, jetstream.WithGetMsgSubject(subject))
 	if err != nil {
 		return nil, msgInfo{}, err
@@ -755,9 +845,13 @@ func (l *Log) Read(ctx context.Context, from runlog.Cursor) (runlog.Reader, erro
 		}
 	}
 	subject := l.SubjectOf(from.Run)
-	last, err := l.stream.GetLastMsgForSubject(ctx, subject)
+	lctx, cancel := l.bounded(ctx)
+	last, err := l.stream.GetLastMsgForSubject(lctx, subject)
+	cancel()
 	if errors.Is(err, jetstream.ErrMsgNotFound) {
-		if _, kerr := l.ids.Get(ctx, key(from.Run)); kerr == nil {
+		kctx, cancel := l.bounded(ctx)
+		defer cancel()
+		if _, kerr := l.ids.Get(kctx, key(from.Run)); kerr == nil {
 			return nil, fmt.Errorf("%w: run %q has been dropped entirely", runlog.ErrEvicted, from.Run)
 		}
 		return nil, fmt.Errorf("%w: %q", runlog.ErrUnknownRun, from.Run)
@@ -814,19 +908,33 @@ func (l *Log) Read(ctx context.Context, from runlog.Cursor) (runlog.Reader, erro
 		}
 		start = lo
 	}
-	cons, err := l.js.OrderedConsumer(ctx, l.name, jetstream.OrderedConsumerConfig{
+	cctx, cancel := l.bounded(ctx)
+	cons, err := l.js.OrderedConsumer(cctx, l.name, jetstream.OrderedConsumerConfig{
 		FilterSubjects: []string{subject},
 		DeliverPolicy:  jetstream.DeliverByStartSequencePolicy,
 		OptStartSeq:    start,
 	})
+	cancel()
 	if err != nil {
 		return nil, fmt.Errorf("natslog: run %q: %w", from.Run, err)
 	}
-	it, err := cons.Messages()
+	var mopts []jetstream.PullMessagesOpt
+	if l.heartbeat > 0 && l.heartbeat < consumerHeartbeat {
+		// The consumer's idle heartbeat follows the writers' when theirs
+		// is shorter (500 ms at least, JetStream's shortest): it notices a
+		// lost server after two are missed, and recreates itself, on the
+		// time scale of the reader's checks of the writer.
+		mopts = append(mopts, jetstream.PullHeartbeat(max(l.heartbeat, 500*time.Millisecond)))
+	}
+	it, err := cons.Messages(mopts...)
 	if err != nil {
 		return nil, fmt.Errorf("natslog: run %q: %w", from.Run, err)
 	}
-	return &reader{l: l, run: from.Run, key: key(from.Run), inc: inc, it: it, next: from.Seq + 1}, nil
+	now := time.Now()
+	r := &reader{l: l, run: from.Run, key: key(from.Run), inc: inc, it: it, next: from.Seq + 1,
+		msgs: make(chan delivery), done: make(chan struct{}), quiet: now, alive: now, checked: now}
+	go r.pump()
+	return r, nil
 }
 
 // incOf is the incarnation of the writer of a message: the first part of
@@ -846,41 +954,74 @@ type reader struct {
 	key  string
 	inc  string
 	it   jetstream.MessagesContext
+	msgs chan delivery // the consumer's messages, in order, from pump
+	done chan struct{} // closed by Close: pump stops
+	once sync.Once
 	next uint64
 	err  error // sticky
-	// waited is how long Next has waited at the run's tail, in checks of
-	// the writer's heartbeat, since the last message.
-	waited time.Duration
+	// The clocks of a wait at the run's tail: when the last message
+	// arrived (or the reader began), when the run was last known to go on
+	// (a message, or a check that found its writer's heartbeat fresh), and
+	// when the writer was last checked (or the last message arrived).
+	quiet, alive, checked time.Time
+	timer                 *time.Timer // reused by each wait
+}
+
+// delivery is what the consumer gave: a message or an error.
+type delivery struct {
+	m   jetstream.Msg
+	err error
+}
+
+// pump moves the consumer's messages to r.msgs, so that Next never waits
+// inside the consumer: while the server does not answer, the ordered
+// consumer recreates itself, retrying for as long as it takes without a
+// deadline and without looking at any context, and Next meanwhile goes on
+// checking the run's writer and gives up on its own clock. pump ends after
+// an error, or when the reader is closed.
+func (r *reader) pump() {
+	for {
+		m, err := r.it.Next()
+		select {
+		case r.msgs <- delivery{m, err}:
+		case <-r.done:
+			return
+		}
+		if err != nil {
+			return
+		}
+	}
 }
 
 func (r *reader) Next(ctx context.Context) (runlog.Entry, error) {
 	for r.err == nil {
-		wctx, cancel := ctx, context.CancelFunc(func() {})
-		check := r.l.writerTO / 3
-		if r.l.heartbeat > 0 {
-			wctx, cancel = context.WithTimeout(ctx, check)
+		var d delivery
+		select {
+		case d = <-r.msgs: // the common case: no timer
+		default:
+			var err error
+			if d, err = r.await(ctx); err != nil {
+				return runlog.Entry{}, err
+			}
+			if d.m == nil && d.err == nil {
+				continue // a check of the writer: r.err says what it found
+			}
 		}
-		m, err := r.it.Next(jetstream.NextContext(wctx))
-		cancel()
-		if err != nil {
-			if errors.Is(err, jetstream.ErrMsgIteratorClosed) {
-				r.err = runlog.ErrClosed
-				break
+		if d.err != nil {
+			switch {
+			case errors.Is(d.err, jetstream.ErrMsgIteratorClosed):
+				// Closed by Close, or with the connection (for good: a
+				// connection that reconnects keeps its consumers). A
+				// client ends its response and resumes elsewhere.
+				r.err = fmt.Errorf("%w: run %q: %w", runlog.ErrClosed, r.run, d.err)
+			default:
+				r.err = fmt.Errorf("natslog: run %q: %w", r.run, d.err)
 			}
-			if ctx.Err() != nil {
-				return runlog.Entry{}, ctx.Err()
-			}
-			if wctx.Err() != nil { // nothing for a while: is the run still written?
-				r.waited += check
-				if err := r.checkWriter(ctx); err != nil {
-					r.err = err
-					break
-				}
-				continue
-			}
-			return runlog.Entry{}, fmt.Errorf("natslog: run %q: %w", r.run, err)
+			break
 		}
-		r.waited = 0
+		now := time.Now()
+		r.quiet, r.alive, r.checked = now, now, now
+		m := d.m
 		info, err := parseHeaders(m.Headers())
 		if err != nil {
 			r.err = err
@@ -909,11 +1050,70 @@ func (r *reader) Next(ctx context.Context) (runlog.Entry, error) {
 	return runlog.Entry{}, r.err
 }
 
+// await waits for the consumer's next delivery; when the run has been
+// quiet until the next check is due, it checks the writer instead and
+// returns an empty delivery, with r.err set if the run will not go on. It
+// returns ctx's error when ctx ends first.
+func (r *reader) await(ctx context.Context) (delivery, error) {
+	var due <-chan time.Time
+	if r.l.heartbeat > 0 {
+		if away := time.Since(r.due()); away > 0 {
+			// Next was not called when a check fell due (its caller was
+			// busy): that time, when the store was not asked, does not
+			// count as time the store did not answer. The check is due
+			// now.
+			r.alive, r.checked = r.alive.Add(away), r.checked.Add(away)
+		}
+		wait := time.Until(r.due())
+		if r.timer == nil {
+			r.timer = time.NewTimer(wait)
+		} else {
+			r.timer.Reset(wait)
+		}
+		defer r.timer.Stop()
+		due = r.timer.C
+	}
+	select {
+	case d := <-r.msgs:
+		return d, nil
+	case <-ctx.Done():
+		return delivery{}, ctx.Err()
+	case <-r.done:
+		return delivery{err: jetstream.ErrMsgIteratorClosed}, nil
+	case <-due:
+	}
+	err := r.checkWriter(ctx)
+	if ctx.Err() != nil {
+		return delivery{}, ctx.Err() // the check was cut short: it says nothing
+	}
+	r.err = err
+	return delivery{}, nil
+}
+
+// due is when the writer is to be checked: WriterTimeout/3 after the last
+// message or check, but no later than WriterTimeout after the run was last
+// known to go on. So a reader whose checks the store does not answer ends
+// at the end of the check begun by then: at most WriterTimeout +
+// AckTimeout (a check's bound) after the last answer it had, which came
+// before the server stopped answering. With the defaults, 30 s + 5 s =
+// 35 s after the server stopped (TestDefaultsEndReadersWithin40s).
+func (r *reader) due() time.Time {
+	d := r.checked.Add(r.l.writerTO / 3)
+	if a := r.alive.Add(r.l.writerTO); a.Before(d) {
+		return a
+	}
+	return d
+}
+
 // checkWriter is called when Next has waited at the run's tail: it returns
 // an error wrapping runlog.ErrRunAborted if the run's writer aborted it
-// (the ids bucket says) or has not beaten its heart for WriterTimeout.
+// (the ids bucket says), has not beaten its heart for WriterTimeout, or
+// could not be confirmed alive for WriterTimeout because the store did
+// not answer (ErrNoAnswer).
 func (r *reader) checkWriter(ctx context.Context) error {
-	cctx, cancel := context.WithTimeout(ctx, r.l.ackTimeout)
+	start := time.Now()
+	defer func() { r.checked = time.Now() }()
+	cctx, cancel := r.l.bounded(ctx) // both requests together: one check costs at most AckTimeout
 	defer cancel()
 	if e, err := r.l.ids.Get(cctx, r.key); err == nil && (r.inc == "" || parseIDRecord(e.Value()).inc == r.inc) {
 		if cause := parseIDRecord(e.Value()).cause; cause != "" {
@@ -923,20 +1123,35 @@ func (r *reader) checkWriter(ctx context.Context) error {
 	e, err := r.l.live.Get(cctx, "w."+r.key)
 	switch {
 	case err == nil && time.Since(e.Created()) < r.l.writerTO:
-		return nil // alive
+		r.alive = start // the heartbeat was fresh when the check began, at least
+		return nil
 	case err == nil: // a heartbeat older than WriterTimeout
 	case errors.Is(err, jetstream.ErrKeyNotFound):
-		if r.waited < r.l.writerTO {
+		if time.Since(r.quiet) < r.l.writerTO {
 			return nil // none yet: the reader waits WriterTimeout itself
 		}
 	default:
-		return nil // the bucket cannot be read: go on waiting
+		// The store did not answer (stopped, wedged, out of resources, or
+		// cut off from this process): nothing says the run goes on, nor
+		// that it stopped. Its writer, unable to write, aborts it, and
+		// this reader cannot read the abort either: after WriterTimeout
+		// without an answer it ends rather than wait for the server.
+		if d := time.Since(r.alive); d >= r.l.writerTO {
+			return fmt.Errorf("%w: run %q after event %d: nothing has confirmed that its writer is alive for %v (the last request: %v)",
+				ErrNoAnswer, r.run, r.next-1, d.Round(time.Millisecond), err)
+		}
+		return nil
 	}
 	return fmt.Errorf("%w: run %q after event %d: its writer has not been heard from for %v (it stopped without ending the run)", runlog.ErrRunAborted, r.run, r.next-1, r.l.writerTO)
 }
 
 func (r *reader) Close() error {
-	r.it.Stop()
+	r.once.Do(func() {
+		close(r.done)
+		// Stop waits for a consumer being recreated, up to the attempt in
+		// flight, while the server does not answer: not the caller's wait.
+		go r.it.Stop()
+	})
 	if r.err == nil {
 		r.err = runlog.ErrClosed
 	}
@@ -999,6 +1214,8 @@ func (l *Log) LastSeen(ctx context.Context, run string) (time.Time, error) {
 	if err := runlog.CheckRunID(run); err != nil {
 		return time.Time{}, err
 	}
+	ctx, cancel := l.bounded(ctx)
+	defer cancel()
 	e, err := l.live.Get(ctx, "r."+key(run))
 	switch {
 	case errors.Is(err, jetstream.ErrKeyNotFound):
@@ -1010,8 +1227,9 @@ func (l *Log) LastSeen(ctx context.Context, run string) (time.Time, error) {
 }
 
 var (
-	_ runlog.Presence   = (*Log)(nil)
-	_ runlog.Owners     = (*Log)(nil)
-	_ runlog.Aborter    = (*writer)(nil)
-	_ runlog.Incarnated = (*writer)(nil)
+	_ runlog.Presence     = (*Log)(nil)
+	_ runlog.Owners       = (*Log)(nil)
+	_ runlog.EventLimiter = (*Log)(nil)
+	_ runlog.Aborter      = (*writer)(nil)
+	_ runlog.Incarnated   = (*writer)(nil)
 )

@@ -1,13 +1,18 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"io"
+	"os"
+	"strings"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
 
+	"github.com/agwire/agwire/cli"
 	"github.com/agwire/agwire/runlog"
 )
 
@@ -50,5 +55,48 @@ func TestOpenNATS(t *testing.T) {
 	}
 	if _, err := openNATS(ctx, "nats://127.0.0.1:1"); err == nil {
 		t.Fatal("openNATS of a closed port succeeded")
+	}
+}
+
+// "agwire serve --nats URL" says in its start line that the runs are on
+// NATS JetStream, at which servers and in which stream, without the URL's
+// credentials; then it listens, and stops on SIGINT.
+func TestServeStartLineNamesNATS(t *testing.T) {
+	ns, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: server.RANDOM_PORT, JetStream: true, StoreDir: t.TempDir(), NoLog: true, NoSigs: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	go ns.Start()
+	defer ns.Shutdown()
+	if !ns.ReadyForConnections(30 * time.Second) {
+		t.Fatal("nats-server did not start")
+	}
+	at := strings.TrimPrefix(ns.ClientURL(), "nats://")
+	pr, pw := io.Pipe()
+	code := make(chan int, 1)
+	go func() {
+		build := cli.Options{OpenNATS: openNATS}
+		code <- build.Main([]string{"serve", "--addr", "127.0.0.1:0", "--resumable", "--nats", "nats://agwire:s3cret@" + at}, nil, io.Discard, pw)
+		pw.Close()
+	}()
+	lines := bufio.NewScanner(pr)
+	if !lines.Scan() {
+		t.Fatal("no start line")
+	}
+	first := lines.Text()
+	go io.Copy(io.Discard, pr)
+	if want := "its runs on NATS JetStream at nats://" + at + " (stream AGWIRE_RUNS), listening on http://127.0.0.1:"; !strings.Contains(first, want) || strings.Contains(first, "s3cret") {
+		t.Errorf("start line %q; want it to contain %q, and no credentials", first, want)
+	}
+	if err := syscall.Kill(os.Getpid(), syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case c := <-code:
+		if c != 0 {
+			t.Errorf("exit %d", c)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("serve did not stop on SIGINT")
 	}
 }
