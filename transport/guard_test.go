@@ -706,7 +706,9 @@ func TestSlowUploadsBlockNoStart(t *testing.T) {
 	}{
 		{"default limits", transport.HandlerOptions{}},
 		{"MaxRuns below the slow uploads", transport.HandlerOptions{MaxRuns: 2}},
-		{"MaxRunBytes below their announced sizes", transport.HandlerOptions{MaxRunBytes: 2 << 20}},
+		// Room for the start and a few KiB for each slow upload: what
+		// they sent, not what they announced (1 MiB each).
+		{"MaxRunBytes below their announced sizes", transport.HandlerOptions{MaxRunBytes: 400 << 10}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var entered atomic.Int32

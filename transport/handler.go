@@ -483,21 +483,20 @@ func (h *handler) log(r *http.Request, level slog.Level, msg string, err error, 
 // errRunBytes: a request body would take the handler past MaxRunBytes.
 var errRunBytes = errors.New("transport: request bodies past HandlerOptions.MaxRunBytes")
 
-// bodyChunk is the first buffer of a body announced larger; a body
-// announced at most this large is read into one buffer of its size. A body
-// of unknown size starts from bodyFirst, so that a small one counts little
-// against a small MaxRunBytes.
-const (
-	bodyChunk = 64 << 10
-	bodyFirst = 4 << 10
-)
+// bodyFirst is the first buffer of a body larger than it, announced or
+// not: a connection whose body has not arrived holds this much of
+// MaxRunBytes at most (four thousand of them 16 MiB, not their announced
+// sizes), and a large body that arrives at once costs a few more copies
+// than one allocation of its size would (its buffer doubles: the copies
+// add up to its size).
+const bodyFirst = 4 << 10
 
 // readBody reads a request's body of at most limit bytes. Its buffer grows
 // as the body arrives — doubling, up to the Content-Length when there is
 // one — and each growth is added to tk (against MaxRunBytes) before it is
 // made: a body that has not arrived holds neither memory nor budget, so a
 // client sending its body slowly costs only what it sent (at most twice
-// that, plus bodyChunk), and whatever the sizes announced the handler
+// that, plus bodyFirst), and whatever the sizes announced the handler
 // holds at most MaxRunBytes of bodies. It fails with errRunBytes past that
 // bound.
 func readBody(w http.ResponseWriter, r *http.Request, limit int64, tk *runTicket) ([]byte, error) {
@@ -512,12 +511,8 @@ func readBody(w http.ResponseWriter, r *http.Request, limit int64, tk *runTicket
 			// One spare byte beyond the announced size sees a body longer
 			// than announced, and the end of one that is not.
 			next := int64(max(2*cap(b), bodyFirst))
-			switch {
-			case announced < 0:
-			case announced < bodyChunk:
-				next = announced + 1
-			default:
-				next = min(max(next, bodyChunk), announced+1)
+			if announced >= 0 {
+				next = min(next, announced+1)
 			}
 			next = min(next, limit+1)
 			if next <= int64(cap(b)) { // net/http reads no more than announced
