@@ -87,7 +87,9 @@ func MarshalMessages(msgs []event.Message) ([]byte, error) {
 // time, so writing a long conversation does not hold a second copy of it.
 const marshalBatch = 256
 
-// MarshalJSON writes the conversation as {"messages":[…],"state":…}.
+// MarshalJSON writes the conversation as {"messages":[…],"state":…}, the
+// text JSON.stringify gives of @ag-ui/client's messages and state: each
+// message's members in the order the client has them (see order.go).
 func (c *Conversation) MarshalJSON() ([]byte, error) {
 	out := append(make([]byte, 0, 64), `{"messages":[`...)
 	batch := make([]event.Message, 0, marshalBatch)
@@ -100,10 +102,23 @@ func (c *Conversation) MarshalJSON() ([]byte, error) {
 		if err != nil {
 			return nil, err
 		}
-		if i > 0 {
-			out = append(out, ',')
+		// Each message's members in the order the client has them.
+		var sc jsonx.Scanner
+		sc.Reset(arr)
+		err = sc.Array(func(j int) error {
+			obj, err := sc.Raw()
+			if err != nil {
+				return err
+			}
+			if i+j > 0 {
+				out = append(out, ',')
+			}
+			out, err = c.msgs[i+j].appendOrdered(out, obj)
+			return err
+		})
+		if err != nil {
+			return nil, fmt.Errorf("assemble: writing the messages: %w", err)
 		}
-		out = append(out, arr[1:len(arr)-1]...) // without the brackets
 	}
 	out = append(out, `],"state":`...)
 	out = append(out, c.State()...)

@@ -57,15 +57,25 @@ func TestAssembleCommandErrors(t *testing.T) {
 	if code != 0 || errOut != "" || !strings.Contains(out, `"id":"other"`) {
 		t.Errorf("--no-check: exit %d, stdout %q, stderr %q", code, out, errOut)
 	}
-	// A failed patch is named; --keep-going skips it and prints the rest.
+	// A failed patch is what the client warns about: named in a warning,
+	// not applied, the state kept and the conversation printed, exit 0.
 	badPatch := strings.Replace(assembleRun, `"path":"/n"`, `"path":"/missing"`, 1)
-	_, errOut, code = agwire(t, []byte(badPatch), "assemble")
-	if code != 1 || !strings.Contains(errOut, `line 7: event 6 (STATE_DELTA): patch operation 0 (replace "/missing"): path does not exist`) {
+	out, errOut, code = agwire(t, []byte(badPatch), "assemble")
+	if code != 0 || !strings.Contains(errOut, `warning: line 7: event 6 (STATE_DELTA): patch operation 0 (replace "/missing"): path does not exist`) ||
+		!strings.Contains(errOut, "1 event not applied") {
 		t.Errorf("exit %d, stderr %q", code, errOut)
 	}
-	out, errOut, code = agwire(t, []byte(badPatch), "assemble", "--keep-going")
-	if code != 1 || !strings.Contains(errOut, "skipped 1 bad event") {
-		t.Errorf("--keep-going: exit %d, stderr %q", code, errOut)
+	sameValue(t, out, strings.Replace(assembleWant, `{"n":2}`, `{"n":1}`, 1))
+	// --strict makes it a bad event: no conversation, exit 1; with
+	// --keep-going the rest is printed, exit 1.
+	out, errOut, code = agwire(t, []byte(badPatch), "assemble", "--strict")
+	if code != exitFail || out != "" || !strings.Contains(errOut, `line 7: event 6 (STATE_DELTA): patch operation 0 (replace "/missing"): path does not exist`) ||
+		strings.Contains(errOut, "warning:") {
+		t.Errorf("--strict: exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+	out, errOut, code = agwire(t, []byte(badPatch), "assemble", "--strict", "--keep-going")
+	if code != exitFail || !strings.Contains(errOut, "skipped 1 bad event") {
+		t.Errorf("--strict --keep-going: exit %d, stderr %q", code, errOut)
 	}
 	sameValue(t, out, strings.Replace(assembleWant, `{"n":2}`, `{"n":1}`, 1))
 	// An event type from a later protocol is skipped and counted.

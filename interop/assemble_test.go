@@ -26,7 +26,8 @@ import (
 // The conversation agwire assembles is the one @ag-ui/client@1.0.0
 // assembles: for hand-written runs and for generatedRuns random valid runs,
 // from JSON lines and from binary frames, agwire's messages and state equal
-// the client's by value.
+// the client's by value, and agwire's printed conversation is the text
+// JSON.stringify gives of the client's (the same members in the same order).
 
 const generatedRuns = 250
 
@@ -268,7 +269,7 @@ func TestAssembleMatchesClient(t *testing.T) {
 				r.name, comp.Messages, comp.State, orig.Messages, orig.State, strings.Join(streams[len(runs)+i], "\n"))
 		}
 	}
-	events, failedPatches, warned := 0, 0, 0
+	events, failedPatches, warned, identical := 0, 0, 0, 0
 	types := map[event.Type]int{}
 	for i, r := range runs {
 		res := results[i]
@@ -305,6 +306,23 @@ func TestAssembleMatchesClient(t *testing.T) {
 			t.Errorf("%s: from binary, agwire assembles\n%s\nthe client\n{\"messages\":%s,\"state\":%s}", r.name, gj, res.Messages, res.State)
 			continue
 		}
+		// Equal by value is not all: agwire prints the conversation as the
+		// client's JSON.stringify text, members in the client's order.
+		wantText := `{"messages":` + string(res.Messages) + `,"state":` + string(res.State) + `}`
+		for _, side := range []struct {
+			name string
+			c    *assemble.Conversation
+		}{{"JSON lines", fromJSON}, {"binary", fromBinary}} {
+			gj, err := side.c.MarshalJSON()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(gj) == wantText {
+				identical++
+			} else {
+				t.Errorf("%s: from %s, agwire's text differs from the client's JSON.stringify:\n%s\nthe client\n%s", r.name, side.name, gj, wantText)
+			}
+		}
 		events += len(r.lines)
 		failedPatches += failed
 		for _, l := range r.lines {
@@ -314,6 +332,7 @@ func TestAssembleMatchesClient(t *testing.T) {
 	}
 	t.Logf("%d streams (%d hand-written, 1 realistic, %d generated), %d events, %d event types; %d patches failed on both sides; %d streams drew client warnings; compacted: %d events",
 		len(runs), len(handWritten), generatedRuns, events, len(types), failedPatches, warned, compactedEvents)
+	t.Logf("identical text to the client's JSON.stringify: %d of %d conversations (each stream from JSON lines and from binary)", identical, 2*len(runs))
 	var missing []string
 	for _, ty := range event.Types() {
 		if types[ty] == 0 {
