@@ -264,7 +264,7 @@ func TestVersionWarning(t *testing.T) {
 		"1.0.0": "interpret", "1": "interpret", "v1.1": "interpret", "1.1-beta": "interpret", "": "interpret",
 		"1.99999999999999999999": "newer",
 	} {
-		w, ok := versionWarning(v)
+		w, ok := versionWarning(v, ProtocolVersion)
 		switch {
 		case want == "" && ok:
 			t.Errorf("%q: warned %q", v, w)

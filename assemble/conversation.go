@@ -20,6 +20,15 @@ type Options struct {
 	// Check turns on sequence checking: an event that breaks the AG-UI
 	// lifecycle (see SequenceError) is refused instead of applied.
 	Check bool
+	// Strict turns on the draft specification's fatal rules, which no
+	// released version states yet (see strict.go): a RUN_FINISHED naming
+	// another run or thread than the run it closes, a RUN_STARTED on
+	// another thread than the stream's, two interrupts of one id in an
+	// outcome, and (End) a stream that ends while its run is running.
+	Strict bool
+	// ThreadID, when set, is the thread every RUN_STARTED must name under
+	// Strict (the input's threadId); empty means the first run's.
+	ThreadID string
 	// MaxPatchWork is the work budget of one JSON Patch (STATE_DELTA,
 	// ACTIVITY_DELTA); 0 means DefaultMaxPatchWork.
 	MaxPatchWork int
@@ -235,8 +244,10 @@ func (m *msg) message() event.Message {
 }
 
 // SequenceError is an event refused because it breaks the AG-UI lifecycle
-// (Options.Check), or a chunk event that cannot be expanded. Index is the
-// event's position among the events given to Apply, from 0.
+// (Options.Check) or a draft rule (Options.Strict), or a chunk event that
+// cannot be expanded. Index is the event's position among the events given
+// to Apply, from 0; from End, Type is empty and Index is where the missing
+// terminal event would have been.
 type SequenceError struct {
 	Index int
 	Type  event.Type
@@ -244,6 +255,9 @@ type SequenceError struct {
 }
 
 func (e *SequenceError) Error() string {
+	if e.Type == "" { // End: the event that never came
+		return fmt.Sprintf("after event %d, the end of the stream: %v", e.Index-1, e.Err)
+	}
 	return fmt.Sprintf("event %d (%s): %v", e.Index, e.Type, e.Err)
 }
 
@@ -337,6 +351,11 @@ func (c *Conversation) step(idx int, ev, x event.Event) error {
 	}
 	if c.checker != nil {
 		if err := c.checker.check(x); err != nil {
+			return &SequenceError{Index: idx, Type: ev.Type(), Err: err}
+		}
+	}
+	if c.opts.Strict {
+		if err := c.strictCheck(x); err != nil {
 			return &SequenceError{Index: idx, Type: ev.Type(), Err: err}
 		}
 	}

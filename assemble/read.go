@@ -16,7 +16,8 @@ import (
 // is skipped and counted in Stats().Unknown, as the TypeScript client skips
 // it. Any other read error, and the first event that cannot be applied,
 // stops it: the Conversation holds everything applied before, and the error
-// says which event.
+// says which event. Under Options.Strict a stream that ends while its run is
+// running is an error too (End).
 //
 // FromSeq is New and Apply with the stream's errors handled; events already
 // in hand (a slice) are applied with New and Apply.
@@ -39,7 +40,7 @@ func FromSeq(seq iter.Seq2[event.Event, error], opts Options) (*Conversation, er
 			return c, err
 		}
 	}
-	return c, nil
+	return c, c.End()
 }
 
 // fromEvents applies the events of a slice in order.

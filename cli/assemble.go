@@ -36,7 +36,11 @@ cannot name, a frame from a later protocol version) are skipped and counted on
 standard error. THINKING_* events, which AG-UI 1.0 replaced, are skipped too.
 
 --strict asks more than the client does: an event of a type this version does
-not know and an event that cannot be applied are bad events.`
+not know and an event that cannot be applied are bad events, and so is what
+the draft specification makes fatal and no released version does yet: a
+RUN_FINISHED naming another run or thread than the run it closes, a second
+run on another thread, two interrupts of one id in an outcome, and a stream
+that ends while its run is running ("ended without a terminal event").`
 
 const assembleExample = `  agwire assemble -i run.jsonl | jq '.messages[-1].content'
   curl -sN -H 'Accept: application/vnd.ag-ui.event+proto' -H 'Content-Type: application/json' \
@@ -144,7 +148,7 @@ func runAssemble(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	c := newCLI("assemble", assembleSynopsis, assembleExample,
 		"report each bad event, skip it and go on (exit status 1 at the end)", stdin, stdout, stderr)
 	flags := addStreamFlags(c)
-	c.fs.BoolVar(&c.strict, "strict", false, "treat an event of a type this version does not know, and an event that\ncannot be applied (a failed JSON Patch), as a bad event instead of skipping\nit with a warning")
+	c.fs.BoolVar(&c.strict, "strict", false, "treat an event of a type this version does not know, and an event that\ncannot be applied (a failed JSON Patch), as a bad event instead of skipping\nit with a warning; apply the draft specification's fatal rules (run and\nthread ids, duplicate interrupt ids, a truncated run)")
 	if code, ok := c.parse(args); !ok {
 		return code
 	}
@@ -163,7 +167,7 @@ func runAssemble(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if !ok {
 		return exitFail
 	}
-	conv, err := assemble.New(assemble.Options{Check: !*flags.noCheck})
+	conv, err := assemble.New(assemble.Options{Check: !*flags.noCheck, Strict: c.strict})
 	if err != nil {
 		c.failf("%v", err)
 		return exitFail
@@ -190,6 +194,13 @@ func runAssemble(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			}
 			bad++
 		}
+	}
+	if err := conv.End(); err != nil { // --strict: a truncated run
+		c.failf("%v", err)
+		if !c.keepGoing {
+			return exitFail
+		}
+		bad++
 	}
 	b, err := conv.MarshalJSON()
 	if err != nil {

@@ -215,3 +215,38 @@ func TestAssembleRefusesWhatTheClientRefuses(t *testing.T) {
 		t.Errorf("unknown property: exit %d, stdout %q, stderr %q", code, out, errOut)
 	}
 }
+
+// TestAssembleStrictDraftRules: --strict applies the draft specification's
+// fatal rules; without it the same streams assemble, as the client
+// assembles them.
+func TestAssembleStrictDraftRules(t *testing.T) {
+	for _, tc := range []struct{ name, in, err string }{
+		{"truncated", `{"type":"RUN_STARTED","threadId":"t","runId":"r"}
+{"type":"TEXT_MESSAGE_START","messageId":"m"}
+{"type":"TEXT_MESSAGE_END","messageId":"m"}
+`, `after event 2, the end of the stream: the stream ended without a terminal event (RUN_FINISHED or RUN_ERROR): the run has no outcome: run "r"`},
+		{"run id", `{"type":"RUN_STARTED","threadId":"t","runId":"r"}
+{"type":"RUN_FINISHED","threadId":"t","runId":"other"}
+`, `line 2: event 1 (RUN_FINISHED): RUN_STARTED and RUN_FINISHED must agree on their runId: RUN_FINISHED names run "other", RUN_STARTED "r"`},
+		{"finish thread", `{"type":"RUN_STARTED","threadId":"t","runId":"r"}
+{"type":"RUN_FINISHED","threadId":"u","runId":"r"}
+`, `RUN_STARTED and RUN_FINISHED must carry the input's threadId`},
+		{"second thread", `{"type":"RUN_STARTED","threadId":"t","runId":"r"}
+{"type":"RUN_FINISHED","threadId":"t","runId":"r"}
+{"type":"RUN_STARTED","threadId":"u","runId":"r2"}
+{"type":"RUN_FINISHED","threadId":"u","runId":"r2"}
+`, `line 3: event 2 (RUN_STARTED): every RUN_STARTED of a stream carries the input's threadId`},
+		{"duplicate interrupt", `{"type":"RUN_STARTED","threadId":"t","runId":"r"}
+{"type":"RUN_FINISHED","threadId":"t","runId":"r","outcome":{"type":"interrupt","interrupts":[{"id":"i","reason":"a"},{"id":"i","reason":"b"}]}}
+`, `two interrupts carrying the id 'i' (outcome.interrupts[1])`},
+	} {
+		out, errOut, code := agwire(t, []byte(tc.in), "assemble", "--strict")
+		if code != exitFail || out != "" || !strings.Contains(errOut, tc.err) {
+			t.Errorf("%s: --strict: exit %d, stdout %q, stderr %q, want %q", tc.name, code, out, errOut, tc.err)
+		}
+		out, errOut, code = agwire(t, []byte(tc.in), "assemble")
+		if code != 0 || errOut != "" || !strings.HasPrefix(out, `{"messages":`) {
+			t.Errorf("%s: exit %d, stdout %q, stderr %q", tc.name, code, out, errOut)
+		}
+	}
+}
