@@ -445,6 +445,16 @@ func (c *Conversation) run() *Run {
 
 func strPtr(s string) *string { return &s }
 
+// encryptedType is the type an entity stores with the encrypted value e
+// gives it (AG-UI 1.1): e's, returned as it came; none when e carries none,
+// removing the type a previous value had, which described that value.
+func encryptedType(e *event.ReasoningEncryptedValue, keys []string) (*string, []string) {
+	if e.EncryptedValueType == nil {
+		return nil, dropKey(keys, "encryptedValueType")
+	}
+	return strPtr(*e.EncryptedValueType), setKey(keys, "encryptedValueType")
+}
+
 // apply applies one event that is not a chunk.
 func (c *Conversation) apply(ev event.Event) error {
 	md := ev.BaseEvent().Metadata
@@ -557,6 +567,7 @@ func (c *Conversation) apply(ev event.Event) error {
 					if tc.tc.ID == e.EntityID {
 						tc.tc.EncryptedValue = strPtr(e.EncryptedValue)
 						tc.keys = setKey(tc.keys, "encryptedValue")
+						tc.tc.EncryptedValueType, tc.keys = encryptedType(e, tc.keys)
 						return nil
 					}
 				}
@@ -567,6 +578,7 @@ func (c *Conversation) apply(ev event.Event) error {
 		if m := c.find(e.EntityID); m != nil && m.m.Role != event.RoleActivity {
 			m.m.EncryptedValue = strPtr(e.EncryptedValue)
 			m.keys = setKey(m.keys, "encryptedValue")
+			m.m.EncryptedValueType, m.keys = encryptedType(e, m.keys)
 			return nil
 		}
 		c.stats.Ignored++

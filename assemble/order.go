@@ -22,19 +22,18 @@ import (
 
 // schemaOrder is the order the client's schema parse gives a message's
 // members, by role (read off the client by parsing a snapshot whose
-// messages carry every member, in reverse order).
+// messages carry every member, in reverse order). encryptedValueType, which
+// AG-UI 1.1 adds and @ag-ui/client 1.0.0 does not know, is placed after
+// encryptedValue, the value it describes.
 var schemaOrder = map[string][]string{
-	event.RoleUser:      {"subagentRunId", "id", "role", "name", "encryptedValue", "metadata", "content"},
-	event.RoleAssistant: {"subagentRunId", "id", "role", "name", "encryptedValue", "metadata", "content", "toolCalls"},
-	event.RoleDeveloper: {"subagentRunId", "id", "role", "name", "encryptedValue", "metadata", "content"},
-	event.RoleSystem:    {"subagentRunId", "id", "role", "name", "encryptedValue", "metadata", "content"},
-	event.RoleTool:      {"subagentRunId", "id", "role", "content", "toolCallId", "error", "encryptedValue", "metadata"},
-	event.RoleReasoning: {"subagentRunId", "id", "role", "content", "encryptedValue", "metadata"},
+	event.RoleUser:      {"subagentRunId", "id", "role", "name", "encryptedValue", "encryptedValueType", "metadata", "content"},
+	event.RoleAssistant: {"subagentRunId", "id", "role", "name", "encryptedValue", "encryptedValueType", "metadata", "content", "toolCalls"},
+	event.RoleDeveloper: {"subagentRunId", "id", "role", "name", "encryptedValue", "encryptedValueType", "metadata", "content"},
+	event.RoleSystem:    {"subagentRunId", "id", "role", "name", "encryptedValue", "encryptedValueType", "metadata", "content"},
+	event.RoleTool:      {"subagentRunId", "id", "role", "content", "toolCallId", "error", "encryptedValue", "encryptedValueType", "metadata"},
+	event.RoleReasoning: {"subagentRunId", "id", "role", "content", "encryptedValue", "encryptedValueType", "metadata"},
 	event.RoleActivity:  {"subagentRunId", "id", "role", "activityType", "content", "metadata"},
 }
-
-// callSchemaOrder is the schema's order of a tool call's members.
-var callSchemaOrder = []string{"id", "type", "function", "encryptedValue", "metadata"}
 
 // schemaKeys is the order of a message that arrived whole: the schema's,
 // of the members it has.
@@ -60,6 +59,8 @@ func hasMember(m *event.Message, k string) bool {
 		return m.Name != nil
 	case "encryptedValue":
 		return m.EncryptedValue != nil
+	case "encryptedValueType":
+		return m.EncryptedValueType != nil
 	case "metadata":
 		return m.Metadata != nil
 	case "content":
@@ -76,10 +77,16 @@ func hasMember(m *event.Message, k string) bool {
 	return false
 }
 
+// callSchemaKeys is the order of a tool call that arrived whole: the
+// schema's (id, type, function, encryptedValue, metadata), of the members it
+// has.
 func callSchemaKeys(tc *event.ToolCall) []string {
 	keys := []string{"id", "type", "function"}
 	if tc.EncryptedValue != nil {
 		keys = append(keys, "encryptedValue")
+	}
+	if tc.EncryptedValueType != nil {
+		keys = append(keys, "encryptedValueType")
 	}
 	if tc.Metadata != nil {
 		keys = append(keys, "metadata")

@@ -60,3 +60,40 @@ func seqOf(evs []event.Event) iter.Seq2[event.Event, error] {
 		}
 	}
 }
+
+// TestEncryptedValueType: AG-UI 1.1's rules for a consumer. The type is
+// stored with the value and returned unmodified; an encrypted value that
+// carries none removes the stored type (it described the value replaced).
+func TestEncryptedValueType(t *testing.T) {
+	p := event.Parser{Protocol: event.Protocol11}
+	var evs []event.Event
+	for _, l := range []string{
+		`{"type":"RUN_STARTED","threadId":"t","runId":"r"}`,
+		`{"type":"MESSAGES_SNAPSHOT","messages":[{"id":"a","role":"assistant","content":"x","encryptedValue":"e0","encryptedValueType":"kept","toolCalls":[{"id":"c","type":"function","function":{"name":"f","arguments":""}}]}]}`,
+		`{"type":"REASONING_ENCRYPTED_VALUE","subtype":"tool-call","entityId":"c","encryptedValue":"e1","encryptedValueType":"  Opaque/Type  "}`,
+		`{"type":"TEXT_MESSAGE_START","messageId":"m"}`,
+		`{"type":"TEXT_MESSAGE_END","messageId":"m"}`,
+		`{"type":"REASONING_ENCRYPTED_VALUE","subtype":"message","entityId":"m","encryptedValue":"e2","encryptedValueType":"first"}`,
+		`{"type":"REASONING_ENCRYPTED_VALUE","subtype":"message","entityId":"m","encryptedValue":"e3"}`,
+		`{"type":"RUN_FINISHED","threadId":"t","runId":"r"}`,
+	} {
+		ev, err := p.Parse([]byte(l))
+		if err != nil {
+			t.Fatalf("%s: %v", l, err)
+		}
+		evs = append(evs, ev)
+	}
+	c, err := assemble.FromSeq(seqOf(evs), assemble.Options{Check: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := c.MarshalJSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	const want = `{"messages":[{"id":"a","role":"assistant","encryptedValue":"e0","encryptedValueType":"kept","content":"x","toolCalls":[{"id":"c","type":"function","function":{"name":"f","arguments":""},"encryptedValue":"e1","encryptedValueType":"  Opaque/Type  "}]},` +
+		`{"id":"m","role":"assistant","content":"","encryptedValue":"e3"}],"state":{}}`
+	if string(got) != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+}

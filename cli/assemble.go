@@ -53,6 +53,7 @@ type streamFlags struct {
 	from     streamFormat
 	noCheck  *bool
 	maxFrame sizeFlag
+	profile  profileFlag
 }
 
 func addStreamFlags(c *cli) *streamFlags {
@@ -60,6 +61,7 @@ func addStreamFlags(c *cli) *streamFlags {
 	c.fs.Var(&f.from, "from", "`sse|jsonl|binary`: the input's format; told from its first bytes when\nomitted")
 	f.noCheck = c.fs.Bool("no-check", false, "do not check the event sequence (the client's verifier rules)")
 	c.fs.Var(&f.maxFrame, "max-frame-size", "refuse binary frames, and SSE lines or events, longer than `BYTES`")
+	c.fs.Var(&f.profile, "profile", "`1.0|1.1`: the protocol the stream is read as; a 1.0 reader removes the\nfields 1.1 added (encryptedValueType) with a warning from JSON and skips\nthem in frames")
 	return f
 }
 
@@ -76,7 +78,11 @@ func (f *streamFlags) openSource(in io.Reader, warn func(event.Warning)) (eventS
 			return nil, "", err
 		}
 	}
-	return newEventSource(from, br, rec, event.Parser{Consume: true, Warn: warn}, codec.Codec{}, int(f.maxFrame)), from, nil
+	if codec.Profile(f.profile) == codec.PreV1 {
+		return nil, "", errors.New("--profile pre-1.0 names a peer's wire for encoding; read the stream as 1.0")
+	}
+	return newEventSource(from, br, rec, event.Parser{Consume: true, Warn: warn, Protocol: f.profile.protocol()},
+		f.profile.readCodec(codec.Codec{}), int(f.maxFrame)), from, nil
 }
 
 // readEvents reads every event of src. An event of a type this build does

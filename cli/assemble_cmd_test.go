@@ -250,3 +250,44 @@ func TestAssembleStrictDraftRules(t *testing.T) {
 		}
 	}
 }
+
+// TestProfile11: --profile 1.1 reads and writes AG-UI 1.1's
+// encryptedValueType; 1.0 (the default) refuses it in JSON to encode, skips
+// it in frames, and, reading as a client, removes it with a warning.
+func TestProfile11(t *testing.T) {
+	const run = `{"type":"RUN_STARTED","threadId":"t","runId":"r"}
+{"type":"TEXT_MESSAGE_START","messageId":"m"}
+{"type":"TEXT_MESSAGE_END","messageId":"m"}
+{"type":"REASONING_ENCRYPTED_VALUE","subtype":"message","entityId":"m","encryptedValue":"e","encryptedValueType":"sig"}
+{"type":"RUN_FINISHED","threadId":"t","runId":"r"}
+`
+	_, errOut, code := agwire(t, []byte(run), "encode")
+	if code != exitFail || !strings.Contains(errOut, `line 4: REASONING_ENCRYPTED_VALUE: encryptedValueType`) || !strings.Contains(errOut, `unknown field "encryptedValueType"`) {
+		t.Errorf("encode as 1.0: exit %d, stderr %q", code, errOut)
+	}
+	bin, errOut, code := agwire(t, []byte(run), "encode", "--profile", "1.1")
+	if code != 0 {
+		t.Fatalf("encode --profile 1.1: exit %d, stderr %q", code, errOut)
+	}
+	out, errOut, code := agwire(t, []byte(bin), "decode", "--profile", "1.1")
+	if code != 0 || out != run {
+		t.Errorf("decode --profile 1.1: exit %d, stderr %q\n%s", code, errOut, out)
+	}
+	out, _, code = agwire(t, []byte(bin), "decode")
+	if code != 0 || out != strings.Replace(run, `,"encryptedValueType":"sig"`, "", 1) {
+		t.Errorf("decode as 1.0: exit %d\n%s", code, out)
+	}
+	out, errOut, code = agwire(t, []byte(run), "assemble", "--profile", "1.1")
+	if code != 0 || errOut != "" || !strings.Contains(out, `"encryptedValue":"e","encryptedValueType":"sig"`) {
+		t.Errorf("assemble --profile 1.1: exit %d, stderr %q\n%s", code, errOut, out)
+	}
+	out, errOut, code = agwire(t, []byte(run), "assemble")
+	if code != 0 || strings.Contains(out, "encryptedValueType") ||
+		!strings.Contains(errOut, "warning: REASONING_ENCRYPTED_VALUE /encryptedValueType: removed an unrecognised property") {
+		t.Errorf("assemble as 1.0: exit %d, stderr %q\n%s", code, errOut, out)
+	}
+	out, errOut, code = agwire(t, []byte(bin), "assemble", "--profile", "1.1")
+	if code != 0 || !strings.Contains(out, `"encryptedValueType":"sig"`) {
+		t.Errorf("assemble --profile 1.1 from binary: exit %d, stderr %q\n%s", code, errOut, out)
+	}
+}

@@ -54,7 +54,7 @@ func runDemo(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	c.fs.StringVar(&c.out, "o", "-", "write to `FILE` (- is standard output)")
 	asJSON := c.fs.Bool("json", false, "print each event's JSON, as decoded from its frame, one per line instead\nof the table (the totals go to standard error)")
 	profile := profileFlag(codec.V1)
-	c.fs.Var(&profile, "profile", "`1.0|pre-1.0`: the wire of the receiving peer; the events it cannot carry\nare listed and left out")
+	c.fs.Var(&profile, "profile", "`1.0|1.1|pre-1.0`: the wire of the receiving peer; the events it cannot\ncarry are listed and left out")
 	if code, ok := c.parse(args); !ok {
 		return code
 	}

@@ -39,7 +39,11 @@ func (c Codec) Unmarshal(b []byte) (event.Event, error) {
 		return nil, err
 	}
 	defer d.release()
-	return d.decode()
+	ev, err := d.decode()
+	if err == nil {
+		c.skipLater(ev)
+	}
+	return ev, err
 }
 
 // decode decodes d's frame: the generated decoders read its canonical
@@ -68,6 +72,7 @@ func (c Codec) unmarshalTransient(b []byte) (event.Event, *decoder, error) {
 		d.release()
 		return nil, nil, err
 	}
+	c.skipLater(ev)
 	return ev, d, nil
 }
 

@@ -13,6 +13,7 @@ import (
 // The field tables whose rules the compiled code calls.
 var (
 	planMessage         = plans[reflect.TypeFor[Message]()]
+	planToolCall        = plans[reflect.TypeFor[ToolCall]()]
 	planRunOutcome      = plans[reflect.TypeFor[RunOutcome]()]
 	planSubagentOutcome = plans[reflect.TypeFor[SubagentOutcome]()]
 	planToolCallResult  = plans[reflect.TypeFor[ToolCallResult]()]
@@ -350,10 +351,15 @@ func (w *writer) jsonMessage(p *Message) {
 		w.b = append(w.b, `,"content":`...)
 		w.value(v, jsonx.Object)
 	}
+	if v := p.EncryptedValueType; v != nil {
+		w.b = append(w.b, `,"encryptedValueType":`...)
+		w.str(*v)
+	}
 	w.b = append(w.b, '}')
 }
 
 func (w *writer) jsonToolCall(p *ToolCall) {
+	w.rule(planToolCall, schema.PointerTo(p))
 	w.b = append(w.b, '{')
 	w.b = append(w.b, `"id":`...)
 	w.str(p.ID)
@@ -368,6 +374,10 @@ func (w *writer) jsonToolCall(p *ToolCall) {
 	}
 	if v := p.EncryptedValue; v != nil {
 		w.b = append(w.b, `,"encryptedValue":`...)
+		w.str(*v)
+	}
+	if v := p.EncryptedValueType; v != nil {
+		w.b = append(w.b, `,"encryptedValueType":`...)
 		w.str(*v)
 	}
 	w.b = append(w.b, '}')
@@ -1040,6 +1050,10 @@ func (w *writer) jsonReasoningEncryptedValue(p *ReasoningEncryptedValue) bool {
 	w.str(p.EntityID)
 	w.b = append(w.b, `,"encryptedValue":`...)
 	w.str(p.EncryptedValue)
+	if v := p.EncryptedValueType; v != nil {
+		w.b = append(w.b, `,"encryptedValueType":`...)
+		w.str(*v)
+	}
 	w.jsonBase(&p.Base)
 	w.b = append(w.b, '}')
 	return !w.bad
@@ -1638,6 +1652,10 @@ func parseMessage(s *parsing, p *Message) bool {
 			if !once(&seen, 11) || !readOptString(s, &p.ActivityType) {
 				return false
 			}
+		case "encryptedValueType":
+			if !once(&seen, 13) || !readOptString(s, &p.EncryptedValueType) {
+				return false
+			}
 		default:
 			return false // an unknown member
 		}
@@ -1682,6 +1700,10 @@ func parseToolCall(s *parsing, p *ToolCall) bool {
 			if !once(&seen, 4) || !readOptString(s, &p.EncryptedValue) {
 				return false
 			}
+		case "encryptedValueType":
+			if !once(&seen, 5) || !readOptString(s, &p.EncryptedValueType) {
+				return false
+			}
 		default:
 			return false // an unknown member
 		}
@@ -1689,7 +1711,7 @@ func parseToolCall(s *parsing, p *ToolCall) bool {
 	if seen&0x7 != 0x7 {
 		return false
 	}
-	return true
+	return planToolCall.Check(schema.PointerTo(p)) == nil
 }
 
 func parseFunctionCall(s *parsing, p *FunctionCall) bool {
@@ -2901,6 +2923,10 @@ func parseReasoningEncryptedValue(s *parsing, p *ReasoningEncryptedValue) bool {
 			}
 		case "encryptedValue":
 			if !once(&seen, 3) || !readString(s, &p.EncryptedValue) {
+				return false
+			}
+		case "encryptedValueType":
+			if !once(&seen, 4) || !readOptString(s, &p.EncryptedValueType) {
 				return false
 			}
 		default:

@@ -1,0 +1,65 @@
+package codec
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/agwire/agwire/event"
+	"github.com/agwire/agwire/internal/jsonx"
+)
+
+// mayHoldLater reports whether ev is of a type that can hold a field a
+// version after 1.0 added: a cheap test on the hot path, so that the others
+// (most events) pay nothing for versions. TestMayHoldLater holds it to the
+// field tables.
+func mayHoldLater(ev event.Event) bool {
+	switch ev.(type) {
+	case *event.ReasoningEncryptedValue, *event.MessagesSnapshot, *event.RunStarted:
+		return true
+	}
+	return false
+}
+
+// later is what a profile without the 1.1 fields does with an event that
+// sets one. An event from JSON (fromJSON) holds a field its type does not
+// declare in that version: event.ErrUnknownField, or dropped with
+// DropUnknownFields, as any undeclared field; an event built in Go asks for
+// what the peer cannot read: ErrNotInProfile.
+func (c Codec) later(ev event.Event, fromJSON bool) error {
+	var first, since string
+	event.Later(ev, func(pointer, v string) {
+		if first == "" {
+			first, since = pointer, v
+		}
+	})
+	switch {
+	case first == "":
+		return nil
+	case fromJSON && c.DropUnknownFields:
+		event.ClearLater(ev)
+		return nil
+	case fromJSON:
+		key := first[strings.LastIndexByte(first, '/')+1:]
+		return &Error{Op: "encode", Type: ev.Type(), Path: event.PointerPath(first), Offset: -1, Err: fmt.Errorf("%w %s", event.ErrUnknownField, jsonx.Quote(key))}
+	}
+	return &Error{Op: "encode", Type: ev.Type(), Path: event.PointerPath(first), Offset: -1,
+		Err: fmt.Errorf("%w: the field is AG-UI %s, and the %s profile does not carry it (Codec.Profile V11 does)", ErrNotInProfile, since, c.Profile)}
+}
+
+// skipLater removes, after a decode with a profile without the 1.1 fields,
+// the ones the frame carried: such a reader does not know them, and
+// protobuf skips a field it does not know.
+func (c Codec) skipLater(ev event.Event) {
+	if c.Profile != V11 && mayHoldLater(ev) {
+		event.ClearLater(ev)
+	}
+}
+
+// protocol is the version of the JSON the profile reads: the 1.1 fields
+// are declared only in V11's.
+func (p Profile) protocol() string {
+	if p == V11 {
+		return event.Protocol11
+	}
+	return event.Protocol10
+}
