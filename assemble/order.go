@@ -1,7 +1,11 @@
 package assemble
 
 import (
+	"cmp"
+	"fmt"
+	"math"
 	"slices"
+	"strconv"
 
 	"github.com/agwire/agwire/event"
 	"github.com/agwire/agwire/internal/jsonx"
@@ -210,4 +214,98 @@ func (m *msg) appendOrdered(dst, obj []byte) ([]byte, error) {
 		})
 		return append(out, ']'), err
 	})
+}
+
+// appendJS appends the JSON text v as JSON.stringify writes the value
+// JavaScript reads from it: an object's members whose keys are array
+// indices ("0" … "4294967294", no leading zero) first, in ascending order,
+// then the others in their order (JavaScript's own order of an object's
+// keys); numbers in JavaScript's spelling (1.0 is 1, 1e2 is 100, -0 is 0);
+// strings escaped as JSON.stringify escapes them.
+func appendJS(dst []byte, sc *jsonx.Scanner) ([]byte, error) {
+	switch sc.Peek() {
+	case jsonx.Object:
+		type entry struct {
+			key   string
+			index uint64
+			isIdx bool
+			text  []byte
+		}
+		var es []entry
+		err := sc.Object(func(key string) error {
+			text, err := appendJS(nil, sc)
+			if err != nil {
+				return err
+			}
+			i, ok := jsIndex(key)
+			es = append(es, entry{key, i, ok, text})
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+		slices.SortStableFunc(es, func(a, b entry) int {
+			switch {
+			case a.isIdx && b.isIdx:
+				return cmp.Compare(a.index, b.index)
+			case a.isIdx:
+				return -1
+			case b.isIdx:
+				return 1
+			}
+			return 0
+		})
+		dst = append(dst, '{')
+		for i, e := range es {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = jsonx.AppendString(dst, e.key)
+			dst = append(dst, ':')
+			dst = append(dst, e.text...)
+		}
+		return append(dst, '}'), nil
+	case jsonx.Array:
+		dst = append(dst, '[')
+		err := sc.Array(func(i int) error {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			var err error
+			dst, err = appendJS(dst, sc)
+			return err
+		})
+		return append(dst, ']'), err
+	case jsonx.String:
+		s, err := sc.String()
+		return jsonx.AppendString(dst, s), err
+	case jsonx.Number:
+		text, err := sc.Number()
+		if err != nil {
+			return nil, err
+		}
+		f, err := strconv.ParseFloat(string(text), 64)
+		if err != nil || math.IsInf(f, 0) {
+			return nil, fmt.Errorf("assemble: number %s: not a double", text)
+		}
+		if f == 0 {
+			return append(dst, '0'), nil // JavaScript writes -0 as 0
+		}
+		return jsonx.AppendFloat(dst, f), nil
+	}
+	v, err := sc.Raw() // true, false, null
+	return append(dst, v...), err
+}
+
+// jsIndex reports whether key is an array index to JavaScript (which puts
+// such keys first in an object), and which.
+func jsIndex(key string) (uint64, bool) {
+	if key == "" || len(key) > 10 || key[0] == '0' && len(key) > 1 {
+		return 0, false
+	}
+	n, err := strconv.ParseUint(key, 10, 64)
+	if err != nil || n > 4294967294 {
+		return 0, false
+	}
+	return n, true
 }

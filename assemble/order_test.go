@@ -56,3 +56,41 @@ func TestMessageKeyOrder(t *testing.T) {
 		t.Errorf("got\n%s\nwant (the client's JSON.stringify)\n%s", got, want)
 	}
 }
+
+// TestObjectsAsJavaScriptHoldsThem: the printed state and metadata are
+// JSON.stringify's text of what JavaScript reads: array-index keys first in
+// ascending order, numbers in JavaScript's spelling. The want text is what
+// @ag-ui/client 1.0.0 printed for these events in node.
+func TestObjectsAsJavaScriptHoldsThem(t *testing.T) {
+	const stream = `{"type":"RUN_STARTED","threadId":"t","runId":"r"}
+{"type":"STATE_SNAPSHOT","snapshot":{"b":1,"10":2,"2":3,"a":{"1":0,"x":1e2,"y":1.50,"z":-0,"w":0.0000001,"v":1e21,"u":"\u00e9\/"},"01":4,"4294967295":5,"4294967294":6}}
+{"type":"TEXT_MESSAGE_START","messageId":"m","metadata":{"k":1.0,"3":"x"}}
+{"type":"TEXT_MESSAGE_END","messageId":"m"}
+{"type":"RUN_FINISHED","threadId":"t","runId":"r"}`
+	const want = `{"messages":[{"id":"m","role":"assistant","content":"","metadata":{"3":"x","k":1}}],` +
+		`"state":{"2":3,"10":2,"4294967294":6,"b":1,"a":{"1":0,"x":100,"y":1.5,"z":0,"w":1e-7,"v":1e+21,"u":"é/"},"01":4,"4294967295":5}}`
+	c, err := New(Options{Check: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range strings.Split(stream, "\n") {
+		ev, err := event.Parse([]byte(l))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := c.Apply(ev); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := c.MarshalJSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(got) != want {
+		t.Errorf("got\n%s\nwant (the client's JSON.stringify)\n%s", got, want)
+	}
+	// State keeps the text as it arrived.
+	if s := string(c.State()); !strings.HasPrefix(s, `{"b":1,"10":2`) {
+		t.Errorf("State: %s", s)
+	}
+}

@@ -90,7 +90,9 @@ const marshalBatch = 256
 
 // MarshalJSON writes the conversation as {"messages":[…],"state":…}, the
 // text JSON.stringify gives of @ag-ui/client's messages and state: each
-// message's members in the order the client has them (see order.go).
+// message's members in the order the client has them, and every object and
+// number as JavaScript holds it (see order.go). (State returns the state's
+// text as it arrived.)
 func (c *Conversation) MarshalJSON() ([]byte, error) {
 	out := append(make([]byte, 0, 64), `{"messages":[`...)
 	batch := make([]event.Message, 0, marshalBatch)
@@ -123,5 +125,14 @@ func (c *Conversation) MarshalJSON() ([]byte, error) {
 	}
 	out = append(out, `],"state":`...)
 	out = append(out, c.State()...)
-	return append(out, '}'), nil
+	out = append(out, '}')
+	// The values as JavaScript holds them: array-index keys first, numbers
+	// in its spelling.
+	var sc jsonx.Scanner
+	sc.Reset(out)
+	js, err := appendJS(make([]byte, 0, len(out)), &sc)
+	if err != nil {
+		return nil, fmt.Errorf("assemble: writing the conversation: %w", err)
+	}
+	return js, nil
 }

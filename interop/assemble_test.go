@@ -344,6 +344,14 @@ func TestAssembleMatchesClient(t *testing.T) {
 
 // handWritten are the runs written for a rule each.
 var handWritten = []struct{ name, jsonl string }{
+	{"objects and numbers as JavaScript holds them", `
+{"type":"RUN_STARTED","threadId":"t","runId":"r"}
+{"type":"STATE_SNAPSHOT","snapshot":{"b":1,"10":2,"2":3,"a":{"1":0,"x":1e2,"y":1.50,"z":-0,"w":0.0000001,"v":1e21,"u":"\u00e9\/"},"01":4,"4294967295":5,"4294967294":6}}
+{"type":"STATE_DELTA","delta":[{"op":"add","path":"/7","value":[1.0,{"9":1,"8":2}]}]}
+{"type":"TEXT_MESSAGE_START","messageId":"m","metadata":{"k":1.0,"3":"x"}}
+{"type":"TEXT_MESSAGE_END","messageId":"m"}
+{"type":"ACTIVITY_SNAPSHOT","messageId":"a","activityType":"p","content":{"z":1,"0":2.5e0}}
+{"type":"RUN_FINISHED","threadId":"t","runId":"r"}`},
 	{"metadata worked example", `
 {"type":"RUN_STARTED","threadId":"t","runId":"r"}
 {"type":"TEXT_MESSAGE_START","messageId":"m","metadata":{"source":"openai","stage":"start"}}
