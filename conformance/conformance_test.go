@@ -20,6 +20,7 @@ import (
 
 	"github.com/agwire/agwire/agent"
 	"github.com/agwire/agwire/assemble"
+	"github.com/agwire/agwire/cli"
 	"github.com/agwire/agwire/event"
 	"github.com/agwire/agwire/transport"
 )
@@ -438,6 +439,7 @@ func check(t *testing.T, cl *corpusLane, fx *fixture) int {
 		}
 	}
 	res := run(t, cl, fx)
+	checkCLI(t, cl, fx, res)
 	if cl.strict {
 		loose := *cl
 		loose.strict = false
@@ -728,4 +730,59 @@ func subset(at string, got, want any) []string {
 		}
 	}
 	return nil
+}
+
+// checkCLI holds agwire assemble to the thread: given the fixture's stream
+// as JSON lines (with --profile 1.1 in the 1.1 lane and --strict in the
+// draft's), it succeeds where the thread's run succeeds and fails where it
+// fails, and prints the same messages (the thread's history aside) and
+// state. The one difference is the thread's own: a truncated run fails the
+// thread always (AG-UI 1.0's Truncation rule), the command only under
+// --strict, as the client does not.
+func checkCLI(t *testing.T, cl *corpusLane, fx *fixture, res *result) {
+	t.Helper()
+	var in bytes.Buffer
+	for _, raw := range fx.Stream {
+		if err := json.Compact(&in, raw); err != nil {
+			t.Fatal(err)
+		}
+		in.WriteByte('\n')
+	}
+	args := []string{"assemble", "--from", "jsonl"}
+	if cl.protocol == agent.ProtocolVersion11 {
+		args = append(args, "--profile", "1.1")
+	}
+	if cl.strict {
+		args = append(args, "--strict")
+	}
+	var out, errOut bytes.Buffer
+	code := cli.Main(args, &in, &out, &errOut)
+	wantOK := res.err == nil || !cl.strict && errors.Is(res.err, agent.ErrRunTruncated)
+	if (code == 0) != wantOK {
+		t.Errorf("agwire %s: exit %d, the thread's run: %v\n%s", strings.Join(args, " "), code, res.err, errOut.String())
+		return
+	}
+	if code != 0 {
+		return
+	}
+	var got struct {
+		Messages []any `json:"messages"`
+		State    any   `json:"state"`
+	}
+	if err := json.Unmarshal(out.Bytes(), &got); err != nil {
+		t.Fatalf("agwire assemble printed %s: %v", out.Bytes(), err)
+	}
+	if want := decode(t, res.state); !reflect.DeepEqual(got.State, want) {
+		t.Errorf("agwire assemble: state %v, the thread's %v", got.State, want)
+	}
+	if fx.Input != nil && fx.Input.Messages != nil {
+		return // the thread's messages start with its history
+	}
+	b, err := assemble.MarshalMessages(res.messages)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := decode(t, b); !reflect.DeepEqual(any(got.Messages), want) && !(len(got.Messages) == 0 && len(res.messages) == 0) {
+		t.Errorf("agwire assemble: messages %v, the thread's %v", got.Messages, want)
+	}
 }

@@ -17,7 +17,10 @@
 // agent.Thread that applies the events with assemble and sends the request —
 // and checks the fixture's expectations, with the relaxations the corpus
 // allows a third-party client and agwire's deliberate differences listed,
-// per lane, each with its reason. Every MUST passes; a relaxation or a
+// per lane, each with its reason. The same stream then goes through
+// agwire assemble (cli.Main; --profile 1.1 in the 1.1 lane, --strict in the
+// draft's), which must succeed or fail with the thread and print its state
+// and messages: the command is the client too. Every MUST passes; a relaxation or a
 // difference the lane no longer needs fails the test, as does a draft
 // fixture whose outcome no longer depends on the strict rules, or one that
 // starts to.
