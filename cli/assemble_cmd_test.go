@@ -290,4 +290,9 @@ func TestProfile11(t *testing.T) {
 	if code != 0 || !strings.Contains(out, `"encryptedValueType":"sig"`) {
 		t.Errorf("assemble --profile 1.1 from binary: exit %d, stderr %q\n%s", code, errOut, out)
 	}
+	// The demo's round trip, by a 1.1 peer.
+	out, errOut, code = agwire(t, []byte(run), "demo", "--profile", "1.1", "-i", "-", "--json")
+	if code != 0 || out != run || !strings.Contains(errOut, "Round trip OK") {
+		t.Errorf("demo --profile 1.1: exit %d, stderr %q\n%s", code, errOut, out)
+	}
 }

@@ -281,3 +281,12 @@ func TestMayHoldLater(t *testing.T) {
 		}
 	}
 }
+
+// TestProfileVersions: what a producer of each profile declares.
+func TestProfileVersions(t *testing.T) {
+	for p, want := range map[codec.Profile]string{codec.V1: "1.0", codec.V11: "1.1", codec.PreV1: ""} {
+		if got := p.ProtocolVersion(); got != want {
+			t.Errorf("%s: ProtocolVersion %q, want %q", p, got, want)
+		}
+	}
+}

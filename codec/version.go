@@ -63,3 +63,17 @@ func (p Profile) protocol() string {
 	}
 	return event.Protocol10
 }
+
+// ProtocolVersion is the AG-UI version a producer writing this profile
+// declares, in RUN_STARTED's protocolVersion (and a client in its input's):
+// "1.0" for V1, "1.1" for V11, and "" for PreV1, whose peers predate the
+// field.
+func (p Profile) ProtocolVersion() string {
+	switch p {
+	case V1:
+		return event.Protocol10
+	case V11:
+		return event.Protocol11
+	}
+	return ""
+}
