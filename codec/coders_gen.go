@@ -1843,9 +1843,6 @@ func writeMessage(g *genc, b []byte, p *event.Message) []byte {
 
 func sizeToolCall(g *genc, p *event.ToolCall) (int, error) {
 	n := 0
-	if err := rule(planToolCall, schema.PointerTo(p)); err != nil {
-		return 0, err
-	}
 	if v := p.ID; v != "" {
 		if err := g.checkString(v); err != nil {
 			return 0, jsonx.WithKey(err, "id")
@@ -3832,7 +3829,7 @@ func finishToolCall(d *decoder, p *event.ToolCall) error {
 	if schema.IndexType(p.Type) < 0 {
 		return d.finish(planToolCall, schema.PointerTo(p)) // states the error
 	}
-	return planToolCall.Check(schema.PointerTo(p))
+	return nil
 }
 
 func decFunctionCall(d *decoder, b []byte, p *event.FunctionCall) bool {

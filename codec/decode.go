@@ -41,7 +41,9 @@ func (c Codec) Unmarshal(b []byte) (event.Event, error) {
 	defer d.release()
 	ev, err := d.decode()
 	if err == nil {
-		c.skipLater(ev)
+		if err := c.afterDecode(ev); err != nil {
+			return nil, err
+		}
 	}
 	return ev, err
 }
@@ -72,7 +74,10 @@ func (c Codec) unmarshalTransient(b []byte) (event.Event, *decoder, error) {
 		d.release()
 		return nil, nil, err
 	}
-	c.skipLater(ev)
+	if err := c.afterDecode(ev); err != nil {
+		d.release()
+		return nil, nil, err
+	}
 	return ev, d, nil
 }
 

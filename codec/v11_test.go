@@ -290,3 +290,37 @@ func TestProfileVersions(t *testing.T) {
 		}
 	}
 }
+
+// TestV11TypeWithoutValue: a type is never sent without its value. The 1.1
+// codec refuses to write one (ErrInvalid) and to read one (ErrMalformed),
+// naming it; a 1.0 reader does not know the field, and reads the frame
+// protobuf-go writes for it as if the field were not there.
+func TestV11TypeWithoutValue(t *testing.T) {
+	ty := "sig"
+	m := &aguipb11.Event{Event: &aguipb11.Event_MessagesSnapshot{MessagesSnapshot: &aguipb11.MessagesSnapshotEvent{
+		BaseEvent: &aguipb11.BaseEvent{Type: aguipb11.EventType_MESSAGES_SNAPSHOT},
+		Messages: []*aguipb11.Message{{Id: "a", Role: "assistant", Content: proto.String("x"),
+			ToolCalls: []*aguipb11.ToolCall{{Id: "c", Type: "function", Function: &aguipb11.ToolCall_Function{Name: "f"}, EncryptedValueType: &ty}}}},
+	}}}
+	wire, err := dtMarshal.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev, err := codec.Codec{}.Unmarshal(wire)
+	if err != nil {
+		t.Fatalf("1.0 decode: %v", err)
+	}
+	if b, _ := event.Marshal(ev); bytes.Contains(b, []byte("encryptedValueType")) {
+		t.Errorf("1.0 decode kept the 1.1 field: %s", b)
+	}
+	var ce *codec.Error
+	_, err = codec.Codec{Profile: codec.V11}.Unmarshal(wire)
+	if !errors.Is(err, codec.ErrMalformed) || !errors.As(err, &ce) || ce.Path != "messages[0].toolCalls[0].encryptedValueType" {
+		t.Errorf("V11 decode: %v", err)
+	}
+	ev.(*event.MessagesSnapshot).Messages[0].ToolCalls[0].EncryptedValueType = &ty
+	_, err = codec.Codec{Profile: codec.V11}.Append(nil, ev)
+	if !errors.Is(err, codec.ErrInvalid) || !errors.As(err, &ce) || ce.Path != "messages[0].toolCalls[0].encryptedValueType" {
+		t.Errorf("V11 encode: %v", err)
+	}
+}

@@ -1,6 +1,7 @@
 package codec
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -26,6 +27,10 @@ func mayHoldLater(ev event.Event) bool {
 // DropUnknownFields, as any undeclared field; an event built in Go asks for
 // what the peer cannot read: ErrNotInProfile.
 func (c Codec) later(ev event.Event, fromJSON bool) error {
+	if c.Profile == V11 {
+		// The rules of the fields: a type is never sent without its value.
+		return laterRules("encode", ErrInvalid, ev)
+	}
 	var first, since string
 	event.Later(ev, func(pointer, v string) {
 		if first == "" {
@@ -46,13 +51,33 @@ func (c Codec) later(ev event.Event, fromJSON bool) error {
 		Err: fmt.Errorf("%w: the field is AG-UI %s, and the %s profile does not carry it (Codec.Profile V11 does)", ErrNotInProfile, since, c.Profile)}
 }
 
-// skipLater removes, after a decode with a profile without the 1.1 fields,
-// the ones the frame carried: such a reader does not know them, and
-// protobuf skips a field it does not know.
-func (c Codec) skipLater(ev event.Event) {
-	if c.Profile != V11 && mayHoldLater(ev) {
+// afterDecode removes, after a decode with a profile without the 1.1
+// fields, the ones the frame carried: such a reader does not know them, and
+// protobuf skips a field it does not know (and so the fields' rules). A 1.1
+// reader holds them to their rules.
+func (c Codec) afterDecode(ev event.Event) error {
+	switch {
+	case !mayHoldLater(ev):
+	case c.Profile == V11:
+		return laterRules("decode", ErrMalformed, ev)
+	default:
 		event.ClearLater(ev)
 	}
+	return nil
+}
+
+// laterRules is event.CheckLater as the codec's *Error.
+func laterRules(op string, sentinel error, ev event.Event) error {
+	err := event.CheckLater(ev)
+	if err == nil {
+		return nil
+	}
+	out := &Error{Op: op, Type: ev.Type(), Offset: -1, Err: fmt.Errorf("%w: %w", sentinel, err)}
+	var pe *event.PathError
+	if errors.As(err, &pe) {
+		out.Path, out.Err = pe.Path, fmt.Errorf("%w: %w", sentinel, pe.Err)
+	}
+	return out
 }
 
 // protocol is the version of the JSON the profile reads: the 1.1 fields

@@ -54,11 +54,8 @@ var tableRules = schema.Rules{
 	},
 	Hand: []reflect.Type{reflect.TypeFor[ContentPart](), reflect.TypeFor[Source]()},
 	Check: map[reflect.Type]func(schema.Pointer) error{
-		reflect.TypeFor[Message]():        func(p schema.Pointer) error { return checkMessage(schema.As[Message](p)) },
-		reflect.TypeFor[ToolCallResult](): func(p schema.Pointer) error { return checkToolCallResult(schema.As[ToolCallResult](p)) },
-		reflect.TypeFor[ToolCall](): func(p schema.Pointer) error {
-			return checkEncryptedType(schema.As[ToolCall](p).EncryptedValue, schema.As[ToolCall](p).EncryptedValueType)
-		},
+		reflect.TypeFor[Message]():         func(p schema.Pointer) error { return checkMessage(schema.As[Message](p)) },
+		reflect.TypeFor[ToolCallResult]():  func(p schema.Pointer) error { return checkToolCallResult(schema.As[ToolCallResult](p)) },
 		reflect.TypeFor[RunOutcome]():      func(p schema.Pointer) error { return checkRunOutcome(schema.As[RunOutcome](p)) },
 		reflect.TypeFor[SubagentOutcome](): func(p schema.Pointer) error { return checkSubagentOutcome(schema.As[SubagentOutcome](p)) },
 		reflect.TypeFor[ContentPart]():     func(p schema.Pointer) error { return checkPart(schema.As[ContentPart](p)) },
@@ -88,19 +85,7 @@ func ruleInvalid(path, format string, args ...any) error {
 
 // checkMessage: the role decides the content carrier (see roleCarriers);
 // an activity message also names its activity type, and only it does.
-// checkEncryptedType: a type is never sent without the value it describes
-// (AG-UI 1.1).
-func checkEncryptedType(value, typ *string) error {
-	if typ != nil && value == nil {
-		return ruleInvalid("encryptedValueType", "is set without encryptedValue")
-	}
-	return nil
-}
-
 func checkMessage(m *Message) error {
-	if err := checkEncryptedType(m.EncryptedValue, m.EncryptedValueType); err != nil {
-		return err
-	}
 	c, ok := roleCarriers[m.Role]
 	if !ok {
 		return nil // the role field's own check reports it

@@ -25,7 +25,9 @@ func Later(ev Event, fn func(pointer, since string)) {
 	if err != nil {
 		return
 	}
-	schema.Later(plan, ptr, "", func(path string, f *schema.Field, _ schema.Pointer) { fn(path, f.Since) })
+	schema.Later(plan, ptr, "", func(path string, f *schema.Field, _ schema.Pointer, _ *schema.Plan, _ schema.Pointer) {
+		fn(path, f.Since)
+	})
 }
 
 // ClearLater removes from ev the fields Later reports, as a reader of an
@@ -41,7 +43,7 @@ func ClearLater(ev Event) []string {
 
 func clearLater(plan *schema.Plan, ptr schema.Pointer) []string {
 	var out []string
-	schema.Later(plan, ptr, "", func(path string, _ *schema.Field, at schema.Pointer) {
+	schema.Later(plan, ptr, "", func(path string, _ *schema.Field, at schema.Pointer, _ *schema.Plan, _ schema.Pointer) {
 		*at.OptString() = nil
 		out = append(out, path)
 	})
@@ -65,8 +67,10 @@ func (p Parser) knowsLater() (bool, error) {
 // consuming parse removes it with a warning, DropUnknownFields removes it,
 // and a strict parse fails with ErrUnknownField naming the first.
 func (p Parser) later(t Type, plan *schema.Plan, ptr schema.Pointer, consume bool) error {
-	if knows, err := p.knowsLater(); knows || err != nil {
+	if knows, err := p.knowsLater(); err != nil {
 		return err
+	} else if knows {
+		return checkLater(plan, ptr)
 	}
 	if consume || p.DropUnknownFields {
 		for _, path := range clearLater(plan, ptr) {
@@ -77,7 +81,7 @@ func (p Parser) later(t Type, plan *schema.Plan, ptr schema.Pointer, consume boo
 		return nil
 	}
 	var first string
-	schema.Later(plan, ptr, "", func(path string, _ *schema.Field, _ schema.Pointer) {
+	schema.Later(plan, ptr, "", func(path string, _ *schema.Field, _ schema.Pointer, _ *schema.Plan, _ schema.Pointer) {
 		if first == "" {
 			first = path
 		}
@@ -104,4 +108,36 @@ func PointerPath(pointer string) string {
 		b.WriteString(seg)
 	}
 	return b.String()
+}
+
+// CheckLater applies the rules of the fields a later version added to ev,
+// for a reader or writer of that version: an encryptedValueType is never
+// set without the encryptedValue it describes. It returns a *PathError
+// wrapping ErrInvalidField naming the first that breaks one. (A 1.0 reader
+// never sees these fields: it skips them, and so their rules.)
+func CheckLater(ev Event) error {
+	plan, ptr, err := planOf(ev)
+	if err != nil {
+		return nil
+	}
+	return checkLater(plan, ptr)
+}
+
+func checkLater(plan *schema.Plan, ptr schema.Pointer) error {
+	var bad string
+	schema.Later(plan, ptr, "", func(path string, f *schema.Field, _ schema.Pointer, holder *schema.Plan, in schema.Pointer) {
+		if bad != "" || f.Name != "encryptedValueType" {
+			return
+		}
+		for i := range holder.Fields {
+			g := &holder.Fields[i]
+			if g.Name == "encryptedValue" && g.Kind == schema.OptString && *in.Field(g).OptString() == nil {
+				bad = path
+			}
+		}
+	})
+	if bad == "" {
+		return nil
+	}
+	return &PathError{Path: PointerPath(bad), Offset: -1, Err: fmt.Errorf("%w: is set without encryptedValue", ErrInvalidField)}
 }

@@ -462,7 +462,10 @@ func (b *builder) kindOf(t reflect.Type) (Kind, *Plan) {
 // 1.0 (Field.Since), and the field's pointer: what a 1.0 peer does not
 // know. Only optional strings carry a version today; a versioned field of
 // another kind panics, so that adding one is a decision.
-func Later(p *Plan, base Pointer, path string, fn func(path string, f *Field, at Pointer)) {
+//
+// fn also gets the struct that holds the field and its plan (for a rule
+// between the field and its siblings).
+func Later(p *Plan, base Pointer, path string, fn func(path string, f *Field, at Pointer, holder *Plan, in Pointer)) {
 	if !p.Versioned() {
 		return
 	}
@@ -477,7 +480,7 @@ func Later(p *Plan, base Pointer, path string, fn func(path string, f *Field, at
 				panic(fmt.Sprintf("schema: %s.%s: a versioned field must be an optional string", p.Type.Name(), f.GoName))
 			}
 			if *at.OptString() != nil {
-				fn(path+"/"+f.Name, f, at)
+				fn(path+"/"+f.Name, f, at, p, base)
 			}
 			continue
 		}
