@@ -81,8 +81,16 @@ func (f *streamFlags) openSource(in io.Reader, warn func(event.Warning)) (eventS
 	if codec.Profile(f.profile) == codec.PreV1 {
 		return nil, "", errors.New("--profile pre-1.0 names a peer's wire for encoding; read the stream as 1.0")
 	}
+	cd := f.profile.readCodec(codec.Codec{})
+	if cd.Profile != codec.V11 {
+		// A frame's fields of a later version are skipped, and said, as
+		// the consuming parse says it of JSON.
+		cd.Skipped = func(t event.Type, pointer string) {
+			warn(event.Warning{Type: t, Path: pointer, Reason: "removed an unrecognised property"})
+		}
+	}
 	return newEventSource(from, br, rec, event.Parser{Consume: true, Warn: warn, Protocol: f.profile.protocol()},
-		f.profile.readCodec(codec.Codec{}), int(f.maxFrame)), from, nil
+		cd, int(f.maxFrame)), from, nil
 }
 
 // readEvents reads every event of src. An event of a type this build does

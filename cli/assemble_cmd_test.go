@@ -286,6 +286,11 @@ func TestProfile11(t *testing.T) {
 		!strings.Contains(errOut, "warning: REASONING_ENCRYPTED_VALUE /encryptedValueType: removed an unrecognised property") {
 		t.Errorf("assemble as 1.0: exit %d, stderr %q\n%s", code, errOut, out)
 	}
+	out, errOut, code = agwire(t, []byte(bin), "assemble")
+	if code != 0 || strings.Contains(out, "encryptedValueType") ||
+		!strings.Contains(errOut, "warning: REASONING_ENCRYPTED_VALUE /encryptedValueType: removed an unrecognised property") {
+		t.Errorf("assemble as 1.0 from binary: exit %d, stderr %q\n%s", code, errOut, out)
+	}
 	out, errOut, code = agwire(t, []byte(bin), "assemble", "--profile", "1.1")
 	if code != 0 || !strings.Contains(out, `"encryptedValueType":"sig"`) {
 		t.Errorf("assemble --profile 1.1 from binary: exit %d, stderr %q\n%s", code, errOut, out)

@@ -83,6 +83,11 @@ type Codec struct {
 	// exceeded by frames built to amplify, such as a million empty
 	// messages, each two bytes on the wire and a 192-byte struct in Go.
 	MemoryBudget int
+	// Skipped, when set, is told of each field a later protocol version
+	// added that a decode with a profile without it skipped (typ, and the
+	// field's JSON Pointer), so that a consumer can warn as AG-UI's
+	// processing model asks ("removed an unrecognised property").
+	Skipped func(typ event.Type, pointer string)
 }
 
 // DefaultMemoryBudget is the decode memory bound, as a multiple of the frame

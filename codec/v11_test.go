@@ -306,9 +306,15 @@ func TestV11TypeWithoutValue(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ev, err := codec.Codec{}.Unmarshal(wire)
+	var skipped []string
+	ev, err := codec.Codec{Skipped: func(typ event.Type, pointer string) {
+		skipped = append(skipped, string(typ)+" "+pointer)
+	}}.Unmarshal(wire)
 	if err != nil {
 		t.Fatalf("1.0 decode: %v", err)
+	}
+	if want := []string{"MESSAGES_SNAPSHOT /messages/0/toolCalls/0/encryptedValueType"}; !reflect.DeepEqual(skipped, want) {
+		t.Errorf("1.0 decode skipped %q, want %q", skipped, want)
 	}
 	if b, _ := event.Marshal(ev); bytes.Contains(b, []byte("encryptedValueType")) {
 		t.Errorf("1.0 decode kept the 1.1 field: %s", b)

@@ -61,7 +61,11 @@ func (c Codec) afterDecode(ev event.Event) error {
 	case c.Profile == V11:
 		return laterRules("decode", ErrMalformed, ev)
 	default:
-		event.ClearLater(ev)
+		for _, p := range event.ClearLater(ev) {
+			if c.Skipped != nil {
+				c.Skipped(ev.Type(), p)
+			}
+		}
 	}
 	return nil
 }
