@@ -116,7 +116,7 @@ func (c Codec) appendEvent(dst []byte, ev event.Event, validUTF8 bool) ([]byte, 
 	if ev == nil || (c.Profile != V1 && !c.Profile.Supports(ev.Type())) {
 		return dst, c.refusal(ev)
 	}
-	if mayHoldLater(ev) {
+	if event.MayHoldLater(ev) {
 		if err := c.later(ev, validUTF8); err != nil {
 			return dst, err
 		}

@@ -1,11 +1,6 @@
 package codec
 
-import (
-	"reflect"
-
-	"github.com/agwire/agwire/event"
-	"github.com/agwire/agwire/internal/schema"
-)
+import "github.com/agwire/agwire/event"
 
 // DecodeWork decodes b with c and returns the number of protobuf fields the
 // reference decoder read: the measure of decoding work the growth tests
@@ -43,10 +38,3 @@ func DecodeGenerated(c Codec, b []byte) (ev Event, ok bool) {
 	defer d.release()
 	return decodeGenerated(d)
 }
-
-// MayHoldLater is mayHoldLater, for TestMayHoldLater.
-func MayHoldLater(ev event.Event) bool { return mayHoldLater(ev) }
-
-// PlanVersioned reports whether the table of struct type t holds a field a
-// later version added.
-func PlanVersioned(t reflect.Type) bool { return schema.For(t).Versioned() }

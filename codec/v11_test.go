@@ -269,19 +269,6 @@ func oracle11(t *testing.T, bareJSON []byte, typed event.Event) []byte {
 	return out
 }
 
-// TestMayHoldLater: the codec's quick test of which event types can hold a
-// 1.1 field is the field tables' answer.
-func TestMayHoldLater(t *testing.T) {
-	for _, typ := range event.Types() {
-		ev := event.New(typ)
-		got := codec.MayHoldLater(ev)
-		want := codec.PlanVersioned(reflect.TypeOf(ev).Elem())
-		if got != want {
-			t.Errorf("%s: mayHoldLater %v, the tables say %v", typ, got, want)
-		}
-	}
-}
-
 // TestProfileVersions: what a producer of each profile declares.
 func TestProfileVersions(t *testing.T) {
 	for p, want := range map[codec.Profile]string{codec.V1: "1.0", codec.V11: "1.1", codec.PreV1: ""} {

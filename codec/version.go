@@ -9,18 +9,6 @@ import (
 	"github.com/agwire/agwire/internal/jsonx"
 )
 
-// mayHoldLater reports whether ev is of a type that can hold a field a
-// version after 1.0 added: a cheap test on the hot path, so that the others
-// (most events) pay nothing for versions. TestMayHoldLater holds it to the
-// field tables.
-func mayHoldLater(ev event.Event) bool {
-	switch ev.(type) {
-	case *event.ReasoningEncryptedValue, *event.MessagesSnapshot, *event.RunStarted:
-		return true
-	}
-	return false
-}
-
 // later is what a profile without the 1.1 fields does with an event that
 // sets one. An event from JSON (fromJSON) holds a field its type does not
 // declare in that version: event.ErrUnknownField, or dropped with
@@ -57,7 +45,7 @@ func (c Codec) later(ev event.Event, fromJSON bool) error {
 // reader holds them to their rules.
 func (c Codec) afterDecode(ev event.Event) error {
 	switch {
-	case !mayHoldLater(ev):
+	case !event.MayHoldLater(ev):
 	case c.Profile == V11:
 		return laterRules("decode", ErrMalformed, ev)
 	default:

@@ -72,6 +72,9 @@ func (p Parser) Parse(data []byte) (Event, error) {
 
 // laterIn is later for an event.
 func (p Parser) laterIn(ev Event, consume bool) error {
+	if !MayHoldLater(ev) {
+		return nil // most events: nothing to look into
+	}
 	plan, ptr, err := planOf(ev)
 	if err != nil { // a *Thinking: nothing versioned
 		return nil

@@ -141,3 +141,15 @@ func checkLater(plan *schema.Plan, ptr schema.Pointer) error {
 	}
 	return &PathError{Path: PointerPath(bad), Offset: -1, Err: fmt.Errorf("%w: is set without encryptedValue", ErrInvalidField)}
 }
+
+// MayHoldLater reports whether ev is of a type that can hold a field a
+// version after 1.0 added: a test cheap enough for every event, so that the
+// others (most events) pay nothing for versions. TestLaterTypes holds it to
+// the field tables.
+func MayHoldLater(ev Event) bool {
+	switch ev.(type) {
+	case *ReasoningEncryptedValue, *MessagesSnapshot, *RunStarted:
+		return true
+	}
+	return false
+}
