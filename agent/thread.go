@@ -161,6 +161,9 @@ var (
 	// ErrResumeStatus: a resume entry's status is neither
 	// event.ResumeResolved nor event.ResumeCancelled.
 	ErrResumeStatus = errors.New(`resume entry status must be "resolved" or "cancelled"`)
+	// ErrProtocolVersion: Options.ProtocolVersion names a version the
+	// thread does not speak (ProtocolVersion or ProtocolVersion11).
+	ErrProtocolVersion = errors.New("not a protocol version this thread speaks")
 )
 
 // ResumeError is a run refused because of its resume entries: Entry and
@@ -274,6 +277,9 @@ type Result struct {
 // reported as a success (AG-UI 1.0's Truncation rule; @ag-ui/client 1.0.0
 // resolves such a run as if it had completed).
 func (t *Thread) Run(ctx context.Context, p RunParams) (*Result, error) {
+	if v := t.protocol(); v != ProtocolVersion && v != ProtocolVersion11 {
+		return nil, fmt.Errorf("agent: Options.ProtocolVersion %q: %w (%q or %q)", v, ErrProtocolVersion, ProtocolVersion, ProtocolVersion11)
+	}
 	if err := t.CheckResume(p.Resume); err != nil {
 		return nil, err
 	}
