@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Regenerates the Go protobuf types in gen/aguipb from the schema in proto/,
 # then the code internal/codecgen generates from package event's field tables
-# (go generate ./codec): codec/coders_gen.go, event/json_gen.go and the name
+# (go generate ./codec): codec/coders_gen.go, event/json_gen.go, clients/js/decode.gen.js and the name
 # sets both use, internal/schema/names_gen.go.
 #
 # Needs nothing but Go and access to the module proxy:
