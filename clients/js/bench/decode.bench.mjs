@@ -1,0 +1,63 @@
+// Decoding the recorded-style run (the bench corpus's Run, 85,008 events):
+// events per second through JSON.parse of each event's JSON text (what the
+// stock client does on SSE), through @ag-ui/proto 1.0.0's decode, and
+// through the generated decoder (decode.gen.js), on the frames agwire's
+// encoder writes. Checks first that the generated decoder returns what
+// @ag-ui/proto returns for every event.
+//
+//   (cd bench && go run ./cmd/runframes /tmp/agwire-run)
+//   node clients/js/bench/decode.bench.mjs /tmp/agwire-run
+
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { deepStrictEqual } from "node:assert/strict";
+import { decode as peerDecode } from "@ag-ui/proto";
+import { decode } from "../decode.gen.js";
+
+const dir = process.argv[2];
+if (!dir) {
+  console.error("usage: node bench/decode.bench.mjs DIR (written by bench's go run ./cmd/runframes DIR)");
+  process.exit(2);
+}
+process.env.SUPPRESS_TRANSFORMATION_WARNINGS = "1";
+const lines = readFileSync(join(dir, "run.jsonl"), "utf8").split("\n").filter(Boolean);
+const frames = new Uint8Array(readFileSync(join(dir, "run.frames")));
+const payloads = [];
+for (let at = 0; at < frames.length; ) {
+  const n = ((frames[at] << 24) >>> 0) + (frames[at + 1] << 16) + (frames[at + 2] << 8) + frames[at + 3];
+  payloads.push(frames.subarray(at + 4, at + 4 + n));
+  at += 4 + n;
+}
+if (payloads.length !== lines.length) throw new Error(`${payloads.length} frames, ${lines.length} JSON lines`);
+
+for (let i = 0; i < payloads.length; i++) deepStrictEqual(decode(payloads[i]), peerDecode(payloads[i]), `event ${i}`);
+
+function rate(name, rounds, f) {
+  let best = Infinity;
+  let sink = 0;
+  for (let r = 0; r < rounds; r++) {
+    const t0 = process.hrtime.bigint();
+    sink += f();
+    best = Math.min(best, Number(process.hrtime.bigint() - t0) / 1e9);
+  }
+  const perSec = payloads.length / best;
+  console.log(`${name.padEnd(22)} ${Math.round(perSec).toLocaleString("en-US").padStart(11)} events/s  (best of ${rounds}: ${(best * 1000).toFixed(0)} ms for ${payloads.length} events)${sink ? "" : " "}`);
+  return perSec;
+}
+
+const json = rate("JSON.parse", 7, () => {
+  let n = 0;
+  for (const l of lines) n += JSON.parse(l).type.length;
+  return n;
+});
+const peer = rate("@ag-ui/proto decode", 2, () => {
+  let n = 0;
+  for (const p of payloads) n += peerDecode(p).type.length;
+  return n;
+});
+const gen = rate("decode.gen.js decode", 7, () => {
+  let n = 0;
+  for (const p of payloads) n += decode(p).type.length;
+  return n;
+});
+console.log(`generated / JSON.parse: ${(gen / json).toFixed(2)}x; generated / @ag-ui/proto: ${(gen / peer).toFixed(1)}x; node ${process.version}; ${frames.length} bytes of frames, ${lines.reduce((a, l) => a + l.length, 0)} bytes of JSON`);
