@@ -189,16 +189,64 @@ function KL(wt) {
 // the loop below them); long ones, and any that is not well-formed UTF-8,
 // by TextDecoder, which also makes each malformed sequence's U+FFFD.
 const textDecoder = new TextDecoder("utf-8", { ignoreBOM: true });
-// ASCII: the loop is faster up to about 20 bytes, TextDecoder beyond
-// (two-byte text: the loop is faster at every length measured, up to 256);
-// measured by clients/js/bench/strings.bench.mjs.
-const SHORT_STRING = 24; // bytes
+// ASCII: a character at a time is faster than TextDecoder up to about 16
+// bytes (clients/js/bench/strings.bench.mjs), and V8 keeps a concatenation
+// of up to 12 characters flat (longer ones it makes ropes, which whoever
+// reads them pays to flatten); on the recorded-style run 12 and 16 bytes
+// were alike, and faster than 24 and 32.
+const SHORT_STRING = 12; // bytes
 const units = [];
 
 function utf8(s, e) {
   const n = e - s;
-  if (n === 0) return "";
   if (n > SHORT_STRING) return textDecoder.decode(buf.subarray(s, e));
+  let str = "";
+  for (let i = s; i < e; i++) {
+    const c = buf[i];
+    if (c >= 0x80) return utf8Multi(s, e);
+    str += String.fromCharCode(c);
+  }
+  return str;
+}
+
+// Each string field of the generated readers has a memo slot: the bytes and
+// the string it read last. Ids repeat from event to event (a message's id on
+// each of its deltas), and comparing bytes costs less than a new string.
+const MEMO_SLOTS = 256;
+const MEMO_MAX = 32; // bytes: longer strings are read without a memo
+const memoLen = new Int32Array(MEMO_SLOTS).fill(-1);
+const memoBytes = new Uint8Array(MEMO_SLOTS * MEMO_MAX);
+const memoStr = new Array(MEMO_SLOTS).fill("");
+
+function memo(s, e, slot) {
+  const n = e - s;
+  if (n > MEMO_MAX) return utf8(s, e);
+  const at = slot * MEMO_MAX;
+  if (memoLen[slot] === n) {
+    let i = 0;
+    while (i < n && memoBytes[at + i] === buf[s + i]) i++;
+    if (i === n) return memoStr[slot];
+  }
+  const str = utf8(s, e);
+  memoLen[slot] = n;
+  for (let i = 0; i < n; i++) memoBytes[at + i] = buf[s + i];
+  memoStr[slot] = str;
+  return str;
+}
+
+// SM reads a string field of a checked message through memo slot.
+function SM(end, slot) {
+  const n = U32();
+  const s = pos;
+  const e = s + n;
+  if (e > end) bad("a string past the end of its message");
+  pos = e;
+  return memo(s, e, slot);
+}
+
+// utf8Multi decodes a short string holding non-ASCII bytes; one that is
+// not well-formed goes to TextDecoder.
+function utf8Multi(s, e) {
   let k = 0;
   let i = s;
   while (i < e) {
@@ -658,13 +706,12 @@ function wellFormed(end) {
   }
 }
 
-// finish moves the base event's fields onto the event, names its type and
-// applies what the peer's decode does after reading (outcomes, content,
+// finish moves the base event's fields onto the event (its reader wrote
+// the type) and applies what the peer's decode does after reading (outcomes, content,
 // patch operation names, empty lists left out).
 function finish(ev, type, enumValue) {
   if (base === undefined) bad("an event without its base event");
   if (base.type !== enumValue) bad(`an envelope carrying ${type} whose base event declares type ${base.type}`);
-  ev.type = type;
   if (base.timestamp !== undefined) ev.timestamp = base.timestamp;
   if (base.rawEvent !== undefined) ev.rawEvent = base.rawEvent;
   if (base.metadata !== undefined) ev.metadata = base.metadata;
@@ -875,7 +922,7 @@ const EMPTY = new Uint8Array(0);
 
 // d_TextMessageStartEvent reads ag_ui.TextMessageStartEvent (checked).
 function d_TextMessageStartEvent(end, m) {
-  if (m === undefined) m = { messageId: "" };
+  if (m === undefined) m = { type: "TEXT_MESSAGE_START", messageId: "" };
   else merged = true;
   while (pos < end) {
     const t = T();
@@ -884,16 +931,16 @@ function d_TextMessageStartEvent(end, m) {
       base = d_BaseEvent(L(end), base);
       break;
       case 18:
-      m.messageId = S(end);
+      m.messageId = SM(end, 0);
       break;
       case 26:
-      m.role = S(end);
+      m.role = SM(end, 1);
       break;
       case 34:
-      m.name = S(end);
+      m.name = SM(end, 2);
       break;
       case 42:
-      m.subagentRunId = S(end);
+      m.subagentRunId = SM(end, 3);
       break;
       default:
       K(t, end);
@@ -935,7 +982,7 @@ function d_BaseEvent(end, m) {
 
 // d_TextMessageContentEvent reads ag_ui.TextMessageContentEvent (checked).
 function d_TextMessageContentEvent(end, m) {
-  if (m === undefined) m = { messageId: "", delta: "" };
+  if (m === undefined) m = { type: "TEXT_MESSAGE_CONTENT", messageId: "", delta: "" };
   else merged = true;
   while (pos < end) {
     const t = T();
@@ -944,13 +991,13 @@ function d_TextMessageContentEvent(end, m) {
       base = d_BaseEvent(L(end), base);
       break;
       case 18:
-      m.messageId = S(end);
+      m.messageId = SM(end, 4);
       break;
       case 26:
       m.delta = S(end);
       break;
       case 34:
-      m.subagentRunId = S(end);
+      m.subagentRunId = SM(end, 5);
       break;
       default:
       K(t, end);
@@ -962,7 +1009,7 @@ function d_TextMessageContentEvent(end, m) {
 
 // d_TextMessageEndEvent reads ag_ui.TextMessageEndEvent (checked).
 function d_TextMessageEndEvent(end, m) {
-  if (m === undefined) m = { messageId: "" };
+  if (m === undefined) m = { type: "TEXT_MESSAGE_END", messageId: "" };
   else merged = true;
   while (pos < end) {
     const t = T();
@@ -971,10 +1018,10 @@ function d_TextMessageEndEvent(end, m) {
       base = d_BaseEvent(L(end), base);
       break;
       case 18:
-      m.messageId = S(end);
+      m.messageId = SM(end, 6);
       break;
       case 26:
-      m.subagentRunId = S(end);
+      m.subagentRunId = SM(end, 7);
       break;
       default:
       K(t, end);
@@ -986,7 +1033,7 @@ function d_TextMessageEndEvent(end, m) {
 
 // d_ToolCallStartEvent reads ag_ui.ToolCallStartEvent (checked).
 function d_ToolCallStartEvent(end, m) {
-  if (m === undefined) m = { toolCallId: "", toolCallName: "" };
+  if (m === undefined) m = { type: "TOOL_CALL_START", toolCallId: "", toolCallName: "" };
   else merged = true;
   while (pos < end) {
     const t = T();
@@ -995,16 +1042,16 @@ function d_ToolCallStartEvent(end, m) {
       base = d_BaseEvent(L(end), base);
       break;
       case 18:
-      m.toolCallId = S(end);
+      m.toolCallId = SM(end, 8);
       break;
       case 26:
-      m.toolCallName = S(end);
+      m.toolCallName = SM(end, 9);
       break;
       case 34:
-      m.parentMessageId = S(end);
+      m.parentMessageId = SM(end, 10);
       break;
       case 42:
-      m.subagentRunId = S(end);
+      m.subagentRunId = SM(end, 11);
       break;
       default:
       K(t, end);
@@ -1016,7 +1063,7 @@ function d_ToolCallStartEvent(end, m) {
 
 // d_ToolCallArgsEvent reads ag_ui.ToolCallArgsEvent (checked).
 function d_ToolCallArgsEvent(end, m) {
-  if (m === undefined) m = { toolCallId: "", delta: "" };
+  if (m === undefined) m = { type: "TOOL_CALL_ARGS", toolCallId: "", delta: "" };
   else merged = true;
   while (pos < end) {
     const t = T();
@@ -1025,13 +1072,13 @@ function d_ToolCallArgsEvent(end, m) {
       base = d_BaseEvent(L(end), base);
       break;
       case 18:
-      m.toolCallId = S(end);
+      m.toolCallId = SM(end, 12);
       break;
       case 26:
       m.delta = S(end);
       break;
       case 34:
-      m.subagentRunId = S(end);
+      m.subagentRunId = SM(end, 13);
       break;
       default:
       K(t, end);
@@ -1043,7 +1090,7 @@ function d_ToolCallArgsEvent(end, m) {
 
 // d_ToolCallEndEvent reads ag_ui.ToolCallEndEvent (checked).
 function d_ToolCallEndEvent(end, m) {
-  if (m === undefined) m = { toolCallId: "" };
+  if (m === undefined) m = { type: "TOOL_CALL_END", toolCallId: "" };
   else merged = true;
   while (pos < end) {
     const t = T();
@@ -1052,10 +1099,10 @@ function d_ToolCallEndEvent(end, m) {
       base = d_BaseEvent(L(end), base);
       break;
       case 18:
-      m.toolCallId = S(end);
+      m.toolCallId = SM(end, 14);
       break;
       case 26:
-      m.subagentRunId = S(end);
+      m.subagentRunId = SM(end, 15);
       break;
       default:
       K(t, end);
@@ -1067,7 +1114,7 @@ function d_ToolCallEndEvent(end, m) {
 
 // d_StateSnapshotEvent reads ag_ui.StateSnapshotEvent (checked).
 function d_StateSnapshotEvent(end, m) {
-  if (m === undefined) m = {  };
+  if (m === undefined) m = { type: "STATE_SNAPSHOT" };
   else merged = true;
   while (pos < end) {
     const t = T();
@@ -1082,7 +1129,7 @@ function d_StateSnapshotEvent(end, m) {
       }
       break;
       case 26:
-      m.subagentRunId = S(end);
+      m.subagentRunId = SM(end, 16);
       break;
       default:
       K(t, end);
@@ -1094,7 +1141,7 @@ function d_StateSnapshotEvent(end, m) {
 
 // d_StateDeltaEvent reads ag_ui.StateDeltaEvent (checked).
 function d_StateDeltaEvent(end, m) {
-  if (m === undefined) m = { delta: [] };
+  if (m === undefined) m = { type: "STATE_DELTA", delta: [] };
   else merged = true;
   while (pos < end) {
     const t = T();
@@ -1106,7 +1153,7 @@ function d_StateDeltaEvent(end, m) {
       m.delta.push(d_JsonPatchOperation(L(end), undefined));
       break;
       case 26:
-      m.subagentRunId = S(end);
+      m.subagentRunId = SM(end, 17);
       break;
       default:
       K(t, end);
@@ -1148,7 +1195,7 @@ function d_JsonPatchOperation(end, m) {
 
 // d_MessagesSnapshotEvent reads ag_ui.MessagesSnapshotEvent (checked).
 function d_MessagesSnapshotEvent(end, m) {
-  if (m === undefined) m = { messages: [] };
+  if (m === undefined) m = { type: "MESSAGES_SNAPSHOT", messages: [] };
   else merged = true;
   while (pos < end) {
     const t = T();
@@ -1178,19 +1225,19 @@ function d_Message(end, m) {
       m.id = S(end);
       break;
       case 18:
-      m.role = S(end);
+      m.role = SM(end, 18);
       break;
       case 26:
       m.content = S(end);
       break;
       case 34:
-      m.name = S(end);
+      m.name = SM(end, 19);
       break;
       case 42:
       m.toolCalls.push(d_ToolCall(L(end), undefined));
       break;
       case 50:
-      m.toolCallId = S(end);
+      m.toolCallId = SM(end, 20);
       break;
       case 58:
       m.error = S(end);
@@ -1202,7 +1249,7 @@ function d_Message(end, m) {
       m.metadata = O(L(end), m.metadata);
       break;
       case 82:
-      m.subagentRunId = S(end);
+      m.subagentRunId = SM(end, 21);
       break;
       case 90:
       m.encryptedValue = S(end);
@@ -1232,7 +1279,7 @@ function d_ToolCall(end, m) {
       m.id = S(end);
       break;
       case 18:
-      m.type = S(end);
+      m.type = SM(end, 22);
       break;
       case 26:
       m.function = d_ToolCall_Function(L(end), m.function);
@@ -1274,7 +1321,7 @@ function d_ToolCall_Function(end, m) {
 
 // d_RawEvent reads ag_ui.RawEvent (checked).
 function d_RawEvent(end, m) {
-  if (m === undefined) m = {  };
+  if (m === undefined) m = { type: "RAW" };
   else merged = true;
   while (pos < end) {
     const t = T();
@@ -1292,7 +1339,7 @@ function d_RawEvent(end, m) {
       m.source = S(end);
       break;
       case 34:
-      m.subagentRunId = S(end);
+      m.subagentRunId = SM(end, 23);
       break;
       default:
       K(t, end);
@@ -1304,7 +1351,7 @@ function d_RawEvent(end, m) {
 
 // d_CustomEvent reads ag_ui.CustomEvent (checked).
 function d_CustomEvent(end, m) {
-  if (m === undefined) m = { name: "" };
+  if (m === undefined) m = { type: "CUSTOM", name: "" };
   else merged = true;
   while (pos < end) {
     const t = T();
@@ -1313,7 +1360,7 @@ function d_CustomEvent(end, m) {
       base = d_BaseEvent(L(end), base);
       break;
       case 18:
-      m.name = S(end);
+      m.name = SM(end, 24);
       break;
       case 26:
       {
@@ -1322,7 +1369,7 @@ function d_CustomEvent(end, m) {
       }
       break;
       case 34:
-      m.subagentRunId = S(end);
+      m.subagentRunId = SM(end, 25);
       break;
       default:
       K(t, end);
@@ -1334,7 +1381,7 @@ function d_CustomEvent(end, m) {
 
 // d_RunStartedEvent reads ag_ui.RunStartedEvent (checked).
 function d_RunStartedEvent(end, m) {
-  if (m === undefined) m = { threadId: "", runId: "" };
+  if (m === undefined) m = { type: "RUN_STARTED", threadId: "", runId: "" };
   else merged = true;
   while (pos < end) {
     const t = T();
@@ -1343,13 +1390,13 @@ function d_RunStartedEvent(end, m) {
       base = d_BaseEvent(L(end), base);
       break;
       case 18:
-      m.threadId = S(end);
+      m.threadId = SM(end, 26);
       break;
       case 26:
-      m.runId = S(end);
+      m.runId = SM(end, 27);
       break;
       case 34:
-      m.parentRunId = S(end);
+      m.parentRunId = SM(end, 28);
       break;
       case 42:
       m.input = d_RunAgentInput(L(end), m.input);
@@ -1373,13 +1420,13 @@ function d_RunAgentInput(end, m) {
     const t = T();
     switch (t) {
       case 10:
-      m.threadId = S(end);
+      m.threadId = SM(end, 29);
       break;
       case 18:
-      m.runId = S(end);
+      m.runId = SM(end, 30);
       break;
       case 26:
-      m.parentRunId = S(end);
+      m.parentRunId = SM(end, 31);
       break;
       case 34:
       {
@@ -1424,7 +1471,7 @@ function d_Tool(end, m) {
     const t = T();
     switch (t) {
       case 10:
-      m.name = S(end);
+      m.name = SM(end, 32);
       break;
       case 18:
       m.description = S(end);
@@ -1475,7 +1522,7 @@ function d_ResumeEntry(end, m) {
     const t = T();
     switch (t) {
       case 10:
-      m.interruptId = S(end);
+      m.interruptId = SM(end, 33);
       break;
       case 18:
       m.status = S(end);
@@ -1499,7 +1546,7 @@ function d_ResumeEntry(end, m) {
 
 // d_RunFinishedEvent reads ag_ui.RunFinishedEvent (checked).
 function d_RunFinishedEvent(end, m) {
-  if (m === undefined) m = { threadId: "", runId: "", outcome: "", interrupts: [], usage: [], pendingToolCallIds: [] };
+  if (m === undefined) m = { type: "RUN_FINISHED", threadId: "", runId: "", outcome: "", interrupts: [], usage: [], pendingToolCallIds: [] };
   else merged = true;
   while (pos < end) {
     const t = T();
@@ -1508,10 +1555,10 @@ function d_RunFinishedEvent(end, m) {
       base = d_BaseEvent(L(end), base);
       break;
       case 18:
-      m.threadId = S(end);
+      m.threadId = SM(end, 34);
       break;
       case 26:
-      m.runId = S(end);
+      m.runId = SM(end, 35);
       break;
       case 34:
       {
@@ -1556,7 +1603,7 @@ function d_Interrupt(end, m) {
       m.message = S(end);
       break;
       case 34:
-      m.toolCallId = S(end);
+      m.toolCallId = SM(end, 36);
       break;
       case 42:
       {
@@ -1574,7 +1621,7 @@ function d_Interrupt(end, m) {
       }
       break;
       case 66:
-      m.subagentRunId = S(end);
+      m.subagentRunId = SM(end, 37);
       break;
       default:
       K(t, end);
@@ -1625,7 +1672,7 @@ function d_Usage(end, m) {
 
 // d_RunErrorEvent reads ag_ui.RunErrorEvent (checked).
 function d_RunErrorEvent(end, m) {
-  if (m === undefined) m = { message: "", usage: [] };
+  if (m === undefined) m = { type: "RUN_ERROR", message: "", usage: [] };
   else merged = true;
   while (pos < end) {
     const t = T();
@@ -1652,7 +1699,7 @@ function d_RunErrorEvent(end, m) {
 
 // d_StepStartedEvent reads ag_ui.StepStartedEvent (checked).
 function d_StepStartedEvent(end, m) {
-  if (m === undefined) m = { stepName: "" };
+  if (m === undefined) m = { type: "STEP_STARTED", stepName: "" };
   else merged = true;
   while (pos < end) {
     const t = T();
@@ -1661,10 +1708,10 @@ function d_StepStartedEvent(end, m) {
       base = d_BaseEvent(L(end), base);
       break;
       case 18:
-      m.stepName = S(end);
+      m.stepName = SM(end, 38);
       break;
       case 26:
-      m.subagentRunId = S(end);
+      m.subagentRunId = SM(end, 39);
       break;
       default:
       K(t, end);
@@ -1676,7 +1723,7 @@ function d_StepStartedEvent(end, m) {
 
 // d_StepFinishedEvent reads ag_ui.StepFinishedEvent (checked).
 function d_StepFinishedEvent(end, m) {
-  if (m === undefined) m = { stepName: "" };
+  if (m === undefined) m = { type: "STEP_FINISHED", stepName: "" };
   else merged = true;
   while (pos < end) {
     const t = T();
@@ -1685,10 +1732,10 @@ function d_StepFinishedEvent(end, m) {
       base = d_BaseEvent(L(end), base);
       break;
       case 18:
-      m.stepName = S(end);
+      m.stepName = SM(end, 40);
       break;
       case 26:
-      m.subagentRunId = S(end);
+      m.subagentRunId = SM(end, 41);
       break;
       default:
       K(t, end);
@@ -1700,7 +1747,7 @@ function d_StepFinishedEvent(end, m) {
 
 // d_TextMessageChunkEvent reads ag_ui.TextMessageChunkEvent (checked).
 function d_TextMessageChunkEvent(end, m) {
-  if (m === undefined) m = {  };
+  if (m === undefined) m = { type: "TEXT_MESSAGE_CHUNK" };
   else merged = true;
   while (pos < end) {
     const t = T();
@@ -1709,19 +1756,19 @@ function d_TextMessageChunkEvent(end, m) {
       base = d_BaseEvent(L(end), base);
       break;
       case 18:
-      m.messageId = S(end);
+      m.messageId = SM(end, 42);
       break;
       case 26:
-      m.role = S(end);
+      m.role = SM(end, 43);
       break;
       case 34:
       m.delta = S(end);
       break;
       case 42:
-      m.name = S(end);
+      m.name = SM(end, 44);
       break;
       case 50:
-      m.subagentRunId = S(end);
+      m.subagentRunId = SM(end, 45);
       break;
       default:
       K(t, end);
@@ -1733,7 +1780,7 @@ function d_TextMessageChunkEvent(end, m) {
 
 // d_ToolCallChunkEvent reads ag_ui.ToolCallChunkEvent (checked).
 function d_ToolCallChunkEvent(end, m) {
-  if (m === undefined) m = {  };
+  if (m === undefined) m = { type: "TOOL_CALL_CHUNK" };
   else merged = true;
   while (pos < end) {
     const t = T();
@@ -1742,19 +1789,19 @@ function d_ToolCallChunkEvent(end, m) {
       base = d_BaseEvent(L(end), base);
       break;
       case 18:
-      m.toolCallId = S(end);
+      m.toolCallId = SM(end, 46);
       break;
       case 26:
-      m.toolCallName = S(end);
+      m.toolCallName = SM(end, 47);
       break;
       case 34:
-      m.parentMessageId = S(end);
+      m.parentMessageId = SM(end, 48);
       break;
       case 42:
       m.delta = S(end);
       break;
       case 50:
-      m.subagentRunId = S(end);
+      m.subagentRunId = SM(end, 49);
       break;
       default:
       K(t, end);
@@ -1766,7 +1813,7 @@ function d_ToolCallChunkEvent(end, m) {
 
 // d_SubagentStartedEvent reads ag_ui.SubagentStartedEvent (checked).
 function d_SubagentStartedEvent(end, m) {
-  if (m === undefined) m = { subagentRunId: "", name: "" };
+  if (m === undefined) m = { type: "SUBAGENT_STARTED", subagentRunId: "", name: "" };
   else merged = true;
   while (pos < end) {
     const t = T();
@@ -1775,22 +1822,22 @@ function d_SubagentStartedEvent(end, m) {
       base = d_BaseEvent(L(end), base);
       break;
       case 18:
-      m.subagentRunId = S(end);
+      m.subagentRunId = SM(end, 50);
       break;
       case 26:
-      m.name = S(end);
+      m.name = SM(end, 51);
       break;
       case 34:
       m.description = S(end);
       break;
       case 42:
-      m.parentSubagentRunId = S(end);
+      m.parentSubagentRunId = SM(end, 52);
       break;
       case 50:
-      m.parentToolCallId = S(end);
+      m.parentToolCallId = SM(end, 53);
       break;
       case 58:
-      m.parentMessageId = S(end);
+      m.parentMessageId = SM(end, 54);
       break;
       default:
       K(t, end);
@@ -1802,7 +1849,7 @@ function d_SubagentStartedEvent(end, m) {
 
 // d_SubagentFinishedEvent reads ag_ui.SubagentFinishedEvent (checked).
 function d_SubagentFinishedEvent(end, m) {
-  if (m === undefined) m = { subagentRunId: "", outcome: "", interruptIds: [] };
+  if (m === undefined) m = { type: "SUBAGENT_FINISHED", subagentRunId: "", outcome: "", interruptIds: [] };
   else merged = true;
   while (pos < end) {
     const t = T();
@@ -1811,7 +1858,7 @@ function d_SubagentFinishedEvent(end, m) {
       base = d_BaseEvent(L(end), base);
       break;
       case 18:
-      m.subagentRunId = S(end);
+      m.subagentRunId = SM(end, 55);
       break;
       case 26:
       {
@@ -1835,7 +1882,7 @@ function d_SubagentFinishedEvent(end, m) {
 
 // d_SubagentErrorEvent reads ag_ui.SubagentErrorEvent (checked).
 function d_SubagentErrorEvent(end, m) {
-  if (m === undefined) m = { subagentRunId: "", message: "" };
+  if (m === undefined) m = { type: "SUBAGENT_ERROR", subagentRunId: "", message: "" };
   else merged = true;
   while (pos < end) {
     const t = T();
@@ -1844,7 +1891,7 @@ function d_SubagentErrorEvent(end, m) {
       base = d_BaseEvent(L(end), base);
       break;
       case 18:
-      m.subagentRunId = S(end);
+      m.subagentRunId = SM(end, 56);
       break;
       case 26:
       m.message = S(end);
@@ -1862,7 +1909,7 @@ function d_SubagentErrorEvent(end, m) {
 
 // d_ToolCallResultEvent reads ag_ui.ToolCallResultEvent (checked).
 function d_ToolCallResultEvent(end, m) {
-  if (m === undefined) m = { messageId: "", toolCallId: "", contentParts: [] };
+  if (m === undefined) m = { type: "TOOL_CALL_RESULT", messageId: "", toolCallId: "", contentParts: [] };
   else merged = true;
   while (pos < end) {
     const t = T();
@@ -1871,19 +1918,19 @@ function d_ToolCallResultEvent(end, m) {
       base = d_BaseEvent(L(end), base);
       break;
       case 18:
-      m.subagentRunId = S(end);
+      m.subagentRunId = SM(end, 57);
       break;
       case 26:
-      m.messageId = S(end);
+      m.messageId = SM(end, 58);
       break;
       case 34:
-      m.toolCallId = S(end);
+      m.toolCallId = SM(end, 59);
       break;
       case 42:
       m.content = S(end);
       break;
       case 50:
-      m.role = S(end);
+      m.role = SM(end, 60);
       break;
       case 58:
       m.contentParts.push(P(L(end), undefined));
@@ -1898,7 +1945,7 @@ function d_ToolCallResultEvent(end, m) {
 
 // d_ActivitySnapshotEvent reads ag_ui.ActivitySnapshotEvent (checked).
 function d_ActivitySnapshotEvent(end, m) {
-  if (m === undefined) m = { messageId: "", activityType: "" };
+  if (m === undefined) m = { type: "ACTIVITY_SNAPSHOT", messageId: "", activityType: "" };
   else merged = true;
   while (pos < end) {
     const t = T();
@@ -1907,10 +1954,10 @@ function d_ActivitySnapshotEvent(end, m) {
       base = d_BaseEvent(L(end), base);
       break;
       case 18:
-      m.subagentRunId = S(end);
+      m.subagentRunId = SM(end, 61);
       break;
       case 26:
-      m.messageId = S(end);
+      m.messageId = SM(end, 62);
       break;
       case 34:
       m.activityType = S(end);
@@ -1931,7 +1978,7 @@ function d_ActivitySnapshotEvent(end, m) {
 
 // d_ActivityDeltaEvent reads ag_ui.ActivityDeltaEvent (checked).
 function d_ActivityDeltaEvent(end, m) {
-  if (m === undefined) m = { messageId: "", activityType: "", patch: [] };
+  if (m === undefined) m = { type: "ACTIVITY_DELTA", messageId: "", activityType: "", patch: [] };
   else merged = true;
   while (pos < end) {
     const t = T();
@@ -1940,10 +1987,10 @@ function d_ActivityDeltaEvent(end, m) {
       base = d_BaseEvent(L(end), base);
       break;
       case 18:
-      m.subagentRunId = S(end);
+      m.subagentRunId = SM(end, 63);
       break;
       case 26:
-      m.messageId = S(end);
+      m.messageId = SM(end, 64);
       break;
       case 34:
       m.activityType = S(end);
@@ -1961,7 +2008,7 @@ function d_ActivityDeltaEvent(end, m) {
 
 // d_ReasoningStartEvent reads ag_ui.ReasoningStartEvent (checked).
 function d_ReasoningStartEvent(end, m) {
-  if (m === undefined) m = { messageId: "" };
+  if (m === undefined) m = { type: "REASONING_START", messageId: "" };
   else merged = true;
   while (pos < end) {
     const t = T();
@@ -1970,10 +2017,10 @@ function d_ReasoningStartEvent(end, m) {
       base = d_BaseEvent(L(end), base);
       break;
       case 18:
-      m.subagentRunId = S(end);
+      m.subagentRunId = SM(end, 65);
       break;
       case 26:
-      m.messageId = S(end);
+      m.messageId = SM(end, 66);
       break;
       default:
       K(t, end);
@@ -1985,7 +2032,7 @@ function d_ReasoningStartEvent(end, m) {
 
 // d_ReasoningMessageStartEvent reads ag_ui.ReasoningMessageStartEvent (checked).
 function d_ReasoningMessageStartEvent(end, m) {
-  if (m === undefined) m = { messageId: "", role: "" };
+  if (m === undefined) m = { type: "REASONING_MESSAGE_START", messageId: "", role: "" };
   else merged = true;
   while (pos < end) {
     const t = T();
@@ -1994,13 +2041,13 @@ function d_ReasoningMessageStartEvent(end, m) {
       base = d_BaseEvent(L(end), base);
       break;
       case 18:
-      m.subagentRunId = S(end);
+      m.subagentRunId = SM(end, 67);
       break;
       case 26:
-      m.messageId = S(end);
+      m.messageId = SM(end, 68);
       break;
       case 34:
-      m.role = S(end);
+      m.role = SM(end, 69);
       break;
       default:
       K(t, end);
@@ -2012,7 +2059,7 @@ function d_ReasoningMessageStartEvent(end, m) {
 
 // d_ReasoningMessageContentEvent reads ag_ui.ReasoningMessageContentEvent (checked).
 function d_ReasoningMessageContentEvent(end, m) {
-  if (m === undefined) m = { messageId: "", delta: "" };
+  if (m === undefined) m = { type: "REASONING_MESSAGE_CONTENT", messageId: "", delta: "" };
   else merged = true;
   while (pos < end) {
     const t = T();
@@ -2021,10 +2068,10 @@ function d_ReasoningMessageContentEvent(end, m) {
       base = d_BaseEvent(L(end), base);
       break;
       case 18:
-      m.subagentRunId = S(end);
+      m.subagentRunId = SM(end, 70);
       break;
       case 26:
-      m.messageId = S(end);
+      m.messageId = SM(end, 71);
       break;
       case 34:
       m.delta = S(end);
@@ -2039,7 +2086,7 @@ function d_ReasoningMessageContentEvent(end, m) {
 
 // d_ReasoningMessageEndEvent reads ag_ui.ReasoningMessageEndEvent (checked).
 function d_ReasoningMessageEndEvent(end, m) {
-  if (m === undefined) m = { messageId: "" };
+  if (m === undefined) m = { type: "REASONING_MESSAGE_END", messageId: "" };
   else merged = true;
   while (pos < end) {
     const t = T();
@@ -2048,10 +2095,10 @@ function d_ReasoningMessageEndEvent(end, m) {
       base = d_BaseEvent(L(end), base);
       break;
       case 18:
-      m.subagentRunId = S(end);
+      m.subagentRunId = SM(end, 72);
       break;
       case 26:
-      m.messageId = S(end);
+      m.messageId = SM(end, 73);
       break;
       default:
       K(t, end);
@@ -2063,7 +2110,7 @@ function d_ReasoningMessageEndEvent(end, m) {
 
 // d_ReasoningMessageChunkEvent reads ag_ui.ReasoningMessageChunkEvent (checked).
 function d_ReasoningMessageChunkEvent(end, m) {
-  if (m === undefined) m = {  };
+  if (m === undefined) m = { type: "REASONING_MESSAGE_CHUNK" };
   else merged = true;
   while (pos < end) {
     const t = T();
@@ -2072,10 +2119,10 @@ function d_ReasoningMessageChunkEvent(end, m) {
       base = d_BaseEvent(L(end), base);
       break;
       case 18:
-      m.subagentRunId = S(end);
+      m.subagentRunId = SM(end, 74);
       break;
       case 26:
-      m.messageId = S(end);
+      m.messageId = SM(end, 75);
       break;
       case 34:
       m.delta = S(end);
@@ -2090,7 +2137,7 @@ function d_ReasoningMessageChunkEvent(end, m) {
 
 // d_ReasoningEndEvent reads ag_ui.ReasoningEndEvent (checked).
 function d_ReasoningEndEvent(end, m) {
-  if (m === undefined) m = { messageId: "" };
+  if (m === undefined) m = { type: "REASONING_END", messageId: "" };
   else merged = true;
   while (pos < end) {
     const t = T();
@@ -2099,10 +2146,10 @@ function d_ReasoningEndEvent(end, m) {
       base = d_BaseEvent(L(end), base);
       break;
       case 18:
-      m.subagentRunId = S(end);
+      m.subagentRunId = SM(end, 76);
       break;
       case 26:
-      m.messageId = S(end);
+      m.messageId = SM(end, 77);
       break;
       default:
       K(t, end);
@@ -2114,7 +2161,7 @@ function d_ReasoningEndEvent(end, m) {
 
 // d_ReasoningEncryptedValueEvent reads ag_ui.ReasoningEncryptedValueEvent (checked).
 function d_ReasoningEncryptedValueEvent(end, m) {
-  if (m === undefined) m = { subtype: "", entityId: "", encryptedValue: "" };
+  if (m === undefined) m = { type: "REASONING_ENCRYPTED_VALUE", subtype: "", entityId: "", encryptedValue: "" };
   else merged = true;
   while (pos < end) {
     const t = T();
@@ -2123,13 +2170,13 @@ function d_ReasoningEncryptedValueEvent(end, m) {
       base = d_BaseEvent(L(end), base);
       break;
       case 18:
-      m.subagentRunId = S(end);
+      m.subagentRunId = SM(end, 78);
       break;
       case 26:
       m.subtype = S(end);
       break;
       case 34:
-      m.entityId = S(end);
+      m.entityId = SM(end, 79);
       break;
       case 42:
       m.encryptedValue = S(end);

@@ -10,6 +10,7 @@ import (
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/reflect/protoreflect"
 
+	"github.com/agwire/agwire/event"
 	"github.com/agwire/agwire/gen/aguipb"
 	"github.com/agwire/agwire/internal/schema"
 )
@@ -39,12 +40,24 @@ var uncheckedJS = map[protoreflect.FullName]bool{
 	"ag_ui.Usage":             true,
 }
 
+// jsMemoSlots is the runtime's MEMO_SLOTS.
+const jsMemoSlots = 256
+
+// memoField reports whether a string field is an id or a name, whose values
+// repeat from event to event and are read through a memo slot; text (deltas,
+// content) rarely repeats and is not.
+func memoField(key string) bool {
+	return strings.HasSuffix(key, "Id") || strings.HasSuffix(key, "Name") || key == "name" || key == "role" || key == "type" || key == "model" || key == "provider"
+}
+
 type jsGen struct {
-	buf   bytes.Buffer
-	depth int // the indentation of the next line, in levels
-	done  map[*schema.Plan]bool
-	order []*schema.Plan
-	desc  map[*schema.Plan]protoreflect.MessageDescriptor
+	buf     bytes.Buffer
+	depth   int // the indentation of the next line, in levels
+	memos   int // the memo slots given out (jsdecode_runtime.js, memo)
+	eventOf map[*schema.Plan]event.Info
+	done    map[*schema.Plan]bool
+	order   []*schema.Plan
+	desc    map[*schema.Plan]protoreflect.MessageDescriptor
 }
 
 // P writes one line of JavaScript, indented by the braces before it.
@@ -65,7 +78,10 @@ func (j *jsGen) P(format string, args ...any) {
 
 // jsDecoder returns the source of clients/js/decode.gen.js.
 func (g *gen) jsDecoder() ([]byte, error) {
-	j := &jsGen{done: map[*schema.Plan]bool{}, desc: map[*schema.Plan]protoreflect.MessageDescriptor{}}
+	j := &jsGen{done: map[*schema.Plan]bool{}, desc: map[*schema.Plan]protoreflect.MessageDescriptor{}, eventOf: map[*schema.Plan]event.Info{}}
+	for _, in := range g.events {
+		j.eventOf[planOf(in)] = in
+	}
 	env := aguipb.File_ag_ui_events_proto.Messages().ByName("Event")
 	if env == nil {
 		return nil, fmt.Errorf("codecgen: no Event message in the descriptors")
@@ -234,6 +250,10 @@ func (j *jsGen) reader(p *schema.Plan) {
 		fields = append(fields, field{tag: uint64(protowire.EncodeTag(1, protowire.VarintType)), key: "type", kind: schema.Enum})
 		defaults = append(defaults, "type: 0")
 	}
+	if in, ok := j.eventOf[p]; ok {
+		// The type first: finish adds no key to the common event.
+		defaults = append(defaults, "type: "+strconv.Quote(string(in.Type)))
+	}
 	if p.Base != nil {
 		// The base event is read aside (into base), not onto the event:
 		// finish moves its fields onto the event, and deleting a key from
@@ -277,6 +297,11 @@ func (j *jsGen) reader(p *schema.Plan) {
 		j.P("case %d:", f.tag)
 		switch f.kind {
 		case schema.String, schema.OptString:
+			if checked && j.memos < jsMemoSlots && memoField(f.key) {
+				j.P("m.%s = SM(end, %d);", f.key, j.memos)
+				j.memos++
+				break
+			}
 			j.P("m.%s = %s;", f.key, str)
 		case schema.Strings:
 			j.P("m.%s.push(%s);", f.key, str)

@@ -187,16 +187,64 @@ function KL(wt) {
 // the loop below them); long ones, and any that is not well-formed UTF-8,
 // by TextDecoder, which also makes each malformed sequence's U+FFFD.
 const textDecoder = new TextDecoder("utf-8", { ignoreBOM: true });
-// ASCII: the loop is faster up to about 20 bytes, TextDecoder beyond
-// (two-byte text: the loop is faster at every length measured, up to 256);
-// measured by clients/js/bench/strings.bench.mjs.
-const SHORT_STRING = 24; // bytes
+// ASCII: a character at a time is faster than TextDecoder up to about 16
+// bytes (clients/js/bench/strings.bench.mjs), and V8 keeps a concatenation
+// of up to 12 characters flat (longer ones it makes ropes, which whoever
+// reads them pays to flatten); on the recorded-style run 12 and 16 bytes
+// were alike, and faster than 24 and 32.
+const SHORT_STRING = 12; // bytes
 const units = [];
 
 function utf8(s, e) {
   const n = e - s;
-  if (n === 0) return "";
   if (n > SHORT_STRING) return textDecoder.decode(buf.subarray(s, e));
+  let str = "";
+  for (let i = s; i < e; i++) {
+    const c = buf[i];
+    if (c >= 0x80) return utf8Multi(s, e);
+    str += String.fromCharCode(c);
+  }
+  return str;
+}
+
+// Each string field of the generated readers has a memo slot: the bytes and
+// the string it read last. Ids repeat from event to event (a message's id on
+// each of its deltas), and comparing bytes costs less than a new string.
+const MEMO_SLOTS = 256;
+const MEMO_MAX = 32; // bytes: longer strings are read without a memo
+const memoLen = new Int32Array(MEMO_SLOTS).fill(-1);
+const memoBytes = new Uint8Array(MEMO_SLOTS * MEMO_MAX);
+const memoStr = new Array(MEMO_SLOTS).fill("");
+
+function memo(s, e, slot) {
+  const n = e - s;
+  if (n > MEMO_MAX) return utf8(s, e);
+  const at = slot * MEMO_MAX;
+  if (memoLen[slot] === n) {
+    let i = 0;
+    while (i < n && memoBytes[at + i] === buf[s + i]) i++;
+    if (i === n) return memoStr[slot];
+  }
+  const str = utf8(s, e);
+  memoLen[slot] = n;
+  for (let i = 0; i < n; i++) memoBytes[at + i] = buf[s + i];
+  memoStr[slot] = str;
+  return str;
+}
+
+// SM reads a string field of a checked message through memo slot.
+function SM(end, slot) {
+  const n = U32();
+  const s = pos;
+  const e = s + n;
+  if (e > end) bad("a string past the end of its message");
+  pos = e;
+  return memo(s, e, slot);
+}
+
+// utf8Multi decodes a short string holding non-ASCII bytes; one that is
+// not well-formed goes to TextDecoder.
+function utf8Multi(s, e) {
   let k = 0;
   let i = s;
   while (i < e) {
@@ -656,13 +704,12 @@ function wellFormed(end) {
   }
 }
 
-// finish moves the base event's fields onto the event, names its type and
-// applies what the peer's decode does after reading (outcomes, content,
+// finish moves the base event's fields onto the event (its reader wrote
+// the type) and applies what the peer's decode does after reading (outcomes, content,
 // patch operation names, empty lists left out).
 function finish(ev, type, enumValue) {
   if (base === undefined) bad("an event without its base event");
   if (base.type !== enumValue) bad(`an envelope carrying ${type} whose base event declares type ${base.type}`);
-  ev.type = type;
   if (base.timestamp !== undefined) ev.timestamp = base.timestamp;
   if (base.rawEvent !== undefined) ev.rawEvent = base.rawEvent;
   if (base.metadata !== undefined) ev.metadata = base.metadata;

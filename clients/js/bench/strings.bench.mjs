@@ -7,7 +7,19 @@
 const td = new TextDecoder("utf-8", { ignoreBOM: true });
 const units = [];
 
+// ASCII: one character at a time; otherwise UTF-16 units, then one
+// String.fromCharCode (each faster than the other's way on its own text).
 function loop(buf, s, e) {
+  let str = "";
+  for (let i = s; i < e; i++) {
+    const c = buf[i];
+    if (c >= 0x80) return multi(buf, s, e);
+    str += String.fromCharCode(c);
+  }
+  return str;
+}
+
+function multi(buf, s, e) {
   let k = 0;
   for (let i = s; i < e; ) {
     const c = buf[i];
