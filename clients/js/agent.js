@@ -18,6 +18,12 @@ export const AGWIRE_ACCEPT = `${BINARY_MEDIA_TYPE}, text/event-stream;q=0.9`;
 
 const STOP = Symbol("agwire.captured");
 
+// The pieces createFetch hands on between yields to the event loop: the
+// generated decoder is linear in any piece, so they can be larger than the
+// stock parser's 8 KiB; the yield between them still bounds how far reading
+// runs ahead of the client applying events.
+const AGENT_PIECE_SIZE = 64 * 1024;
+
 export class AgwireAgent extends HttpAgent {
   /**
    * Takes HttpAgent's configuration; `agwire` holds createFetch's options
@@ -38,7 +44,7 @@ export class AgwireAgent extends HttpAgent {
     const req = captureRequest(this, input);
     // The input did not pass the client's checks: the stock run reports it.
     if (req === null) return super.run(input);
-    const f = createFetch({ ...this.agwire, fetch: this.fetch });
+    const f = createFetch({ pieceSize: AGENT_PIECE_SIZE, ...this.agwire, fetch: this.fetch });
     const logger = this.debugLogger;
     return new Observable((sub) => {
       let reader = null;
