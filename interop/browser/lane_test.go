@@ -16,7 +16,10 @@ import (
 // agent starts webagent's handler; configure edits its options.
 func agent(t *testing.T, compression []string, configure func(*transport.HandlerOptions)) (http.Handler, *atomic.Value) {
 	t.Helper()
-	h, release, err := webagent.Handler(webagent.Options{Resumable: true, Compression: compression, Configure: configure})
+	// AGWIRE_BROWSER_TABLE_PLAIN=1: the plain handler (no run log), for the
+	// table's bytes without the resumable handler's ids and cursor.
+	resumable := os.Getenv("AGWIRE_BROWSER_TABLE_PLAIN") == ""
+	h, release, err := webagent.Handler(webagent.Options{Resumable: resumable, Compression: compression, Configure: configure})
 	if err != nil {
 		t.Fatal(err)
 	}
