@@ -15,7 +15,9 @@
 //     no wire type 6 or 7, groups closed by their own number, nothing past the
 //     message's end;
 //   - a singular message that occurs again is read into the object the first
-//     occurrence made (what reading the concatenated occurrences gives);
+//     occurrence made, which is what reading the concatenated occurrences
+//     gives when each is well-formed; when one is not, the frame is merged
+//     as the peer merges it (merge, below) and read again;
 //   - a Value keeps only its last arm, a struct or list arm that repeats
 //     merges, a Struct entry whose value carries no arm is left out;
 //   - strings are UTF-8 read as TextDecoder reads it without `fatal`:
@@ -44,27 +46,22 @@ export class UnknownEventTypeError extends DecodeError {
 
 /**
  * OutOfStepError: a malformed frame that the peer reads out of step with
- * its structure, and may accept, where this decoder refuses it. Two kinds,
- * neither written by any encoder: a message the peer decodes unchecked
- * (ToolCall.Function, Context, Usage, a content source) that ends early at
- * a tag 0 or an end-group tag, or runs past its end (the peer reads the
- * rest of it as fields of the message around it); and a singular message
- * that occurs more than once where one occurrence is malformed on its own
- * (the peer reads the occurrences concatenated, so a field may run from one
- * into the next). `cause` is the error the frame met here, if any.
+ * its structure, and may accept, where this decoder refuses it: a message
+ * the peer decodes unchecked (ToolCall.Function, Context, Usage, a content
+ * source) that ends early at a tag 0 or an end-group tag, or runs past its
+ * end; the peer reads the rest of it as fields of the message around it. No
+ * encoder writes such a frame.
  */
 export class OutOfStepError extends DecodeError {
-  constructor(offset, cause) {
-    super(`a frame the AG-UI peer reads out of step with its structure: ${cause ? cause.message.replace(/^agwire: /, "") + ", in a message that occurs more than once" : "a message ends inside itself (a tag 0 or an end-group tag) or past its end"}`, offset);
+  constructor(offset) {
+    super("a frame the AG-UI peer reads out of step with its structure: a message ends inside itself (a tag 0 or an end-group tag) or past its end", offset);
     this.name = "OutOfStepError";
-    if (cause) this.cause = cause;
   }
 }
 
 let buf = new Uint8Array(0); // the payload being read
 let pos = 0; // the cursor
 let len = 0; // buf.length
-let merged = false; // whether a message of this frame occurred more than once
 let base; // the event's base event, read aside
 
 function bad(why) {
@@ -380,7 +377,6 @@ function F64() {
 // the Value is: an arm that a later one replaces is never opened, by the
 // peer either, so what is inside it does not matter.
 function V(end, v) {
-  if (v !== undefined) merged = true;
   let kind = 0; // 5 while the last arm read is a struct, 6 a list
   let into; // the object or array those arms merge into
   let spans = null; // their payloads, start and end
@@ -437,7 +433,6 @@ function V(end, v) {
 // O reads a Struct ending at end into o (or a new object).
 function O(end, o) {
   if (o === undefined) o = {};
-  else merged = true;
   while (pos < end) {
     const t = T();
     if (t === 10) {
@@ -465,7 +460,6 @@ function O(end, o) {
 // with no arm is undefined, as the peer has it.
 function A(end, a) {
   if (a === undefined) a = [];
-  else merged = true;
   while (pos < end) {
     const t = T();
     if (t === 10) a.push(V(L(end), undefined));
@@ -484,7 +478,6 @@ const SOURCE_TYPES = ["", "data", "url", "file"];
 // P reads an InputContent ending at end into p ({arm, fields}).
 function P(end, p) {
   if (p === undefined) p = { arm: 0, f: undefined };
-  else merged = true;
   while (pos < end) {
     const t = T();
     const arm = t >>> 3;
@@ -502,7 +495,6 @@ function P(end, p) {
 
 function textPart(end, m) {
   if (m === undefined) m = { text: "" };
-  else merged = true;
   while (pos < end) {
     const t = T();
     switch (t) {
@@ -527,7 +519,6 @@ function textPart(end, m) {
 
 function mediaPart(end, m) {
   if (m === undefined) m = {};
-  else merged = true;
   while (pos < end) {
     const t = T();
     switch (t) {
@@ -552,7 +543,6 @@ function mediaPart(end, m) {
 
 function source(end, s) {
   if (s === undefined) s = { arm: 0, f: undefined };
-  else merged = true;
   while (pos < end) {
     const t = T();
     const arm = t >>> 3;
@@ -571,7 +561,6 @@ function source(end, s) {
 // sourceArm reads one source message, which the peer decodes unchecked.
 function sourceArm(end, arm, m) {
   if (m === undefined) m = arm === 1 ? { value: "", mimeType: "" } : { value: "" };
-  else merged = true;
   while (pos < end) {
     const t = U32();
     if (t === 10) {
@@ -773,6 +762,187 @@ function finish(ev, type, enumValue) {
   return ev;
 }
 
+// check and merge treat a frame as the peer does before reading it. check
+// walks the event messages and those they reach (not the dynamic values),
+// each occurrence on its own: tags, lengths within their message, one arm
+// per content part and source. merge rewrites the frame: the occurrences of
+// each singular message concatenated into the first, a oneof arm dropped
+// when another follows, level by level along spec (SPECS); it returns
+// payload itself when nothing changes. Only frames the one-pass readers
+// refuse come here: these tell a frame whose occurrences are malformed only
+// apart from one malformed however read.
+function check(payload, spec) {
+  const saved = [buf, pos, len];
+  buf = payload;
+  pos = 0;
+  len = payload.length;
+  try {
+    checkLevel(spec, len);
+  } finally {
+    [buf, pos, len] = saved;
+  }
+}
+
+function checkLevel(spec, end) {
+  let arm = 0;
+  while (pos < end) {
+    const t = T();
+    const num = t >>> 3;
+    const wt = t & 7;
+    if (wt === 2) {
+      const e = L(end);
+      if (spec.oneArm && spec.arms.has(num)) {
+        if (arm !== 0 && arm !== num) bad("two arms of one oneof");
+        arm = num;
+      }
+      const child = SPECS[spec.child[num]];
+      if (child !== undefined && child.check) checkLevel(child, e);
+      pos = e;
+    } else if (wt === 4) {
+      bad("an end-group tag outside a group");
+    } else {
+      skipOne(t, 0);
+      if (pos > end) bad("a field past the end of its message");
+    }
+  }
+}
+
+function merge(payload, spec) {
+  const saved = [buf, pos, len];
+  buf = payload;
+  pos = 0;
+  len = payload.length;
+  try {
+    return mergeLevel(spec);
+  } finally {
+    [buf, pos, len] = saved;
+  }
+}
+
+function mergeLevel(spec) {
+  const fields = []; // {num, start, end, payloads: [[s, e], ...] | undefined}
+  const at = new Map(); // field number -> index in fields of its last occurrence
+  let arm = 0;
+  let changed = false;
+  while (pos < len) {
+    const start = pos;
+    const t = T();
+    const num = t >>> 3;
+    const wt = t & 7;
+    let payload;
+    if (wt === 2) {
+      const e = L(len);
+      payload = [pos, e];
+      pos = e;
+    } else if (wt === 4) {
+      bad("an end-group tag outside a group");
+    } else {
+      skipOne(t, 0);
+    }
+    const isArm = spec.arms !== undefined && spec.arms.has(num) && wt === (spec.armWire?.[num] ?? 2);
+    if (isArm) {
+      if (arm !== 0 && arm !== num) {
+        const i = at.get(arm);
+        if (i !== undefined) fields[i] = undefined;
+        at.delete(arm);
+        changed = true;
+      }
+      arm = num;
+      if (!spec.singular.has(num)) {
+        const i = at.get(num);
+        if (i !== undefined) {
+          fields[i] = undefined;
+          at.delete(num);
+          changed = true;
+        }
+      }
+    }
+    const isMessage = payload !== undefined && (spec.singular.has(num) || spec.child[num] !== undefined);
+    const i = at.get(num);
+    if (isMessage && spec.singular.has(num) && i !== undefined && fields[i]?.payloads !== undefined) {
+      fields[i].payloads.push(payload);
+      changed = true;
+      continue;
+    }
+    if (isMessage || isArm) at.set(num, fields.length);
+    fields.push({ num, start, end: pos, payloads: isMessage ? [payload] : undefined });
+  }
+  const parts = [];
+  for (const f of fields) {
+    if (f === undefined) continue;
+    if (f.payloads !== undefined) {
+      let body = concat(f.payloads);
+      const child = spec.child[f.num];
+      let inner = false;
+      if (child !== undefined) {
+        const m = merge(body, SPECS[child]);
+        inner = m !== body;
+        body = m;
+      }
+      if (f.payloads.length > 1 || inner) {
+        parts.push(fieldBytes(f.num, body));
+        changed = true;
+        continue;
+      }
+    }
+    parts.push(buf.subarray(f.start, f.end));
+  }
+  return changed ? concat(parts.map((p) => (p instanceof Uint8Array ? [p, 0, p.length] : p))) : buf;
+}
+
+function concat(spans) {
+  // spans: [start, end] of buf, or [bytes, start, end]
+  let n = 0;
+  for (const s of spans) n += s.length === 2 ? s[1] - s[0] : s[2] - s[1];
+  const out = new Uint8Array(n);
+  let o = 0;
+  for (const s of spans) {
+    if (s.length === 2) {
+      out.set(buf.subarray(s[0], s[1]), o);
+      o += s[1] - s[0];
+    } else {
+      out.set(s[0].subarray(s[1], s[2]), o);
+      o += s[2] - s[1];
+    }
+  }
+  return out;
+}
+
+function fieldBytes(num, body) {
+  const head = [];
+  for (let v = num * 8 + 2; ; v = Math.floor(v / 128)) {
+    if (v < 128) {
+      head.push(v);
+      break;
+    }
+    head.push((v & 0x7f) | 0x80);
+  }
+  for (let v = body.length; ; v = Math.floor(v / 128)) {
+    if (v < 128) {
+      head.push(v);
+      break;
+    }
+    head.push((v & 0x7f) | 0x80);
+  }
+  const out = new Uint8Array(head.length + body.length);
+  out.set(head, 0);
+  out.set(body, head.length);
+  return out;
+}
+
+// The merge levels of the dynamic values and the content parts, written by
+// hand as their readers are; the generated messages' follow (SPECS).
+const SPECS = {
+  Value: { singular: new Set([5, 6]), child: { 5: "Struct", 6: "ListValue" }, arms: new Set([1, 2, 3, 4, 5, 6]), armWire: { 1: 0, 2: 1, 3: 2, 4: 0, 5: 2, 6: 2 } },
+  Struct: { singular: new Set(), child: { 1: "Struct.FieldsEntry" } },
+  "Struct.FieldsEntry": { singular: new Set([2]), child: { 2: "Value" } },
+  ListValue: { singular: new Set(), child: { 1: "Value" } },
+  InputContent: { singular: new Set([1, 2, 3, 4, 5]), child: { 1: "TextInputPart", 2: "MediaPart", 3: "MediaPart", 4: "MediaPart", 5: "MediaPart" }, arms: new Set([1, 2, 3, 4, 5]), oneArm: true, check: true },
+  TextInputPart: { singular: new Set([3]), child: { 3: "Value" }, check: true },
+  MediaPart: { singular: new Set([1, 2]), child: { 1: "InputContentSource", 2: "Value" }, check: true },
+  InputContentSource: { singular: new Set([1, 2, 3]), child: {}, arms: new Set([1, 2, 3]), oneArm: true, check: true },
+};
+
 // The names of the patch operations, by wire number.
 const PATCH_OPS = ["add", "remove", "replace", "move", "copy", "test"];
 
@@ -796,7 +966,6 @@ export function decode(payload) {
   len = payload.length;
   let seen = 0;
   let ev;
-  merged = false;
   base = undefined;
   try {
     while (pos < len) {
@@ -910,8 +1079,17 @@ export function decode(payload) {
     }
     return finish(ev, ARM_TYPES[seen], ARM_ENUMS[seen]);
   } catch (err) {
-    if (merged && err instanceof DecodeError && !(err instanceof OutOfStepError)) throw new OutOfStepError(err.offset, err);
-    throw err;
+    if (!(err instanceof DecodeError) || err instanceof OutOfStepError || err instanceof UnknownEventTypeError || again) throw err;
+    // Refused in one pass: merged as the peer merges a frame, it may read.
+    check(payload, ENVELOPE_SPEC);
+    const m = merge(payload, ENVELOPE_SPEC);
+    if (m === payload) throw err;
+    again = true;
+    try {
+      return decode(m);
+    } finally {
+      again = false;
+    }
   } finally {
     buf = EMPTY;
     base = undefined;
@@ -919,11 +1097,11 @@ export function decode(payload) {
 }
 
 const EMPTY = new Uint8Array(0);
+let again = false; // decoding a merged frame: no second merge
 
 // d_TextMessageStartEvent reads ag_ui.TextMessageStartEvent (checked).
 function d_TextMessageStartEvent(end, m) {
   if (m === undefined) m = { type: "TEXT_MESSAGE_START", messageId: "" };
-  else merged = true;
   while (pos < end) {
     const t = T();
     switch (t) {
@@ -953,7 +1131,6 @@ function d_TextMessageStartEvent(end, m) {
 // d_BaseEvent reads ag_ui.BaseEvent (checked).
 function d_BaseEvent(end, m) {
   if (m === undefined) m = { type: 0 };
-  else merged = true;
   while (pos < end) {
     const t = T();
     switch (t) {
@@ -983,7 +1160,6 @@ function d_BaseEvent(end, m) {
 // d_TextMessageContentEvent reads ag_ui.TextMessageContentEvent (checked).
 function d_TextMessageContentEvent(end, m) {
   if (m === undefined) m = { type: "TEXT_MESSAGE_CONTENT", messageId: "", delta: "" };
-  else merged = true;
   while (pos < end) {
     const t = T();
     switch (t) {
@@ -1010,7 +1186,6 @@ function d_TextMessageContentEvent(end, m) {
 // d_TextMessageEndEvent reads ag_ui.TextMessageEndEvent (checked).
 function d_TextMessageEndEvent(end, m) {
   if (m === undefined) m = { type: "TEXT_MESSAGE_END", messageId: "" };
-  else merged = true;
   while (pos < end) {
     const t = T();
     switch (t) {
@@ -1034,7 +1209,6 @@ function d_TextMessageEndEvent(end, m) {
 // d_ToolCallStartEvent reads ag_ui.ToolCallStartEvent (checked).
 function d_ToolCallStartEvent(end, m) {
   if (m === undefined) m = { type: "TOOL_CALL_START", toolCallId: "", toolCallName: "" };
-  else merged = true;
   while (pos < end) {
     const t = T();
     switch (t) {
@@ -1064,7 +1238,6 @@ function d_ToolCallStartEvent(end, m) {
 // d_ToolCallArgsEvent reads ag_ui.ToolCallArgsEvent (checked).
 function d_ToolCallArgsEvent(end, m) {
   if (m === undefined) m = { type: "TOOL_CALL_ARGS", toolCallId: "", delta: "" };
-  else merged = true;
   while (pos < end) {
     const t = T();
     switch (t) {
@@ -1091,7 +1264,6 @@ function d_ToolCallArgsEvent(end, m) {
 // d_ToolCallEndEvent reads ag_ui.ToolCallEndEvent (checked).
 function d_ToolCallEndEvent(end, m) {
   if (m === undefined) m = { type: "TOOL_CALL_END", toolCallId: "" };
-  else merged = true;
   while (pos < end) {
     const t = T();
     switch (t) {
@@ -1115,7 +1287,6 @@ function d_ToolCallEndEvent(end, m) {
 // d_StateSnapshotEvent reads ag_ui.StateSnapshotEvent (checked).
 function d_StateSnapshotEvent(end, m) {
   if (m === undefined) m = { type: "STATE_SNAPSHOT" };
-  else merged = true;
   while (pos < end) {
     const t = T();
     switch (t) {
@@ -1142,7 +1313,6 @@ function d_StateSnapshotEvent(end, m) {
 // d_StateDeltaEvent reads ag_ui.StateDeltaEvent (checked).
 function d_StateDeltaEvent(end, m) {
   if (m === undefined) m = { type: "STATE_DELTA", delta: [] };
-  else merged = true;
   while (pos < end) {
     const t = T();
     switch (t) {
@@ -1166,7 +1336,6 @@ function d_StateDeltaEvent(end, m) {
 // d_JsonPatchOperation reads ag_ui.JsonPatchOperation (checked).
 function d_JsonPatchOperation(end, m) {
   if (m === undefined) m = { op: 0, path: "" };
-  else merged = true;
   while (pos < end) {
     const t = T();
     switch (t) {
@@ -1196,7 +1365,6 @@ function d_JsonPatchOperation(end, m) {
 // d_MessagesSnapshotEvent reads ag_ui.MessagesSnapshotEvent (checked).
 function d_MessagesSnapshotEvent(end, m) {
   if (m === undefined) m = { type: "MESSAGES_SNAPSHOT", messages: [] };
-  else merged = true;
   while (pos < end) {
     const t = T();
     switch (t) {
@@ -1217,7 +1385,6 @@ function d_MessagesSnapshotEvent(end, m) {
 // d_Message reads ag_ui.Message (checked).
 function d_Message(end, m) {
   if (m === undefined) m = { id: "", role: "", toolCalls: [], contentParts: [] };
-  else merged = true;
   while (pos < end) {
     const t = T();
     switch (t) {
@@ -1271,7 +1438,6 @@ function d_Message(end, m) {
 // d_ToolCall reads ag_ui.ToolCall (checked).
 function d_ToolCall(end, m) {
   if (m === undefined) m = { id: "", type: "" };
-  else merged = true;
   while (pos < end) {
     const t = T();
     switch (t) {
@@ -1301,7 +1467,6 @@ function d_ToolCall(end, m) {
 // d_ToolCall_Function reads ag_ui.ToolCall.Function (unchecked).
 function d_ToolCall_Function(end, m) {
   if (m === undefined) m = { name: "", arguments: "" };
-  else merged = true;
   while (pos < end) {
     const t = U32();
     switch (t) {
@@ -1322,7 +1487,6 @@ function d_ToolCall_Function(end, m) {
 // d_RawEvent reads ag_ui.RawEvent (checked).
 function d_RawEvent(end, m) {
   if (m === undefined) m = { type: "RAW" };
-  else merged = true;
   while (pos < end) {
     const t = T();
     switch (t) {
@@ -1352,7 +1516,6 @@ function d_RawEvent(end, m) {
 // d_CustomEvent reads ag_ui.CustomEvent (checked).
 function d_CustomEvent(end, m) {
   if (m === undefined) m = { type: "CUSTOM", name: "" };
-  else merged = true;
   while (pos < end) {
     const t = T();
     switch (t) {
@@ -1382,7 +1545,6 @@ function d_CustomEvent(end, m) {
 // d_RunStartedEvent reads ag_ui.RunStartedEvent (checked).
 function d_RunStartedEvent(end, m) {
   if (m === undefined) m = { type: "RUN_STARTED", threadId: "", runId: "" };
-  else merged = true;
   while (pos < end) {
     const t = T();
     switch (t) {
@@ -1415,7 +1577,6 @@ function d_RunStartedEvent(end, m) {
 // d_RunAgentInput reads ag_ui.RunAgentInput (checked).
 function d_RunAgentInput(end, m) {
   if (m === undefined) m = { threadId: "", runId: "", messages: [], tools: [], context: [], resume: [] };
-  else merged = true;
   while (pos < end) {
     const t = T();
     switch (t) {
@@ -1466,7 +1627,6 @@ function d_RunAgentInput(end, m) {
 // d_Tool reads ag_ui.Tool (checked).
 function d_Tool(end, m) {
   if (m === undefined) m = { name: "", description: "" };
-  else merged = true;
   while (pos < end) {
     const t = T();
     switch (t) {
@@ -1496,7 +1656,6 @@ function d_Tool(end, m) {
 // d_Context reads ag_ui.Context (unchecked).
 function d_Context(end, m) {
   if (m === undefined) m = { description: "", value: "" };
-  else merged = true;
   while (pos < end) {
     const t = U32();
     switch (t) {
@@ -1517,7 +1676,6 @@ function d_Context(end, m) {
 // d_ResumeEntry reads ag_ui.ResumeEntry (checked).
 function d_ResumeEntry(end, m) {
   if (m === undefined) m = { interruptId: "", status: "" };
-  else merged = true;
   while (pos < end) {
     const t = T();
     switch (t) {
@@ -1547,7 +1705,6 @@ function d_ResumeEntry(end, m) {
 // d_RunFinishedEvent reads ag_ui.RunFinishedEvent (checked).
 function d_RunFinishedEvent(end, m) {
   if (m === undefined) m = { type: "RUN_FINISHED", threadId: "", runId: "", outcome: "", interrupts: [], usage: [], pendingToolCallIds: [] };
-  else merged = true;
   while (pos < end) {
     const t = T();
     switch (t) {
@@ -1589,7 +1746,6 @@ function d_RunFinishedEvent(end, m) {
 // d_Interrupt reads ag_ui.Interrupt (checked).
 function d_Interrupt(end, m) {
   if (m === undefined) m = { id: "", reason: "" };
-  else merged = true;
   while (pos < end) {
     const t = T();
     switch (t) {
@@ -1634,7 +1790,6 @@ function d_Interrupt(end, m) {
 // d_Usage reads ag_ui.Usage (unchecked).
 function d_Usage(end, m) {
   if (m === undefined) m = {  };
-  else merged = true;
   while (pos < end) {
     const t = U32();
     switch (t) {
@@ -1673,7 +1828,6 @@ function d_Usage(end, m) {
 // d_RunErrorEvent reads ag_ui.RunErrorEvent (checked).
 function d_RunErrorEvent(end, m) {
   if (m === undefined) m = { type: "RUN_ERROR", message: "", usage: [] };
-  else merged = true;
   while (pos < end) {
     const t = T();
     switch (t) {
@@ -1700,7 +1854,6 @@ function d_RunErrorEvent(end, m) {
 // d_StepStartedEvent reads ag_ui.StepStartedEvent (checked).
 function d_StepStartedEvent(end, m) {
   if (m === undefined) m = { type: "STEP_STARTED", stepName: "" };
-  else merged = true;
   while (pos < end) {
     const t = T();
     switch (t) {
@@ -1724,7 +1877,6 @@ function d_StepStartedEvent(end, m) {
 // d_StepFinishedEvent reads ag_ui.StepFinishedEvent (checked).
 function d_StepFinishedEvent(end, m) {
   if (m === undefined) m = { type: "STEP_FINISHED", stepName: "" };
-  else merged = true;
   while (pos < end) {
     const t = T();
     switch (t) {
@@ -1748,7 +1900,6 @@ function d_StepFinishedEvent(end, m) {
 // d_TextMessageChunkEvent reads ag_ui.TextMessageChunkEvent (checked).
 function d_TextMessageChunkEvent(end, m) {
   if (m === undefined) m = { type: "TEXT_MESSAGE_CHUNK" };
-  else merged = true;
   while (pos < end) {
     const t = T();
     switch (t) {
@@ -1781,7 +1932,6 @@ function d_TextMessageChunkEvent(end, m) {
 // d_ToolCallChunkEvent reads ag_ui.ToolCallChunkEvent (checked).
 function d_ToolCallChunkEvent(end, m) {
   if (m === undefined) m = { type: "TOOL_CALL_CHUNK" };
-  else merged = true;
   while (pos < end) {
     const t = T();
     switch (t) {
@@ -1814,7 +1964,6 @@ function d_ToolCallChunkEvent(end, m) {
 // d_SubagentStartedEvent reads ag_ui.SubagentStartedEvent (checked).
 function d_SubagentStartedEvent(end, m) {
   if (m === undefined) m = { type: "SUBAGENT_STARTED", subagentRunId: "", name: "" };
-  else merged = true;
   while (pos < end) {
     const t = T();
     switch (t) {
@@ -1850,7 +1999,6 @@ function d_SubagentStartedEvent(end, m) {
 // d_SubagentFinishedEvent reads ag_ui.SubagentFinishedEvent (checked).
 function d_SubagentFinishedEvent(end, m) {
   if (m === undefined) m = { type: "SUBAGENT_FINISHED", subagentRunId: "", outcome: "", interruptIds: [] };
-  else merged = true;
   while (pos < end) {
     const t = T();
     switch (t) {
@@ -1883,7 +2031,6 @@ function d_SubagentFinishedEvent(end, m) {
 // d_SubagentErrorEvent reads ag_ui.SubagentErrorEvent (checked).
 function d_SubagentErrorEvent(end, m) {
   if (m === undefined) m = { type: "SUBAGENT_ERROR", subagentRunId: "", message: "" };
-  else merged = true;
   while (pos < end) {
     const t = T();
     switch (t) {
@@ -1910,7 +2057,6 @@ function d_SubagentErrorEvent(end, m) {
 // d_ToolCallResultEvent reads ag_ui.ToolCallResultEvent (checked).
 function d_ToolCallResultEvent(end, m) {
   if (m === undefined) m = { type: "TOOL_CALL_RESULT", messageId: "", toolCallId: "", contentParts: [] };
-  else merged = true;
   while (pos < end) {
     const t = T();
     switch (t) {
@@ -1946,7 +2092,6 @@ function d_ToolCallResultEvent(end, m) {
 // d_ActivitySnapshotEvent reads ag_ui.ActivitySnapshotEvent (checked).
 function d_ActivitySnapshotEvent(end, m) {
   if (m === undefined) m = { type: "ACTIVITY_SNAPSHOT", messageId: "", activityType: "" };
-  else merged = true;
   while (pos < end) {
     const t = T();
     switch (t) {
@@ -1979,7 +2124,6 @@ function d_ActivitySnapshotEvent(end, m) {
 // d_ActivityDeltaEvent reads ag_ui.ActivityDeltaEvent (checked).
 function d_ActivityDeltaEvent(end, m) {
   if (m === undefined) m = { type: "ACTIVITY_DELTA", messageId: "", activityType: "", patch: [] };
-  else merged = true;
   while (pos < end) {
     const t = T();
     switch (t) {
@@ -2009,7 +2153,6 @@ function d_ActivityDeltaEvent(end, m) {
 // d_ReasoningStartEvent reads ag_ui.ReasoningStartEvent (checked).
 function d_ReasoningStartEvent(end, m) {
   if (m === undefined) m = { type: "REASONING_START", messageId: "" };
-  else merged = true;
   while (pos < end) {
     const t = T();
     switch (t) {
@@ -2033,7 +2176,6 @@ function d_ReasoningStartEvent(end, m) {
 // d_ReasoningMessageStartEvent reads ag_ui.ReasoningMessageStartEvent (checked).
 function d_ReasoningMessageStartEvent(end, m) {
   if (m === undefined) m = { type: "REASONING_MESSAGE_START", messageId: "", role: "" };
-  else merged = true;
   while (pos < end) {
     const t = T();
     switch (t) {
@@ -2060,7 +2202,6 @@ function d_ReasoningMessageStartEvent(end, m) {
 // d_ReasoningMessageContentEvent reads ag_ui.ReasoningMessageContentEvent (checked).
 function d_ReasoningMessageContentEvent(end, m) {
   if (m === undefined) m = { type: "REASONING_MESSAGE_CONTENT", messageId: "", delta: "" };
-  else merged = true;
   while (pos < end) {
     const t = T();
     switch (t) {
@@ -2087,7 +2228,6 @@ function d_ReasoningMessageContentEvent(end, m) {
 // d_ReasoningMessageEndEvent reads ag_ui.ReasoningMessageEndEvent (checked).
 function d_ReasoningMessageEndEvent(end, m) {
   if (m === undefined) m = { type: "REASONING_MESSAGE_END", messageId: "" };
-  else merged = true;
   while (pos < end) {
     const t = T();
     switch (t) {
@@ -2111,7 +2251,6 @@ function d_ReasoningMessageEndEvent(end, m) {
 // d_ReasoningMessageChunkEvent reads ag_ui.ReasoningMessageChunkEvent (checked).
 function d_ReasoningMessageChunkEvent(end, m) {
   if (m === undefined) m = { type: "REASONING_MESSAGE_CHUNK" };
-  else merged = true;
   while (pos < end) {
     const t = T();
     switch (t) {
@@ -2138,7 +2277,6 @@ function d_ReasoningMessageChunkEvent(end, m) {
 // d_ReasoningEndEvent reads ag_ui.ReasoningEndEvent (checked).
 function d_ReasoningEndEvent(end, m) {
   if (m === undefined) m = { type: "REASONING_END", messageId: "" };
-  else merged = true;
   while (pos < end) {
     const t = T();
     switch (t) {
@@ -2162,7 +2300,6 @@ function d_ReasoningEndEvent(end, m) {
 // d_ReasoningEncryptedValueEvent reads ag_ui.ReasoningEncryptedValueEvent (checked).
 function d_ReasoningEncryptedValueEvent(end, m) {
   if (m === undefined) m = { type: "REASONING_ENCRYPTED_VALUE", subtype: "", entityId: "", encryptedValue: "" };
-  else merged = true;
   while (pos < end) {
     const t = T();
     switch (t) {
@@ -2189,3 +2326,44 @@ function d_ReasoningEncryptedValueEvent(end, m) {
   return m;
 }
 
+// The merge levels of the generated messages (merge).
+SPECS["TextMessageStartEvent"] = { singular: new Set([1]), child: { 1: "BaseEvent" }, check: true };
+SPECS["BaseEvent"] = { singular: new Set([3, 4]), child: { 3: "Value", 4: "Struct" }, check: true };
+SPECS["TextMessageContentEvent"] = { singular: new Set([1]), child: { 1: "BaseEvent" }, check: true };
+SPECS["TextMessageEndEvent"] = { singular: new Set([1]), child: { 1: "BaseEvent" }, check: true };
+SPECS["ToolCallStartEvent"] = { singular: new Set([1]), child: { 1: "BaseEvent" }, check: true };
+SPECS["ToolCallArgsEvent"] = { singular: new Set([1]), child: { 1: "BaseEvent" }, check: true };
+SPECS["ToolCallEndEvent"] = { singular: new Set([1]), child: { 1: "BaseEvent" }, check: true };
+SPECS["StateSnapshotEvent"] = { singular: new Set([1, 2]), child: { 1: "BaseEvent", 2: "Value" }, check: true };
+SPECS["StateDeltaEvent"] = { singular: new Set([1]), child: { 1: "BaseEvent", 2: "JsonPatchOperation" }, check: true };
+SPECS["JsonPatchOperation"] = { singular: new Set([4]), child: { 4: "Value" }, check: true };
+SPECS["MessagesSnapshotEvent"] = { singular: new Set([1]), child: { 1: "BaseEvent", 2: "Message" }, check: true };
+SPECS["Message"] = { singular: new Set([9, 13]), child: { 5: "ToolCall", 8: "InputContent", 9: "Struct", 13: "Struct" }, check: true };
+SPECS["ToolCall"] = { singular: new Set([3, 4]), child: { 4: "Struct" }, check: true };
+SPECS["RawEvent"] = { singular: new Set([1, 2]), child: { 1: "BaseEvent", 2: "Value" }, check: true };
+SPECS["CustomEvent"] = { singular: new Set([1, 3]), child: { 1: "BaseEvent", 3: "Value" }, check: true };
+SPECS["RunStartedEvent"] = { singular: new Set([1, 5]), child: { 1: "BaseEvent", 5: "RunAgentInput" }, check: true };
+SPECS["RunAgentInput"] = { singular: new Set([4, 8]), child: { 4: "Value", 5: "Message", 6: "Tool", 8: "Value", 9: "ResumeEntry" }, check: true };
+SPECS["Tool"] = { singular: new Set([3, 4]), child: { 3: "Value", 4: "Struct" }, check: true };
+SPECS["ResumeEntry"] = { singular: new Set([3, 4]), child: { 3: "Value", 4: "Struct" }, check: true };
+SPECS["RunFinishedEvent"] = { singular: new Set([1, 4]), child: { 1: "BaseEvent", 4: "Value", 6: "Interrupt" }, check: true };
+SPECS["Interrupt"] = { singular: new Set([5, 7]), child: { 5: "Value", 7: "Value" }, check: true };
+SPECS["RunErrorEvent"] = { singular: new Set([1]), child: { 1: "BaseEvent" }, check: true };
+SPECS["StepStartedEvent"] = { singular: new Set([1]), child: { 1: "BaseEvent" }, check: true };
+SPECS["StepFinishedEvent"] = { singular: new Set([1]), child: { 1: "BaseEvent" }, check: true };
+SPECS["TextMessageChunkEvent"] = { singular: new Set([1]), child: { 1: "BaseEvent" }, check: true };
+SPECS["ToolCallChunkEvent"] = { singular: new Set([1]), child: { 1: "BaseEvent" }, check: true };
+SPECS["SubagentStartedEvent"] = { singular: new Set([1]), child: { 1: "BaseEvent" }, check: true };
+SPECS["SubagentFinishedEvent"] = { singular: new Set([1, 3]), child: { 1: "BaseEvent", 3: "Value" }, check: true };
+SPECS["SubagentErrorEvent"] = { singular: new Set([1]), child: { 1: "BaseEvent" }, check: true };
+SPECS["ToolCallResultEvent"] = { singular: new Set([1]), child: { 1: "BaseEvent", 7: "InputContent" }, check: true };
+SPECS["ActivitySnapshotEvent"] = { singular: new Set([1, 5]), child: { 1: "BaseEvent", 5: "Struct" }, check: true };
+SPECS["ActivityDeltaEvent"] = { singular: new Set([1]), child: { 1: "BaseEvent", 5: "JsonPatchOperation" }, check: true };
+SPECS["ReasoningStartEvent"] = { singular: new Set([1]), child: { 1: "BaseEvent" }, check: true };
+SPECS["ReasoningMessageStartEvent"] = { singular: new Set([1]), child: { 1: "BaseEvent" }, check: true };
+SPECS["ReasoningMessageContentEvent"] = { singular: new Set([1]), child: { 1: "BaseEvent" }, check: true };
+SPECS["ReasoningMessageEndEvent"] = { singular: new Set([1]), child: { 1: "BaseEvent" }, check: true };
+SPECS["ReasoningMessageChunkEvent"] = { singular: new Set([1]), child: { 1: "BaseEvent" }, check: true };
+SPECS["ReasoningEndEvent"] = { singular: new Set([1]), child: { 1: "BaseEvent" }, check: true };
+SPECS["ReasoningEncryptedValueEvent"] = { singular: new Set([1]), child: { 1: "BaseEvent" }, check: true };
+const ENVELOPE_SPEC = { singular: new Set([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31]), child: { 1: "TextMessageStartEvent", 2: "TextMessageContentEvent", 3: "TextMessageEndEvent", 4: "ToolCallStartEvent", 5: "ToolCallArgsEvent", 6: "ToolCallEndEvent", 7: "StateSnapshotEvent", 8: "StateDeltaEvent", 9: "MessagesSnapshotEvent", 10: "RawEvent", 11: "CustomEvent", 12: "RunStartedEvent", 13: "RunFinishedEvent", 14: "RunErrorEvent", 15: "StepStartedEvent", 16: "StepFinishedEvent", 17: "TextMessageChunkEvent", 18: "ToolCallChunkEvent", 19: "SubagentStartedEvent", 20: "SubagentFinishedEvent", 21: "SubagentErrorEvent", 22: "ToolCallResultEvent", 23: "ActivitySnapshotEvent", 24: "ActivityDeltaEvent", 25: "ReasoningStartEvent", 26: "ReasoningMessageStartEvent", 27: "ReasoningMessageContentEvent", 28: "ReasoningMessageEndEvent", 29: "ReasoningMessageChunkEvent", 30: "ReasoningEndEvent", 31: "ReasoningEncryptedValueEvent" } };

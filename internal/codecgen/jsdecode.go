@@ -107,6 +107,7 @@ func (g *gen) jsDecoder() ([]byte, error) {
 	for _, p := range j.order {
 		j.reader(p)
 	}
+	j.specs(g)
 	return j.buf.Bytes(), nil
 }
 
@@ -193,7 +194,6 @@ func (j *jsGen) envelope(g *gen) {
 	j.P("len = payload.length;")
 	j.P("let seen = 0;")
 	j.P("let ev;")
-	j.P("merged = false;")
 	j.P("base = undefined;")
 	j.P("try {")
 	j.P("while (pos < len) {")
@@ -220,8 +220,17 @@ func (j *jsGen) envelope(g *gen) {
 	j.P("}")
 	j.P("return finish(ev, ARM_TYPES[seen], ARM_ENUMS[seen]);")
 	j.P("} catch (err) {")
-	j.P("if (merged && err instanceof DecodeError && !(err instanceof OutOfStepError)) throw new OutOfStepError(err.offset, err);")
-	j.P("throw err;")
+	j.P("if (!(err instanceof DecodeError) || err instanceof OutOfStepError || err instanceof UnknownEventTypeError || again) throw err;")
+	j.P("// Refused in one pass: merged as the peer merges a frame, it may read.")
+	j.P("check(payload, ENVELOPE_SPEC);")
+	j.P("const m = merge(payload, ENVELOPE_SPEC);")
+	j.P("if (m === payload) throw err;")
+	j.P("again = true;")
+	j.P("try {")
+	j.P("return decode(m);")
+	j.P("} finally {")
+	j.P("again = false;")
+	j.P("}")
 	j.P("} finally {")
 	j.P("buf = EMPTY;")
 	j.P("base = undefined;")
@@ -229,6 +238,7 @@ func (j *jsGen) envelope(g *gen) {
 	j.P("}")
 	j.P("")
 	j.P("const EMPTY = new Uint8Array(0);")
+	j.P("let again = false; // decoding a merged frame: no second merge")
 	j.P("")
 }
 
@@ -281,7 +291,6 @@ func (j *jsGen) reader(p *schema.Plan) {
 	j.P("// %s reads %s (%s).", jsReader(md), md.FullName(), how)
 	j.P("function %s(end, m) {", jsReader(md))
 	j.P("if (m === undefined) m = { %s };", strings.Join(defaults, ", "))
-	j.P("else merged = true;")
 	j.P("while (pos < end) {")
 	if checked {
 		j.P("const t = T();")
@@ -354,4 +363,57 @@ func (j *jsGen) reader(p *schema.Plan) {
 	j.P("return m;")
 	j.P("}")
 	j.P("")
+}
+
+func jsSpecName(md protoreflect.MessageDescriptor) string {
+	return strings.TrimPrefix(string(md.FullName()), "ag_ui.")
+}
+
+// specs writes the merge levels of the generated messages (the runtime's
+// merge): which fields are singular messages, and which children it merges
+// in turn — the messages the peer checks; the envelope's arms are all
+// singular.
+func (j *jsGen) specs(g *gen) {
+	j.P("// The merge levels of the generated messages (merge).")
+	for _, p := range j.order {
+		md := j.desc[p]
+		if uncheckedJS[md.FullName()] {
+			continue
+		}
+		var singular, child []string
+		if p.Base != nil {
+			singular = append(singular, "1")
+			child = append(child, fmt.Sprintf("1: %q", jsSpecName(j.desc[p.Base])))
+		}
+		for i := range p.Wire {
+			f := &p.Wire[i]
+			name := ""
+			switch f.Kind {
+			case schema.Value:
+				name = "Value"
+			case schema.Object:
+				name = "Struct"
+			case schema.Parts:
+				name = "InputContent"
+			case schema.Message, schema.OptMessage, schema.Messages:
+				if !uncheckedJS[j.desc[f.Elem].FullName()] {
+					name = jsSpecName(j.desc[f.Elem])
+				}
+			}
+			switch f.Kind {
+			case schema.Value, schema.Object, schema.Message, schema.OptMessage:
+				singular = append(singular, strconv.Itoa(int(f.Num)))
+			}
+			if name != "" {
+				child = append(child, fmt.Sprintf("%d: %q", f.Num, name))
+			}
+		}
+		j.P("SPECS[%q] = { singular: new Set([%s]), child: { %s }, check: true };", jsSpecName(md), strings.Join(singular, ", "), strings.Join(child, ", "))
+	}
+	var arms, child []string
+	for _, in := range g.events {
+		arms = append(arms, strconv.Itoa(int(in.Arm)))
+		child = append(child, fmt.Sprintf("%d: %q", in.Arm, jsSpecName(j.desc[planOf(in)])))
+	}
+	j.P("const ENVELOPE_SPEC = { singular: new Set([%s]), child: { %s } };", strings.Join(arms, ", "), strings.Join(child, ", "))
 }

@@ -13,7 +13,9 @@
 //     no wire type 6 or 7, groups closed by their own number, nothing past the
 //     message's end;
 //   - a singular message that occurs again is read into the object the first
-//     occurrence made (what reading the concatenated occurrences gives);
+//     occurrence made, which is what reading the concatenated occurrences
+//     gives when each is well-formed; when one is not, the frame is merged
+//     as the peer merges it (merge, below) and read again;
 //   - a Value keeps only its last arm, a struct or list arm that repeats
 //     merges, a Struct entry whose value carries no arm is left out;
 //   - strings are UTF-8 read as TextDecoder reads it without `fatal`:
@@ -42,27 +44,22 @@ export class UnknownEventTypeError extends DecodeError {
 
 /**
  * OutOfStepError: a malformed frame that the peer reads out of step with
- * its structure, and may accept, where this decoder refuses it. Two kinds,
- * neither written by any encoder: a message the peer decodes unchecked
- * (ToolCall.Function, Context, Usage, a content source) that ends early at
- * a tag 0 or an end-group tag, or runs past its end (the peer reads the
- * rest of it as fields of the message around it); and a singular message
- * that occurs more than once where one occurrence is malformed on its own
- * (the peer reads the occurrences concatenated, so a field may run from one
- * into the next). `cause` is the error the frame met here, if any.
+ * its structure, and may accept, where this decoder refuses it: a message
+ * the peer decodes unchecked (ToolCall.Function, Context, Usage, a content
+ * source) that ends early at a tag 0 or an end-group tag, or runs past its
+ * end; the peer reads the rest of it as fields of the message around it. No
+ * encoder writes such a frame.
  */
 export class OutOfStepError extends DecodeError {
-  constructor(offset, cause) {
-    super(`a frame the AG-UI peer reads out of step with its structure: ${cause ? cause.message.replace(/^agwire: /, "") + ", in a message that occurs more than once" : "a message ends inside itself (a tag 0 or an end-group tag) or past its end"}`, offset);
+  constructor(offset) {
+    super("a frame the AG-UI peer reads out of step with its structure: a message ends inside itself (a tag 0 or an end-group tag) or past its end", offset);
     this.name = "OutOfStepError";
-    if (cause) this.cause = cause;
   }
 }
 
 let buf = new Uint8Array(0); // the payload being read
 let pos = 0; // the cursor
 let len = 0; // buf.length
-let merged = false; // whether a message of this frame occurred more than once
 let base; // the event's base event, read aside
 
 function bad(why) {
@@ -378,7 +375,6 @@ function F64() {
 // the Value is: an arm that a later one replaces is never opened, by the
 // peer either, so what is inside it does not matter.
 function V(end, v) {
-  if (v !== undefined) merged = true;
   let kind = 0; // 5 while the last arm read is a struct, 6 a list
   let into; // the object or array those arms merge into
   let spans = null; // their payloads, start and end
@@ -435,7 +431,6 @@ function V(end, v) {
 // O reads a Struct ending at end into o (or a new object).
 function O(end, o) {
   if (o === undefined) o = {};
-  else merged = true;
   while (pos < end) {
     const t = T();
     if (t === 10) {
@@ -463,7 +458,6 @@ function O(end, o) {
 // with no arm is undefined, as the peer has it.
 function A(end, a) {
   if (a === undefined) a = [];
-  else merged = true;
   while (pos < end) {
     const t = T();
     if (t === 10) a.push(V(L(end), undefined));
@@ -482,7 +476,6 @@ const SOURCE_TYPES = ["", "data", "url", "file"];
 // P reads an InputContent ending at end into p ({arm, fields}).
 function P(end, p) {
   if (p === undefined) p = { arm: 0, f: undefined };
-  else merged = true;
   while (pos < end) {
     const t = T();
     const arm = t >>> 3;
@@ -500,7 +493,6 @@ function P(end, p) {
 
 function textPart(end, m) {
   if (m === undefined) m = { text: "" };
-  else merged = true;
   while (pos < end) {
     const t = T();
     switch (t) {
@@ -525,7 +517,6 @@ function textPart(end, m) {
 
 function mediaPart(end, m) {
   if (m === undefined) m = {};
-  else merged = true;
   while (pos < end) {
     const t = T();
     switch (t) {
@@ -550,7 +541,6 @@ function mediaPart(end, m) {
 
 function source(end, s) {
   if (s === undefined) s = { arm: 0, f: undefined };
-  else merged = true;
   while (pos < end) {
     const t = T();
     const arm = t >>> 3;
@@ -569,7 +559,6 @@ function source(end, s) {
 // sourceArm reads one source message, which the peer decodes unchecked.
 function sourceArm(end, arm, m) {
   if (m === undefined) m = arm === 1 ? { value: "", mimeType: "" } : { value: "" };
-  else merged = true;
   while (pos < end) {
     const t = U32();
     if (t === 10) {
@@ -770,3 +759,184 @@ function finish(ev, type, enumValue) {
   }
   return ev;
 }
+
+// check and merge treat a frame as the peer does before reading it. check
+// walks the event messages and those they reach (not the dynamic values),
+// each occurrence on its own: tags, lengths within their message, one arm
+// per content part and source. merge rewrites the frame: the occurrences of
+// each singular message concatenated into the first, a oneof arm dropped
+// when another follows, level by level along spec (SPECS); it returns
+// payload itself when nothing changes. Only frames the one-pass readers
+// refuse come here: these tell a frame whose occurrences are malformed only
+// apart from one malformed however read.
+function check(payload, spec) {
+  const saved = [buf, pos, len];
+  buf = payload;
+  pos = 0;
+  len = payload.length;
+  try {
+    checkLevel(spec, len);
+  } finally {
+    [buf, pos, len] = saved;
+  }
+}
+
+function checkLevel(spec, end) {
+  let arm = 0;
+  while (pos < end) {
+    const t = T();
+    const num = t >>> 3;
+    const wt = t & 7;
+    if (wt === 2) {
+      const e = L(end);
+      if (spec.oneArm && spec.arms.has(num)) {
+        if (arm !== 0 && arm !== num) bad("two arms of one oneof");
+        arm = num;
+      }
+      const child = SPECS[spec.child[num]];
+      if (child !== undefined && child.check) checkLevel(child, e);
+      pos = e;
+    } else if (wt === 4) {
+      bad("an end-group tag outside a group");
+    } else {
+      skipOne(t, 0);
+      if (pos > end) bad("a field past the end of its message");
+    }
+  }
+}
+
+function merge(payload, spec) {
+  const saved = [buf, pos, len];
+  buf = payload;
+  pos = 0;
+  len = payload.length;
+  try {
+    return mergeLevel(spec);
+  } finally {
+    [buf, pos, len] = saved;
+  }
+}
+
+function mergeLevel(spec) {
+  const fields = []; // {num, start, end, payloads: [[s, e], ...] | undefined}
+  const at = new Map(); // field number -> index in fields of its last occurrence
+  let arm = 0;
+  let changed = false;
+  while (pos < len) {
+    const start = pos;
+    const t = T();
+    const num = t >>> 3;
+    const wt = t & 7;
+    let payload;
+    if (wt === 2) {
+      const e = L(len);
+      payload = [pos, e];
+      pos = e;
+    } else if (wt === 4) {
+      bad("an end-group tag outside a group");
+    } else {
+      skipOne(t, 0);
+    }
+    const isArm = spec.arms !== undefined && spec.arms.has(num) && wt === (spec.armWire?.[num] ?? 2);
+    if (isArm) {
+      if (arm !== 0 && arm !== num) {
+        const i = at.get(arm);
+        if (i !== undefined) fields[i] = undefined;
+        at.delete(arm);
+        changed = true;
+      }
+      arm = num;
+      if (!spec.singular.has(num)) {
+        const i = at.get(num);
+        if (i !== undefined) {
+          fields[i] = undefined;
+          at.delete(num);
+          changed = true;
+        }
+      }
+    }
+    const isMessage = payload !== undefined && (spec.singular.has(num) || spec.child[num] !== undefined);
+    const i = at.get(num);
+    if (isMessage && spec.singular.has(num) && i !== undefined && fields[i]?.payloads !== undefined) {
+      fields[i].payloads.push(payload);
+      changed = true;
+      continue;
+    }
+    if (isMessage || isArm) at.set(num, fields.length);
+    fields.push({ num, start, end: pos, payloads: isMessage ? [payload] : undefined });
+  }
+  const parts = [];
+  for (const f of fields) {
+    if (f === undefined) continue;
+    if (f.payloads !== undefined) {
+      let body = concat(f.payloads);
+      const child = spec.child[f.num];
+      let inner = false;
+      if (child !== undefined) {
+        const m = merge(body, SPECS[child]);
+        inner = m !== body;
+        body = m;
+      }
+      if (f.payloads.length > 1 || inner) {
+        parts.push(fieldBytes(f.num, body));
+        changed = true;
+        continue;
+      }
+    }
+    parts.push(buf.subarray(f.start, f.end));
+  }
+  return changed ? concat(parts.map((p) => (p instanceof Uint8Array ? [p, 0, p.length] : p))) : buf;
+}
+
+function concat(spans) {
+  // spans: [start, end] of buf, or [bytes, start, end]
+  let n = 0;
+  for (const s of spans) n += s.length === 2 ? s[1] - s[0] : s[2] - s[1];
+  const out = new Uint8Array(n);
+  let o = 0;
+  for (const s of spans) {
+    if (s.length === 2) {
+      out.set(buf.subarray(s[0], s[1]), o);
+      o += s[1] - s[0];
+    } else {
+      out.set(s[0].subarray(s[1], s[2]), o);
+      o += s[2] - s[1];
+    }
+  }
+  return out;
+}
+
+function fieldBytes(num, body) {
+  const head = [];
+  for (let v = num * 8 + 2; ; v = Math.floor(v / 128)) {
+    if (v < 128) {
+      head.push(v);
+      break;
+    }
+    head.push((v & 0x7f) | 0x80);
+  }
+  for (let v = body.length; ; v = Math.floor(v / 128)) {
+    if (v < 128) {
+      head.push(v);
+      break;
+    }
+    head.push((v & 0x7f) | 0x80);
+  }
+  const out = new Uint8Array(head.length + body.length);
+  out.set(head, 0);
+  out.set(body, head.length);
+  return out;
+}
+
+// The merge levels of the dynamic values and the content parts, written by
+// hand as their readers are; the generated messages' follow (SPECS).
+const SPECS = {
+  Value: { singular: new Set([5, 6]), child: { 5: "Struct", 6: "ListValue" }, arms: new Set([1, 2, 3, 4, 5, 6]), armWire: { 1: 0, 2: 1, 3: 2, 4: 0, 5: 2, 6: 2 } },
+  Struct: { singular: new Set(), child: { 1: "Struct.FieldsEntry" } },
+  "Struct.FieldsEntry": { singular: new Set([2]), child: { 2: "Value" } },
+  ListValue: { singular: new Set(), child: { 1: "Value" } },
+  InputContent: { singular: new Set([1, 2, 3, 4, 5]), child: { 1: "TextInputPart", 2: "MediaPart", 3: "MediaPart", 4: "MediaPart", 5: "MediaPart" }, arms: new Set([1, 2, 3, 4, 5]), oneArm: true, check: true },
+  TextInputPart: { singular: new Set([3]), child: { 3: "Value" }, check: true },
+  MediaPart: { singular: new Set([1, 2]), child: { 1: "InputContentSource", 2: "Value" }, check: true },
+  InputContentSource: { singular: new Set([1, 2, 3]), child: {}, arms: new Set([1, 2, 3]), oneArm: true, check: true },
+};
