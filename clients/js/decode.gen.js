@@ -627,6 +627,8 @@ function partsOut(parts) {
 
 // The wire's Message carries every role's fields; which one is `content`
 // depends on the role, as the peer has it.
+const MESSAGE_WIRE = new Set(["contentParts", "activityContent"]);
+const MESSAGE_WIRE_NO_CALLS = new Set(["contentParts", "activityContent", "toolCalls"]);
 const KNOWN_ROLES = new Set(["developer", "system", "assistant", "user", "tool", "activity", "reasoning"]);
 
 function messageOut(w) {
@@ -642,12 +644,9 @@ function messageOut(w) {
     if (usesMap && w.content !== undefined) bad("an activity message with string content");
     if (usesParts && w.content !== undefined && nParts > 0) bad("a message with both string content and content parts");
   }
-  const m = w;
+  const m = without(w, w.toolCalls.length === 0 ? MESSAGE_WIRE_NO_CALLS : MESSAGE_WIRE);
   if (usesParts && w.content === undefined) m.content = partsOut(w.contentParts);
   if (usesMap && w.activityContent !== undefined) m.content = w.activityContent;
-  delete m.activityContent;
-  delete m.contentParts;
-  if (m.toolCalls.length === 0) delete m.toolCalls;
   return m;
 }
 
@@ -695,6 +694,19 @@ function wellFormed(end) {
   }
 }
 
+// without returns a copy of o without the keys in skip: an object that
+// loses a key is slower to use from then on, a copy is not.
+function without(o, skip) {
+  const out = {};
+  for (const k in o) if (!skip.has(k)) out[k] = o[k];
+  return out;
+}
+
+const RUN_FINISHED_WIRE = new Set(["outcome", "pendingToolCallIds", "interrupts", "usage"]);
+const SUBAGENT_FINISHED_WIRE = new Set(["outcome", "interruptIds"]);
+const USAGE = new Set(["usage"]);
+const CONTENT_PARTS = new Set(["contentParts"]);
+
 // finish moves the base event's fields onto the event (its reader wrote
 // the type) and applies what the peer's decode does after reading (outcomes, content,
 // patch operation names, empty lists left out).
@@ -712,9 +724,8 @@ function finish(ev, type, enumValue) {
       const outcome = ev.outcome;
       const pending = ev.pendingToolCallIds;
       const interrupts = ev.interrupts;
-      delete ev.outcome;
-      delete ev.pendingToolCallIds;
-      delete ev.interrupts;
+      const usage = ev.usage;
+      ev = without(ev, RUN_FINISHED_WIRE);
       if (outcome === "") {
         if (pending.length > 0) ev.pendingToolCallIds = pending;
         if (interrupts.length > 0) ev.interrupts = interrupts;
@@ -724,17 +735,16 @@ function finish(ev, type, enumValue) {
         if (interrupts.length > 0 || outcome === "interrupt") o.interrupts = interrupts;
         ev.outcome = o;
       }
-      if (ev.usage.length === 0) delete ev.usage;
+      if (usage.length > 0) ev.usage = usage;
       break;
     }
     case "RUN_ERROR":
-      if (ev.usage.length === 0) delete ev.usage;
+      if (ev.usage.length === 0) ev = without(ev, USAGE);
       break;
     case "SUBAGENT_FINISHED": {
       const outcome = ev.outcome;
       const ids = ev.interruptIds;
-      delete ev.outcome;
-      delete ev.interruptIds;
+      ev = without(ev, SUBAGENT_FINISHED_WIRE);
       if (outcome === "") {
         if (ids.length > 0) ev.interruptIds = ids;
       } else {
@@ -752,8 +762,11 @@ function finish(ev, type, enumValue) {
       break;
     case "TOOL_CALL_RESULT":
       if (ev.content !== undefined && ev.contentParts.length > 0) bad("a tool result with both string content and content parts");
-      if (ev.content === undefined) ev.content = partsOut(ev.contentParts);
-      delete ev.contentParts;
+      {
+        const parts = ev.contentParts;
+        ev = without(ev, CONTENT_PARTS);
+        if (ev.content === undefined) ev.content = partsOut(parts);
+      }
       break;
     case "RUN_STARTED":
       if (ev.input !== undefined) ev.input.messages = ev.input.messages.map(messageOut);
