@@ -182,28 +182,22 @@ function KL(wt) {
   else skipOne(wt, 0);
 }
 
-// Strings. Short ones are decoded here (a TextDecoder call costs more than
-// the loop below them); long ones, and any that is not well-formed UTF-8,
-// by TextDecoder, which also makes each malformed sequence's U+FFFD.
+// Strings. ASCII up to ASCII_ARGS bytes is one String.fromCharCode call
+// with the bytes as arguments (ascii, generated at the end of this file):
+// faster than TextDecoder's call up to about 32 bytes, and flat. Longer
+// strings, and any that is not well-formed UTF-8, go to TextDecoder, which
+// also makes each malformed sequence's U+FFFD; short well-formed multi-byte
+// text is decoded here (utf8Multi). Measured by
+// clients/js/bench/strings.bench.mjs; on the recorded-style run 32 was
+// faster than 64.
 const textDecoder = new TextDecoder("utf-8", { ignoreBOM: true });
-// ASCII: a character at a time is faster than TextDecoder up to about 16
-// bytes (clients/js/bench/strings.bench.mjs), and V8 keeps a concatenation
-// of up to 12 characters flat (longer ones it makes ropes, which whoever
-// reads them pays to flatten); on the recorded-style run 12 and 16 bytes
-// were alike, and faster than 24 and 32.
-const SHORT_STRING = 12; // bytes
 const units = [];
 
 function utf8(s, e) {
   const n = e - s;
-  if (n > SHORT_STRING) return textDecoder.decode(buf.subarray(s, e));
-  let str = "";
-  for (let i = s; i < e; i++) {
-    const c = buf[i];
-    if (c >= 0x80) return utf8Multi(s, e);
-    str += String.fromCharCode(c);
-  }
-  return str;
+  if (n > ASCII_ARGS) return textDecoder.decode(buf.subarray(s, e));
+  for (let i = s; i < e; i++) if (buf[i] >= 0x80) return utf8Multi(s, e);
+  return ascii(s, n);
 }
 
 // Each string field of the generated readers has a memo slot: the bytes and
@@ -2380,3 +2374,79 @@ SPECS["ReasoningMessageChunkEvent"] = { singular: new Set([1]), child: { 1: "Bas
 SPECS["ReasoningEndEvent"] = { singular: new Set([1]), child: { 1: "BaseEvent" }, check: true };
 SPECS["ReasoningEncryptedValueEvent"] = { singular: new Set([1]), child: { 1: "BaseEvent" }, check: true };
 const ENVELOPE_SPEC = { singular: new Set([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31]), child: { 1: "TextMessageStartEvent", 2: "TextMessageContentEvent", 3: "TextMessageEndEvent", 4: "ToolCallStartEvent", 5: "ToolCallArgsEvent", 6: "ToolCallEndEvent", 7: "StateSnapshotEvent", 8: "StateDeltaEvent", 9: "MessagesSnapshotEvent", 10: "RawEvent", 11: "CustomEvent", 12: "RunStartedEvent", 13: "RunFinishedEvent", 14: "RunErrorEvent", 15: "StepStartedEvent", 16: "StepFinishedEvent", 17: "TextMessageChunkEvent", 18: "ToolCallChunkEvent", 19: "SubagentStartedEvent", 20: "SubagentFinishedEvent", 21: "SubagentErrorEvent", 22: "ToolCallResultEvent", 23: "ActivitySnapshotEvent", 24: "ActivityDeltaEvent", 25: "ReasoningStartEvent", 26: "ReasoningMessageStartEvent", 27: "ReasoningMessageContentEvent", 28: "ReasoningMessageEndEvent", 29: "ReasoningMessageChunkEvent", 30: "ReasoningEndEvent", 31: "ReasoningEncryptedValueEvent" } };
+
+const ASCII_ARGS = 32;
+
+// ascii reads n (up to ASCII_ARGS) ASCII bytes at buf[s] as a string.
+function ascii(s, n) {
+  const b = buf;
+  switch (n) {
+    case 0:
+    return "";
+    case 1:
+    return String.fromCharCode(b[s]);
+    case 2:
+    return String.fromCharCode(b[s], b[s + 1]);
+    case 3:
+    return String.fromCharCode(b[s], b[s + 1], b[s + 2]);
+    case 4:
+    return String.fromCharCode(b[s], b[s + 1], b[s + 2], b[s + 3]);
+    case 5:
+    return String.fromCharCode(b[s], b[s + 1], b[s + 2], b[s + 3], b[s + 4]);
+    case 6:
+    return String.fromCharCode(b[s], b[s + 1], b[s + 2], b[s + 3], b[s + 4], b[s + 5]);
+    case 7:
+    return String.fromCharCode(b[s], b[s + 1], b[s + 2], b[s + 3], b[s + 4], b[s + 5], b[s + 6]);
+    case 8:
+    return String.fromCharCode(b[s], b[s + 1], b[s + 2], b[s + 3], b[s + 4], b[s + 5], b[s + 6], b[s + 7]);
+    case 9:
+    return String.fromCharCode(b[s], b[s + 1], b[s + 2], b[s + 3], b[s + 4], b[s + 5], b[s + 6], b[s + 7], b[s + 8]);
+    case 10:
+    return String.fromCharCode(b[s], b[s + 1], b[s + 2], b[s + 3], b[s + 4], b[s + 5], b[s + 6], b[s + 7], b[s + 8], b[s + 9]);
+    case 11:
+    return String.fromCharCode(b[s], b[s + 1], b[s + 2], b[s + 3], b[s + 4], b[s + 5], b[s + 6], b[s + 7], b[s + 8], b[s + 9], b[s + 10]);
+    case 12:
+    return String.fromCharCode(b[s], b[s + 1], b[s + 2], b[s + 3], b[s + 4], b[s + 5], b[s + 6], b[s + 7], b[s + 8], b[s + 9], b[s + 10], b[s + 11]);
+    case 13:
+    return String.fromCharCode(b[s], b[s + 1], b[s + 2], b[s + 3], b[s + 4], b[s + 5], b[s + 6], b[s + 7], b[s + 8], b[s + 9], b[s + 10], b[s + 11], b[s + 12]);
+    case 14:
+    return String.fromCharCode(b[s], b[s + 1], b[s + 2], b[s + 3], b[s + 4], b[s + 5], b[s + 6], b[s + 7], b[s + 8], b[s + 9], b[s + 10], b[s + 11], b[s + 12], b[s + 13]);
+    case 15:
+    return String.fromCharCode(b[s], b[s + 1], b[s + 2], b[s + 3], b[s + 4], b[s + 5], b[s + 6], b[s + 7], b[s + 8], b[s + 9], b[s + 10], b[s + 11], b[s + 12], b[s + 13], b[s + 14]);
+    case 16:
+    return String.fromCharCode(b[s], b[s + 1], b[s + 2], b[s + 3], b[s + 4], b[s + 5], b[s + 6], b[s + 7], b[s + 8], b[s + 9], b[s + 10], b[s + 11], b[s + 12], b[s + 13], b[s + 14], b[s + 15]);
+    case 17:
+    return String.fromCharCode(b[s], b[s + 1], b[s + 2], b[s + 3], b[s + 4], b[s + 5], b[s + 6], b[s + 7], b[s + 8], b[s + 9], b[s + 10], b[s + 11], b[s + 12], b[s + 13], b[s + 14], b[s + 15], b[s + 16]);
+    case 18:
+    return String.fromCharCode(b[s], b[s + 1], b[s + 2], b[s + 3], b[s + 4], b[s + 5], b[s + 6], b[s + 7], b[s + 8], b[s + 9], b[s + 10], b[s + 11], b[s + 12], b[s + 13], b[s + 14], b[s + 15], b[s + 16], b[s + 17]);
+    case 19:
+    return String.fromCharCode(b[s], b[s + 1], b[s + 2], b[s + 3], b[s + 4], b[s + 5], b[s + 6], b[s + 7], b[s + 8], b[s + 9], b[s + 10], b[s + 11], b[s + 12], b[s + 13], b[s + 14], b[s + 15], b[s + 16], b[s + 17], b[s + 18]);
+    case 20:
+    return String.fromCharCode(b[s], b[s + 1], b[s + 2], b[s + 3], b[s + 4], b[s + 5], b[s + 6], b[s + 7], b[s + 8], b[s + 9], b[s + 10], b[s + 11], b[s + 12], b[s + 13], b[s + 14], b[s + 15], b[s + 16], b[s + 17], b[s + 18], b[s + 19]);
+    case 21:
+    return String.fromCharCode(b[s], b[s + 1], b[s + 2], b[s + 3], b[s + 4], b[s + 5], b[s + 6], b[s + 7], b[s + 8], b[s + 9], b[s + 10], b[s + 11], b[s + 12], b[s + 13], b[s + 14], b[s + 15], b[s + 16], b[s + 17], b[s + 18], b[s + 19], b[s + 20]);
+    case 22:
+    return String.fromCharCode(b[s], b[s + 1], b[s + 2], b[s + 3], b[s + 4], b[s + 5], b[s + 6], b[s + 7], b[s + 8], b[s + 9], b[s + 10], b[s + 11], b[s + 12], b[s + 13], b[s + 14], b[s + 15], b[s + 16], b[s + 17], b[s + 18], b[s + 19], b[s + 20], b[s + 21]);
+    case 23:
+    return String.fromCharCode(b[s], b[s + 1], b[s + 2], b[s + 3], b[s + 4], b[s + 5], b[s + 6], b[s + 7], b[s + 8], b[s + 9], b[s + 10], b[s + 11], b[s + 12], b[s + 13], b[s + 14], b[s + 15], b[s + 16], b[s + 17], b[s + 18], b[s + 19], b[s + 20], b[s + 21], b[s + 22]);
+    case 24:
+    return String.fromCharCode(b[s], b[s + 1], b[s + 2], b[s + 3], b[s + 4], b[s + 5], b[s + 6], b[s + 7], b[s + 8], b[s + 9], b[s + 10], b[s + 11], b[s + 12], b[s + 13], b[s + 14], b[s + 15], b[s + 16], b[s + 17], b[s + 18], b[s + 19], b[s + 20], b[s + 21], b[s + 22], b[s + 23]);
+    case 25:
+    return String.fromCharCode(b[s], b[s + 1], b[s + 2], b[s + 3], b[s + 4], b[s + 5], b[s + 6], b[s + 7], b[s + 8], b[s + 9], b[s + 10], b[s + 11], b[s + 12], b[s + 13], b[s + 14], b[s + 15], b[s + 16], b[s + 17], b[s + 18], b[s + 19], b[s + 20], b[s + 21], b[s + 22], b[s + 23], b[s + 24]);
+    case 26:
+    return String.fromCharCode(b[s], b[s + 1], b[s + 2], b[s + 3], b[s + 4], b[s + 5], b[s + 6], b[s + 7], b[s + 8], b[s + 9], b[s + 10], b[s + 11], b[s + 12], b[s + 13], b[s + 14], b[s + 15], b[s + 16], b[s + 17], b[s + 18], b[s + 19], b[s + 20], b[s + 21], b[s + 22], b[s + 23], b[s + 24], b[s + 25]);
+    case 27:
+    return String.fromCharCode(b[s], b[s + 1], b[s + 2], b[s + 3], b[s + 4], b[s + 5], b[s + 6], b[s + 7], b[s + 8], b[s + 9], b[s + 10], b[s + 11], b[s + 12], b[s + 13], b[s + 14], b[s + 15], b[s + 16], b[s + 17], b[s + 18], b[s + 19], b[s + 20], b[s + 21], b[s + 22], b[s + 23], b[s + 24], b[s + 25], b[s + 26]);
+    case 28:
+    return String.fromCharCode(b[s], b[s + 1], b[s + 2], b[s + 3], b[s + 4], b[s + 5], b[s + 6], b[s + 7], b[s + 8], b[s + 9], b[s + 10], b[s + 11], b[s + 12], b[s + 13], b[s + 14], b[s + 15], b[s + 16], b[s + 17], b[s + 18], b[s + 19], b[s + 20], b[s + 21], b[s + 22], b[s + 23], b[s + 24], b[s + 25], b[s + 26], b[s + 27]);
+    case 29:
+    return String.fromCharCode(b[s], b[s + 1], b[s + 2], b[s + 3], b[s + 4], b[s + 5], b[s + 6], b[s + 7], b[s + 8], b[s + 9], b[s + 10], b[s + 11], b[s + 12], b[s + 13], b[s + 14], b[s + 15], b[s + 16], b[s + 17], b[s + 18], b[s + 19], b[s + 20], b[s + 21], b[s + 22], b[s + 23], b[s + 24], b[s + 25], b[s + 26], b[s + 27], b[s + 28]);
+    case 30:
+    return String.fromCharCode(b[s], b[s + 1], b[s + 2], b[s + 3], b[s + 4], b[s + 5], b[s + 6], b[s + 7], b[s + 8], b[s + 9], b[s + 10], b[s + 11], b[s + 12], b[s + 13], b[s + 14], b[s + 15], b[s + 16], b[s + 17], b[s + 18], b[s + 19], b[s + 20], b[s + 21], b[s + 22], b[s + 23], b[s + 24], b[s + 25], b[s + 26], b[s + 27], b[s + 28], b[s + 29]);
+    case 31:
+    return String.fromCharCode(b[s], b[s + 1], b[s + 2], b[s + 3], b[s + 4], b[s + 5], b[s + 6], b[s + 7], b[s + 8], b[s + 9], b[s + 10], b[s + 11], b[s + 12], b[s + 13], b[s + 14], b[s + 15], b[s + 16], b[s + 17], b[s + 18], b[s + 19], b[s + 20], b[s + 21], b[s + 22], b[s + 23], b[s + 24], b[s + 25], b[s + 26], b[s + 27], b[s + 28], b[s + 29], b[s + 30]);
+    case 32:
+    return String.fromCharCode(b[s], b[s + 1], b[s + 2], b[s + 3], b[s + 4], b[s + 5], b[s + 6], b[s + 7], b[s + 8], b[s + 9], b[s + 10], b[s + 11], b[s + 12], b[s + 13], b[s + 14], b[s + 15], b[s + 16], b[s + 17], b[s + 18], b[s + 19], b[s + 20], b[s + 21], b[s + 22], b[s + 23], b[s + 24], b[s + 25], b[s + 26], b[s + 27], b[s + 28], b[s + 29], b[s + 30], b[s + 31]);
+  }
+  return textDecoder.decode(b.subarray(s, s + n));
+}

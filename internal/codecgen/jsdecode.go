@@ -108,6 +108,7 @@ func (g *gen) jsDecoder() ([]byte, error) {
 		j.reader(p)
 	}
 	j.specs(g)
+	j.ascii()
 	return j.buf.Bytes(), nil
 }
 
@@ -416,4 +417,38 @@ func (j *jsGen) specs(g *gen) {
 		child = append(child, fmt.Sprintf("%d: %q", in.Arm, jsSpecName(j.desc[planOf(in)])))
 	}
 	j.P("const ENVELOPE_SPEC = { singular: new Set([%s]), child: { %s } };", strings.Join(arms, ", "), strings.Join(child, ", "))
+}
+
+// jsASCIIArgs is the longest ASCII string ascii reads as one
+// String.fromCharCode call with a byte per argument.
+const jsASCIIArgs = 32
+
+// ascii writes ascii(s, n): n ASCII bytes at buf[s] as a string, by one
+// String.fromCharCode call with the bytes as its arguments (a flat string,
+// no array, no TextDecoder call), for each n up to jsASCIIArgs.
+func (j *jsGen) ascii() {
+	j.P("")
+	j.P("const ASCII_ARGS = %d;", jsASCIIArgs)
+	j.P("")
+	j.P("// ascii reads n (up to ASCII_ARGS) ASCII bytes at buf[s] as a string.")
+	j.P("function ascii(s, n) {")
+	j.P("const b = buf;")
+	j.P("switch (n) {")
+	j.P("case 0:")
+	j.P("return \"\";")
+	for n := 1; n <= jsASCIIArgs; n++ {
+		args := make([]string, n)
+		for i := range args {
+			if i == 0 {
+				args[i] = "b[s]"
+			} else {
+				args[i] = fmt.Sprintf("b[s + %d]", i)
+			}
+		}
+		j.P("case %d:", n)
+		j.P("return String.fromCharCode(%s);", strings.Join(args, ", "))
+	}
+	j.P("}")
+	j.P("return textDecoder.decode(b.subarray(s, s + n));")
+	j.P("}")
 }

@@ -180,28 +180,22 @@ function KL(wt) {
   else skipOne(wt, 0);
 }
 
-// Strings. Short ones are decoded here (a TextDecoder call costs more than
-// the loop below them); long ones, and any that is not well-formed UTF-8,
-// by TextDecoder, which also makes each malformed sequence's U+FFFD.
+// Strings. ASCII up to ASCII_ARGS bytes is one String.fromCharCode call
+// with the bytes as arguments (ascii, generated at the end of this file):
+// faster than TextDecoder's call up to about 32 bytes, and flat. Longer
+// strings, and any that is not well-formed UTF-8, go to TextDecoder, which
+// also makes each malformed sequence's U+FFFD; short well-formed multi-byte
+// text is decoded here (utf8Multi). Measured by
+// clients/js/bench/strings.bench.mjs; on the recorded-style run 32 was
+// faster than 64.
 const textDecoder = new TextDecoder("utf-8", { ignoreBOM: true });
-// ASCII: a character at a time is faster than TextDecoder up to about 16
-// bytes (clients/js/bench/strings.bench.mjs), and V8 keeps a concatenation
-// of up to 12 characters flat (longer ones it makes ropes, which whoever
-// reads them pays to flatten); on the recorded-style run 12 and 16 bytes
-// were alike, and faster than 24 and 32.
-const SHORT_STRING = 12; // bytes
 const units = [];
 
 function utf8(s, e) {
   const n = e - s;
-  if (n > SHORT_STRING) return textDecoder.decode(buf.subarray(s, e));
-  let str = "";
-  for (let i = s; i < e; i++) {
-    const c = buf[i];
-    if (c >= 0x80) return utf8Multi(s, e);
-    str += String.fromCharCode(c);
-  }
-  return str;
+  if (n > ASCII_ARGS) return textDecoder.decode(buf.subarray(s, e));
+  for (let i = s; i < e; i++) if (buf[i] >= 0x80) return utf8Multi(s, e);
+  return ascii(s, n);
 }
 
 // Each string field of the generated readers has a memo slot: the bytes and
