@@ -984,100 +984,100 @@ export function decode(payload) {
       }
       switch (t) {
         case 10:
-        ev = d_TextMessageStartEvent(L(len), ev);
-        break;
+          ev = d_TextMessageStartEvent(L(len), ev);
+          break;
         case 18:
-        ev = d_TextMessageContentEvent(L(len), ev);
-        break;
+          ev = d_TextMessageContentEvent(L(len), ev);
+          break;
         case 26:
-        ev = d_TextMessageEndEvent(L(len), ev);
-        break;
+          ev = d_TextMessageEndEvent(L(len), ev);
+          break;
         case 34:
-        ev = d_ToolCallStartEvent(L(len), ev);
-        break;
+          ev = d_ToolCallStartEvent(L(len), ev);
+          break;
         case 42:
-        ev = d_ToolCallArgsEvent(L(len), ev);
-        break;
+          ev = d_ToolCallArgsEvent(L(len), ev);
+          break;
         case 50:
-        ev = d_ToolCallEndEvent(L(len), ev);
-        break;
+          ev = d_ToolCallEndEvent(L(len), ev);
+          break;
         case 58:
-        ev = d_StateSnapshotEvent(L(len), ev);
-        break;
+          ev = d_StateSnapshotEvent(L(len), ev);
+          break;
         case 66:
-        ev = d_StateDeltaEvent(L(len), ev);
-        break;
+          ev = d_StateDeltaEvent(L(len), ev);
+          break;
         case 74:
-        ev = d_MessagesSnapshotEvent(L(len), ev);
-        break;
+          ev = d_MessagesSnapshotEvent(L(len), ev);
+          break;
         case 82:
-        ev = d_RawEvent(L(len), ev);
-        break;
+          ev = d_RawEvent(L(len), ev);
+          break;
         case 90:
-        ev = d_CustomEvent(L(len), ev);
-        break;
+          ev = d_CustomEvent(L(len), ev);
+          break;
         case 98:
-        ev = d_RunStartedEvent(L(len), ev);
-        break;
+          ev = d_RunStartedEvent(L(len), ev);
+          break;
         case 106:
-        ev = d_RunFinishedEvent(L(len), ev);
-        break;
+          ev = d_RunFinishedEvent(L(len), ev);
+          break;
         case 114:
-        ev = d_RunErrorEvent(L(len), ev);
-        break;
+          ev = d_RunErrorEvent(L(len), ev);
+          break;
         case 122:
-        ev = d_StepStartedEvent(L(len), ev);
-        break;
+          ev = d_StepStartedEvent(L(len), ev);
+          break;
         case 130:
-        ev = d_StepFinishedEvent(L(len), ev);
-        break;
+          ev = d_StepFinishedEvent(L(len), ev);
+          break;
         case 138:
-        ev = d_TextMessageChunkEvent(L(len), ev);
-        break;
+          ev = d_TextMessageChunkEvent(L(len), ev);
+          break;
         case 146:
-        ev = d_ToolCallChunkEvent(L(len), ev);
-        break;
+          ev = d_ToolCallChunkEvent(L(len), ev);
+          break;
         case 154:
-        ev = d_SubagentStartedEvent(L(len), ev);
-        break;
+          ev = d_SubagentStartedEvent(L(len), ev);
+          break;
         case 162:
-        ev = d_SubagentFinishedEvent(L(len), ev);
-        break;
+          ev = d_SubagentFinishedEvent(L(len), ev);
+          break;
         case 170:
-        ev = d_SubagentErrorEvent(L(len), ev);
-        break;
+          ev = d_SubagentErrorEvent(L(len), ev);
+          break;
         case 178:
-        ev = d_ToolCallResultEvent(L(len), ev);
-        break;
+          ev = d_ToolCallResultEvent(L(len), ev);
+          break;
         case 186:
-        ev = d_ActivitySnapshotEvent(L(len), ev);
-        break;
+          ev = d_ActivitySnapshotEvent(L(len), ev);
+          break;
         case 194:
-        ev = d_ActivityDeltaEvent(L(len), ev);
-        break;
+          ev = d_ActivityDeltaEvent(L(len), ev);
+          break;
         case 202:
-        ev = d_ReasoningStartEvent(L(len), ev);
-        break;
+          ev = d_ReasoningStartEvent(L(len), ev);
+          break;
         case 210:
-        ev = d_ReasoningMessageStartEvent(L(len), ev);
-        break;
+          ev = d_ReasoningMessageStartEvent(L(len), ev);
+          break;
         case 218:
-        ev = d_ReasoningMessageContentEvent(L(len), ev);
-        break;
+          ev = d_ReasoningMessageContentEvent(L(len), ev);
+          break;
         case 226:
-        ev = d_ReasoningMessageEndEvent(L(len), ev);
-        break;
+          ev = d_ReasoningMessageEndEvent(L(len), ev);
+          break;
         case 234:
-        ev = d_ReasoningMessageChunkEvent(L(len), ev);
-        break;
+          ev = d_ReasoningMessageChunkEvent(L(len), ev);
+          break;
         case 242:
-        ev = d_ReasoningEndEvent(L(len), ev);
-        break;
+          ev = d_ReasoningEndEvent(L(len), ev);
+          break;
         case 250:
-        ev = d_ReasoningEncryptedValueEvent(L(len), ev);
-        break;
+          ev = d_ReasoningEncryptedValueEvent(L(len), ev);
+          break;
         default:
-        K(t, len);
+          K(t, len);
       }
     }
     if (ev === undefined) {
@@ -1113,22 +1113,22 @@ function d_TextMessageStartEvent(end, m) {
     const t = T();
     switch (t) {
       case 10:
-      base = d_BaseEvent(L(end), base);
-      break;
+        base = d_BaseEvent(L(end), base);
+        break;
       case 18:
-      m.messageId = SM(end, 0);
-      break;
+        m.messageId = SM(end, 0);
+        break;
       case 26:
-      m.role = SM(end, 1);
-      break;
+        m.role = SM(end, 1);
+        break;
       case 34:
-      m.name = SM(end, 2);
-      break;
+        m.name = SM(end, 2);
+        break;
       case 42:
-      m.subagentRunId = SM(end, 3);
-      break;
+        m.subagentRunId = SM(end, 3);
+        break;
       default:
-      K(t, end);
+        K(t, end);
     }
     if (pos > end) bad("a field past the end of its message");
   }
@@ -1142,22 +1142,22 @@ function d_BaseEvent(end, m) {
     const t = T();
     switch (t) {
       case 8:
-      m.type = I32();
-      break;
+        m.type = I32();
+        break;
       case 16:
-      m.timestamp = I64();
-      break;
+        m.timestamp = I64();
+        break;
       case 26:
-      {
-        const v = V(L(end), m.rawEvent);
-        if (v !== undefined) m.rawEvent = v;
-      }
-      break;
+        {
+          const v = V(L(end), m.rawEvent);
+          if (v !== undefined) m.rawEvent = v;
+        }
+        break;
       case 34:
-      m.metadata = O(L(end), m.metadata);
-      break;
+        m.metadata = O(L(end), m.metadata);
+        break;
       default:
-      K(t, end);
+        K(t, end);
     }
     if (pos > end) bad("a field past the end of its message");
   }
@@ -1171,19 +1171,19 @@ function d_TextMessageContentEvent(end, m) {
     const t = T();
     switch (t) {
       case 10:
-      base = d_BaseEvent(L(end), base);
-      break;
+        base = d_BaseEvent(L(end), base);
+        break;
       case 18:
-      m.messageId = SM(end, 4);
-      break;
+        m.messageId = SM(end, 4);
+        break;
       case 26:
-      m.delta = S(end);
-      break;
+        m.delta = S(end);
+        break;
       case 34:
-      m.subagentRunId = SM(end, 5);
-      break;
+        m.subagentRunId = SM(end, 5);
+        break;
       default:
-      K(t, end);
+        K(t, end);
     }
     if (pos > end) bad("a field past the end of its message");
   }
@@ -1197,16 +1197,16 @@ function d_TextMessageEndEvent(end, m) {
     const t = T();
     switch (t) {
       case 10:
-      base = d_BaseEvent(L(end), base);
-      break;
+        base = d_BaseEvent(L(end), base);
+        break;
       case 18:
-      m.messageId = SM(end, 6);
-      break;
+        m.messageId = SM(end, 6);
+        break;
       case 26:
-      m.subagentRunId = SM(end, 7);
-      break;
+        m.subagentRunId = SM(end, 7);
+        break;
       default:
-      K(t, end);
+        K(t, end);
     }
     if (pos > end) bad("a field past the end of its message");
   }
@@ -1220,22 +1220,22 @@ function d_ToolCallStartEvent(end, m) {
     const t = T();
     switch (t) {
       case 10:
-      base = d_BaseEvent(L(end), base);
-      break;
+        base = d_BaseEvent(L(end), base);
+        break;
       case 18:
-      m.toolCallId = SM(end, 8);
-      break;
+        m.toolCallId = SM(end, 8);
+        break;
       case 26:
-      m.toolCallName = SM(end, 9);
-      break;
+        m.toolCallName = SM(end, 9);
+        break;
       case 34:
-      m.parentMessageId = SM(end, 10);
-      break;
+        m.parentMessageId = SM(end, 10);
+        break;
       case 42:
-      m.subagentRunId = SM(end, 11);
-      break;
+        m.subagentRunId = SM(end, 11);
+        break;
       default:
-      K(t, end);
+        K(t, end);
     }
     if (pos > end) bad("a field past the end of its message");
   }
@@ -1249,19 +1249,19 @@ function d_ToolCallArgsEvent(end, m) {
     const t = T();
     switch (t) {
       case 10:
-      base = d_BaseEvent(L(end), base);
-      break;
+        base = d_BaseEvent(L(end), base);
+        break;
       case 18:
-      m.toolCallId = SM(end, 12);
-      break;
+        m.toolCallId = SM(end, 12);
+        break;
       case 26:
-      m.delta = S(end);
-      break;
+        m.delta = S(end);
+        break;
       case 34:
-      m.subagentRunId = SM(end, 13);
-      break;
+        m.subagentRunId = SM(end, 13);
+        break;
       default:
-      K(t, end);
+        K(t, end);
     }
     if (pos > end) bad("a field past the end of its message");
   }
@@ -1275,16 +1275,16 @@ function d_ToolCallEndEvent(end, m) {
     const t = T();
     switch (t) {
       case 10:
-      base = d_BaseEvent(L(end), base);
-      break;
+        base = d_BaseEvent(L(end), base);
+        break;
       case 18:
-      m.toolCallId = SM(end, 14);
-      break;
+        m.toolCallId = SM(end, 14);
+        break;
       case 26:
-      m.subagentRunId = SM(end, 15);
-      break;
+        m.subagentRunId = SM(end, 15);
+        break;
       default:
-      K(t, end);
+        K(t, end);
     }
     if (pos > end) bad("a field past the end of its message");
   }
@@ -1298,19 +1298,19 @@ function d_StateSnapshotEvent(end, m) {
     const t = T();
     switch (t) {
       case 10:
-      base = d_BaseEvent(L(end), base);
-      break;
+        base = d_BaseEvent(L(end), base);
+        break;
       case 18:
-      {
-        const v = V(L(end), m.snapshot);
-        if (v !== undefined) m.snapshot = v;
-      }
-      break;
+        {
+          const v = V(L(end), m.snapshot);
+          if (v !== undefined) m.snapshot = v;
+        }
+        break;
       case 26:
-      m.subagentRunId = SM(end, 16);
-      break;
+        m.subagentRunId = SM(end, 16);
+        break;
       default:
-      K(t, end);
+        K(t, end);
     }
     if (pos > end) bad("a field past the end of its message");
   }
@@ -1324,16 +1324,16 @@ function d_StateDeltaEvent(end, m) {
     const t = T();
     switch (t) {
       case 10:
-      base = d_BaseEvent(L(end), base);
-      break;
+        base = d_BaseEvent(L(end), base);
+        break;
       case 18:
-      m.delta.push(d_JsonPatchOperation(L(end), undefined));
-      break;
+        m.delta.push(d_JsonPatchOperation(L(end), undefined));
+        break;
       case 26:
-      m.subagentRunId = SM(end, 17);
-      break;
+        m.subagentRunId = SM(end, 17);
+        break;
       default:
-      K(t, end);
+        K(t, end);
     }
     if (pos > end) bad("a field past the end of its message");
   }
@@ -1347,22 +1347,22 @@ function d_JsonPatchOperation(end, m) {
     const t = T();
     switch (t) {
       case 8:
-      m.op = I32();
-      break;
+        m.op = I32();
+        break;
       case 18:
-      m.path = S(end);
-      break;
+        m.path = S(end);
+        break;
       case 26:
-      m.from = S(end);
-      break;
+        m.from = S(end);
+        break;
       case 34:
-      {
-        const v = V(L(end), m.value);
-        if (v !== undefined) m.value = v;
-      }
-      break;
+        {
+          const v = V(L(end), m.value);
+          if (v !== undefined) m.value = v;
+        }
+        break;
       default:
-      K(t, end);
+        K(t, end);
     }
     if (pos > end) bad("a field past the end of its message");
   }
@@ -1376,13 +1376,13 @@ function d_MessagesSnapshotEvent(end, m) {
     const t = T();
     switch (t) {
       case 10:
-      base = d_BaseEvent(L(end), base);
-      break;
+        base = d_BaseEvent(L(end), base);
+        break;
       case 18:
-      m.messages.push(d_Message(L(end), undefined));
-      break;
+        m.messages.push(d_Message(L(end), undefined));
+        break;
       default:
-      K(t, end);
+        K(t, end);
     }
     if (pos > end) bad("a field past the end of its message");
   }
@@ -1396,46 +1396,46 @@ function d_Message(end, m) {
     const t = T();
     switch (t) {
       case 10:
-      m.id = S(end);
-      break;
+        m.id = S(end);
+        break;
       case 18:
-      m.role = SM(end, 18);
-      break;
+        m.role = SM(end, 18);
+        break;
       case 26:
-      m.content = S(end);
-      break;
+        m.content = S(end);
+        break;
       case 34:
-      m.name = SM(end, 19);
-      break;
+        m.name = SM(end, 19);
+        break;
       case 42:
-      m.toolCalls.push(d_ToolCall(L(end), undefined));
-      break;
+        m.toolCalls.push(d_ToolCall(L(end), undefined));
+        break;
       case 50:
-      m.toolCallId = SM(end, 20);
-      break;
+        m.toolCallId = SM(end, 20);
+        break;
       case 58:
-      m.error = S(end);
-      break;
+        m.error = S(end);
+        break;
       case 66:
-      m.contentParts.push(P(L(end), undefined));
-      break;
+        m.contentParts.push(P(L(end), undefined));
+        break;
       case 74:
-      m.metadata = O(L(end), m.metadata);
-      break;
+        m.metadata = O(L(end), m.metadata);
+        break;
       case 82:
-      m.subagentRunId = SM(end, 21);
-      break;
+        m.subagentRunId = SM(end, 21);
+        break;
       case 90:
-      m.encryptedValue = S(end);
-      break;
+        m.encryptedValue = S(end);
+        break;
       case 98:
-      m.activityType = S(end);
-      break;
+        m.activityType = S(end);
+        break;
       case 106:
-      m.activityContent = O(L(end), m.activityContent);
-      break;
+        m.activityContent = O(L(end), m.activityContent);
+        break;
       default:
-      K(t, end);
+        K(t, end);
     }
     if (pos > end) bad("a field past the end of its message");
   }
@@ -1449,22 +1449,22 @@ function d_ToolCall(end, m) {
     const t = T();
     switch (t) {
       case 10:
-      m.id = S(end);
-      break;
+        m.id = S(end);
+        break;
       case 18:
-      m.type = SM(end, 22);
-      break;
+        m.type = SM(end, 22);
+        break;
       case 26:
-      m.function = d_ToolCall_Function(L(end), m.function);
-      break;
+        m.function = d_ToolCall_Function(L(end), m.function);
+        break;
       case 34:
-      m.metadata = O(L(end), m.metadata);
-      break;
+        m.metadata = O(L(end), m.metadata);
+        break;
       case 42:
-      m.encryptedValue = S(end);
-      break;
+        m.encryptedValue = S(end);
+        break;
       default:
-      K(t, end);
+        K(t, end);
     }
     if (pos > end) bad("a field past the end of its message");
   }
@@ -1478,11 +1478,11 @@ function d_ToolCall_Function(end, m) {
     const t = U32();
     switch (t) {
       case 10:
-      m.name = SL();
-      continue;
+        m.name = SL();
+        continue;
       case 18:
-      m.arguments = SL();
-      continue;
+        m.arguments = SL();
+        continue;
     }
     if ((t & 7) === 4 || t === 0) throw new OutOfStepError(pos);
     KL(t & 7);
@@ -1498,22 +1498,22 @@ function d_RawEvent(end, m) {
     const t = T();
     switch (t) {
       case 10:
-      base = d_BaseEvent(L(end), base);
-      break;
+        base = d_BaseEvent(L(end), base);
+        break;
       case 18:
-      {
-        const v = V(L(end), m.event);
-        if (v !== undefined) m.event = v;
-      }
-      break;
+        {
+          const v = V(L(end), m.event);
+          if (v !== undefined) m.event = v;
+        }
+        break;
       case 26:
-      m.source = S(end);
-      break;
+        m.source = S(end);
+        break;
       case 34:
-      m.subagentRunId = SM(end, 23);
-      break;
+        m.subagentRunId = SM(end, 23);
+        break;
       default:
-      K(t, end);
+        K(t, end);
     }
     if (pos > end) bad("a field past the end of its message");
   }
@@ -1527,22 +1527,22 @@ function d_CustomEvent(end, m) {
     const t = T();
     switch (t) {
       case 10:
-      base = d_BaseEvent(L(end), base);
-      break;
+        base = d_BaseEvent(L(end), base);
+        break;
       case 18:
-      m.name = SM(end, 24);
-      break;
+        m.name = SM(end, 24);
+        break;
       case 26:
-      {
-        const v = V(L(end), m.value);
-        if (v !== undefined) m.value = v;
-      }
-      break;
+        {
+          const v = V(L(end), m.value);
+          if (v !== undefined) m.value = v;
+        }
+        break;
       case 34:
-      m.subagentRunId = SM(end, 25);
-      break;
+        m.subagentRunId = SM(end, 25);
+        break;
       default:
-      K(t, end);
+        K(t, end);
     }
     if (pos > end) bad("a field past the end of its message");
   }
@@ -1556,25 +1556,25 @@ function d_RunStartedEvent(end, m) {
     const t = T();
     switch (t) {
       case 10:
-      base = d_BaseEvent(L(end), base);
-      break;
+        base = d_BaseEvent(L(end), base);
+        break;
       case 18:
-      m.threadId = SM(end, 26);
-      break;
+        m.threadId = SM(end, 26);
+        break;
       case 26:
-      m.runId = SM(end, 27);
-      break;
+        m.runId = SM(end, 27);
+        break;
       case 34:
-      m.parentRunId = SM(end, 28);
-      break;
+        m.parentRunId = SM(end, 28);
+        break;
       case 42:
-      m.input = d_RunAgentInput(L(end), m.input);
-      break;
+        m.input = d_RunAgentInput(L(end), m.input);
+        break;
       case 50:
-      m.protocolVersion = S(end);
-      break;
+        m.protocolVersion = S(end);
+        break;
       default:
-      K(t, end);
+        K(t, end);
     }
     if (pos > end) bad("a field past the end of its message");
   }
@@ -1588,43 +1588,43 @@ function d_RunAgentInput(end, m) {
     const t = T();
     switch (t) {
       case 10:
-      m.threadId = SM(end, 29);
-      break;
+        m.threadId = SM(end, 29);
+        break;
       case 18:
-      m.runId = SM(end, 30);
-      break;
+        m.runId = SM(end, 30);
+        break;
       case 26:
-      m.parentRunId = SM(end, 31);
-      break;
+        m.parentRunId = SM(end, 31);
+        break;
       case 34:
-      {
-        const v = V(L(end), m.state);
-        if (v !== undefined) m.state = v;
-      }
-      break;
+        {
+          const v = V(L(end), m.state);
+          if (v !== undefined) m.state = v;
+        }
+        break;
       case 42:
-      m.messages.push(d_Message(L(end), undefined));
-      break;
+        m.messages.push(d_Message(L(end), undefined));
+        break;
       case 50:
-      m.tools.push(d_Tool(L(end), undefined));
-      break;
+        m.tools.push(d_Tool(L(end), undefined));
+        break;
       case 58:
-      m.context.push(d_Context(L(end), undefined));
-      break;
+        m.context.push(d_Context(L(end), undefined));
+        break;
       case 66:
-      {
-        const v = V(L(end), m.forwardedProps);
-        if (v !== undefined) m.forwardedProps = v;
-      }
-      break;
+        {
+          const v = V(L(end), m.forwardedProps);
+          if (v !== undefined) m.forwardedProps = v;
+        }
+        break;
       case 74:
-      m.resume.push(d_ResumeEntry(L(end), undefined));
-      break;
+        m.resume.push(d_ResumeEntry(L(end), undefined));
+        break;
       case 82:
-      m.protocolVersion = S(end);
-      break;
+        m.protocolVersion = S(end);
+        break;
       default:
-      K(t, end);
+        K(t, end);
     }
     if (pos > end) bad("a field past the end of its message");
   }
@@ -1638,22 +1638,22 @@ function d_Tool(end, m) {
     const t = T();
     switch (t) {
       case 10:
-      m.name = SM(end, 32);
-      break;
+        m.name = SM(end, 32);
+        break;
       case 18:
-      m.description = S(end);
-      break;
+        m.description = S(end);
+        break;
       case 26:
-      {
-        const v = V(L(end), m.parameters);
-        if (v !== undefined) m.parameters = v;
-      }
-      break;
+        {
+          const v = V(L(end), m.parameters);
+          if (v !== undefined) m.parameters = v;
+        }
+        break;
       case 34:
-      m.metadata = O(L(end), m.metadata);
-      break;
+        m.metadata = O(L(end), m.metadata);
+        break;
       default:
-      K(t, end);
+        K(t, end);
     }
     if (pos > end) bad("a field past the end of its message");
   }
@@ -1667,11 +1667,11 @@ function d_Context(end, m) {
     const t = U32();
     switch (t) {
       case 10:
-      m.description = SL();
-      continue;
+        m.description = SL();
+        continue;
       case 18:
-      m.value = SL();
-      continue;
+        m.value = SL();
+        continue;
     }
     if ((t & 7) === 4 || t === 0) throw new OutOfStepError(pos);
     KL(t & 7);
@@ -1687,22 +1687,22 @@ function d_ResumeEntry(end, m) {
     const t = T();
     switch (t) {
       case 10:
-      m.interruptId = SM(end, 33);
-      break;
+        m.interruptId = SM(end, 33);
+        break;
       case 18:
-      m.status = S(end);
-      break;
+        m.status = S(end);
+        break;
       case 26:
-      {
-        const v = V(L(end), m.payload);
-        if (v !== undefined) m.payload = v;
-      }
-      break;
+        {
+          const v = V(L(end), m.payload);
+          if (v !== undefined) m.payload = v;
+        }
+        break;
       case 34:
-      m.metadata = O(L(end), m.metadata);
-      break;
+        m.metadata = O(L(end), m.metadata);
+        break;
       default:
-      K(t, end);
+        K(t, end);
     }
     if (pos > end) bad("a field past the end of its message");
   }
@@ -1716,34 +1716,34 @@ function d_RunFinishedEvent(end, m) {
     const t = T();
     switch (t) {
       case 10:
-      base = d_BaseEvent(L(end), base);
-      break;
+        base = d_BaseEvent(L(end), base);
+        break;
       case 18:
-      m.threadId = SM(end, 34);
-      break;
+        m.threadId = SM(end, 34);
+        break;
       case 26:
-      m.runId = SM(end, 35);
-      break;
+        m.runId = SM(end, 35);
+        break;
       case 34:
-      {
-        const v = V(L(end), m.result);
-        if (v !== undefined) m.result = v;
-      }
-      break;
+        {
+          const v = V(L(end), m.result);
+          if (v !== undefined) m.result = v;
+        }
+        break;
       case 42:
-      m.outcome = S(end);
-      break;
+        m.outcome = S(end);
+        break;
       case 50:
-      m.interrupts.push(d_Interrupt(L(end), undefined));
-      break;
+        m.interrupts.push(d_Interrupt(L(end), undefined));
+        break;
       case 58:
-      m.usage.push(d_Usage(L(end), undefined));
-      break;
+        m.usage.push(d_Usage(L(end), undefined));
+        break;
       case 66:
-      m.pendingToolCallIds.push(S(end));
-      break;
+        m.pendingToolCallIds.push(S(end));
+        break;
       default:
-      K(t, end);
+        K(t, end);
     }
     if (pos > end) bad("a field past the end of its message");
   }
@@ -1757,37 +1757,37 @@ function d_Interrupt(end, m) {
     const t = T();
     switch (t) {
       case 10:
-      m.id = S(end);
-      break;
+        m.id = S(end);
+        break;
       case 18:
-      m.reason = S(end);
-      break;
+        m.reason = S(end);
+        break;
       case 26:
-      m.message = S(end);
-      break;
+        m.message = S(end);
+        break;
       case 34:
-      m.toolCallId = SM(end, 36);
-      break;
+        m.toolCallId = SM(end, 36);
+        break;
       case 42:
-      {
-        const v = V(L(end), m.responseSchema);
-        if (v !== undefined) m.responseSchema = v;
-      }
-      break;
+        {
+          const v = V(L(end), m.responseSchema);
+          if (v !== undefined) m.responseSchema = v;
+        }
+        break;
       case 50:
-      m.expiresAt = S(end);
-      break;
+        m.expiresAt = S(end);
+        break;
       case 58:
-      {
-        const v = V(L(end), m.metadata);
-        if (v !== undefined) m.metadata = v;
-      }
-      break;
+        {
+          const v = V(L(end), m.metadata);
+          if (v !== undefined) m.metadata = v;
+        }
+        break;
       case 66:
-      m.subagentRunId = SM(end, 37);
-      break;
+        m.subagentRunId = SM(end, 37);
+        break;
       default:
-      K(t, end);
+        K(t, end);
     }
     if (pos > end) bad("a field past the end of its message");
   }
@@ -1801,29 +1801,29 @@ function d_Usage(end, m) {
     const t = U32();
     switch (t) {
       case 10:
-      m.provider = SL();
-      continue;
+        m.provider = SL();
+        continue;
       case 18:
-      m.model = SL();
-      continue;
+        m.model = SL();
+        continue;
       case 24:
-      m.inputTokens = I64();
-      continue;
+        m.inputTokens = I64();
+        continue;
       case 32:
-      m.outputTokens = I64();
-      continue;
+        m.outputTokens = I64();
+        continue;
       case 40:
-      m.totalTokens = I64();
-      continue;
+        m.totalTokens = I64();
+        continue;
       case 48:
-      m.reasoningTokens = I64();
-      continue;
+        m.reasoningTokens = I64();
+        continue;
       case 56:
-      m.cachedInputTokens = I64();
-      continue;
+        m.cachedInputTokens = I64();
+        continue;
       case 64:
-      m.cacheWriteInputTokens = I64();
-      continue;
+        m.cacheWriteInputTokens = I64();
+        continue;
     }
     if ((t & 7) === 4 || t === 0) throw new OutOfStepError(pos);
     KL(t & 7);
@@ -1839,19 +1839,19 @@ function d_RunErrorEvent(end, m) {
     const t = T();
     switch (t) {
       case 10:
-      base = d_BaseEvent(L(end), base);
-      break;
+        base = d_BaseEvent(L(end), base);
+        break;
       case 18:
-      m.code = S(end);
-      break;
+        m.code = S(end);
+        break;
       case 26:
-      m.message = S(end);
-      break;
+        m.message = S(end);
+        break;
       case 34:
-      m.usage.push(d_Usage(L(end), undefined));
-      break;
+        m.usage.push(d_Usage(L(end), undefined));
+        break;
       default:
-      K(t, end);
+        K(t, end);
     }
     if (pos > end) bad("a field past the end of its message");
   }
@@ -1865,16 +1865,16 @@ function d_StepStartedEvent(end, m) {
     const t = T();
     switch (t) {
       case 10:
-      base = d_BaseEvent(L(end), base);
-      break;
+        base = d_BaseEvent(L(end), base);
+        break;
       case 18:
-      m.stepName = SM(end, 38);
-      break;
+        m.stepName = SM(end, 38);
+        break;
       case 26:
-      m.subagentRunId = SM(end, 39);
-      break;
+        m.subagentRunId = SM(end, 39);
+        break;
       default:
-      K(t, end);
+        K(t, end);
     }
     if (pos > end) bad("a field past the end of its message");
   }
@@ -1888,16 +1888,16 @@ function d_StepFinishedEvent(end, m) {
     const t = T();
     switch (t) {
       case 10:
-      base = d_BaseEvent(L(end), base);
-      break;
+        base = d_BaseEvent(L(end), base);
+        break;
       case 18:
-      m.stepName = SM(end, 40);
-      break;
+        m.stepName = SM(end, 40);
+        break;
       case 26:
-      m.subagentRunId = SM(end, 41);
-      break;
+        m.subagentRunId = SM(end, 41);
+        break;
       default:
-      K(t, end);
+        K(t, end);
     }
     if (pos > end) bad("a field past the end of its message");
   }
@@ -1911,25 +1911,25 @@ function d_TextMessageChunkEvent(end, m) {
     const t = T();
     switch (t) {
       case 10:
-      base = d_BaseEvent(L(end), base);
-      break;
+        base = d_BaseEvent(L(end), base);
+        break;
       case 18:
-      m.messageId = SM(end, 42);
-      break;
+        m.messageId = SM(end, 42);
+        break;
       case 26:
-      m.role = SM(end, 43);
-      break;
+        m.role = SM(end, 43);
+        break;
       case 34:
-      m.delta = S(end);
-      break;
+        m.delta = S(end);
+        break;
       case 42:
-      m.name = SM(end, 44);
-      break;
+        m.name = SM(end, 44);
+        break;
       case 50:
-      m.subagentRunId = SM(end, 45);
-      break;
+        m.subagentRunId = SM(end, 45);
+        break;
       default:
-      K(t, end);
+        K(t, end);
     }
     if (pos > end) bad("a field past the end of its message");
   }
@@ -1943,25 +1943,25 @@ function d_ToolCallChunkEvent(end, m) {
     const t = T();
     switch (t) {
       case 10:
-      base = d_BaseEvent(L(end), base);
-      break;
+        base = d_BaseEvent(L(end), base);
+        break;
       case 18:
-      m.toolCallId = SM(end, 46);
-      break;
+        m.toolCallId = SM(end, 46);
+        break;
       case 26:
-      m.toolCallName = SM(end, 47);
-      break;
+        m.toolCallName = SM(end, 47);
+        break;
       case 34:
-      m.parentMessageId = SM(end, 48);
-      break;
+        m.parentMessageId = SM(end, 48);
+        break;
       case 42:
-      m.delta = S(end);
-      break;
+        m.delta = S(end);
+        break;
       case 50:
-      m.subagentRunId = SM(end, 49);
-      break;
+        m.subagentRunId = SM(end, 49);
+        break;
       default:
-      K(t, end);
+        K(t, end);
     }
     if (pos > end) bad("a field past the end of its message");
   }
@@ -1975,28 +1975,28 @@ function d_SubagentStartedEvent(end, m) {
     const t = T();
     switch (t) {
       case 10:
-      base = d_BaseEvent(L(end), base);
-      break;
+        base = d_BaseEvent(L(end), base);
+        break;
       case 18:
-      m.subagentRunId = SM(end, 50);
-      break;
+        m.subagentRunId = SM(end, 50);
+        break;
       case 26:
-      m.name = SM(end, 51);
-      break;
+        m.name = SM(end, 51);
+        break;
       case 34:
-      m.description = S(end);
-      break;
+        m.description = S(end);
+        break;
       case 42:
-      m.parentSubagentRunId = SM(end, 52);
-      break;
+        m.parentSubagentRunId = SM(end, 52);
+        break;
       case 50:
-      m.parentToolCallId = SM(end, 53);
-      break;
+        m.parentToolCallId = SM(end, 53);
+        break;
       case 58:
-      m.parentMessageId = SM(end, 54);
-      break;
+        m.parentMessageId = SM(end, 54);
+        break;
       default:
-      K(t, end);
+        K(t, end);
     }
     if (pos > end) bad("a field past the end of its message");
   }
@@ -2010,25 +2010,25 @@ function d_SubagentFinishedEvent(end, m) {
     const t = T();
     switch (t) {
       case 10:
-      base = d_BaseEvent(L(end), base);
-      break;
+        base = d_BaseEvent(L(end), base);
+        break;
       case 18:
-      m.subagentRunId = SM(end, 55);
-      break;
+        m.subagentRunId = SM(end, 55);
+        break;
       case 26:
-      {
-        const v = V(L(end), m.result);
-        if (v !== undefined) m.result = v;
-      }
-      break;
+        {
+          const v = V(L(end), m.result);
+          if (v !== undefined) m.result = v;
+        }
+        break;
       case 34:
-      m.outcome = S(end);
-      break;
+        m.outcome = S(end);
+        break;
       case 42:
-      m.interruptIds.push(S(end));
-      break;
+        m.interruptIds.push(S(end));
+        break;
       default:
-      K(t, end);
+        K(t, end);
     }
     if (pos > end) bad("a field past the end of its message");
   }
@@ -2042,19 +2042,19 @@ function d_SubagentErrorEvent(end, m) {
     const t = T();
     switch (t) {
       case 10:
-      base = d_BaseEvent(L(end), base);
-      break;
+        base = d_BaseEvent(L(end), base);
+        break;
       case 18:
-      m.subagentRunId = SM(end, 56);
-      break;
+        m.subagentRunId = SM(end, 56);
+        break;
       case 26:
-      m.message = S(end);
-      break;
+        m.message = S(end);
+        break;
       case 34:
-      m.code = S(end);
-      break;
+        m.code = S(end);
+        break;
       default:
-      K(t, end);
+        K(t, end);
     }
     if (pos > end) bad("a field past the end of its message");
   }
@@ -2068,28 +2068,28 @@ function d_ToolCallResultEvent(end, m) {
     const t = T();
     switch (t) {
       case 10:
-      base = d_BaseEvent(L(end), base);
-      break;
+        base = d_BaseEvent(L(end), base);
+        break;
       case 18:
-      m.subagentRunId = SM(end, 57);
-      break;
+        m.subagentRunId = SM(end, 57);
+        break;
       case 26:
-      m.messageId = SM(end, 58);
-      break;
+        m.messageId = SM(end, 58);
+        break;
       case 34:
-      m.toolCallId = SM(end, 59);
-      break;
+        m.toolCallId = SM(end, 59);
+        break;
       case 42:
-      m.content = S(end);
-      break;
+        m.content = S(end);
+        break;
       case 50:
-      m.role = SM(end, 60);
-      break;
+        m.role = SM(end, 60);
+        break;
       case 58:
-      m.contentParts.push(P(L(end), undefined));
-      break;
+        m.contentParts.push(P(L(end), undefined));
+        break;
       default:
-      K(t, end);
+        K(t, end);
     }
     if (pos > end) bad("a field past the end of its message");
   }
@@ -2103,25 +2103,25 @@ function d_ActivitySnapshotEvent(end, m) {
     const t = T();
     switch (t) {
       case 10:
-      base = d_BaseEvent(L(end), base);
-      break;
+        base = d_BaseEvent(L(end), base);
+        break;
       case 18:
-      m.subagentRunId = SM(end, 61);
-      break;
+        m.subagentRunId = SM(end, 61);
+        break;
       case 26:
-      m.messageId = SM(end, 62);
-      break;
+        m.messageId = SM(end, 62);
+        break;
       case 34:
-      m.activityType = S(end);
-      break;
+        m.activityType = S(end);
+        break;
       case 42:
-      m.content = O(L(end), m.content);
-      break;
+        m.content = O(L(end), m.content);
+        break;
       case 48:
-      m.replace = B();
-      break;
+        m.replace = B();
+        break;
       default:
-      K(t, end);
+        K(t, end);
     }
     if (pos > end) bad("a field past the end of its message");
   }
@@ -2135,22 +2135,22 @@ function d_ActivityDeltaEvent(end, m) {
     const t = T();
     switch (t) {
       case 10:
-      base = d_BaseEvent(L(end), base);
-      break;
+        base = d_BaseEvent(L(end), base);
+        break;
       case 18:
-      m.subagentRunId = SM(end, 63);
-      break;
+        m.subagentRunId = SM(end, 63);
+        break;
       case 26:
-      m.messageId = SM(end, 64);
-      break;
+        m.messageId = SM(end, 64);
+        break;
       case 34:
-      m.activityType = S(end);
-      break;
+        m.activityType = S(end);
+        break;
       case 42:
-      m.patch.push(d_JsonPatchOperation(L(end), undefined));
-      break;
+        m.patch.push(d_JsonPatchOperation(L(end), undefined));
+        break;
       default:
-      K(t, end);
+        K(t, end);
     }
     if (pos > end) bad("a field past the end of its message");
   }
@@ -2164,16 +2164,16 @@ function d_ReasoningStartEvent(end, m) {
     const t = T();
     switch (t) {
       case 10:
-      base = d_BaseEvent(L(end), base);
-      break;
+        base = d_BaseEvent(L(end), base);
+        break;
       case 18:
-      m.subagentRunId = SM(end, 65);
-      break;
+        m.subagentRunId = SM(end, 65);
+        break;
       case 26:
-      m.messageId = SM(end, 66);
-      break;
+        m.messageId = SM(end, 66);
+        break;
       default:
-      K(t, end);
+        K(t, end);
     }
     if (pos > end) bad("a field past the end of its message");
   }
@@ -2187,19 +2187,19 @@ function d_ReasoningMessageStartEvent(end, m) {
     const t = T();
     switch (t) {
       case 10:
-      base = d_BaseEvent(L(end), base);
-      break;
+        base = d_BaseEvent(L(end), base);
+        break;
       case 18:
-      m.subagentRunId = SM(end, 67);
-      break;
+        m.subagentRunId = SM(end, 67);
+        break;
       case 26:
-      m.messageId = SM(end, 68);
-      break;
+        m.messageId = SM(end, 68);
+        break;
       case 34:
-      m.role = SM(end, 69);
-      break;
+        m.role = SM(end, 69);
+        break;
       default:
-      K(t, end);
+        K(t, end);
     }
     if (pos > end) bad("a field past the end of its message");
   }
@@ -2213,19 +2213,19 @@ function d_ReasoningMessageContentEvent(end, m) {
     const t = T();
     switch (t) {
       case 10:
-      base = d_BaseEvent(L(end), base);
-      break;
+        base = d_BaseEvent(L(end), base);
+        break;
       case 18:
-      m.subagentRunId = SM(end, 70);
-      break;
+        m.subagentRunId = SM(end, 70);
+        break;
       case 26:
-      m.messageId = SM(end, 71);
-      break;
+        m.messageId = SM(end, 71);
+        break;
       case 34:
-      m.delta = S(end);
-      break;
+        m.delta = S(end);
+        break;
       default:
-      K(t, end);
+        K(t, end);
     }
     if (pos > end) bad("a field past the end of its message");
   }
@@ -2239,16 +2239,16 @@ function d_ReasoningMessageEndEvent(end, m) {
     const t = T();
     switch (t) {
       case 10:
-      base = d_BaseEvent(L(end), base);
-      break;
+        base = d_BaseEvent(L(end), base);
+        break;
       case 18:
-      m.subagentRunId = SM(end, 72);
-      break;
+        m.subagentRunId = SM(end, 72);
+        break;
       case 26:
-      m.messageId = SM(end, 73);
-      break;
+        m.messageId = SM(end, 73);
+        break;
       default:
-      K(t, end);
+        K(t, end);
     }
     if (pos > end) bad("a field past the end of its message");
   }
@@ -2262,19 +2262,19 @@ function d_ReasoningMessageChunkEvent(end, m) {
     const t = T();
     switch (t) {
       case 10:
-      base = d_BaseEvent(L(end), base);
-      break;
+        base = d_BaseEvent(L(end), base);
+        break;
       case 18:
-      m.subagentRunId = SM(end, 74);
-      break;
+        m.subagentRunId = SM(end, 74);
+        break;
       case 26:
-      m.messageId = SM(end, 75);
-      break;
+        m.messageId = SM(end, 75);
+        break;
       case 34:
-      m.delta = S(end);
-      break;
+        m.delta = S(end);
+        break;
       default:
-      K(t, end);
+        K(t, end);
     }
     if (pos > end) bad("a field past the end of its message");
   }
@@ -2288,16 +2288,16 @@ function d_ReasoningEndEvent(end, m) {
     const t = T();
     switch (t) {
       case 10:
-      base = d_BaseEvent(L(end), base);
-      break;
+        base = d_BaseEvent(L(end), base);
+        break;
       case 18:
-      m.subagentRunId = SM(end, 76);
-      break;
+        m.subagentRunId = SM(end, 76);
+        break;
       case 26:
-      m.messageId = SM(end, 77);
-      break;
+        m.messageId = SM(end, 77);
+        break;
       default:
-      K(t, end);
+        K(t, end);
     }
     if (pos > end) bad("a field past the end of its message");
   }
@@ -2311,22 +2311,22 @@ function d_ReasoningEncryptedValueEvent(end, m) {
     const t = T();
     switch (t) {
       case 10:
-      base = d_BaseEvent(L(end), base);
-      break;
+        base = d_BaseEvent(L(end), base);
+        break;
       case 18:
-      m.subagentRunId = SM(end, 78);
-      break;
+        m.subagentRunId = SM(end, 78);
+        break;
       case 26:
-      m.subtype = S(end);
-      break;
+        m.subtype = S(end);
+        break;
       case 34:
-      m.entityId = SM(end, 79);
-      break;
+        m.entityId = SM(end, 79);
+        break;
       case 42:
-      m.encryptedValue = S(end);
-      break;
+        m.encryptedValue = S(end);
+        break;
       default:
-      K(t, end);
+        K(t, end);
     }
     if (pos > end) bad("a field past the end of its message");
   }
@@ -2382,71 +2382,71 @@ function ascii(s, n) {
   const b = buf;
   switch (n) {
     case 0:
-    return "";
+      return "";
     case 1:
-    return String.fromCharCode(b[s]);
+      return String.fromCharCode(b[s]);
     case 2:
-    return String.fromCharCode(b[s], b[s + 1]);
+      return String.fromCharCode(b[s], b[s + 1]);
     case 3:
-    return String.fromCharCode(b[s], b[s + 1], b[s + 2]);
+      return String.fromCharCode(b[s], b[s + 1], b[s + 2]);
     case 4:
-    return String.fromCharCode(b[s], b[s + 1], b[s + 2], b[s + 3]);
+      return String.fromCharCode(b[s], b[s + 1], b[s + 2], b[s + 3]);
     case 5:
-    return String.fromCharCode(b[s], b[s + 1], b[s + 2], b[s + 3], b[s + 4]);
+      return String.fromCharCode(b[s], b[s + 1], b[s + 2], b[s + 3], b[s + 4]);
     case 6:
-    return String.fromCharCode(b[s], b[s + 1], b[s + 2], b[s + 3], b[s + 4], b[s + 5]);
+      return String.fromCharCode(b[s], b[s + 1], b[s + 2], b[s + 3], b[s + 4], b[s + 5]);
     case 7:
-    return String.fromCharCode(b[s], b[s + 1], b[s + 2], b[s + 3], b[s + 4], b[s + 5], b[s + 6]);
+      return String.fromCharCode(b[s], b[s + 1], b[s + 2], b[s + 3], b[s + 4], b[s + 5], b[s + 6]);
     case 8:
-    return String.fromCharCode(b[s], b[s + 1], b[s + 2], b[s + 3], b[s + 4], b[s + 5], b[s + 6], b[s + 7]);
+      return String.fromCharCode(b[s], b[s + 1], b[s + 2], b[s + 3], b[s + 4], b[s + 5], b[s + 6], b[s + 7]);
     case 9:
-    return String.fromCharCode(b[s], b[s + 1], b[s + 2], b[s + 3], b[s + 4], b[s + 5], b[s + 6], b[s + 7], b[s + 8]);
+      return String.fromCharCode(b[s], b[s + 1], b[s + 2], b[s + 3], b[s + 4], b[s + 5], b[s + 6], b[s + 7], b[s + 8]);
     case 10:
-    return String.fromCharCode(b[s], b[s + 1], b[s + 2], b[s + 3], b[s + 4], b[s + 5], b[s + 6], b[s + 7], b[s + 8], b[s + 9]);
+      return String.fromCharCode(b[s], b[s + 1], b[s + 2], b[s + 3], b[s + 4], b[s + 5], b[s + 6], b[s + 7], b[s + 8], b[s + 9]);
     case 11:
-    return String.fromCharCode(b[s], b[s + 1], b[s + 2], b[s + 3], b[s + 4], b[s + 5], b[s + 6], b[s + 7], b[s + 8], b[s + 9], b[s + 10]);
+      return String.fromCharCode(b[s], b[s + 1], b[s + 2], b[s + 3], b[s + 4], b[s + 5], b[s + 6], b[s + 7], b[s + 8], b[s + 9], b[s + 10]);
     case 12:
-    return String.fromCharCode(b[s], b[s + 1], b[s + 2], b[s + 3], b[s + 4], b[s + 5], b[s + 6], b[s + 7], b[s + 8], b[s + 9], b[s + 10], b[s + 11]);
+      return String.fromCharCode(b[s], b[s + 1], b[s + 2], b[s + 3], b[s + 4], b[s + 5], b[s + 6], b[s + 7], b[s + 8], b[s + 9], b[s + 10], b[s + 11]);
     case 13:
-    return String.fromCharCode(b[s], b[s + 1], b[s + 2], b[s + 3], b[s + 4], b[s + 5], b[s + 6], b[s + 7], b[s + 8], b[s + 9], b[s + 10], b[s + 11], b[s + 12]);
+      return String.fromCharCode(b[s], b[s + 1], b[s + 2], b[s + 3], b[s + 4], b[s + 5], b[s + 6], b[s + 7], b[s + 8], b[s + 9], b[s + 10], b[s + 11], b[s + 12]);
     case 14:
-    return String.fromCharCode(b[s], b[s + 1], b[s + 2], b[s + 3], b[s + 4], b[s + 5], b[s + 6], b[s + 7], b[s + 8], b[s + 9], b[s + 10], b[s + 11], b[s + 12], b[s + 13]);
+      return String.fromCharCode(b[s], b[s + 1], b[s + 2], b[s + 3], b[s + 4], b[s + 5], b[s + 6], b[s + 7], b[s + 8], b[s + 9], b[s + 10], b[s + 11], b[s + 12], b[s + 13]);
     case 15:
-    return String.fromCharCode(b[s], b[s + 1], b[s + 2], b[s + 3], b[s + 4], b[s + 5], b[s + 6], b[s + 7], b[s + 8], b[s + 9], b[s + 10], b[s + 11], b[s + 12], b[s + 13], b[s + 14]);
+      return String.fromCharCode(b[s], b[s + 1], b[s + 2], b[s + 3], b[s + 4], b[s + 5], b[s + 6], b[s + 7], b[s + 8], b[s + 9], b[s + 10], b[s + 11], b[s + 12], b[s + 13], b[s + 14]);
     case 16:
-    return String.fromCharCode(b[s], b[s + 1], b[s + 2], b[s + 3], b[s + 4], b[s + 5], b[s + 6], b[s + 7], b[s + 8], b[s + 9], b[s + 10], b[s + 11], b[s + 12], b[s + 13], b[s + 14], b[s + 15]);
+      return String.fromCharCode(b[s], b[s + 1], b[s + 2], b[s + 3], b[s + 4], b[s + 5], b[s + 6], b[s + 7], b[s + 8], b[s + 9], b[s + 10], b[s + 11], b[s + 12], b[s + 13], b[s + 14], b[s + 15]);
     case 17:
-    return String.fromCharCode(b[s], b[s + 1], b[s + 2], b[s + 3], b[s + 4], b[s + 5], b[s + 6], b[s + 7], b[s + 8], b[s + 9], b[s + 10], b[s + 11], b[s + 12], b[s + 13], b[s + 14], b[s + 15], b[s + 16]);
+      return String.fromCharCode(b[s], b[s + 1], b[s + 2], b[s + 3], b[s + 4], b[s + 5], b[s + 6], b[s + 7], b[s + 8], b[s + 9], b[s + 10], b[s + 11], b[s + 12], b[s + 13], b[s + 14], b[s + 15], b[s + 16]);
     case 18:
-    return String.fromCharCode(b[s], b[s + 1], b[s + 2], b[s + 3], b[s + 4], b[s + 5], b[s + 6], b[s + 7], b[s + 8], b[s + 9], b[s + 10], b[s + 11], b[s + 12], b[s + 13], b[s + 14], b[s + 15], b[s + 16], b[s + 17]);
+      return String.fromCharCode(b[s], b[s + 1], b[s + 2], b[s + 3], b[s + 4], b[s + 5], b[s + 6], b[s + 7], b[s + 8], b[s + 9], b[s + 10], b[s + 11], b[s + 12], b[s + 13], b[s + 14], b[s + 15], b[s + 16], b[s + 17]);
     case 19:
-    return String.fromCharCode(b[s], b[s + 1], b[s + 2], b[s + 3], b[s + 4], b[s + 5], b[s + 6], b[s + 7], b[s + 8], b[s + 9], b[s + 10], b[s + 11], b[s + 12], b[s + 13], b[s + 14], b[s + 15], b[s + 16], b[s + 17], b[s + 18]);
+      return String.fromCharCode(b[s], b[s + 1], b[s + 2], b[s + 3], b[s + 4], b[s + 5], b[s + 6], b[s + 7], b[s + 8], b[s + 9], b[s + 10], b[s + 11], b[s + 12], b[s + 13], b[s + 14], b[s + 15], b[s + 16], b[s + 17], b[s + 18]);
     case 20:
-    return String.fromCharCode(b[s], b[s + 1], b[s + 2], b[s + 3], b[s + 4], b[s + 5], b[s + 6], b[s + 7], b[s + 8], b[s + 9], b[s + 10], b[s + 11], b[s + 12], b[s + 13], b[s + 14], b[s + 15], b[s + 16], b[s + 17], b[s + 18], b[s + 19]);
+      return String.fromCharCode(b[s], b[s + 1], b[s + 2], b[s + 3], b[s + 4], b[s + 5], b[s + 6], b[s + 7], b[s + 8], b[s + 9], b[s + 10], b[s + 11], b[s + 12], b[s + 13], b[s + 14], b[s + 15], b[s + 16], b[s + 17], b[s + 18], b[s + 19]);
     case 21:
-    return String.fromCharCode(b[s], b[s + 1], b[s + 2], b[s + 3], b[s + 4], b[s + 5], b[s + 6], b[s + 7], b[s + 8], b[s + 9], b[s + 10], b[s + 11], b[s + 12], b[s + 13], b[s + 14], b[s + 15], b[s + 16], b[s + 17], b[s + 18], b[s + 19], b[s + 20]);
+      return String.fromCharCode(b[s], b[s + 1], b[s + 2], b[s + 3], b[s + 4], b[s + 5], b[s + 6], b[s + 7], b[s + 8], b[s + 9], b[s + 10], b[s + 11], b[s + 12], b[s + 13], b[s + 14], b[s + 15], b[s + 16], b[s + 17], b[s + 18], b[s + 19], b[s + 20]);
     case 22:
-    return String.fromCharCode(b[s], b[s + 1], b[s + 2], b[s + 3], b[s + 4], b[s + 5], b[s + 6], b[s + 7], b[s + 8], b[s + 9], b[s + 10], b[s + 11], b[s + 12], b[s + 13], b[s + 14], b[s + 15], b[s + 16], b[s + 17], b[s + 18], b[s + 19], b[s + 20], b[s + 21]);
+      return String.fromCharCode(b[s], b[s + 1], b[s + 2], b[s + 3], b[s + 4], b[s + 5], b[s + 6], b[s + 7], b[s + 8], b[s + 9], b[s + 10], b[s + 11], b[s + 12], b[s + 13], b[s + 14], b[s + 15], b[s + 16], b[s + 17], b[s + 18], b[s + 19], b[s + 20], b[s + 21]);
     case 23:
-    return String.fromCharCode(b[s], b[s + 1], b[s + 2], b[s + 3], b[s + 4], b[s + 5], b[s + 6], b[s + 7], b[s + 8], b[s + 9], b[s + 10], b[s + 11], b[s + 12], b[s + 13], b[s + 14], b[s + 15], b[s + 16], b[s + 17], b[s + 18], b[s + 19], b[s + 20], b[s + 21], b[s + 22]);
+      return String.fromCharCode(b[s], b[s + 1], b[s + 2], b[s + 3], b[s + 4], b[s + 5], b[s + 6], b[s + 7], b[s + 8], b[s + 9], b[s + 10], b[s + 11], b[s + 12], b[s + 13], b[s + 14], b[s + 15], b[s + 16], b[s + 17], b[s + 18], b[s + 19], b[s + 20], b[s + 21], b[s + 22]);
     case 24:
-    return String.fromCharCode(b[s], b[s + 1], b[s + 2], b[s + 3], b[s + 4], b[s + 5], b[s + 6], b[s + 7], b[s + 8], b[s + 9], b[s + 10], b[s + 11], b[s + 12], b[s + 13], b[s + 14], b[s + 15], b[s + 16], b[s + 17], b[s + 18], b[s + 19], b[s + 20], b[s + 21], b[s + 22], b[s + 23]);
+      return String.fromCharCode(b[s], b[s + 1], b[s + 2], b[s + 3], b[s + 4], b[s + 5], b[s + 6], b[s + 7], b[s + 8], b[s + 9], b[s + 10], b[s + 11], b[s + 12], b[s + 13], b[s + 14], b[s + 15], b[s + 16], b[s + 17], b[s + 18], b[s + 19], b[s + 20], b[s + 21], b[s + 22], b[s + 23]);
     case 25:
-    return String.fromCharCode(b[s], b[s + 1], b[s + 2], b[s + 3], b[s + 4], b[s + 5], b[s + 6], b[s + 7], b[s + 8], b[s + 9], b[s + 10], b[s + 11], b[s + 12], b[s + 13], b[s + 14], b[s + 15], b[s + 16], b[s + 17], b[s + 18], b[s + 19], b[s + 20], b[s + 21], b[s + 22], b[s + 23], b[s + 24]);
+      return String.fromCharCode(b[s], b[s + 1], b[s + 2], b[s + 3], b[s + 4], b[s + 5], b[s + 6], b[s + 7], b[s + 8], b[s + 9], b[s + 10], b[s + 11], b[s + 12], b[s + 13], b[s + 14], b[s + 15], b[s + 16], b[s + 17], b[s + 18], b[s + 19], b[s + 20], b[s + 21], b[s + 22], b[s + 23], b[s + 24]);
     case 26:
-    return String.fromCharCode(b[s], b[s + 1], b[s + 2], b[s + 3], b[s + 4], b[s + 5], b[s + 6], b[s + 7], b[s + 8], b[s + 9], b[s + 10], b[s + 11], b[s + 12], b[s + 13], b[s + 14], b[s + 15], b[s + 16], b[s + 17], b[s + 18], b[s + 19], b[s + 20], b[s + 21], b[s + 22], b[s + 23], b[s + 24], b[s + 25]);
+      return String.fromCharCode(b[s], b[s + 1], b[s + 2], b[s + 3], b[s + 4], b[s + 5], b[s + 6], b[s + 7], b[s + 8], b[s + 9], b[s + 10], b[s + 11], b[s + 12], b[s + 13], b[s + 14], b[s + 15], b[s + 16], b[s + 17], b[s + 18], b[s + 19], b[s + 20], b[s + 21], b[s + 22], b[s + 23], b[s + 24], b[s + 25]);
     case 27:
-    return String.fromCharCode(b[s], b[s + 1], b[s + 2], b[s + 3], b[s + 4], b[s + 5], b[s + 6], b[s + 7], b[s + 8], b[s + 9], b[s + 10], b[s + 11], b[s + 12], b[s + 13], b[s + 14], b[s + 15], b[s + 16], b[s + 17], b[s + 18], b[s + 19], b[s + 20], b[s + 21], b[s + 22], b[s + 23], b[s + 24], b[s + 25], b[s + 26]);
+      return String.fromCharCode(b[s], b[s + 1], b[s + 2], b[s + 3], b[s + 4], b[s + 5], b[s + 6], b[s + 7], b[s + 8], b[s + 9], b[s + 10], b[s + 11], b[s + 12], b[s + 13], b[s + 14], b[s + 15], b[s + 16], b[s + 17], b[s + 18], b[s + 19], b[s + 20], b[s + 21], b[s + 22], b[s + 23], b[s + 24], b[s + 25], b[s + 26]);
     case 28:
-    return String.fromCharCode(b[s], b[s + 1], b[s + 2], b[s + 3], b[s + 4], b[s + 5], b[s + 6], b[s + 7], b[s + 8], b[s + 9], b[s + 10], b[s + 11], b[s + 12], b[s + 13], b[s + 14], b[s + 15], b[s + 16], b[s + 17], b[s + 18], b[s + 19], b[s + 20], b[s + 21], b[s + 22], b[s + 23], b[s + 24], b[s + 25], b[s + 26], b[s + 27]);
+      return String.fromCharCode(b[s], b[s + 1], b[s + 2], b[s + 3], b[s + 4], b[s + 5], b[s + 6], b[s + 7], b[s + 8], b[s + 9], b[s + 10], b[s + 11], b[s + 12], b[s + 13], b[s + 14], b[s + 15], b[s + 16], b[s + 17], b[s + 18], b[s + 19], b[s + 20], b[s + 21], b[s + 22], b[s + 23], b[s + 24], b[s + 25], b[s + 26], b[s + 27]);
     case 29:
-    return String.fromCharCode(b[s], b[s + 1], b[s + 2], b[s + 3], b[s + 4], b[s + 5], b[s + 6], b[s + 7], b[s + 8], b[s + 9], b[s + 10], b[s + 11], b[s + 12], b[s + 13], b[s + 14], b[s + 15], b[s + 16], b[s + 17], b[s + 18], b[s + 19], b[s + 20], b[s + 21], b[s + 22], b[s + 23], b[s + 24], b[s + 25], b[s + 26], b[s + 27], b[s + 28]);
+      return String.fromCharCode(b[s], b[s + 1], b[s + 2], b[s + 3], b[s + 4], b[s + 5], b[s + 6], b[s + 7], b[s + 8], b[s + 9], b[s + 10], b[s + 11], b[s + 12], b[s + 13], b[s + 14], b[s + 15], b[s + 16], b[s + 17], b[s + 18], b[s + 19], b[s + 20], b[s + 21], b[s + 22], b[s + 23], b[s + 24], b[s + 25], b[s + 26], b[s + 27], b[s + 28]);
     case 30:
-    return String.fromCharCode(b[s], b[s + 1], b[s + 2], b[s + 3], b[s + 4], b[s + 5], b[s + 6], b[s + 7], b[s + 8], b[s + 9], b[s + 10], b[s + 11], b[s + 12], b[s + 13], b[s + 14], b[s + 15], b[s + 16], b[s + 17], b[s + 18], b[s + 19], b[s + 20], b[s + 21], b[s + 22], b[s + 23], b[s + 24], b[s + 25], b[s + 26], b[s + 27], b[s + 28], b[s + 29]);
+      return String.fromCharCode(b[s], b[s + 1], b[s + 2], b[s + 3], b[s + 4], b[s + 5], b[s + 6], b[s + 7], b[s + 8], b[s + 9], b[s + 10], b[s + 11], b[s + 12], b[s + 13], b[s + 14], b[s + 15], b[s + 16], b[s + 17], b[s + 18], b[s + 19], b[s + 20], b[s + 21], b[s + 22], b[s + 23], b[s + 24], b[s + 25], b[s + 26], b[s + 27], b[s + 28], b[s + 29]);
     case 31:
-    return String.fromCharCode(b[s], b[s + 1], b[s + 2], b[s + 3], b[s + 4], b[s + 5], b[s + 6], b[s + 7], b[s + 8], b[s + 9], b[s + 10], b[s + 11], b[s + 12], b[s + 13], b[s + 14], b[s + 15], b[s + 16], b[s + 17], b[s + 18], b[s + 19], b[s + 20], b[s + 21], b[s + 22], b[s + 23], b[s + 24], b[s + 25], b[s + 26], b[s + 27], b[s + 28], b[s + 29], b[s + 30]);
+      return String.fromCharCode(b[s], b[s + 1], b[s + 2], b[s + 3], b[s + 4], b[s + 5], b[s + 6], b[s + 7], b[s + 8], b[s + 9], b[s + 10], b[s + 11], b[s + 12], b[s + 13], b[s + 14], b[s + 15], b[s + 16], b[s + 17], b[s + 18], b[s + 19], b[s + 20], b[s + 21], b[s + 22], b[s + 23], b[s + 24], b[s + 25], b[s + 26], b[s + 27], b[s + 28], b[s + 29], b[s + 30]);
     case 32:
-    return String.fromCharCode(b[s], b[s + 1], b[s + 2], b[s + 3], b[s + 4], b[s + 5], b[s + 6], b[s + 7], b[s + 8], b[s + 9], b[s + 10], b[s + 11], b[s + 12], b[s + 13], b[s + 14], b[s + 15], b[s + 16], b[s + 17], b[s + 18], b[s + 19], b[s + 20], b[s + 21], b[s + 22], b[s + 23], b[s + 24], b[s + 25], b[s + 26], b[s + 27], b[s + 28], b[s + 29], b[s + 30], b[s + 31]);
+      return String.fromCharCode(b[s], b[s + 1], b[s + 2], b[s + 3], b[s + 4], b[s + 5], b[s + 6], b[s + 7], b[s + 8], b[s + 9], b[s + 10], b[s + 11], b[s + 12], b[s + 13], b[s + 14], b[s + 15], b[s + 16], b[s + 17], b[s + 18], b[s + 19], b[s + 20], b[s + 21], b[s + 22], b[s + 23], b[s + 24], b[s + 25], b[s + 26], b[s + 27], b[s + 28], b[s + 29], b[s + 30], b[s + 31]);
   }
   return textDecoder.decode(b.subarray(s, s + n));
 }

@@ -52,18 +52,32 @@ func memoField(key string) bool {
 
 type jsGen struct {
 	buf     bytes.Buffer
-	depth   int // the indentation of the next line, in levels
-	memos   int // the memo slots given out (jsdecode_runtime.js, memo)
+	depth   int   // the indentation of the next line, in levels
+	cases   []int // the depths of the case bodies open
+	memos   int   // the memo slots given out (jsdecode_runtime.js, memo)
 	eventOf map[*schema.Plan]event.Info
 	done    map[*schema.Plan]bool
 	order   []*schema.Plan
 	desc    map[*schema.Plan]protoreflect.MessageDescriptor
 }
 
-// P writes one line of JavaScript, indented by the braces before it.
+// P writes one line of JavaScript, indented by the braces and the case
+// labels before it.
 func (j *jsGen) P(format string, args ...any) {
 	line := fmt.Sprintf(format, args...)
-	if strings.HasPrefix(line, "}") {
+	inCase := len(j.cases) > 0 && j.cases[len(j.cases)-1] == j.depth
+	switch {
+	case strings.HasPrefix(line, "case ") || line == "default:":
+		if inCase {
+			j.depth--
+			j.cases = j.cases[:len(j.cases)-1]
+		}
+		defer func() { j.depth++; j.cases = append(j.cases, j.depth) }()
+	case strings.HasPrefix(line, "}"):
+		if inCase {
+			j.depth--
+			j.cases = j.cases[:len(j.cases)-1]
+		}
 		j.depth--
 	}
 	if line != "" {
