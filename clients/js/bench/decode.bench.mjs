@@ -5,8 +5,9 @@
 // encoder writes. Checks first that the generated decoder returns what
 // @ag-ui/proto returns for every event.
 //
-//   (cd bench && go run ./cmd/runframes /tmp/agwire-run)
-//   node clients/js/bench/decode.bench.mjs /tmp/agwire-run
+//   dir=$(mktemp -d)
+//   (cd bench && go run ./cmd/runframes "$dir")
+//   node clients/js/bench/decode.bench.mjs "$dir"
 
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
