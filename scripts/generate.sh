@@ -2,7 +2,7 @@
 # Regenerates the Go protobuf types in gen/aguipb (AG-UI 1.0) and gen/aguipb11
 # (1.1) from the schemas in proto/,
 # then the code internal/codecgen generates from package event's field tables
-# (go generate ./codec): codec/coders_gen.go, event/json_gen.go and the name
+# (go generate ./codec): codec/coders_gen.go, event/json_gen.go, clients/js/decode.gen.js and the name
 # sets both use, internal/schema/names_gen.go.
 #
 # Needs nothing but Go and access to the module proxy:
