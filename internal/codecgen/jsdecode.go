@@ -154,6 +154,9 @@ func (j *jsGen) collect(p *schema.Plan, md protoreflect.MessageDescriptor, patch
 	}
 	for i := range p.Wire {
 		f := &p.Wire[i]
+		if f.Since != "" {
+			continue // the decoder reads the 1.0 wire: a later field is an unknown one, skipped
+		}
 		fd := md.Fields().ByNumber(protowire.Number(f.Num))
 		if fd == nil {
 			return fmt.Errorf("codecgen: %s has no field %d (%s.%s)", md.FullName(), f.Num, p.Type.Name(), f.GoName)
@@ -287,6 +290,9 @@ func (j *jsGen) reader(p *schema.Plan) {
 	}
 	for i := range p.Wire {
 		f := &p.Wire[i]
+		if f.Since != "" {
+			continue // a field of a later version than 1.0 (see collect)
+		}
 		fd := md.Fields().ByNumber(protowire.Number(f.Num))
 		key := fd.JSONName()
 		fields = append(fields, field{tag: uint64(protowire.EncodeTag(protowire.Number(f.Num), wireType(f.Kind))), key: key, kind: f.Kind, elem: f.Elem})
@@ -402,6 +408,9 @@ func (j *jsGen) specs(g *gen) {
 		}
 		for i := range p.Wire {
 			f := &p.Wire[i]
+			if f.Since != "" {
+				continue // a field of a later version than 1.0 (see collect)
+			}
 			name := ""
 			switch f.Kind {
 			case schema.Value:
