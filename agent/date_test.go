@@ -123,6 +123,59 @@ var dateCases = []struct {
 	{s: "Wed, 01 Jan 2020 00:00:00 +12345", nan: true},
 	{s: "Wed, 01 Jan 2020 00:00:00 GMT + 0100", nan: true},
 	{s: "Wed Jan 01 2020 00:00:00 UTC+0100", ms: 1577833200000},
+	// The rest of V8's legacy parser: slashes, dots and spaces between
+	// fields, unpadded fields, leading white space (U+3000 is; U+2028 is
+	// not), ordinal-looking and bare numbers (missing fields are 1, the
+	// year 2001), words and comments, offsets of any size (wrapping past
+	// 2^31 seconds), and local times around New York's changes of clock.
+	{s: "1/2/2026", ms: 1767330000000},
+	{s: "2026/1/2", ms: 1767330000000},
+	{s: "1.2.2026", ms: 1767330000000},
+	{s: "2026.1.2 10:30", ms: 1767367800000},
+	{s: "1 2 2026", ms: 1767330000000},
+	{s: "12", ms: 1007182800000},
+	{s: "1", ms: 978325200000},
+	{s: "0", ms: 946702800000},
+	{s: "99", ms: 915166800000},
+	{s: "100", ms: -59011441438000},
+	{s: "32", ms: 1956546000000},
+	{s: "2026-001", ms: 1767243600000},
+	{s: "2026-338", nan: true},
+	{s: "2026-1-2", ms: 1767330000000},
+	{s: "2026-01-01 ", ms: 1767243600000},
+	{s: "\t2026-01-01 10:00", ms: 1767279600000},
+	{s: "\u00a02026-01-01", ms: 1767243600000},
+	{s: "\ufeff2026-01-01", ms: 1767243600000},
+	{s: "\u30002026-01-01T00:00:00Z", nan: true},
+	{s: "2026-01-01\u2028", nan: true},
+	{s: "Jan 1", ms: 978325200000},
+	{s: "March 7", ms: 983941200000},
+	{s: "1/2", ms: 978411600000},
+	{s: "Jan 2026 1", ms: 1767243600000},
+	{s: "Jan 31 32", ms: 1959138000000},
+	{s: "32 Jan 2026", nan: true},
+	{s: "x 2026/1/1", ms: 1767243600000},
+	{s: "x2026/1/1", nan: true},
+	{s: "2026/1/1 x", nan: true},
+	{s: "(c) 2026/1/1", ms: 1767243600000},
+	{s: "2026/1/1)", nan: true},
+	{s: "-1/1/2026", ms: 1767243600000},
+	{s: "1/1/-5", nan: true},
+	{s: "2026/1/1 10:00 +123", ms: 1767256620000},
+	{s: "2026/1/1 10:00.5", nan: true},
+	{s: "10:20:30:40 1/1/2026", ms: 1767280830040},
+	{s: "1/1/2026 GMT+99", ms: 1766869200000},
+	{s: "1/1/2026 10:00 GMT+1193047:00", ms: 1767259696000},
+	{s: "1/1/2026 10:00:00Z+01", ms: 1767258000000},
+	{s: "1/1/2026 10:00 UTC -5", ms: 1767279600000},
+	{s: "2026-01-01 +0100", nan: true},
+	{s: "1/1/2026 10:00 +05:5", ms: 1767243300000},
+	{s: "01-Jan-2026", ms: 1767243600000},
+	{s: "2026-Jan-01", ms: 1767243600000},
+	{s: "+02026-01-01", ms: 1767243600000},
+	{s: "2027-03-14 02:30", ms: 1805009400000},
+	{s: "2026-11-01 01:30", ms: 1793511000000},
+	{s: "100 10:00", ms: -59011405438000},
 }
 
 func TestParseDate(t *testing.T) {
@@ -264,7 +317,7 @@ func TestVersionWarning(t *testing.T) {
 		"1.0.0": "interpret", "1": "interpret", "v1.1": "interpret", "1.1-beta": "interpret", "": "interpret",
 		"1.99999999999999999999": "newer",
 	} {
-		w, ok := versionWarning(v)
+		w, ok := versionWarning(v, ProtocolVersion)
 		switch {
 		case want == "" && ok:
 			t.Errorf("%q: warned %q", v, w)

@@ -12,9 +12,13 @@ import (
 	"github.com/agwire/agwire/event"
 )
 
-// ProtocolVersion is the protocolVersion PrepareInput sends, as
+// ProtocolVersion is the protocolVersion PrepareInput sends by default, as
 // @ag-ui/client 1.0.0 sends it.
 const ProtocolVersion = "1.0"
+
+// ProtocolVersion11 is the protocolVersion of a thread that speaks AG-UI 1.1
+// (Options.ProtocolVersion).
+const ProtocolVersion11 = "1.1"
 
 // Options configure a Thread. The zero value is ready to use.
 type Options struct {
@@ -35,12 +39,23 @@ type Options struct {
 	// Now is the clock interrupts expire by; nil means time.Now.
 	Now func() time.Time
 	// Warn receives the run's warnings as they happen: a RUN_STARTED
-	// declaring a protocol version newer than ProtocolVersion, or one this
-	// client cannot read. (Events that cannot be applied are reported in
+	// declaring a protocol version newer than the thread's, or one this
+	// client cannot read; an ACTIVITY_DELTA for no activity message (skipped). (Events that cannot be applied are reported in
 	// Result.Warnings; what a consuming parse removes is reported by the
 	// parser, see event.Parser.Consume and transport.ClientOptions.Consume.)
 	// Nil discards them.
 	Warn func(event.Warning)
+	// ProtocolVersion is the version the thread speaks, sends in its
+	// input and compares a producer's with: ProtocolVersion (the default,
+	// when empty) or ProtocolVersion11.
+	ProtocolVersion string
+	// Strict turns on the draft specification's fatal rules, which no
+	// released version states yet (assemble.Options.Strict): a RUN_FINISHED
+	// naming another run or thread, a RUN_STARTED naming another thread
+	// than the input's, two interrupts of one id in an outcome. (A stream
+	// that ends while its run is running fails the run either way:
+	// ErrRunTruncated.)
+	Strict bool
 }
 
 // Thread is a conversation with an agent, run after run. It is not safe for
@@ -107,7 +122,7 @@ type RunParams struct {
 func (t *Thread) PrepareInput(p RunParams) *event.RunAgentInput {
 	in := &event.RunAgentInput{ThreadID: t.id, RunID: p.RunID, State: t.State(),
 		Messages: []event.Message{}, Tools: p.Tools, Context: p.Context,
-		ForwardedProps: p.ForwardedProps, Resume: p.Resume, ProtocolVersion: strPtr(ProtocolVersion)}
+		ForwardedProps: p.ForwardedProps, Resume: p.Resume, ProtocolVersion: strPtr(t.protocol())}
 	if in.RunID == "" {
 		in.RunID = newUUID()
 	}
@@ -138,11 +153,17 @@ var (
 	ErrInterruptExpired = errors.New("interrupt expired and can no longer be answered; cancel it to continue the thread")
 	// ErrRunTruncated: the stream ended while its run was still running
 	// (a RUN_STARTED with no RUN_FINISHED or RUN_ERROR after it). What it
-	// carried is applied and kept; the run has no outcome.
-	ErrRunTruncated = errors.New("the stream ended before the run finished (no RUN_FINISHED or RUN_ERROR): the run has no outcome")
+	// carried is applied and kept; the run has no outcome. It is
+	// assemble.ErrStrictTruncated, which assemble reports only under
+	// Options.Strict: for the thread, the 1.0 Truncation rule makes it
+	// fatal always.
+	ErrRunTruncated = assemble.ErrStrictTruncated
 	// ErrResumeStatus: a resume entry's status is neither
 	// event.ResumeResolved nor event.ResumeCancelled.
 	ErrResumeStatus = errors.New(`resume entry status must be "resolved" or "cancelled"`)
+	// ErrProtocolVersion: Options.ProtocolVersion names a version the
+	// thread does not speak (ProtocolVersion or ProtocolVersion11).
+	ErrProtocolVersion = errors.New("not a protocol version this thread speaks")
 )
 
 // ResumeError is a run refused because of its resume entries: Entry and
@@ -256,6 +277,9 @@ type Result struct {
 // reported as a success (AG-UI 1.0's Truncation rule; @ag-ui/client 1.0.0
 // resolves such a run as if it had completed).
 func (t *Thread) Run(ctx context.Context, p RunParams) (*Result, error) {
+	if v := t.protocol(); v != ProtocolVersion && v != ProtocolVersion11 {
+		return nil, fmt.Errorf("agent: Options.ProtocolVersion %q: %w (%q or %q)", v, ErrProtocolVersion, ProtocolVersion, ProtocolVersion11)
+	}
 	if err := t.CheckResume(p.Resume); err != nil {
 		return nil, err
 	}
@@ -263,6 +287,10 @@ func (t *Thread) Run(ctx context.Context, p RunParams) (*Result, error) {
 	res := &Result{Input: in}
 	aopts := t.opts.Assemble
 	aopts.Messages, aopts.State, aopts.Check = t.msgs, t.state, true
+	aopts.Strict = t.opts.Strict
+	if aopts.Strict && aopts.ThreadID == "" {
+		aopts.ThreadID = t.id // every run carries the input's threadId
+	}
 	conv, err := assemble.New(aopts)
 	if err != nil {
 		return nil, fmt.Errorf("agent: %w", err)
@@ -295,6 +323,7 @@ func (t *Thread) Run(ctx context.Context, p RunParams) (*Result, error) {
 	}
 	apply := func(ev event.Event) error {
 		res.Events++
+		ignored := conv.Stats().Ignored
 		if err := conv.Apply(ev); err != nil {
 			var ae *assemble.ApplyError
 			if errors.As(err, &ae) {
@@ -303,8 +332,15 @@ func (t *Thread) Run(ctx context.Context, p RunParams) (*Result, error) {
 			}
 			return fmt.Errorf("agent: %w", err)
 		}
+		if d, ok := ev.(*event.ActivityDelta); ok && conv.Stats().Ignored > ignored && t.opts.Warn != nil {
+			// Skipped as the client skips it; said, as the specification
+			// asks a consumer (SHOULD), since it is a producer's ordering
+			// bug that would otherwise look like a delta never sent.
+			t.opts.Warn(event.Warning{Type: event.TypeActivityDelta, Path: "/messageId",
+				Reason: fmt.Sprintf("no activity message %q to apply the delta to: skipped", d.MessageID)})
+		}
 		if rs, ok := ev.(*event.RunStarted); ok && rs.ProtocolVersion != nil && t.opts.Warn != nil {
-			if w, ok := versionWarning(*rs.ProtocolVersion); ok {
+			if w, ok := versionWarning(*rs.ProtocolVersion, t.protocol()); ok {
 				t.opts.Warn(w)
 			}
 		}
@@ -351,6 +387,14 @@ func (t *Thread) Run(ctx context.Context, p RunParams) (*Result, error) {
 
 func strPtr(s string) *string { return &s }
 
+// protocol is the version the thread speaks.
+func (t *Thread) protocol() string {
+	if t.opts.ProtocolVersion == "" {
+		return ProtocolVersion
+	}
+	return t.opts.ProtocolVersion
+}
+
 // newUUID returns a random (version 4) UUID.
 func newUUID() string {
 	var b [16]byte
@@ -360,17 +404,17 @@ func newUUID() string {
 	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:])
 }
 
-// versionWarning says what a client speaking ProtocolVersion makes of a
-// producer declaring v: nothing for the same or an older version, a
-// warning for a newer one or one it cannot read.
-func versionWarning(v string) (event.Warning, bool) {
+// versionWarning says what a client speaking own makes of a producer
+// declaring v: nothing for the same or an older version, a warning for a
+// newer one or one it cannot read.
+func versionWarning(v, own string) (event.Warning, bool) {
 	w := event.Warning{Type: event.TypeRunStarted, Path: "/protocolVersion"}
-	cmp, ok := compareVersions(v, ProtocolVersion)
+	cmp, ok := compareVersions(v, own)
 	switch {
 	case !ok:
 		w.Reason = fmt.Sprintf("the producer declared protocol version %q, which this client cannot interpret", v)
 	case cmp > 0:
-		w.Reason = fmt.Sprintf("the producer speaks protocol %s, newer than the %s this client speaks: what this client does not recognise is removed with a warning", v, ProtocolVersion)
+		w.Reason = fmt.Sprintf("the producer speaks protocol %s, newer than the %s this client speaks: what this client does not recognise is removed with a warning", v, own)
 	default:
 		return w, false
 	}

@@ -254,3 +254,37 @@ func TestAdapt(t *testing.T) {
 		t.Error("messages after a run that did not start")
 	}
 }
+
+// TestProtocolVersionOption: a 1.1 thread declares 1.1 and does not warn
+// about a 1.1 producer, a 1.0 one does; a version the thread does not speak
+// is refused before anything is sent.
+func TestProtocolVersionOption(t *testing.T) {
+	v11 := "1.1"
+	events := []event.Event{&event.RunStarted{ThreadID: "t", RunID: "r", ProtocolVersion: &v11}, &event.RunFinished{ThreadID: "t", RunID: "r"}}
+	for _, tc := range []struct {
+		version string
+		warns   int
+	}{{"", 1}, {agent.ProtocolVersion, 1}, {agent.ProtocolVersion11, 0}} {
+		warns := 0
+		th := agent.New(agent.Script(nil, events), agent.Options{ThreadID: "t", ProtocolVersion: tc.version, Warn: func(event.Warning) { warns++ }})
+		res, err := th.Run(context.Background(), agent.RunParams{RunID: "r"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := tc.version
+		if want == "" {
+			want = agent.ProtocolVersion
+		}
+		if got := *res.Input.ProtocolVersion; got != want || warns != tc.warns {
+			t.Errorf("ProtocolVersion %q: declared %q, %d warnings; want %q, %d", tc.version, got, warns, want, tc.warns)
+		}
+	}
+	sent := false
+	th := agent.New(agent.RunnerFunc(func(context.Context, *event.RunAgentInput) (agent.Stream, error) {
+		sent = true
+		return nil, errors.New("unreachable")
+	}), agent.Options{ProtocolVersion: "2.0"})
+	if _, err := th.Run(context.Background(), agent.RunParams{}); !errors.Is(err, agent.ErrProtocolVersion) || sent {
+		t.Errorf("ProtocolVersion 2.0: %v (sent: %v)", err, sent)
+	}
+}

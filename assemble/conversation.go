@@ -20,6 +20,15 @@ type Options struct {
 	// Check turns on sequence checking: an event that breaks the AG-UI
 	// lifecycle (see SequenceError) is refused instead of applied.
 	Check bool
+	// Strict turns on the draft specification's fatal rules, which no
+	// released version states yet (see strict.go): a RUN_FINISHED naming
+	// another run or thread than the run it closes, a RUN_STARTED on
+	// another thread than the stream's, two interrupts of one id in an
+	// outcome, and (End) a stream that ends while its run is running.
+	Strict bool
+	// ThreadID, when set, is the thread every RUN_STARTED must name under
+	// Strict (the input's threadId); empty means the first run's.
+	ThreadID string
 	// MaxPatchWork is the work budget of one JSON Patch (STATE_DELTA,
 	// ACTIVITY_DELTA); 0 means DefaultMaxPatchWork.
 	MaxPatchWork int
@@ -71,11 +80,15 @@ type msg struct {
 	// patched it (m.ActivityContent is then stale), so a run of deltas
 	// does not parse and write the content once per delta.
 	act *node
+	// keys is the order of the message's members as the client holds them
+	// (see order.go).
+	keys []string
 }
 
 type call struct {
 	tc   event.ToolCall
 	args []byte
+	keys []string // the order of its members, as msg.keys
 }
 
 // Stats counts what happened to the events a Conversation was given.
@@ -158,10 +171,10 @@ func New(opts Options) (*Conversation, error) {
 }
 
 func newMsg(m *event.Message) *msg {
-	x := &msg{m: *m}
+	x := &msg{m: *m, keys: schemaKeys(m)}
 	x.m.ToolCalls = nil
 	for _, tc := range m.ToolCalls {
-		x.calls = append(x.calls, &call{tc: tc, args: []byte(tc.Function.Arguments)})
+		x.calls = append(x.calls, &call{tc: tc, args: []byte(tc.Function.Arguments), keys: callSchemaKeys(&tc)})
 	}
 	return x
 }
@@ -231,8 +244,10 @@ func (m *msg) message() event.Message {
 }
 
 // SequenceError is an event refused because it breaks the AG-UI lifecycle
-// (Options.Check), or a chunk event that cannot be expanded. Index is the
-// event's position among the events given to Apply, from 0.
+// (Options.Check) or a draft rule (Options.Strict), or a chunk event that
+// cannot be expanded. Index is the event's position among the events given
+// to Apply, from 0; from End, Type is empty and Index is where the missing
+// terminal event would have been.
 type SequenceError struct {
 	Index int
 	Type  event.Type
@@ -240,6 +255,9 @@ type SequenceError struct {
 }
 
 func (e *SequenceError) Error() string {
+	if e.Type == "" { // End: the event that never came
+		return fmt.Sprintf("after event %d, the end of the stream: %v", e.Index-1, e.Err)
+	}
 	return fmt.Sprintf("event %d (%s): %v", e.Index, e.Type, e.Err)
 }
 
@@ -336,6 +354,11 @@ func (c *Conversation) step(idx int, ev, x event.Event) error {
 			return &SequenceError{Index: idx, Type: ev.Type(), Err: err}
 		}
 	}
+	if c.opts.Strict {
+		if err := c.strictCheck(x); err != nil {
+			return &SequenceError{Index: idx, Type: ev.Type(), Err: err}
+		}
+	}
 	if err := c.apply(x); err != nil {
 		return &ApplyError{Index: idx, Type: ev.Type(), Err: err}
 	}
@@ -422,6 +445,16 @@ func (c *Conversation) run() *Run {
 
 func strPtr(s string) *string { return &s }
 
+// encryptedType is the type an entity stores with the encrypted value e
+// gives it (AG-UI 1.1): e's, returned as it came; none when e carries none,
+// removing the type a previous value had, which described that value.
+func encryptedType(e *event.ReasoningEncryptedValue, keys []string) (*string, []string) {
+	if e.EncryptedValueType == nil {
+		return nil, dropKey(keys, "encryptedValueType")
+	}
+	return strPtr(*e.EncryptedValueType), setKey(keys, "encryptedValueType")
+}
+
 // apply applies one event that is not a chunk.
 func (c *Conversation) apply(ev event.Event) error {
 	md := ev.BaseEvent().Metadata
@@ -441,10 +474,17 @@ func (c *Conversation) apply(ev event.Event) error {
 			if e.Role != nil {
 				role = *e.Role
 			}
-			target = &msg{m: event.Message{ID: e.MessageID, Role: role, Name: e.Name, SubagentRunID: e.SubagentRunID}, hasText: true}
+			target = &msg{m: event.Message{ID: e.MessageID, Role: role, Name: e.Name, SubagentRunID: e.SubagentRunID}, hasText: true,
+				keys: []string{"id", "role", "content"}}
+			if e.Name != nil {
+				target.keys = append(target.keys, "name")
+			}
+			if e.SubagentRunID != nil {
+				target.keys = append(target.keys, "subagentRunId")
+			}
 			c.push(target)
 		}
-		target.m.Metadata = c.merge(target.m.Metadata, md)
+		c.mergeMsg(target, md)
 	case *event.TextMessageContent:
 		c.appendText(e.MessageID, e.Delta, md)
 	case *event.TextMessageEnd:
@@ -460,10 +500,14 @@ func (c *Conversation) apply(ev event.Event) error {
 			if err := c.allocate(msgOverhead); err != nil {
 				return err
 			}
-			target = &msg{m: event.Message{ID: e.MessageID, Role: event.RoleReasoning, SubagentRunID: e.SubagentRunID}, hasText: true}
+			target = &msg{m: event.Message{ID: e.MessageID, Role: event.RoleReasoning, SubagentRunID: e.SubagentRunID}, hasText: true,
+				keys: []string{"id", "role", "content"}}
+			if e.SubagentRunID != nil {
+				target.keys = append(target.keys, "subagentRunId")
+			}
 			c.push(target)
 		}
-		target.m.Metadata = c.merge(target.m.Metadata, md)
+		c.mergeMsg(target, md)
 	case *event.ReasoningMessageContent:
 		c.appendText(e.MessageID, e.Delta, md)
 	case *event.ReasoningMessageEnd:
@@ -477,14 +521,14 @@ func (c *Conversation) apply(ev event.Event) error {
 			return nil
 		}
 		tc.args = append(tc.args, e.Delta...)
-		tc.tc.Metadata = c.merge(tc.tc.Metadata, md)
+		c.mergeCall(tc, md)
 	case *event.ToolCallEnd:
 		_, tc := c.findCall(e.ToolCallID)
 		if tc == nil {
 			c.stats.Ignored++
 			return nil
 		}
-		tc.tc.Metadata = c.merge(tc.tc.Metadata, md)
+		c.mergeCall(tc, md)
 	case *event.ToolCallResult:
 		return c.toolCallResult(e)
 	case *event.StateSnapshot:
@@ -522,6 +566,8 @@ func (c *Conversation) apply(ev event.Event) error {
 				for _, tc := range m.calls {
 					if tc.tc.ID == e.EntityID {
 						tc.tc.EncryptedValue = strPtr(e.EncryptedValue)
+						tc.keys = setKey(tc.keys, "encryptedValue")
+						tc.tc.EncryptedValueType, tc.keys = encryptedType(e, tc.keys)
 						return nil
 					}
 				}
@@ -531,6 +577,8 @@ func (c *Conversation) apply(ev event.Event) error {
 		}
 		if m := c.find(e.EntityID); m != nil && m.m.Role != event.RoleActivity {
 			m.m.EncryptedValue = strPtr(e.EncryptedValue)
+			m.keys = setKey(m.keys, "encryptedValue")
+			m.m.EncryptedValueType, m.keys = encryptedType(e, m.keys)
 			return nil
 		}
 		c.stats.Ignored++
@@ -623,6 +671,25 @@ func (c *Conversation) merge(existing, incoming event.Object) event.Object {
 	return MergeMetadata(existing, incoming)
 }
 
+// mergeMsg merges event metadata into a message; the client sets its
+// metadata member then, last if it had none.
+func (c *Conversation) mergeMsg(m *msg, md event.Object) {
+	if md == nil {
+		return
+	}
+	m.m.Metadata = c.merge(m.m.Metadata, md)
+	m.keys = setKey(m.keys, "metadata")
+}
+
+// mergeCall is mergeMsg for a tool call.
+func (c *Conversation) mergeCall(tc *call, md event.Object) {
+	if md == nil {
+		return
+	}
+	tc.tc.Metadata = c.merge(tc.tc.Metadata, md)
+	tc.keys = setKey(tc.keys, "metadata")
+}
+
 func (c *Conversation) appendText(id, delta string, md event.Object) {
 	m := c.find(id)
 	if m == nil || m.m.Role == event.RoleActivity {
@@ -638,7 +705,8 @@ func (c *Conversation) appendText(id, delta string, md event.Object) {
 		}
 	}
 	m.text = append(m.text, delta...)
-	m.m.Metadata = c.merge(m.m.Metadata, md)
+	m.keys = setKey(m.keys, "content")
+	c.mergeMsg(m, md)
 }
 
 func (c *Conversation) endText(id string, md event.Object) {
@@ -647,14 +715,14 @@ func (c *Conversation) endText(id string, md event.Object) {
 		c.stats.Ignored++
 		return
 	}
-	m.m.Metadata = c.merge(m.m.Metadata, md)
+	c.mergeMsg(m, md)
 }
 
 func (c *Conversation) toolCallStart(e *event.ToolCallStart) error {
 	if _, tc := c.findCall(e.ToolCallID); tc != nil {
 		// A start for a call that exists (a replay) updates it in place.
 		tc.tc.Function.Name = e.ToolCallName
-		tc.tc.Metadata = c.merge(tc.tc.Metadata, e.Metadata)
+		c.mergeCall(tc, e.Metadata)
 		return nil
 	}
 	// At most a new parent message and the call.
@@ -671,24 +739,28 @@ func (c *Conversation) toolCallStart(e *event.ToolCallStart) error {
 			if existing != nil {
 				id = e.ToolCallID // the id names another kind of message
 			}
-			parent = &msg{m: event.Message{ID: id, Role: event.RoleAssistant}, calls: []*call{}}
+			parent = &msg{m: event.Message{ID: id, Role: event.RoleAssistant}, calls: []*call{}, keys: []string{"id", "role", "toolCalls"}}
 			if e.SubagentRunID != nil {
 				parent.m.SubagentRunID = e.SubagentRunID
+				parent.keys = append(parent.keys, "subagentRunId")
 			}
 			c.push(parent)
 		}
 	} else {
-		parent = &msg{m: event.Message{ID: e.ToolCallID, Role: event.RoleAssistant}, calls: []*call{}}
+		parent = &msg{m: event.Message{ID: e.ToolCallID, Role: event.RoleAssistant}, calls: []*call{}, keys: []string{"id", "role", "toolCalls"}}
 		if e.SubagentRunID != nil {
 			parent.m.SubagentRunID = e.SubagentRunID
+			parent.keys = append(parent.keys, "subagentRunId")
 		}
 		c.push(parent)
 	}
 	if parent.calls == nil {
 		parent.calls = []*call{}
 	}
-	tc := &call{tc: event.ToolCall{ID: e.ToolCallID, Type: "function", Function: event.FunctionCall{Name: e.ToolCallName}}}
-	tc.tc.Metadata = c.merge(nil, e.Metadata)
+	parent.keys = setKey(parent.keys, "toolCalls")
+	tc := &call{tc: event.ToolCall{ID: e.ToolCallID, Type: "function", Function: event.FunctionCall{Name: e.ToolCallName}},
+		keys: []string{"id", "type", "function"}}
+	c.mergeCall(tc, e.Metadata)
 	c.addCall(parent, tc)
 	return nil
 }
@@ -706,8 +778,12 @@ func (c *Conversation) toolCallResult(e *event.ToolCallResult) error {
 	if e.Role != nil && *e.Role != "" {
 		role = *e.Role
 	}
-	m := &msg{m: event.Message{ID: e.MessageID, Role: role, ToolCallID: strPtr(e.ToolCallID), Content: e.Content, Parts: e.Parts, SubagentRunID: e.SubagentRunID}}
-	m.m.Metadata = c.merge(nil, e.Metadata)
+	m := &msg{m: event.Message{ID: e.MessageID, Role: role, ToolCallID: strPtr(e.ToolCallID), Content: e.Content, Parts: e.Parts, SubagentRunID: e.SubagentRunID},
+		keys: []string{"id", "toolCallId", "role", "content"}}
+	if e.SubagentRunID != nil {
+		m.keys = append(m.keys, "subagentRunId")
+	}
+	c.mergeMsg(m, e.Metadata)
 	if err := c.allocate(messageMemory(&m.m)); err != nil {
 		return err
 	}
@@ -857,8 +933,13 @@ func (c *Conversation) activitySnapshot(e *event.ActivitySnapshot) error {
 	}
 	replace := e.Replace == nil || *e.Replace
 	fresh := func() *msg {
-		return &msg{m: event.Message{ID: e.MessageID, Role: event.RoleActivity, ActivityType: strPtr(e.ActivityType),
-			ActivityContent: append(event.Object(nil), e.Content...), SubagentRunID: e.SubagentRunID}}
+		m := &msg{m: event.Message{ID: e.MessageID, Role: event.RoleActivity, ActivityType: strPtr(e.ActivityType),
+			ActivityContent: append(event.Object(nil), e.Content...), SubagentRunID: e.SubagentRunID},
+			keys: []string{"id", "role", "activityType", "content"}}
+		if e.SubagentRunID != nil {
+			m.keys = append(m.keys, "subagentRunId")
+		}
+		return m
 	}
 	existing := c.find(e.MessageID)
 	switch {
@@ -888,6 +969,14 @@ func (c *Conversation) activitySnapshot(e *event.ActivitySnapshot) error {
 			target.m.ActivityType = strPtr(e.ActivityType)
 			target.m.ActivityContent, target.act = append(event.Object(nil), e.Content...), nil
 			target.m.SubagentRunID = e.SubagentRunID
+			// The client spreads the message and sets these three, then
+			// deletes an absent subagentRunId.
+			for _, k := range []string{"activityType", "content", "subagentRunId"} {
+				target.keys = setKey(target.keys, k)
+			}
+			if e.SubagentRunID == nil {
+				target.keys = dropKey(target.keys, "subagentRunId")
+			}
 		}
 	case replace:
 		// The message becomes an activity message in its place (tool calls
@@ -898,7 +987,7 @@ func (c *Conversation) activitySnapshot(e *event.ActivitySnapshot) error {
 		c.stats.Ignored++
 		return nil
 	}
-	target.m.Metadata = c.merge(target.m.Metadata, e.Metadata)
+	c.mergeMsg(target, e.Metadata)
 	return nil
 }
 
@@ -909,7 +998,7 @@ func (c *Conversation) activityDelta(e *event.ActivityDelta) error {
 		return nil
 	}
 	// Metadata does not depend on the patch: it is merged first.
-	m.m.Metadata = c.merge(m.m.Metadata, e.Metadata)
+	c.mergeMsg(m, e.Metadata)
 	doc := m.act
 	if doc == nil {
 		base := m.m.ActivityContent
@@ -938,6 +1027,7 @@ func (c *Conversation) activityDelta(e *event.ActivityDelta) error {
 	}
 	m.act = doc
 	m.m.ActivityType = strPtr(e.ActivityType)
+	m.keys = setKey(setKey(m.keys, "content"), "activityType")
 	return nil
 }
 

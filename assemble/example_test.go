@@ -81,7 +81,7 @@ func ExampleFromSeq() {
 	out, _ := c.MarshalJSON()
 	fmt.Println(string(out))
 	// Output:
-	// {"messages":[{"id":"c1","role":"assistant","toolCalls":[{"id":"c1","type":"function","function":{"name":"search","arguments":"{\"q\":\"go\"}"},"metadata":{"latencyMs":84}}]},{"id":"r1","role":"tool","content":"3 hits","toolCallId":"c1"}],"state":{}}
+	// {"messages":[{"id":"c1","role":"assistant","toolCalls":[{"id":"c1","type":"function","function":{"name":"search","arguments":"{\"q\":\"go\"}"},"metadata":{"latencyMs":84}}]},{"id":"r1","toolCallId":"c1","role":"tool","content":"3 hits"}],"state":{}}
 }
 
 // A failed JSON Patch names the operation; the state is left as it was.

@@ -16,7 +16,8 @@ import (
 // is skipped and counted in Stats().Unknown, as the TypeScript client skips
 // it. Any other read error, and the first event that cannot be applied,
 // stops it: the Conversation holds everything applied before, and the error
-// says which event.
+// says which event. Under Options.Strict a stream that ends while its run is
+// running is an error too (End).
 //
 // FromSeq is New and Apply with the stream's errors handled; events already
 // in hand (a slice) are applied with New and Apply.
@@ -39,7 +40,7 @@ func FromSeq(seq iter.Seq2[event.Event, error], opts Options) (*Conversation, er
 			return c, err
 		}
 	}
-	return c, nil
+	return c, c.End()
 }
 
 // fromEvents applies the events of a slice in order.
@@ -87,7 +88,11 @@ func MarshalMessages(msgs []event.Message) ([]byte, error) {
 // time, so writing a long conversation does not hold a second copy of it.
 const marshalBatch = 256
 
-// MarshalJSON writes the conversation as {"messages":[…],"state":…}.
+// MarshalJSON writes the conversation as {"messages":[…],"state":…}, the
+// text JSON.stringify gives of @ag-ui/client's messages and state: each
+// message's members in the order the client has them, and every object and
+// number as JavaScript holds it (see order.go). (State returns the state's
+// text as it arrived.)
 func (c *Conversation) MarshalJSON() ([]byte, error) {
 	out := append(make([]byte, 0, 64), `{"messages":[`...)
 	batch := make([]event.Message, 0, marshalBatch)
@@ -100,12 +105,34 @@ func (c *Conversation) MarshalJSON() ([]byte, error) {
 		if err != nil {
 			return nil, err
 		}
-		if i > 0 {
-			out = append(out, ',')
+		// Each message's members in the order the client has them.
+		var sc jsonx.Scanner
+		sc.Reset(arr)
+		err = sc.Array(func(j int) error {
+			obj, err := sc.Raw()
+			if err != nil {
+				return err
+			}
+			if i+j > 0 {
+				out = append(out, ',')
+			}
+			out, err = c.msgs[i+j].appendOrdered(out, obj)
+			return err
+		})
+		if err != nil {
+			return nil, fmt.Errorf("assemble: writing the messages: %w", err)
 		}
-		out = append(out, arr[1:len(arr)-1]...) // without the brackets
 	}
 	out = append(out, `],"state":`...)
 	out = append(out, c.State()...)
-	return append(out, '}'), nil
+	out = append(out, '}')
+	// The values as JavaScript holds them: array-index keys first, numbers
+	// in its spelling.
+	var sc jsonx.Scanner
+	sc.Reset(out)
+	js, err := appendJS(make([]byte, 0, len(out)), &sc)
+	if err != nil {
+		return nil, fmt.Errorf("assemble: writing the conversation: %w", err)
+	}
+	return js, nil
 }

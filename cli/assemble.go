@@ -23,15 +23,24 @@ MESSAGES_SNAPSHOT merges, chunk events expanded, metadata merged key by key
 The stream is checked as the client's verifier checks it (content for a
 message never started, RUN_FINISHED while a message or step is open, events
 after RUN_FINISHED, ...); --no-check applies such events as the client would
-without its verifier. The first bad event (one that does not parse, breaks
-the sequence, or whose JSON Patch fails) is named on standard error with its
-record (line, SSE event or frame) and its index, and the command exits with
-status 1 without printing a conversation. With --keep-going each bad event is
-reported and skipped, the conversation of the rest is printed, and the exit
-status is 1. Events of a type this version does not know (a JSON type it
+without its verifier. The first bad event (one that does not parse or breaks
+the sequence) is named on standard error with its record (line, SSE event or
+frame) and its index, and the command exits with status 1 without printing a
+conversation. With --keep-going each bad event is reported and skipped, the
+conversation of the rest is printed, and the exit status is 1. An event that
+cannot be applied (a JSON Patch whose path does not exist, a budget it would
+exceed) is what the client only warns about: it is named in a warning on
+standard error, nothing of it is applied, and the command goes on and exits
+with status 0. Events of a type this version does not know (a JSON type it
 cannot name, a frame from a later protocol version) are skipped and counted on
-standard error; --strict makes each one a bad event. THINKING_* events, which
-AG-UI 1.0 replaced, are skipped too.`
+standard error. THINKING_* events, which AG-UI 1.0 replaced, are skipped too.
+
+--strict asks more than the client does: an event of a type this version does
+not know and an event that cannot be applied are bad events, and so is what
+the draft specification makes fatal and no released version does yet: a
+RUN_FINISHED naming another run or thread than the run it closes, a second
+run on another thread, two interrupts of one id in an outcome, and a stream
+that ends while its run is running ("ended without a terminal event").`
 
 const assembleExample = `  agwire assemble -i run.jsonl | jq '.messages[-1].content'
   curl -sN -H 'Accept: application/vnd.ag-ui.event+proto' -H 'Content-Type: application/json' \
@@ -44,6 +53,7 @@ type streamFlags struct {
 	from     streamFormat
 	noCheck  *bool
 	maxFrame sizeFlag
+	profile  profileFlag
 }
 
 func addStreamFlags(c *cli) *streamFlags {
@@ -51,6 +61,7 @@ func addStreamFlags(c *cli) *streamFlags {
 	c.fs.Var(&f.from, "from", "`sse|jsonl|binary`: the input's format; told from its first bytes when\nomitted")
 	f.noCheck = c.fs.Bool("no-check", false, "do not check the event sequence (the client's verifier rules)")
 	c.fs.Var(&f.maxFrame, "max-frame-size", "refuse binary frames, and SSE lines or events, longer than `BYTES`")
+	c.fs.Var(&f.profile, "profile", "`1.0|1.1`: the protocol the stream is read as; a 1.0 reader removes the\nfields 1.1 added (encryptedValueType) with a warning from JSON and skips\nthem in frames")
 	return f
 }
 
@@ -67,7 +78,19 @@ func (f *streamFlags) openSource(in io.Reader, warn func(event.Warning)) (eventS
 			return nil, "", err
 		}
 	}
-	return newEventSource(from, br, rec, event.Parser{Consume: true, Warn: warn}, codec.Codec{}, int(f.maxFrame)), from, nil
+	if codec.Profile(f.profile) == codec.PreV1 {
+		return nil, "", errors.New("--profile pre-1.0 names a peer's wire for encoding; read the stream as 1.0")
+	}
+	cd := f.profile.readCodec(codec.Codec{})
+	if cd.Profile != codec.V11 {
+		// A frame's fields of a later version are skipped, and said, as
+		// the consuming parse says it of JSON.
+		cd.Skipped = func(t event.Type, pointer string) {
+			warn(event.Warning{Type: t, Path: pointer, Reason: "removed an unrecognised property"})
+		}
+	}
+	return newEventSource(from, br, rec, event.Parser{Consume: true, Warn: warn, Protocol: f.profile.protocol()},
+		cd, int(f.maxFrame)), from, nil
 }
 
 // readEvents reads every event of src. An event of a type this build does
@@ -139,7 +162,7 @@ func runAssemble(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	c := newCLI("assemble", assembleSynopsis, assembleExample,
 		"report each bad event, skip it and go on (exit status 1 at the end)", stdin, stdout, stderr)
 	flags := addStreamFlags(c)
-	c.fs.BoolVar(&c.strict, "strict", false, "treat an event of a type this version does not know as a bad event\ninstead of skipping it with a warning")
+	c.fs.BoolVar(&c.strict, "strict", false, "treat an event of a type this version does not know, and an event that\ncannot be applied (a failed JSON Patch), as a bad event instead of skipping\nit with a warning; apply the draft specification's fatal rules (run and\nthread ids, duplicate interrupt ids, a truncated run)")
 	if code, ok := c.parse(args); !ok {
 		return code
 	}
@@ -158,22 +181,40 @@ func runAssemble(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if !ok {
 		return exitFail
 	}
-	conv, err := assemble.New(assemble.Options{Check: !*flags.noCheck})
+	conv, err := assemble.New(assemble.Options{Check: !*flags.noCheck, Strict: c.strict})
 	if err != nil {
 		c.failf("%v", err)
 		return exitFail
 	}
+	unapplied := 0 // events that could not be applied, warned about
 	for i, ev := range evs {
 		if ev == nil {
 			ev = &unknownEvent{}
 		}
 		if err := conv.Apply(ev); err != nil {
+			// An event that cannot be applied (a JSON Patch that fails, a
+			// budget it would exceed) leaves the conversation as it was:
+			// the client warns and goes on, and so does assemble unless
+			// --strict asks for more than the client does.
+			var ae *assemble.ApplyError
+			if errors.As(err, &ae) && !c.strict {
+				c.failf("warning: %s: %v (not applied; the conversation is kept as it was)", at[i], err)
+				unapplied++
+				continue
+			}
 			c.failf("%s: %v", at[i], err)
 			if !c.keepGoing {
 				return exitFail
 			}
 			bad++
 		}
+	}
+	if err := conv.End(); err != nil { // --strict: a truncated run
+		c.failf("%v", err)
+		if !c.keepGoing {
+			return exitFail
+		}
+		bad++
 	}
 	b, err := conv.MarshalJSON()
 	if err != nil {
@@ -197,6 +238,9 @@ func runAssemble(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	if n := conv.Stats().Unknown - unknown; n > 0 { // THINKING_*
 		c.failf("skipped %s of a type AG-UI 1.0 replaced (THINKING_*), as the client skips them", plural(int64(n), "event"))
+	}
+	if unapplied > 0 {
+		c.failf("warning: %s not applied, as the client skips them (--strict makes this an error)", plural(int64(unapplied), "event"))
 	}
 	if bad > 0 {
 		c.failf("skipped %s", plural(int64(bad), "bad event"))

@@ -57,15 +57,25 @@ func TestAssembleCommandErrors(t *testing.T) {
 	if code != 0 || errOut != "" || !strings.Contains(out, `"id":"other"`) {
 		t.Errorf("--no-check: exit %d, stdout %q, stderr %q", code, out, errOut)
 	}
-	// A failed patch is named; --keep-going skips it and prints the rest.
+	// A failed patch is what the client warns about: named in a warning,
+	// not applied, the state kept and the conversation printed, exit 0.
 	badPatch := strings.Replace(assembleRun, `"path":"/n"`, `"path":"/missing"`, 1)
-	_, errOut, code = agwire(t, []byte(badPatch), "assemble")
-	if code != 1 || !strings.Contains(errOut, `line 7: event 6 (STATE_DELTA): patch operation 0 (replace "/missing"): path does not exist`) {
+	out, errOut, code = agwire(t, []byte(badPatch), "assemble")
+	if code != 0 || !strings.Contains(errOut, `warning: line 7: event 6 (STATE_DELTA): patch operation 0 (replace "/missing"): path does not exist`) ||
+		!strings.Contains(errOut, "1 event not applied") {
 		t.Errorf("exit %d, stderr %q", code, errOut)
 	}
-	out, errOut, code = agwire(t, []byte(badPatch), "assemble", "--keep-going")
-	if code != 1 || !strings.Contains(errOut, "skipped 1 bad event") {
-		t.Errorf("--keep-going: exit %d, stderr %q", code, errOut)
+	sameValue(t, out, strings.Replace(assembleWant, `{"n":2}`, `{"n":1}`, 1))
+	// --strict makes it a bad event: no conversation, exit 1; with
+	// --keep-going the rest is printed, exit 1.
+	out, errOut, code = agwire(t, []byte(badPatch), "assemble", "--strict")
+	if code != exitFail || out != "" || !strings.Contains(errOut, `line 7: event 6 (STATE_DELTA): patch operation 0 (replace "/missing"): path does not exist`) ||
+		strings.Contains(errOut, "warning:") {
+		t.Errorf("--strict: exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+	out, errOut, code = agwire(t, []byte(badPatch), "assemble", "--strict", "--keep-going")
+	if code != exitFail || !strings.Contains(errOut, "skipped 1 bad event") {
+		t.Errorf("--strict --keep-going: exit %d, stderr %q", code, errOut)
 	}
 	sameValue(t, out, strings.Replace(assembleWant, `{"n":2}`, `{"n":1}`, 1))
 	// An event type from a later protocol is skipped and counted.
@@ -203,5 +213,91 @@ func TestAssembleRefusesWhatTheClientRefuses(t *testing.T) {
 	out, errOut, code := agwire(t, []byte(in), "assemble")
 	if code != 0 || !strings.Contains(out, `"id":"m"`) || !strings.Contains(errOut, "/futureProp") {
 		t.Errorf("unknown property: exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+}
+
+// TestAssembleStrictDraftRules: --strict applies the draft specification's
+// fatal rules; without it the same streams assemble, as the client
+// assembles them.
+func TestAssembleStrictDraftRules(t *testing.T) {
+	for _, tc := range []struct{ name, in, err string }{
+		{"truncated", `{"type":"RUN_STARTED","threadId":"t","runId":"r"}
+{"type":"TEXT_MESSAGE_START","messageId":"m"}
+{"type":"TEXT_MESSAGE_END","messageId":"m"}
+`, `after event 2, the end of the stream: the stream ended without a terminal event (RUN_FINISHED or RUN_ERROR): the run has no outcome: run "r"`},
+		{"run id", `{"type":"RUN_STARTED","threadId":"t","runId":"r"}
+{"type":"RUN_FINISHED","threadId":"t","runId":"other"}
+`, `line 2: event 1 (RUN_FINISHED): RUN_STARTED and RUN_FINISHED must agree on their runId: RUN_FINISHED names run "other", RUN_STARTED "r"`},
+		{"finish thread", `{"type":"RUN_STARTED","threadId":"t","runId":"r"}
+{"type":"RUN_FINISHED","threadId":"u","runId":"r"}
+`, `RUN_STARTED and RUN_FINISHED must carry the input's threadId`},
+		{"second thread", `{"type":"RUN_STARTED","threadId":"t","runId":"r"}
+{"type":"RUN_FINISHED","threadId":"t","runId":"r"}
+{"type":"RUN_STARTED","threadId":"u","runId":"r2"}
+{"type":"RUN_FINISHED","threadId":"u","runId":"r2"}
+`, `line 3: event 2 (RUN_STARTED): every RUN_STARTED of a stream carries the input's threadId`},
+		{"duplicate interrupt", `{"type":"RUN_STARTED","threadId":"t","runId":"r"}
+{"type":"RUN_FINISHED","threadId":"t","runId":"r","outcome":{"type":"interrupt","interrupts":[{"id":"i","reason":"a"},{"id":"i","reason":"b"}]}}
+`, `two interrupts carrying the id 'i' (outcome.interrupts[1])`},
+	} {
+		out, errOut, code := agwire(t, []byte(tc.in), "assemble", "--strict")
+		if code != exitFail || out != "" || !strings.Contains(errOut, tc.err) {
+			t.Errorf("%s: --strict: exit %d, stdout %q, stderr %q, want %q", tc.name, code, out, errOut, tc.err)
+		}
+		out, errOut, code = agwire(t, []byte(tc.in), "assemble")
+		if code != 0 || errOut != "" || !strings.HasPrefix(out, `{"messages":`) {
+			t.Errorf("%s: exit %d, stdout %q, stderr %q", tc.name, code, out, errOut)
+		}
+	}
+}
+
+// TestProfile11: --profile 1.1 reads and writes AG-UI 1.1's
+// encryptedValueType; 1.0 (the default) refuses it in JSON to encode, skips
+// it in frames, and, reading as a client, removes it with a warning.
+func TestProfile11(t *testing.T) {
+	const run = `{"type":"RUN_STARTED","threadId":"t","runId":"r"}
+{"type":"TEXT_MESSAGE_START","messageId":"m"}
+{"type":"TEXT_MESSAGE_END","messageId":"m"}
+{"type":"REASONING_ENCRYPTED_VALUE","subtype":"message","entityId":"m","encryptedValue":"e","encryptedValueType":"sig"}
+{"type":"RUN_FINISHED","threadId":"t","runId":"r"}
+`
+	_, errOut, code := agwire(t, []byte(run), "encode")
+	if code != exitFail || !strings.Contains(errOut, `line 4: REASONING_ENCRYPTED_VALUE: encryptedValueType`) || !strings.Contains(errOut, `unknown field "encryptedValueType"`) {
+		t.Errorf("encode as 1.0: exit %d, stderr %q", code, errOut)
+	}
+	bin, errOut, code := agwire(t, []byte(run), "encode", "--profile", "1.1")
+	if code != 0 {
+		t.Fatalf("encode --profile 1.1: exit %d, stderr %q", code, errOut)
+	}
+	out, errOut, code := agwire(t, []byte(bin), "decode", "--profile", "1.1")
+	if code != 0 || out != run {
+		t.Errorf("decode --profile 1.1: exit %d, stderr %q\n%s", code, errOut, out)
+	}
+	out, _, code = agwire(t, []byte(bin), "decode")
+	if code != 0 || out != strings.Replace(run, `,"encryptedValueType":"sig"`, "", 1) {
+		t.Errorf("decode as 1.0: exit %d\n%s", code, out)
+	}
+	out, errOut, code = agwire(t, []byte(run), "assemble", "--profile", "1.1")
+	if code != 0 || errOut != "" || !strings.Contains(out, `"encryptedValue":"e","encryptedValueType":"sig"`) {
+		t.Errorf("assemble --profile 1.1: exit %d, stderr %q\n%s", code, errOut, out)
+	}
+	out, errOut, code = agwire(t, []byte(run), "assemble")
+	if code != 0 || strings.Contains(out, "encryptedValueType") ||
+		!strings.Contains(errOut, "warning: REASONING_ENCRYPTED_VALUE /encryptedValueType: removed an unrecognised property") {
+		t.Errorf("assemble as 1.0: exit %d, stderr %q\n%s", code, errOut, out)
+	}
+	out, errOut, code = agwire(t, []byte(bin), "assemble")
+	if code != 0 || strings.Contains(out, "encryptedValueType") ||
+		!strings.Contains(errOut, "warning: REASONING_ENCRYPTED_VALUE /encryptedValueType: removed an unrecognised property") {
+		t.Errorf("assemble as 1.0 from binary: exit %d, stderr %q\n%s", code, errOut, out)
+	}
+	out, errOut, code = agwire(t, []byte(bin), "assemble", "--profile", "1.1")
+	if code != 0 || !strings.Contains(out, `"encryptedValueType":"sig"`) {
+		t.Errorf("assemble --profile 1.1 from binary: exit %d, stderr %q\n%s", code, errOut, out)
+	}
+	// The demo's round trip, by a 1.1 peer.
+	out, errOut, code = agwire(t, []byte(run), "demo", "--profile", "1.1", "-i", "-", "--json")
+	if code != 0 || out != run || !strings.Contains(errOut, "Round trip OK") {
+		t.Errorf("demo --profile 1.1: exit %d, stderr %q\n%s", code, errOut, out)
 	}
 }

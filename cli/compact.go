@@ -5,6 +5,7 @@ import (
 	"io"
 
 	"github.com/agwire/agwire/assemble"
+	"github.com/agwire/agwire/codec"
 	"github.com/agwire/agwire/framing"
 )
 
@@ -103,7 +104,7 @@ func runCompact(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	case formatSSE:
 		dst = &jsonSink{w: written, sse: true}
 	case formatBinary:
-		dst = &binarySink{w: framing.NewWriter(written, framing.WriterOptions{MaxFrameSize: int(maxOut)})}
+		dst = &binarySink{w: framing.NewWriter(written, framing.WriterOptions{MaxFrameSize: int(maxOut), Codec: flags.profile.readCodec(codec.Codec{})})}
 	}
 	for _, ev := range compacted {
 		if err := dst.write(ev); err != nil {

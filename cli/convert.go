@@ -93,7 +93,7 @@ func runConvert(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	c.fs.Var(&from, "from", "`sse|jsonl|binary`: the input's format; told from its first bytes when\nomitted")
 	c.fs.Var(&to, "to", "`sse|jsonl|binary`: the output's format (required)")
 	profile := profileFlag(codec.V1)
-	c.fs.Var(&profile, "profile", "`1.0|pre-1.0`: with --to binary, the wire of the receiving peer; pre-1.0\npeers know only the first 18 event types (RUN_STARTED ... CUSTOM and the\nchunk events)")
+	c.fs.Var(&profile, "profile", "`1.0|1.1|pre-1.0`: with --to binary, the wire of the receiving peer; pre-1.0\npeers know only the first 18 event types (RUN_STARTED ... CUSTOM and the\nchunk events); 1.1, the protocol of the stream both ways: its fields\n(encryptedValueType) are read and written, where 1.0 refuses them in JSON\nand skips them in frames")
 	lossy := c.fs.Bool("lossy-numbers", false, "with --to binary, round JSON numbers a double cannot hold exactly\n(9007199254740993, 1e400) to the nearest double instead of refusing the\nevent")
 	nonFinite := c.fs.Bool("nonfinite-null", false, "from a binary input, write NaN and infinite numbers, which JSON cannot\nspell, as null instead of refusing the event")
 	drop := c.fs.Bool("drop-unknown-fields", false, "from a JSON input (sse, jsonl), drop fields an event type does not\ndeclare instead of refusing the event")
@@ -108,6 +108,9 @@ func runConvert(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	if to != formatBinary {
 		for _, name := range []string{"profile", "lossy-numbers"} {
+			if name == "profile" && codec.Profile(profile) == codec.V11 {
+				continue // 1.1 is the stream's protocol, read as written
+			}
 			if isSet(c.fs, name) {
 				return c.usageErrorf("--%s concerns encoding to binary: it needs --to binary", name)
 			}
@@ -134,7 +137,7 @@ func runConvert(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			return exitFail
 		}
 	}
-	parser := event.Parser{DropUnknownFields: *drop}
+	parser := event.Parser{DropUnknownFields: *drop, Protocol: profile.protocol()}
 	// The writer keeps to the stock client's limit (framing's default)
 	// unless --max-frame-size says otherwise.
 	writeMax := 0
@@ -148,13 +151,13 @@ func runConvert(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if from != formatSSE { // JSON lines and frames split into records: convert them on every core
 		rec.r = pipelineInput(rec.r)
 		status := c.convertRecords(from, to, br, rec, out, parser, framing.ReaderOptions{
-			Codec:        codec.Codec{NonFiniteAsNull: *nonFinite},
+			Codec:        profile.readCodec(codec.Codec{NonFiniteAsNull: *nonFinite}),
 			MaxFrameSize: int(maxFrame),
 		}, wopts)
 		return c.finish(out, status)
 	}
 	src := newEventSource(from, br, rec, parser,
-		codec.Codec{NonFiniteAsNull: *nonFinite}, int(maxFrame))
+		profile.readCodec(codec.Codec{NonFiniteAsNull: *nonFinite}), int(maxFrame))
 	var dst eventSink
 	switch to {
 	case formatJSONL:

@@ -30,6 +30,8 @@ func runDecode(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	c := newCLI("decode", decodeSynopsis, decodeExample,
 		"report each frame that does not decode, skip it and go on (exit status 1\nat the end); a truncated stream still ends the run",
 		stdin, stdout, stderr)
+	profile := profileFlag(codec.V1)
+	c.fs.Var(&profile, "profile", "`1.0|1.1`: the wire of the stream; a 1.0 reader skips the fields 1.1\nadded (encryptedValueType), as protobuf skips a field it does not know")
 	nonFinite := c.fs.Bool("nonfinite-null", false, "write NaN and infinite numbers, which JSON cannot spell, as null instead\nof refusing the event")
 	maxFrame := sizeFlag(framing.DefaultMaxFrameSize)
 	c.fs.Var(&maxFrame, "max-frame-size", "refuse frames longer than `BYTES`")
@@ -44,7 +46,7 @@ func runDecode(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	rec := &recorder{r: pipelineInput(in)}
 	status := c.decode(rec, out, framing.ReaderOptions{
-		Codec:        codec.Codec{NonFiniteAsNull: *nonFinite},
+		Codec:        profile.readCodec(codec.Codec{NonFiniteAsNull: *nonFinite}),
 		MaxFrameSize: int(maxFrame),
 	}, rec)
 	return c.finish(out, status)

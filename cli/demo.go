@@ -54,7 +54,7 @@ func runDemo(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	c.fs.StringVar(&c.out, "o", "-", "write to `FILE` (- is standard output)")
 	asJSON := c.fs.Bool("json", false, "print each event's JSON, as decoded from its frame, one per line instead\nof the table (the totals go to standard error)")
 	profile := profileFlag(codec.V1)
-	c.fs.Var(&profile, "profile", "`1.0|pre-1.0`: the wire of the receiving peer; the events it cannot carry\nare listed and left out")
+	c.fs.Var(&profile, "profile", "`1.0|1.1|pre-1.0`: the wire of the receiving peer; the events it cannot\ncarry are listed and left out")
 	if code, ok := c.parse(args); !ok {
 		return code
 	}
@@ -146,7 +146,7 @@ func runDemoEvents(input []byte, cd codec.Codec) (*demo, error) {
 		if line = bytes.TrimSpace(line); len(line) == 0 {
 			continue
 		}
-		ev, err := event.Parse(line)
+		ev, err := event.Parser{Protocol: cd.Profile.ProtocolVersion()}.Parse(line)
 		if err != nil {
 			return nil, fmt.Errorf("line %d: %w", i+1, err)
 		}
@@ -181,7 +181,8 @@ func runDemoEvents(input []byte, cd codec.Codec) (*demo, error) {
 	// Decode it back, as a client would, both ways: straight to JSON (as
 	// "agwire decode" does) and to an event that is then marshaled.
 	rd := framing.NewReader(&stream, framing.ReaderOptions{MaxFrameSize: math.MaxUint32})
-	var dec codec.Codec
+	// The receiving peer's reader: a 1.1 one reads the fields 1.1 added.
+	dec := codec.Codec{Profile: cd.Profile}
 	for i := range d.rows {
 		r := &d.rows[i]
 		if r.frame == 0 {

@@ -303,7 +303,7 @@ func TestDemoUsage(t *testing.T) {
 		t.Errorf("help: exit %d:\n%s", code, out)
 	}
 	out, _, code = agwire(t, nil, "demo", "--help")
-	for _, want := range []string{"Usage: agwire demo", "--json", "--profile 1.0|pre-1.0", "-o FILE", "-i FILE", "Example:\n  agwire demo\n"} {
+	for _, want := range []string{"Usage: agwire demo", "--json", "--profile 1.0|1.1|pre-1.0", "-o FILE", "-i FILE", "Example:\n  agwire demo\n"} {
 		if code != 0 || !strings.Contains(out, want) {
 			t.Errorf("demo --help: exit %d, lacks %q:\n%s", code, want, out)
 		}

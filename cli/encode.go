@@ -29,7 +29,7 @@ func runEncode(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		"report each line that cannot be encoded, skip it and go on (exit status 1 at the end)",
 		stdin, stdout, stderr)
 	profile := profileFlag(codec.V1)
-	c.fs.Var(&profile, "profile", "`1.0|pre-1.0`: the wire of the receiving peer; pre-1.0 peers know only\nthe first 18 event types (RUN_STARTED ... CUSTOM and the chunk events)")
+	c.fs.Var(&profile, "profile", "`1.0|1.1|pre-1.0`: the wire of the receiving peer; pre-1.0 peers know\nonly the first 18 event types (RUN_STARTED ... CUSTOM and the chunk\nevents); 1.1 reads and writes the fields AG-UI 1.1 adds\n(encryptedValueType), which 1.0 refuses as undeclared")
 	lossy := c.fs.Bool("lossy-numbers", false, "round JSON numbers a double cannot hold exactly (9007199254740993,\n1e400) to the nearest double instead of refusing the event")
 	drop := c.fs.Bool("drop-unknown-fields", false, "drop fields an event type does not declare instead of refusing the event")
 	maxFrame := sizeFlag(framing.DefaultMaxWriteFrameSize)

@@ -166,7 +166,7 @@ var errSameFile = errors.New("the output is the input file")
 // prefixed with the command's name.
 func (c *cli) notef(format string, args ...any) { c.failf(format, args...) }
 
-// profileFlag is the --profile flag: "1.0" or "pre-1.0".
+// profileFlag is the --profile flag: "1.0", "1.1" or "pre-1.0".
 type profileFlag codec.Profile
 
 func (p *profileFlag) String() string { return codec.Profile(*p).String() }
@@ -175,12 +175,32 @@ func (p *profileFlag) Set(s string) error {
 	switch s {
 	case codec.V1.String():
 		*p = profileFlag(codec.V1)
+	case codec.V11.String():
+		*p = profileFlag(codec.V11)
 	case codec.PreV1.String():
 		*p = profileFlag(codec.PreV1)
 	default:
-		return fmt.Errorf("unknown profile %q: want %s or %s", s, codec.V1, codec.PreV1)
+		return fmt.Errorf("unknown profile %q: want %s, %s or %s", s, codec.V1, codec.V11, codec.PreV1)
 	}
 	return nil
+}
+
+// protocol is the version of the JSON events the profile reads: the fields
+// 1.1 added are declared only in 1.1's.
+func (p profileFlag) protocol() string {
+	if codec.Profile(p) == codec.V11 {
+		return event.Protocol11
+	}
+	return event.Protocol10
+}
+
+// readCodec is the codec that reads a binary stream of the profile: a 1.0
+// reader skips the fields 1.1 added, as protobuf skips unknown fields.
+func (p profileFlag) readCodec(c codec.Codec) codec.Codec {
+	if codec.Profile(p) == codec.V11 {
+		c.Profile = codec.V11
+	}
+	return c
 }
 
 // sizeFlag is a frame size in bytes, 1 to 2^32-1.

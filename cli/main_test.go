@@ -150,14 +150,14 @@ func TestUsage(t *testing.T) {
 		{args: []string{"help", "decode"}, code: 0, stdout: []string{"Usage: agwire decode", "--max-frame-size BYTES", "Example:"}},
 		{args: []string{"help", "nope"}, code: 2, stderr: []string{`unknown command "nope"`}},
 		{args: []string{"nope"}, code: 2, stderr: []string{`agwire: unknown command "nope"`, "encode"}, noStdout: true},
-		{args: []string{"encode", "--help"}, code: 0, stdout: []string{"Usage: agwire encode", "--profile 1.0|pre-1.0", "--lossy-numbers", "--drop-unknown-fields", "--keep-going", "-i FILE", "-o FILE", "Example:\n  agwire encode"}},
+		{args: []string{"encode", "--help"}, code: 0, stdout: []string{"Usage: agwire encode", "--profile 1.0|1.1|pre-1.0", "--lossy-numbers", "--drop-unknown-fields", "--keep-going", "-i FILE", "-o FILE", "Example:\n  agwire encode"}},
 		{args: []string{"decode", "-h"}, code: 0, stdout: []string{"Usage: agwire decode", "--nonfinite-null", "--keep-going", "Example:\n  agwire decode"}},
 		{args: []string{"encode", "--bogus"}, code: 2, stderr: []string{"agwire encode: unknown flag --bogus\n", "agwire encode --help"}, noStdout: true},
 		{args: []string{"encode", "--profile", "2.0"}, code: 2, stderr: []string{`unknown profile "2.0"`}, noStdout: true},
 		{args: []string{"encode", "extra.jsonl"}, code: 2, stderr: []string{`unexpected argument "extra.jsonl"`}, noStdout: true},
 		{args: []string{"decode", "--max-frame-size", "0"}, code: 2, stderr: []string{"max-frame-size"}, noStdout: true},
 		{args: []string{"decode", "--max-frame-size", "4294967296"}, code: 2, stderr: []string{"4294967295"}, noStdout: true},
-		{args: []string{"decode", "--profile", "1.0"}, code: 2, stderr: []string{"agwire decode: unknown flag --profile\n"}, noStdout: true},
+		{args: []string{"inspect", "--profile", "1.0"}, code: 2, stderr: []string{"agwire inspect: unknown flag --profile\n"}, noStdout: true},
 		{args: []string{"decode", "-i", filepath.Join(t.TempDir(), "missing.bin")}, code: 1, stderr: []string{"agwire decode: open ", "missing.bin"}, noStdout: true},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {

@@ -22,6 +22,14 @@ const (
 	// event fails with ErrNotInProfile before a byte is written. The profile
 	// does not restrict decoding: a 1.0 decoder reads every pre-1.0 frame.
 	PreV1
+	// V11 is the AG-UI 1.1 wire: the 1.0 wire and the three fields 1.1
+	// adds (encryptedValueType of a message, a tool call and
+	// REASONING_ENCRYPTED_VALUE). The other profiles do not carry them: an
+	// event that sets one is refused with ErrNotInProfile (from JSON, the
+	// field is one the event type does not declare: event.ErrUnknownField,
+	// or dropped with DropUnknownFields), and decoding skips them, as
+	// protobuf skips a field it does not know.
+	V11
 )
 
 func (p Profile) String() string {
@@ -30,6 +38,8 @@ func (p Profile) String() string {
 		return "1.0"
 	case PreV1:
 		return "pre-1.0"
+	case V11:
+		return "1.1"
 	}
 	return "Profile(" + strconv.Itoa(int(p)) + ")"
 }
@@ -42,7 +52,7 @@ const DefaultMaxDepth = 256
 // strict AG-UI 1.0 codec; set fields to relax it. A Codec is a plain value:
 // safe to copy and to use from many goroutines.
 type Codec struct {
-	// Profile is the peer's wire: V1 (default) or PreV1.
+	// Profile is the peer's wire: V1 (default), V11 or PreV1.
 	Profile Profile
 	// LossyNumbers accepts JSON numbers that a double cannot hold exactly
 	// (9007199254740993, 0.12345678901234567891, 1e400, 1e-400) and rounds
@@ -73,6 +83,11 @@ type Codec struct {
 	// exceeded by frames built to amplify, such as a million empty
 	// messages, each two bytes on the wire and a 192-byte struct in Go.
 	MemoryBudget int
+	// Skipped, when set, is told of each field a later protocol version
+	// added that a decode with a profile without it skipped (typ, and the
+	// field's JSON Pointer), so that a consumer can warn as AG-UI's
+	// processing model asks ("removed an unrecognised property").
+	Skipped func(typ event.Type, pointer string)
 }
 
 // DefaultMemoryBudget is the decode memory bound, as a multiple of the frame
@@ -195,7 +210,7 @@ func (c Codec) AppendFromJSON(dst, jsonEvent []byte) ([]byte, error) {
 		t.Release()
 		return out, err
 	}
-	parsed, err := event.Parser{MaxDepth: c.MaxDepth, DropUnknownFields: c.DropUnknownFields}.Parse(jsonEvent)
+	parsed, err := event.Parser{MaxDepth: c.MaxDepth, DropUnknownFields: c.DropUnknownFields, Protocol: c.Profile.protocol()}.Parse(jsonEvent)
 	if err != nil {
 		var pe *event.PathError
 		t, _ := event.TypeOf(jsonEvent)

@@ -1578,6 +1578,12 @@ func encodeReasoningEncryptedValue(g *genc, dst []byte, p *event.ReasoningEncryp
 		}
 		n += 1 + protowire.SizeBytes(len(v))
 	}
+	if v := p.EncryptedValueType; v != nil {
+		if err := g.checkString(*v); err != nil {
+			return dst, jsonx.WithKey(err, "encryptedValueType")
+		}
+		n += 1 + protowire.SizeBytes(len(*v))
+	}
 	b := appendLen(append(dst, 0xfa, 0x01), n)
 	b = appendLen(append(b, 0x0a), bn)
 	b = writeBase(g, b, &p.Base, 30)
@@ -1592,6 +1598,9 @@ func encodeReasoningEncryptedValue(g *genc, dst []byte, p *event.ReasoningEncryp
 	}
 	if v := p.EncryptedValue; v != "" {
 		b = appendStr(append(b, 0x2a), v)
+	}
+	if v := p.EncryptedValueType; v != nil {
+		b = appendStr(append(b, 0x32), *v)
 	}
 	return b, nil
 }
@@ -1777,6 +1786,12 @@ func sizeMessage(g *genc, p *event.Message) (int, error) {
 		}
 		n += 1 + m
 	}
+	if v := p.EncryptedValueType; v != nil {
+		if err := g.checkString(*v); err != nil {
+			return 0, jsonx.WithKey(err, "encryptedValueType")
+		}
+		n += 1 + protowire.SizeBytes(len(*v))
+	}
 	return n, nil
 }
 
@@ -1820,6 +1835,9 @@ func writeMessage(g *genc, b []byte, p *event.Message) []byte {
 	if p.ActivityContent != nil {
 		b = g.dynamic(append(b, 0x6a))
 	}
+	if v := p.EncryptedValueType; v != nil {
+		b = appendStr(append(b, 0x72), *v)
+	}
 	return b
 }
 
@@ -1861,6 +1879,12 @@ func sizeToolCall(g *genc, p *event.ToolCall) (int, error) {
 		}
 		n += 1 + protowire.SizeBytes(len(*v))
 	}
+	if v := p.EncryptedValueType; v != nil {
+		if err := g.checkString(*v); err != nil {
+			return 0, jsonx.WithKey(err, "encryptedValueType")
+		}
+		n += 1 + protowire.SizeBytes(len(*v))
+	}
 	return n, nil
 }
 
@@ -1877,6 +1901,9 @@ func writeToolCall(g *genc, b []byte, p *event.ToolCall) []byte {
 	}
 	if v := p.EncryptedValue; v != nil {
 		b = appendStr(append(b, 0x2a), *v)
+	}
+	if v := p.EncryptedValueType; v != nil {
+		b = appendStr(append(b, 0x32), *v)
 	}
 	return b
 }
@@ -3619,6 +3646,21 @@ func decMessage(d *decoder, b []byte, p *event.Message) bool {
 				return false
 			}
 			p.ActivityContent = x
+		case 14:
+			if typ != protowire.BytesType || seen&(1<<14) != 0 {
+				return false
+			}
+			seen |= 1 << 14
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok || d.charge(costString) != nil {
+				return false
+			}
+			p.EncryptedValueType = d.slabs.String(s)
 		default:
 			return false // a field the reference skips, or a group
 		}
@@ -3759,6 +3801,21 @@ func decToolCall(d *decoder, b []byte, p *event.ToolCall) bool {
 				return false
 			}
 			p.EncryptedValue = d.slabs.String(s)
+		case 6:
+			if typ != protowire.BytesType || seen&(1<<6) != 0 {
+				return false
+			}
+			seen |= 1 << 6
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok || d.charge(costString) != nil {
+				return false
+			}
+			p.EncryptedValueType = d.slabs.String(s)
 		default:
 			return false // a field the reference skips, or a group
 		}
@@ -6688,6 +6745,21 @@ func decReasoningEncryptedValue(d *decoder, b []byte, p *event.ReasoningEncrypte
 				return false
 			}
 			p.EncryptedValue = s
+		case 6:
+			if typ != protowire.BytesType || seen&(1<<5) != 0 {
+				return false
+			}
+			seen |= 1 << 5
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return false
+			}
+			b = b[n:]
+			s, ok := d.fastStr(v)
+			if !ok || d.charge(costString) != nil {
+				return false
+			}
+			p.EncryptedValueType = d.slabs.String(s)
 		default:
 			return false // a field the reference skips, or a group
 		}

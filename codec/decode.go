@@ -39,7 +39,13 @@ func (c Codec) Unmarshal(b []byte) (event.Event, error) {
 		return nil, err
 	}
 	defer d.release()
-	return d.decode()
+	ev, err := d.decode()
+	if err == nil {
+		if err := c.afterDecode(ev); err != nil {
+			return nil, err
+		}
+	}
+	return ev, err
 }
 
 // decode decodes d's frame: the generated decoders read its canonical
@@ -65,6 +71,10 @@ func (c Codec) unmarshalTransient(b []byte) (event.Event, *decoder, error) {
 	}
 	ev, err := d.decode()
 	if err != nil {
+		d.release()
+		return nil, nil, err
+	}
+	if err := c.afterDecode(ev); err != nil {
 		d.release()
 		return nil, nil, err
 	}

@@ -116,6 +116,11 @@ func (c Codec) appendEvent(dst []byte, ev event.Event, validUTF8 bool) ([]byte, 
 	if ev == nil || (c.Profile != V1 && !c.Profile.Supports(ev.Type())) {
 		return dst, c.refusal(ev)
 	}
+	if event.MayHoldLater(ev) {
+		if err := c.later(ev, validUTF8); err != nil {
+			return dst, err
+		}
+	}
 	g := newGenc(&c)
 	g.validUTF8 = validUTF8
 	b, ok, err := appendGenerated(&g, dst, ev)

@@ -93,7 +93,13 @@ func TestRegistryRecipe(t *testing.T) {
 		// base_event (their numbers and types are held to the descriptors
 		// by internal/schema's TestTagsMatchDescriptors).
 		plan := schema.For(reflect.TypeOf(in.New()).Elem())
-		if got, want := len(plan.Wire), fd.Message().Fields().Len()-1; got != want {
+		got := 0 // the 1.0 wire's: a field a later version added is not in aguipb
+		for _, f := range plan.Wire {
+			if f.Since == "" {
+				got++
+			}
+		}
+		if want := fd.Message().Fields().Len() - 1; got != want {
 			t.Errorf("%s: the struct's tags give %d wire fields, %s has %d besides base_event", in.Type, got, fd.Message().Name(), want)
 		}
 		// The registry line, as the codec sees it.

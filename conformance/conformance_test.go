@@ -20,11 +20,49 @@ import (
 
 	"github.com/agwire/agwire/agent"
 	"github.com/agwire/agwire/assemble"
+	"github.com/agwire/agwire/cli"
 	"github.com/agwire/agwire/event"
 	"github.com/agwire/agwire/transport"
 )
 
-const corpus = "testdata/1.0/streams"
+// corpusLane is one corpus and how agwire's client side runs it.
+type corpusLane struct {
+	// name is the corpus's folder under testdata.
+	name string
+	// protocol is the version the thread speaks (agent.Options.ProtocolVersion).
+	protocol string
+	// strict runs the thread under the draft's fatal rules (agent.Options.Strict).
+	strict bool
+	// relaxed and deliberate are the lane's two tables.
+	relaxed    map[string]relaxation
+	deliberate map[string]difference
+	// unlisted are fixtures the copy holds that its MANIFEST.txt does not
+	// list; missing is how many it lists that the copy does not hold (the
+	// draft copy is incomplete: see its SOURCE.md).
+	unlisted []string
+	missing  int
+	// needsStrict are the fixtures whose outcome differs without strict:
+	// the lane fails when one of them no longer needs it, or another does.
+	needsStrict []string
+}
+
+func (l *corpusLane) dir() string { return filepath.Join("testdata", l.name, "streams") }
+
+// The three lanes. The 1.0 lane is a 1.0 client over the 1.0 corpus (whose
+// copies are mostly the 1.1 files, see testdata/1.0/SOURCE.md); the 1.1 lane
+// a 1.1 client over the 1.1 corpus; the draft lane a 1.0 client (what the
+// draft fixtures expect it to declare) with the draft's fatal rules on.
+var lanes = []*corpusLane{
+	{name: "1.0", protocol: agent.ProtocolVersion, relaxed: relaxed, deliberate: deliberate10},
+	{name: "1.1", protocol: agent.ProtocolVersion11, relaxed: relaxed11, deliberate: deliberateRules},
+	{name: "draft", protocol: agent.ProtocolVersion, strict: true, relaxed: relaxedDraft, deliberate: deliberateDraft,
+		unlisted: []string{"duplicate-interrupt-id-fatal", "run-finished-wrong-run-id-fatal", "run-finished-wrong-thread-id-fatal",
+			"second-run-on-another-thread-fatal", "tool-result-file-source-passes-through", "truncated-run-reported-as-completed",
+			"truncated-stream-fails-the-run"},
+		missing: 58,
+		needsStrict: []string{"duplicate-interrupt-id-fatal", "run-finished-wrong-run-id-fatal",
+			"run-finished-wrong-thread-id-fatal", "second-run-on-another-thread-fatal"}},
+}
 
 // fixture is one streams/*.json file (see testdata/1.0/README.md).
 type fixture struct {
@@ -42,13 +80,26 @@ type fixture struct {
 	ExpectOverrides map[string]map[string]json.RawMessage `json:"expectOverrides"`
 }
 
+// relaxation is expectations a lane does not check, with the reason.
+type relaxation struct {
+	keys   []string
+	reason string
+}
+
+// difference is a deliberate difference: the keys of override replace the
+// fixture's expectations.
+type difference struct {
+	override map[string]any
+	// is, when set, is the error the run's error must wrap (errors.Is), so
+	// that a reworded errorContains still pins the rule.
+	is     error
+	reason string
+}
+
 // relaxed lists the expectations the corpus README allows a third-party
 // client to drop, each with the README's reason. A relaxed key is not
 // checked.
-var relaxed = map[string]struct {
-	keys   []string
-	reason string
-}{
+var relaxed = map[string]relaxation{
 	// The era-* translations: the specification permits a downgrade for an
 	// older peer, it does not require one, and agwire ships no era shims.
 	"era-0-0-39-flattens-content": {[]string{"warnings", "request"},
@@ -72,20 +123,56 @@ var relaxed = map[string]struct {
 	// exactly what that client accepts. The fixture passes as written.
 }
 
-// deliberate lists where agwire's lane expects something else than the
-// fixture says, each with its reason, in the form of the corpus's
-// expectOverrides: the keys given replace the fixture's.
-var deliberate = map[string]struct {
-	override map[string]any
-	// is, when set, is the error the run's error must wrap (errors.Is), so
-	// that a reworded errorContains still pins the rule.
-	is     error
-	reason string
-}{
+// relaxed11 is the 1.1 lane's: the same era relaxations (the 1.1 corpus
+// holds no admitted-gap fixture).
+var relaxed11 = func() map[string]relaxation {
+	out := map[string]relaxation{}
+	for k, v := range relaxed {
+		if strings.HasPrefix(k, "era-") {
+			out[k] = v
+		}
+	}
+	return out
+}()
+
+// relaxedDraft is the draft lane's: the draft copy holds one era fixture
+// and the truncation admitted gap (next to the fixture of the rule, which
+// passes as written).
+var relaxedDraft = map[string]relaxation{
+	"era-pinned-peer-omits-protocol-version": relaxed["era-pinned-peer-omits-protocol-version"],
+	"truncated-run-reported-as-completed":    relaxed["truncated-run-reported-as-completed"],
+}
+
+// deliberate10 is the 1.0 lane's table: where the 1.1 copies expect a 1.1
+// client, and the rules agwire words its own way.
+var deliberate10 = with(deliberateRules, map[string]difference{
 	"current-peer-declares-protocol-version": {map[string]any{"request": map[string]any{"protocolVersion": "1.0"}}, nil,
 		"the copy is the 1.1 fixture; agwire is a 1.0 client and declares 1.0"},
 	"producer-declares-newer-version-warns": {map[string]any{"warnings": []any{"1.2", "1.0"}}, nil,
 		"the copy is the 1.1 fixture, whose warning names the client's 1.1; agwire's names the producer's 1.2 and its own 1.0"},
+})
+
+// deliberateDraft is the draft lane's: of the rules agwire words its own
+// way, the one fixture the draft copy holds.
+var deliberateDraft = map[string]difference{
+	"reasoning-discipline-verified": deliberateRules["reasoning-discipline-verified"],
+}
+
+func with(a, b map[string]difference) map[string]difference {
+	out := map[string]difference{}
+	for k, v := range a {
+		out[k] = v
+	}
+	for k, v := range b {
+		out[k] = v
+	}
+	return out
+}
+
+// deliberateRules lists where agwire's lane expects something else than
+// the fixture says, each with its reason, in the form of the corpus's
+// expectOverrides: the keys given replace the fixture's.
+var deliberateRules = map[string]difference{
 	"unknown-outcome-array-fatal": {map[string]any{"errorContains": "outcome must be an object, found array"}, event.ErrInvalidField,
 		"the fixture's text is zod's; agwire's error names the same field and the same reason in its own words (a *event.PathError wrapping event.ErrInvalidField)"},
 	"reasoning-message-wrong-role-fatal": {map[string]any{"errorContains": `unknown role value "assistant"`}, event.ErrInvalidField,
@@ -138,12 +225,19 @@ type result struct {
 	request       []byte // the request body the thread sent
 }
 
+// TestConformance runs each lane: go test -v -run 'TestConformance/1.1' …
 func TestConformance(t *testing.T) {
-	names := manifest(t)
+	for _, l := range lanes {
+		t.Run(l.name, func(t *testing.T) { runLane(t, l) })
+	}
+}
+
+func runLane(t *testing.T, l *corpusLane) {
+	names := manifest(t, l)
 	byArea := map[string]*[3]int{}
 	var areas []string
 	for _, name := range names {
-		data, err := os.ReadFile(filepath.Join(corpus, name))
+		data, err := os.ReadFile(filepath.Join(l.dir(), name))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -160,16 +254,16 @@ func TestConformance(t *testing.T) {
 		}
 		kind := 0
 		t.Run(fx.Name, func(t *testing.T) {
-			kind = check(t, &fx)
+			kind = check(t, l, &fx)
 		})
 		byArea[fx.Area][kind]++
 	}
-	for name := range relaxed {
+	for name := range l.relaxed {
 		if !slices.Contains(names, name+".json") {
 			t.Errorf("relaxed names %s, which is not in the corpus", name)
 		}
 	}
-	for name := range deliberate {
+	for name := range l.deliberate {
 		if !slices.Contains(names, name+".json") {
 			t.Errorf("deliberate names %s, which is not in the corpus", name)
 		}
@@ -177,7 +271,11 @@ func TestConformance(t *testing.T) {
 	sort.Strings(areas)
 	var total [3]int
 	var b strings.Builder
-	fmt.Fprintf(&b, "AG-UI 1.0 conformance, agwire lane: %d fixtures\n", len(names))
+	mode := ""
+	if l.strict {
+		mode = ", strict (the draft's fatal rules)"
+	}
+	fmt.Fprintf(&b, "AG-UI %s conformance, agwire lane (a %s client%s): %d fixtures\n", l.name, l.protocol, mode, len(names))
 	fmt.Fprintf(&b, "%-14s %7s %8s %10s\n", "area", "passed", "relaxed", "deliberate")
 	for _, a := range areas {
 		c := byArea[a]
@@ -191,9 +289,10 @@ func TestConformance(t *testing.T) {
 }
 
 // manifest reads MANIFEST.txt and checks it lists exactly the fixtures in
-// the directory.
-func manifest(t *testing.T) []string {
-	data, err := os.ReadFile(filepath.Join(corpus, "MANIFEST.txt"))
+// the directory, but for the lane's recorded gaps; it returns the fixtures
+// present.
+func manifest(t *testing.T, l *corpusLane) []string {
+	data, err := os.ReadFile(filepath.Join(l.dir(), "MANIFEST.txt"))
 	if err != nil {
 		t.Fatalf("the conformance corpus is missing: %v", err)
 	}
@@ -205,7 +304,7 @@ func manifest(t *testing.T) []string {
 		}
 		listed = append(listed, line)
 	}
-	files, err := filepath.Glob(filepath.Join(corpus, "*.json"))
+	files, err := filepath.Glob(filepath.Join(l.dir(), "*.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -213,27 +312,47 @@ func manifest(t *testing.T) []string {
 	for _, f := range files {
 		present = append(present, filepath.Base(f))
 	}
+	missing := 0
 	for _, n := range listed {
 		if !slices.Contains(present, n) {
-			t.Errorf("MANIFEST.txt lists %s, which is missing", n)
+			if l.missing == 0 {
+				t.Errorf("MANIFEST.txt lists %s, which is missing", n)
+			}
+			missing++
 		}
+	}
+	if l.missing > 0 && missing != l.missing {
+		t.Errorf("MANIFEST.txt lists %d fixtures the copy does not hold, the lane records %d", missing, l.missing)
 	}
 	for _, n := range present {
-		if !slices.Contains(listed, n) {
+		unlisted := slices.Contains(l.unlisted, strings.TrimSuffix(n, ".json"))
+		switch listedHere := slices.Contains(listed, n); {
+		case !listedHere && !unlisted:
 			t.Errorf("%s is present but not listed in MANIFEST.txt", n)
+		case listedHere && unlisted:
+			t.Errorf("%s is recorded as unlisted, but MANIFEST.txt lists it", n)
 		}
 	}
-	if len(listed) == 0 {
-		t.Fatal("MANIFEST.txt lists no fixture")
+	for _, n := range l.unlisted {
+		if !slices.Contains(present, n+".json") {
+			t.Errorf("%s is recorded as unlisted, but the copy does not hold it", n)
+		}
 	}
-	return listed
+	if len(present) == 0 {
+		t.Fatal("the corpus holds no fixture")
+	}
+	if missing > 0 || len(l.unlisted) > 0 {
+		t.Logf("MANIFEST.txt lists %d fixtures, %d of them not in the copy; the copy holds %d it does not list", len(listed), missing, len(l.unlisted))
+	}
+	sort.Strings(present)
+	return present
 }
 
 // run serves the fixture's stream over HTTP as SSE, verbatim, and runs a
 // Thread against it through agwire's transport client reading as a client
 // (ClientOptions.Consume), as the TypeScript lane serves it into an
 // HttpAgent. The request is what the thread sent on the wire.
-func run(t *testing.T, fx *fixture) *result {
+func run(t *testing.T, l *corpusLane, fx *fixture) *result {
 	res := &result{}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, err := io.ReadAll(r.Body)
@@ -254,7 +373,16 @@ func run(t *testing.T, fx *fixture) *result {
 	}))
 	defer srv.Close()
 
-	var opts agent.Options
+	opts := agent.Options{ProtocolVersion: l.protocol, Strict: l.strict}
+	// The thread is the fixture's: its first RUN_STARTED names it (the
+	// draft's rules hold every run to the input's threadId).
+	for _, raw := range fx.Stream {
+		var head struct{ Type, ThreadID string }
+		if json.Unmarshal(raw, &head) == nil && head.Type == "RUN_STARTED" {
+			opts.ThreadID = head.ThreadID
+			break
+		}
+	}
 	if fx.Input != nil && fx.Input.Messages != nil {
 		snap, err := event.Parse([]byte(`{"type":"MESSAGES_SNAPSHOT","messages":` + string(fx.Input.Messages) + `}`))
 		if err != nil {
@@ -292,7 +420,7 @@ func run(t *testing.T, fx *fixture) *result {
 // 2 (deliberate difference). A relaxation or an override that the lane
 // would not need (the fixture's own expectation passes) is an error too, so
 // that the tables only ever list real differences.
-func check(t *testing.T, fx *fixture) int {
+func check(t *testing.T, cl *corpusLane, fx *fixture) int {
 	expect := map[string]json.RawMessage{}
 	for k, v := range fx.Expect {
 		expect[k] = v
@@ -306,11 +434,20 @@ func check(t *testing.T, fx *fixture) int {
 		}
 	}
 	if fx.Client != nil && fx.Client.MaxProtocolVersion != "" {
-		if _, ok := relaxed[fx.Name]; !ok {
+		if _, ok := cl.relaxed[fx.Name]; !ok {
 			t.Errorf("the fixture pins a %s peer, which agwire has no shim for, and is not relaxed", fx.Client.MaxProtocolVersion)
 		}
 	}
-	res := run(t, fx)
+	res := run(t, cl, fx)
+	checkCLI(t, cl, fx, res)
+	if cl.strict {
+		loose := *cl
+		loose.strict = false
+		differs := (run(t, &loose, fx).err == nil) != (res.err == nil)
+		if want := slices.Contains(cl.needsStrict, fx.Name); differs != want {
+			t.Errorf("without the strict rules the outcome differs: %v; the lane records %v", differs, want)
+		}
+	}
 	var warnings []string
 	for _, w := range res.warnings {
 		warnings = append(warnings, w.String())
@@ -319,7 +456,7 @@ func check(t *testing.T, fx *fixture) int {
 		warnings = append(warnings, w.Error())
 	}
 	kind := 0
-	if _, ok := expect["noWarnings"]; ok && declares11(fx) {
+	if _, ok := expect["noWarnings"]; ok && cl.protocol == agent.ProtocolVersion && declares11(fx) {
 		var rest []string
 		for _, w := range warnings {
 			if !strings.Contains(w, "/protocolVersion") {
@@ -333,7 +470,7 @@ func check(t *testing.T, fx *fixture) int {
 		warnings = rest
 	}
 	l := &lane{res: res, warnings: warnings}
-	if d, ok := deliberate[fx.Name]; ok {
+	if d, ok := cl.deliberate[fx.Name]; ok {
 		for k, v := range d.override {
 			if orig, ok := expect[k]; ok && len(l.verify(t, k, orig)) == 0 {
 				t.Errorf("the override of %s is not needed: the fixture's own expectation passes", k)
@@ -351,7 +488,7 @@ func check(t *testing.T, fx *fixture) int {
 		t.Logf("deliberate: %s", d.reason)
 		kind = 2
 	}
-	if r, ok := relaxed[fx.Name]; ok {
+	if r, ok := cl.relaxed[fx.Name]; ok {
 		for _, k := range r.keys {
 			orig, ok := expect[k]
 			if !ok {
@@ -593,4 +730,59 @@ func subset(at string, got, want any) []string {
 		}
 	}
 	return nil
+}
+
+// checkCLI holds agwire assemble to the thread: given the fixture's stream
+// as JSON lines (with --profile 1.1 in the 1.1 lane and --strict in the
+// draft's), it succeeds where the thread's run succeeds and fails where it
+// fails, and prints the same messages (the thread's history aside) and
+// state. The one difference is the thread's own: a truncated run fails the
+// thread always (AG-UI 1.0's Truncation rule), the command only under
+// --strict, as the client does not.
+func checkCLI(t *testing.T, cl *corpusLane, fx *fixture, res *result) {
+	t.Helper()
+	var in bytes.Buffer
+	for _, raw := range fx.Stream {
+		if err := json.Compact(&in, raw); err != nil {
+			t.Fatal(err)
+		}
+		in.WriteByte('\n')
+	}
+	args := []string{"assemble", "--from", "jsonl"}
+	if cl.protocol == agent.ProtocolVersion11 {
+		args = append(args, "--profile", "1.1")
+	}
+	if cl.strict {
+		args = append(args, "--strict")
+	}
+	var out, errOut bytes.Buffer
+	code := cli.Main(args, &in, &out, &errOut)
+	wantOK := res.err == nil || !cl.strict && errors.Is(res.err, agent.ErrRunTruncated)
+	if (code == 0) != wantOK {
+		t.Errorf("agwire %s: exit %d, the thread's run: %v\n%s", strings.Join(args, " "), code, res.err, errOut.String())
+		return
+	}
+	if code != 0 {
+		return
+	}
+	var got struct {
+		Messages []any `json:"messages"`
+		State    any   `json:"state"`
+	}
+	if err := json.Unmarshal(out.Bytes(), &got); err != nil {
+		t.Fatalf("agwire assemble printed %s: %v", out.Bytes(), err)
+	}
+	if want := decode(t, res.state); !reflect.DeepEqual(got.State, want) {
+		t.Errorf("agwire assemble: state %v, the thread's %v", got.State, want)
+	}
+	if fx.Input != nil && fx.Input.Messages != nil {
+		return // the thread's messages start with its history
+	}
+	b, err := assemble.MarshalMessages(res.messages)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := decode(t, b); !reflect.DeepEqual(any(got.Messages), want) && !(len(got.Messages) == 0 && len(res.messages) == 0) {
+		t.Errorf("agwire assemble: messages %v, the thread's %v", got.Messages, want)
+	}
 }

@@ -431,7 +431,7 @@ func (p Parser) consume(data []byte) (Event, error) {
 		// nothing in 1.0 describes it.
 		warn(Warning{Type: t, Reason: "retired pre-1.0 event, not applied; it has no 1.0 equivalent in this client"})
 		p.Consume = false
-		return p.Parse(data)
+		return p.parseStrict(data)
 	}
 	s := consumeShapes[t]
 	if s == nil {
@@ -457,8 +457,16 @@ func (p Parser) consume(data []byte) (Event, error) {
 	}
 	p.Consume = false
 	p.DropUnknownFields = false
-	ev, err := p.Parse(data)
-	return ev, err
+	ev, err := p.parseStrict(data)
+	if err != nil {
+		return nil, err
+	}
+	// What a later version added is, to this parser's version, a property
+	// no schema describes: removed with a warning, as above.
+	if err := p.laterIn(ev, true); err != nil {
+		return nil, err
+	}
+	return ev, nil
 }
 
 // seg is one step of the path to the value being walked: a member key, or

@@ -350,6 +350,10 @@ func (w *writer) jsonMessage(p *Message) {
 		w.b = append(w.b, `,"content":`...)
 		w.value(v, jsonx.Object)
 	}
+	if v := p.EncryptedValueType; v != nil {
+		w.b = append(w.b, `,"encryptedValueType":`...)
+		w.str(*v)
+	}
 	w.b = append(w.b, '}')
 }
 
@@ -368,6 +372,10 @@ func (w *writer) jsonToolCall(p *ToolCall) {
 	}
 	if v := p.EncryptedValue; v != nil {
 		w.b = append(w.b, `,"encryptedValue":`...)
+		w.str(*v)
+	}
+	if v := p.EncryptedValueType; v != nil {
+		w.b = append(w.b, `,"encryptedValueType":`...)
 		w.str(*v)
 	}
 	w.b = append(w.b, '}')
@@ -1040,6 +1048,10 @@ func (w *writer) jsonReasoningEncryptedValue(p *ReasoningEncryptedValue) bool {
 	w.str(p.EntityID)
 	w.b = append(w.b, `,"encryptedValue":`...)
 	w.str(p.EncryptedValue)
+	if v := p.EncryptedValueType; v != nil {
+		w.b = append(w.b, `,"encryptedValueType":`...)
+		w.str(*v)
+	}
 	w.jsonBase(&p.Base)
 	w.b = append(w.b, '}')
 	return !w.bad
@@ -1638,6 +1650,10 @@ func parseMessage(s *parsing, p *Message) bool {
 			if !once(&seen, 11) || !readOptString(s, &p.ActivityType) {
 				return false
 			}
+		case "encryptedValueType":
+			if !once(&seen, 13) || !readOptString(s, &p.EncryptedValueType) {
+				return false
+			}
 		default:
 			return false // an unknown member
 		}
@@ -1680,6 +1696,10 @@ func parseToolCall(s *parsing, p *ToolCall) bool {
 			}
 		case "encryptedValue":
 			if !once(&seen, 4) || !readOptString(s, &p.EncryptedValue) {
+				return false
+			}
+		case "encryptedValueType":
+			if !once(&seen, 5) || !readOptString(s, &p.EncryptedValueType) {
 				return false
 			}
 		default:
@@ -2901,6 +2921,10 @@ func parseReasoningEncryptedValue(s *parsing, p *ReasoningEncryptedValue) bool {
 			}
 		case "encryptedValue":
 			if !once(&seen, 3) || !readString(s, &p.EncryptedValue) {
+				return false
+			}
+		case "encryptedValueType":
+			if !once(&seen, 4) || !readOptString(s, &p.EncryptedValueType) {
 				return false
 			}
 		default:

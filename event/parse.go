@@ -34,6 +34,12 @@ type Parser struct {
 	// Warn receives the warnings of a consuming parse (Consume), in order;
 	// nil discards them.
 	Warn func(Warning)
+	// Protocol is the version read: Protocol10 (the default, when empty) or
+	// Protocol11. A 1.0 parser treats a field 1.1 added
+	// (encryptedValueType) as a property no schema describes: refused with
+	// ErrUnknownField, dropped with DropUnknownFields, removed with a
+	// warning under Consume.
+	Protocol string
 }
 
 // Parse reads one JSON event with the default, strict Parser.
@@ -48,9 +54,36 @@ func Parse(data []byte) (Event, error) { return Parser{}.Parse(data) }
 // With Consume, an event of an unknown type is dropped after a Warning:
 // Parse returns a nil Event and a nil error.
 func (p Parser) Parse(data []byte) (Event, error) {
+	if _, err := p.knowsLater(); err != nil {
+		return nil, err
+	}
 	if p.Consume {
 		return p.consume(data)
 	}
+	ev, err := p.parseStrict(data)
+	if err != nil {
+		return nil, err
+	}
+	if err := p.laterIn(ev, false); err != nil {
+		return nil, err
+	}
+	return ev, nil
+}
+
+// laterIn is later for an event.
+func (p Parser) laterIn(ev Event, consume bool) error {
+	if !MayHoldLater(ev) {
+		return nil // most events: nothing to look into
+	}
+	plan, ptr, err := planOf(ev)
+	if err != nil { // a *Thinking: nothing versioned
+		return nil
+	}
+	return p.later(ev.Type(), plan, ptr, consume)
+}
+
+// parseStrict is Parse without Consume, of the fields of every version.
+func (p Parser) parseStrict(data []byte) (Event, error) {
 	// The compiled parsers read the canonical form, into memory of the
 	// event's own; any other text, and any error, is the interpreter's,
 	// from the start, on one copy of the input that backs every string,
@@ -117,11 +150,15 @@ func (p Parser) ParseRunAgentInput(data []byte) (*RunAgentInput, error) {
 	r.s.AliasStrings = true
 	r.s.Reset(data)
 	in := new(RunAgentInput)
-	if err := r.object(plans[reflect.TypeOf(in).Elem()], schema.PointerTo(in), false); err != nil {
+	plan := plans[reflect.TypeOf(in).Elem()]
+	if err := r.object(plan, schema.PointerTo(in), false); err != nil {
 		return nil, exported(err)
 	}
 	if err := r.s.End(); err != nil {
 		return nil, exported(err)
+	}
+	if err := p.later("", plan, schema.PointerTo(in), false); err != nil {
+		return nil, err
 	}
 	return in, nil
 }

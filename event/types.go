@@ -30,6 +30,8 @@ package event
 //	always=F=V      an optional list JSON carries even when empty, when the
 //	                sibling string field F holds V
 //	nilabsent       a list JSON leaves out when nil and writes when empty
+//	since=1.1       a field a later protocol version added: a 1.0 reader or
+//	                writer treats it as undeclared (see Later)
 
 // Base holds the fields every event carries.
 type Base struct {
@@ -301,6 +303,10 @@ type ReasoningEncryptedValue struct {
 	Subtype        string  `agui:"subtype,3,in=encryptedsubtype"`
 	EntityID       string  `agui:"entityId,4"`
 	EncryptedValue string  `agui:"encryptedValue,5"`
+	// EncryptedValueType is what kind of artefact EncryptedValue is (AG-UI
+	// 1.1): a consumer stores it with the value, and an event without one
+	// removes the stored type.
+	EncryptedValueType *string `agui:"encryptedValueType,6,since=1.1"`
 }
 
 // SubagentStarted opens a subagent invocation.
@@ -373,6 +379,9 @@ type Message struct {
 	ActivityType   *string       `agui:"activityType,12"`
 	// ActivityContent is an activity message's content object.
 	ActivityContent Object `agui:"content,13"`
+	// EncryptedValueType is what kind of artefact EncryptedValue is (AG-UI
+	// 1.1); never set without EncryptedValue.
+	EncryptedValueType *string `agui:"encryptedValueType,14,since=1.1"`
 }
 
 // The seven message roles of AG-UI 1.0.
@@ -393,6 +402,9 @@ type ToolCall struct {
 	Function       FunctionCall `agui:"function,3"`
 	Metadata       Object       `agui:"metadata,4"`
 	EncryptedValue *string      `agui:"encryptedValue,5"`
+	// EncryptedValueType is what kind of artefact EncryptedValue is (AG-UI
+	// 1.1); never set without EncryptedValue.
+	EncryptedValueType *string `agui:"encryptedValueType,6,since=1.1"`
 }
 
 // FunctionCall is the name and JSON arguments of a tool call.

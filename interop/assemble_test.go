@@ -26,7 +26,8 @@ import (
 // The conversation agwire assembles is the one @ag-ui/client@1.0.0
 // assembles: for hand-written runs and for generatedRuns random valid runs,
 // from JSON lines and from binary frames, agwire's messages and state equal
-// the client's by value.
+// the client's by value, and agwire's printed conversation is the text
+// JSON.stringify gives of the client's (the same members in the same order).
 
 const generatedRuns = 250
 
@@ -268,7 +269,7 @@ func TestAssembleMatchesClient(t *testing.T) {
 				r.name, comp.Messages, comp.State, orig.Messages, orig.State, strings.Join(streams[len(runs)+i], "\n"))
 		}
 	}
-	events, failedPatches, warned := 0, 0, 0
+	events, failedPatches, warned, identical := 0, 0, 0, 0
 	types := map[event.Type]int{}
 	for i, r := range runs {
 		res := results[i]
@@ -305,6 +306,23 @@ func TestAssembleMatchesClient(t *testing.T) {
 			t.Errorf("%s: from binary, agwire assembles\n%s\nthe client\n{\"messages\":%s,\"state\":%s}", r.name, gj, res.Messages, res.State)
 			continue
 		}
+		// Equal by value is not all: agwire prints the conversation as the
+		// client's JSON.stringify text, members in the client's order.
+		wantText := `{"messages":` + string(res.Messages) + `,"state":` + string(res.State) + `}`
+		for _, side := range []struct {
+			name string
+			c    *assemble.Conversation
+		}{{"JSON lines", fromJSON}, {"binary", fromBinary}} {
+			gj, err := side.c.MarshalJSON()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(gj) == wantText {
+				identical++
+			} else {
+				t.Errorf("%s: from %s, agwire's text differs from the client's JSON.stringify:\n%s\nthe client\n%s", r.name, side.name, gj, wantText)
+			}
+		}
 		events += len(r.lines)
 		failedPatches += failed
 		for _, l := range r.lines {
@@ -314,6 +332,7 @@ func TestAssembleMatchesClient(t *testing.T) {
 	}
 	t.Logf("%d streams (%d hand-written, 1 realistic, %d generated), %d events, %d event types; %d patches failed on both sides; %d streams drew client warnings; compacted: %d events",
 		len(runs), len(handWritten), generatedRuns, events, len(types), failedPatches, warned, compactedEvents)
+	t.Logf("identical text to the client's JSON.stringify: %d of %d conversations (each stream from JSON lines and from binary)", identical, 2*len(runs))
 	var missing []string
 	for _, ty := range event.Types() {
 		if types[ty] == 0 {
@@ -325,6 +344,14 @@ func TestAssembleMatchesClient(t *testing.T) {
 
 // handWritten are the runs written for a rule each.
 var handWritten = []struct{ name, jsonl string }{
+	{"objects and numbers as JavaScript holds them", `
+{"type":"RUN_STARTED","threadId":"t","runId":"r"}
+{"type":"STATE_SNAPSHOT","snapshot":{"b":1,"10":2,"2":3,"a":{"1":0,"x":1e2,"y":1.50,"z":-0,"w":0.0000001,"v":1e21,"u":"\u00e9\/"},"01":4,"4294967295":5,"4294967294":6}}
+{"type":"STATE_DELTA","delta":[{"op":"add","path":"/7","value":[1.0,{"9":1,"8":2}]}]}
+{"type":"TEXT_MESSAGE_START","messageId":"m","metadata":{"k":1.0,"3":"x"}}
+{"type":"TEXT_MESSAGE_END","messageId":"m"}
+{"type":"ACTIVITY_SNAPSHOT","messageId":"a","activityType":"p","content":{"z":1,"0":2.5e0}}
+{"type":"RUN_FINISHED","threadId":"t","runId":"r"}`},
 	{"metadata worked example", `
 {"type":"RUN_STARTED","threadId":"t","runId":"r"}
 {"type":"TEXT_MESSAGE_START","messageId":"m","metadata":{"source":"openai","stage":"start"}}

@@ -2,7 +2,8 @@
 # CI check for the protobuf schema and its generated code:
 #   1. buf lint passes on proto/;
 #   2. regenerating gen/ and the files internal/codecgen writes
-#      (codec/coders_gen.go, event/json_gen.go, internal/schema/names_gen.go)
+#      (codec/coders_gen.go, event/json_gen.go, internal/schema/names_gen.go,
+#      clients/js/decode.gen.js)
 #      changes nothing compared with the committed tree (HEAD): no modified, deleted
 #      or new files;
 #   3. the generated package builds against the root module's runtime.
@@ -39,7 +40,7 @@ echo "==> scripts/generate.sh"
 scripts/generate.sh
 
 # The files internal/codecgen writes (codec/generate.go names them).
-codecgen_out=(codec/coders_gen.go event/json_gen.go internal/schema/names_gen.go)
+codecgen_out=(codec/coders_gen.go event/json_gen.go internal/schema/names_gen.go clients/js/decode.gen.js)
 
 echo "==> comparing gen/ and ${codecgen_out[*]} with HEAD"
 failed=0

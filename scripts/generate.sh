@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Regenerates the Go protobuf types in gen/aguipb from the schema in proto/,
+# Regenerates the Go protobuf types in gen/aguipb (AG-UI 1.0) and gen/aguipb11
+# (1.1) from the schemas in proto/,
 # then the code internal/codecgen generates from package event's field tables
-# (go generate ./codec): codec/coders_gen.go, event/json_gen.go and the name
+# (go generate ./codec): codec/coders_gen.go, event/json_gen.go, clients/js/decode.gen.js and the name
 # sets both use, internal/schema/names_gen.go.
 #
 # Needs nothing but Go and access to the module proxy:
@@ -32,13 +33,16 @@ trap 'rm -rf "$tmp"' EXIT
 
 buf generate --template buf.gen.yaml --output "$tmp"
 
-if [[ ! -d "$tmp/gen/aguipb" ]]; then
-  echo "generate.sh: buf produced no gen/aguipb directory" >&2
-  exit 1
-fi
-
-mkdir -p gen/aguipb
-rm -f gen/aguipb/*.pb.go
-cp "$tmp"/gen/aguipb/*.pb.go gen/aguipb/
+# gen/aguipb is the 1.0 wire (proto/ag_ui), gen/aguipb11 the 1.1 wire
+# (proto/ag_ui/v1_1).
+for pkg in aguipb aguipb11; do
+  if [[ ! -d "$tmp/gen/$pkg" ]]; then
+    echo "generate.sh: buf produced no gen/$pkg directory" >&2
+    exit 1
+  fi
+  mkdir -p "gen/$pkg"
+  rm -f "gen/$pkg"/*.pb.go
+  cp "$tmp/gen/$pkg"/*.pb.go "gen/$pkg/"
+done
 
 go generate ./codec

@@ -22,8 +22,18 @@ var binaryCarrier = carrier{
 	},
 	newDecoder: func(r io.Reader, opts ReaderOptions) decoder {
 		d := &binaryDecoder{src: countingReader{r: bufio.NewReaderSize(r, 32<<10)}, keepalives: new(int64)}
+		c := opts.Codec
+		if opts.Consume && opts.Warn != nil && c.Skipped == nil {
+			// A field of a later protocol version that the codec's profile
+			// skips is said, as the consuming parse says it of JSON: the
+			// decoded event no longer holds it, so the check below cannot.
+			warn := opts.Warn
+			c.Skipped = func(t event.Type, pointer string) {
+				warn(event.Warning{Type: t, Path: pointer, Reason: "removed an unrecognised property"})
+			}
+		}
 		d.r = framing.NewReader(&d.src, framing.ReaderOptions{
-			Codec:                opts.Codec,
+			Codec:                c,
 			MaxFrameSize:         max(opts.MaxEventSize, 0),
 			MaxConsecutiveErrors: -1, // counted by the EventReader, for every carrier
 		})

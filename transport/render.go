@@ -40,11 +40,28 @@ type rendering struct {
 }
 
 // renderKey identifies a rendering: a hash of the wire bytes, their
-// length, and the codec, whose options change the JSON.
+// length, and the codec's options, which change the JSON.
 type renderKey struct {
 	hash uint64
 	n    int
-	c    codec.Codec
+	opts renderOptions
+}
+
+// renderOptions are the options of a codec.Codec but Skipped, a function,
+// which no key can compare: a codec with one renders alone (its callback
+// is told of what its own decoding skips).
+type renderOptions struct {
+	profile         codec.Profile
+	lossy           bool
+	nonFiniteAsNull bool
+	maxDepth        int
+	dropUnknown     bool
+	unsafeIntegers  bool
+	memoryBudget    int
+}
+
+func optionsOf(c codec.Codec) renderOptions {
+	return renderOptions{c.Profile, c.LossyNumbers, c.NonFiniteAsNull, c.MaxDepth, c.DropUnknownFields, c.UnsafeIntegers, c.MemoryBudget}
 }
 
 var renderings = struct {
@@ -58,7 +75,12 @@ var renderings = struct {
 // and the function that lets go of it, to be called once it is written.
 // Its err is the codec's when the bytes do not render.
 func sharedJSON(c codec.Codec, wire []byte) (*rendering, func()) {
-	key := renderKey{hash: maphash.Bytes(renderings.seed, wire), n: len(wire), c: c}
+	if c.Skipped != nil {
+		r := &rendering{wire: wire, done: make(chan struct{})}
+		r.render(c)
+		return r, func() {}
+	}
+	key := renderKey{hash: maphash.Bytes(renderings.seed, wire), n: len(wire), opts: optionsOf(c)}
 	renderings.mu.Lock()
 	var r *rendering
 	for _, have := range renderings.m[key] {

@@ -3,6 +3,8 @@ package transport
 import (
 	"bytes"
 	"hash/maphash"
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -40,7 +42,7 @@ func TestSharedJSON(t *testing.T) {
 	// Other bytes of the same length whose hash were the same: not shared.
 	other := bytes.Clone(wire)
 	other[len(other)-1] ^= 'h' ^ 'j'
-	key := renderKey{hash: maphash.Bytes(renderings.seed, other), n: len(other), c: codec.Codec{}}
+	key := renderKey{hash: maphash.Bytes(renderings.seed, other), n: len(other), opts: optionsOf(codec.Codec{})}
 	fake := &rendering{key: key, wire: wire, done: make(chan struct{}), json: []byte("wrong"), refs: 1}
 	close(fake.done)
 	renderings.mu.Lock()
@@ -52,6 +54,14 @@ func TestSharedJSON(t *testing.T) {
 	}
 	release4()
 	fake.release()
+
+	// A codec that is told what its decoding skips renders alone.
+	skipping := codec.Codec{Skipped: func(event.Type, string) {}}
+	r5, release5 := sharedJSON(skipping, wire)
+	if r5 == r1 || !bytes.Equal(r5.json, want) || renderingsHeld()-held != 2 {
+		t.Errorf("a codec with Skipped: shared %v, JSON right %v, %d held", r5 == r1, bytes.Equal(r5.json, want), renderingsHeld()-held)
+	}
+	release5()
 
 	release1()
 	release2()
@@ -70,4 +80,22 @@ func renderingsHeld() int {
 		n += len(list)
 	}
 	return n
+}
+
+// TestRenderOptionsCoverCodec: every field of codec.Codec is in a
+// rendering's key (renderOptions) or makes a codec render alone (Skipped):
+// a field added to the codec must be added here, or two codecs that render
+// differently would share a rendering.
+func TestRenderOptionsCoverCodec(t *testing.T) {
+	var got []string
+	for f := range reflect.TypeFor[codec.Codec]().Fields() {
+		got = append(got, f.Name)
+	}
+	want := []string{"Profile", "LossyNumbers", "NonFiniteAsNull", "MaxDepth", "DropUnknownFields", "UnsafeIntegers", "MemoryBudget", "Skipped"}
+	if !slices.Equal(got, want) {
+		t.Errorf("codec.Codec has fields %v; renderOptions covers %v: add the new ones to it (optionsOf)", got, want)
+	}
+	if n := reflect.TypeFor[renderOptions]().NumField(); n != len(want)-1 {
+		t.Errorf("renderOptions has %d fields, want %d", n, len(want)-1)
+	}
 }

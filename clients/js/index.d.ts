@@ -152,3 +152,21 @@ export declare class SSECarrier implements Carrier {
   rest(): Uint8Array | null;
   reset(): void;
 }
+
+/** A payload that is not an AG-UI 1.0 event; `offset` is where reading stopped. */
+export class DecodeError extends Error {
+  offset: number | undefined;
+}
+/** An event of a later protocol (only unknown arms, each a well-formed message). */
+export class UnknownEventTypeError extends DecodeError {}
+/** A malformed frame the AG-UI peer reads out of step with its structure. */
+export class OutOfStepError extends DecodeError {}
+/** Decodes one frame's payload (after the 4-byte length), as @ag-ui/proto's decode does. */
+export function decode(payload: Uint8Array): { type: string; [key: string]: unknown };
+export const MAX_FRAME: number;
+/** Cuts a binary stream into frame payloads without concatenating chunks. */
+export class FrameReader {
+  constructor(maxFrame?: number);
+  readonly pending: boolean;
+  push(chunk: Uint8Array, onPayload: (payload: Uint8Array) => void): void;
+}

@@ -848,3 +848,8 @@ export class SSECarrier {
     }
   }
 }
+
+// The generated decoder of the 1.0 wire and its frame reader; AgwireAgent
+// is in "@agwire/fetch/agent" (it needs @ag-ui/client, this file nothing).
+export { decode, DecodeError, UnknownEventTypeError, OutOfStepError } from "./decode.gen.js";
+export { FrameReader, MAX_FRAME } from "./frames.js";

@@ -12,14 +12,17 @@
 //     up on, and reports every error);
 //   - package schema's names_gen.go: the name sets (the names an enum or a
 //     restricted string allows), once, as constants and index functions
-//     that both files above call (schema.IndexRole, schema.KnownRole, ...).
+//     that both files above call (schema.IndexRole, schema.KnownRole, ...);
+//   - the JavaScript companion's clients/js/decode.gen.js: a decoder of the
+//     wire for the browser, from the same tables (jsdecode.go), returning
+//     what @ag-ui/proto 1.0.0's decode returns, in one pass per frame.
 //
 // The rules stay in package event (rules.go): generated code calls each
 // table's one validator; it states no rule of its own.
 //
 // One file per direction: encode.go (the encoders), decode.go (the
 // decoders), json.go (the JSON writers), parse.go (the JSON parsers);
-// names.go writes the name sets (names_gen.go). Each emitting call writes one line;
+// names.go writes the name sets (names_gen.go); jsdecode.go the JavaScript decoder. Each emitting call writes one line;
 // format.Source indents the result.
 //
 // Run it with `go generate ./codec`; a test (TestOutputIsCurrent) and
@@ -47,6 +50,7 @@ func main() {
 	codersOut := flag.String("o", "coders_gen.go", "package codec's output file")
 	jsonOut := flag.String("json", "../event/json_gen.go", "package event's output file")
 	namesOut := flag.String("names", "../internal/schema/names_gen.go", "package schema's output file (the name sets)")
+	jsOut := flag.String("js", "../clients/js/decode.gen.js", "the JavaScript companion's decoder")
 	flag.Parse()
 	res, err := generate()
 	if err != nil {
@@ -55,7 +59,7 @@ func main() {
 	for _, w := range []struct {
 		file string
 		src  []byte
-	}{{*codersOut, res.coders}, {*jsonOut, res.json}, {*namesOut, res.names}} {
+	}{{*codersOut, res.coders}, {*jsonOut, res.json}, {*namesOut, res.names}, {*jsOut, res.js}} {
 		if err := os.WriteFile(w.file, w.src, 0o644); err != nil {
 			log.Fatal(err)
 		}
@@ -67,11 +71,12 @@ type output struct {
 	coders []byte // package codec's coders_gen.go
 	json   []byte // package event's json_gen.go
 	names  []byte // package schema's names_gen.go
+	js     []byte // the JavaScript companion's decode.gen.js
 }
 
 // files maps each output's path, from the module root, to its source.
 func (o output) files() map[string][]byte {
-	return map[string][]byte{"codec/coders_gen.go": o.coders, "event/json_gen.go": o.json, "internal/schema/names_gen.go": o.names}
+	return map[string][]byte{"codec/coders_gen.go": o.coders, "event/json_gen.go": o.json, "internal/schema/names_gen.go": o.names, "clients/js/decode.gen.js": o.js}
 }
 
 // generate returns the formatted sources of codec's coders_gen.go, event's
@@ -139,6 +144,9 @@ func generate() (out output, err error) {
 	g.nameSets()
 	if out.names, err = format.Source(g.buf.Bytes()); err != nil {
 		return output{names: g.buf.Bytes()}, fmt.Errorf("codecgen: formatting names_gen.go: %w", err)
+	}
+	if out.js, err = g.jsDecoder(); err != nil {
+		return output{}, err
 	}
 	return out, nil
 }

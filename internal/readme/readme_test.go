@@ -522,7 +522,7 @@ func TestDesignGraph(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	row := regexp.MustCompile("(?m)^\\| `([a-z/]+)` \\| (.*) \\|$")
+	row := regexp.MustCompile("(?m)^\\| `([a-z0-9/]+)` \\| (.*) \\|$")
 	tick := regexp.MustCompile("`([a-z/]+)`")
 	seen := map[string]bool{}
 	rows := row.FindAllStringSubmatch(string(text), -1)

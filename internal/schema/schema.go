@@ -96,7 +96,15 @@ type Field struct {
 	// Via is set in Plan.Wire for a field of a flat container: the field
 	// lives in the struct that the pointer at Via.Offset points to.
 	Via *Field
+	// Since is the protocol version that added the field, "" for 1.0: tag
+	// option ",since=1.1". A reader or writer of an earlier version treats
+	// it as a field no schema of its version describes (see Later).
+	Since string
 }
+
+// Versions are the protocol versions a field's ",since=" may name, oldest
+// first after 1.0.
+var Versions = []string{"1.1"}
 
 // Cond is a condition on a sibling string field.
 type Cond struct {
@@ -382,6 +390,11 @@ func (b *builder) field(t reflect.Type, sf reflect.StructField, tag string) Fiel
 			if f.Names = b.rules.Sets[arg]; f.Names == nil {
 				bad("unknown value set " + arg)
 			}
+		case "since":
+			if !slices.Contains(Versions, arg) {
+				bad("unknown version " + arg)
+			}
+			f.Since = arg
 		default:
 			bad("unknown option " + o)
 		}
@@ -442,4 +455,82 @@ func (b *builder) kindOf(t reflect.Type) (Kind, *Plan) {
 		return Message, b.build(t)
 	}
 	return 0, nil
+}
+
+// Later walks the struct at base (plan p) and everything it holds, and calls
+// fn with the JSON Pointer of each field that is set and was added after
+// 1.0 (Field.Since), and the field's pointer: what a 1.0 peer does not
+// know. Only optional strings carry a version today; a versioned field of
+// another kind panics, so that adding one is a decision.
+//
+// fn also gets the struct that holds the field and its plan (for a rule
+// between the field and its siblings).
+func Later(p *Plan, base Pointer, path string, fn func(path string, f *Field, at Pointer, holder *Plan, in Pointer)) {
+	if !p.Versioned() {
+		return
+	}
+	if p.Base != nil {
+		Later(p.Base, base, path, fn)
+	}
+	for i := range p.Fields {
+		f := &p.Fields[i]
+		at := base.Field(f)
+		if f.Since != "" {
+			if f.Kind != OptString {
+				panic(fmt.Sprintf("schema: %s.%s: a versioned field must be an optional string", p.Type.Name(), f.GoName))
+			}
+			if *at.OptString() != nil {
+				fn(path+"/"+f.Name, f, at, p, base)
+			}
+			continue
+		}
+		switch f.Kind {
+		case Message:
+			Later(f.Elem, at, path+"/"+f.Name, fn)
+		case OptMessage:
+			if e := at.Elem(); !e.IsNil() {
+				sub := path + "/" + f.Name
+				if f.Flat {
+					sub = path
+				}
+				Later(f.Elem, e, sub, fn)
+			}
+		case Messages:
+			for j, n := 0, at.Len(); j < n; j++ {
+				Later(f.Elem, at.Index(j, f.Elem), path+"/"+f.Name+"/"+strconv.Itoa(j), fn)
+			}
+		}
+	}
+}
+
+// versioned caches Plan.Versioned: plans never change once built.
+var versioned sync.Map // *Plan → bool
+
+// Versioned reports whether the struct p describes, or anything it holds,
+// has a field a version after 1.0 added: Later has nothing to walk in the
+// others (most event types).
+func (p *Plan) Versioned() bool {
+	if v, ok := versioned.Load(p); ok {
+		return v.(bool)
+	}
+	v := p.hasVersioned(map[*Plan]bool{})
+	versioned.Store(p, v)
+	return v
+}
+
+func (p *Plan) hasVersioned(seen map[*Plan]bool) bool {
+	if p.Hand || seen[p] {
+		return false
+	}
+	seen[p] = true
+	if p.Base != nil && p.Base.hasVersioned(seen) {
+		return true
+	}
+	for i := range p.Fields {
+		f := &p.Fields[i]
+		if f.Since != "" || (f.Elem != nil && f.Elem.hasVersioned(seen)) {
+			return true
+		}
+	}
+	return false
 }

@@ -1,6 +1,7 @@
 package schema_test
 
 import (
+	"cmp"
 	"reflect"
 	"strings"
 	"testing"
@@ -10,6 +11,7 @@ import (
 	"github.com/agwire/agwire/codec"
 	"github.com/agwire/agwire/event"
 	"github.com/agwire/agwire/gen/aguipb"
+	"github.com/agwire/agwire/gen/aguipb11"
 	"github.com/agwire/agwire/internal/schema"
 )
 
@@ -202,8 +204,23 @@ func itoa(i int) string {
 // field the aguipb descriptors give at the same place, and no descriptor
 // field is left without a table field. A renumbered or retyped field fails
 // here instead of corrupting bytes.
+//
+// It runs twice: against the 1.0 descriptors (gen/aguipb), where a field a
+// later version added (",since=1.1") must be absent, and against the 1.1
+// descriptors (gen/aguipb11), where every field must be present.
 func TestTagsMatchDescriptors(t *testing.T) {
-	env := (&aguipb.Event{}).ProtoReflect().Descriptor()
+	for _, wire := range []struct {
+		version string
+		env     protoreflect.MessageDescriptor
+	}{
+		{"", (&aguipb.Event{}).ProtoReflect().Descriptor()},
+		{"1.1", (&aguipb11.Event{}).ProtoReflect().Descriptor()},
+	} {
+		t.Run("wire "+cmp.Or(wire.version, "1.0"), func(t *testing.T) { tagsMatch(t, wire.env, wire.version) })
+	}
+}
+
+func tagsMatch(t *testing.T, env protoreflect.MessageDescriptor, version string) {
 	seen := map[*schema.Plan]bool{}
 	for _, typ := range event.Types() {
 		arm, ok := codec.Arm(typ)
@@ -222,15 +239,15 @@ func TestTagsMatchDescriptors(t *testing.T) {
 			t.Errorf("%s: field 1 of %s is not BaseEvent", typ, md.FullName())
 			continue
 		}
-		matchPlan(t, string(typ), p, md, seen, 2)
-		matchPlan(t, string(typ)+".base", p.Base, bf.Message(), seen, 2)
+		matchPlan(t, string(typ), p, md, seen, 2, version)
+		matchPlan(t, string(typ)+".base", p.Base, bf.Message(), seen, 2, version)
 	}
 }
 
 // matchPlan compares a plan with a message descriptor. Descriptor fields
 // numbered below from are handled by the caller (BaseEvent's type, an
 // event's base_event).
-func matchPlan(t *testing.T, where string, p *schema.Plan, md protoreflect.MessageDescriptor, seen map[*schema.Plan]bool, from protoreflect.FieldNumber) {
+func matchPlan(t *testing.T, where string, p *schema.Plan, md protoreflect.MessageDescriptor, seen map[*schema.Plan]bool, from protoreflect.FieldNumber, version string) {
 	t.Helper()
 	if p.Hand {
 		return // content parts: mapped by hand, checked by the differential tests
@@ -253,7 +270,13 @@ func matchPlan(t *testing.T, where string, p *schema.Plan, md protoreflect.Messa
 		f := &p.Wire[i]
 		fd := fields.ByNumber(protoreflect.FieldNumber(f.Num))
 		at := where + "." + f.GoName
-		if fd == nil {
+		if newer := f.Since != "" && f.Since > version; newer || fd == nil {
+			if newer && fd != nil {
+				t.Errorf("%s: field number %d is in %s, but the table says it came in %s", at, f.Num, md.FullName(), f.Since)
+			}
+			if newer {
+				continue
+			}
 			t.Errorf("%s: field number %d is not in %s", at, f.Num, md.FullName())
 			continue
 		}
@@ -261,7 +284,7 @@ func matchPlan(t *testing.T, where string, p *schema.Plan, md protoreflect.Messa
 			t.Errorf("%s (%d): descriptor %s, table %s", at, f.Num, got, want)
 		}
 		if fd.Message() != nil && f.Elem != nil {
-			matchPlan(t, at, f.Elem, fd.Message(), seen, 1)
+			matchPlan(t, at, f.Elem, fd.Message(), seen, 1, version)
 		}
 		if fd.Enum() != nil && f.Kind == schema.Enum {
 			vals := fd.Enum().Values()

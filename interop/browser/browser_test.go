@@ -231,6 +231,7 @@ type runSpec struct {
 	URL       string         `json:"url"`
 	Carrier   string         `json:"carrier"`
 	Companion any            `json:"companion"` // false, or createFetch's options
+	Agent     string         `json:"agent"`     // "" (HttpAgent), or "agwire" (AgwireAgent)
 	RunID     string         `json:"runId"`
 	Test      map[string]int `json:"test"`
 }

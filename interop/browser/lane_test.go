@@ -1,6 +1,7 @@
 package browser
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"os"
@@ -15,7 +16,10 @@ import (
 // agent starts webagent's handler; configure edits its options.
 func agent(t *testing.T, compression []string, configure func(*transport.HandlerOptions)) (http.Handler, *atomic.Value) {
 	t.Helper()
-	h, release, err := webagent.Handler(webagent.Options{Resumable: true, Compression: compression, Configure: configure})
+	// AGWIRE_BROWSER_TABLE_PLAIN=1: the plain handler (no run log), for the
+	// table's bytes without the resumable handler's ids and cursor.
+	resumable := os.Getenv("AGWIRE_BROWSER_TABLE_PLAIN") == ""
+	h, release, err := webagent.Handler(webagent.Options{Resumable: resumable, Compression: compression, Configure: configure})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,6 +75,17 @@ func TestBrowserConversation(t *testing.T) {
 			}
 		}
 	}
+	// AgwireAgent: binary read by the generated decoder, the same conversation.
+	got := run(t, tab, runSpec{URL: pageURL + "agent", Carrier: "binary", Companion: map[string]any{}, Agent: "agwire", Test: map[string]int{"events": events}})
+	if got.Error != "" {
+		t.Fatalf("AgwireAgent: %s", got.Error)
+	}
+	if got.ContentType != transport.MediaTypeBinary || got.Events != events {
+		t.Errorf("AgwireAgent: content type %q, %d events", got.ContentType, got.Events)
+	}
+	if conversation(got) != conversation(want) {
+		t.Errorf("AgwireAgent: the page assembled\n%s\nnode's client\n%s", conversation(got), conversation(want))
+	}
 }
 
 func TestBrowserResume(t *testing.T) {
@@ -109,8 +124,17 @@ func TestBrowserLinear(t *testing.T) {
 	// 1.0.0 deep-copies the message list on every message event, so a run
 	// that grows one message costs it quadratic time whatever the transport
 	// (docs/browser.md); this measures the transport.
+	for _, agent := range []string{"", "agwire"} {
+		linear(t, tab, pageURL, agent, n)
+	}
+}
+
+// linear runs n and 4n events with the companion (agent "") or AgwireAgent
+// ("agwire") and fails if 4x the events cost more than 5x the time.
+func linear(t *testing.T, tab context.Context, pageURL, agent string, n int) {
+	who := map[string]string{"": "binary with the companion", "agwire": "AgwireAgent"}[agent]
 	measure := func(events int) float64 {
-		r := run(t, tab, runSpec{URL: pageURL + "agent", Carrier: "binary", Companion: map[string]any{}, Test: map[string]int{"events": events, "custom": 1}})
+		r := run(t, tab, runSpec{URL: pageURL + "agent", Carrier: "binary", Companion: map[string]any{}, Agent: agent, Test: map[string]int{"events": events, "custom": 1}})
 		if r.Error != "" || r.Events != events {
 			t.Fatalf("%d events: got %d, error %q", events, r.Events, r.Error)
 		}
@@ -133,12 +157,12 @@ func TestBrowserLinear(t *testing.T) {
 	// is not linear stays over the bound however often it is measured (a
 	// quadratic one costs 16x), so measure again before judging.
 	for try := 0; large > 5*small && try < 2; try++ {
-		t.Logf("%.2fx on try %d: measuring again", large/small, try+1)
+		t.Logf("%s: %.2fx on try %d: measuring again", who, large/small, try+1)
 		small, large = min(small, best(n, 2)), min(large, best(4*n, 2))
 	}
-	t.Logf("binary with the companion: %d events %.0f ms, %d events %.0f ms (%.2fx)", n, small, 4*n, large, large/small)
+	t.Logf("%s: %d events %.0f ms, %d events %.0f ms (%.2fx)", who, n, small, 4*n, large, large/small)
 	if large > 5*small {
-		t.Errorf("4x the events cost %.2fx the time (%.0f ms → %.0f ms): not linear", large/small, small, large)
+		t.Errorf("%s: 4x the events cost %.2fx the time (%.0f ms → %.0f ms): not linear", who, large/small, small, large)
 	}
 }
 
@@ -163,16 +187,32 @@ func TestBrowserTable(t *testing.T) {
 	type row struct {
 		carrier, coding string
 		companion       bool
+		agent           string // "" or "agwire": AgwireAgent, binary
 	}
 	var rows []row
 	for _, coding := range []string{"none", "gzip", "zstd"} {
 		for _, carrier := range []string{"binary", "sse"} {
 			for _, companion := range []bool{false, true} {
-				rows = append(rows, row{carrier, coding, companion})
+				rows = append(rows, row{carrier, coding, companion, ""})
 			}
 		}
+		rows = append(rows, row{"binary", coding, true, "agwire"})
 	}
-	fmt.Printf("\nChromium, %d events per run (%s), loopback, best of 3\n\n", events, shape)
+	if os.Getenv("AGWIRE_BROWSER_TABLE_AGENT") != "" {
+		// Only what the AgwireAgent comparison needs: stock SSE and AgwireAgent.
+		var some []row
+		for _, r := range rows {
+			if r.agent != "" || (r.carrier == "sse" && !r.companion) {
+				some = append(some, r)
+			}
+		}
+		rows = some
+	}
+	runs := 3
+	if v := os.Getenv("AGWIRE_BROWSER_TABLE_RUNS"); v != "" {
+		fmt.Sscan(v, &runs)
+	}
+	fmt.Printf("\nChromium, %d events per run (%s), loopback, best of %d\n\n", events, shape, runs)
 	fmt.Println("| carrier | compression | client | bytes on the wire | time to runAgent completion |")
 	fmt.Println("|---|---|---|---:|---:|")
 	for _, r := range rows {
@@ -188,11 +228,14 @@ func TestBrowserTable(t *testing.T) {
 			companion = map[string]any{}
 			client = "stock + @agwire/fetch"
 		}
+		if r.agent == "agwire" {
+			client = "AgwireAgent"
+		}
 		best := 0.0
 		var bytes int64
-		for i := 0; i < 3; i++ {
+		for i := 0; i < runs; i++ {
 			before := c.written.Load()
-			res := run(t, tab, runSpec{URL: pageURL + "agent", Carrier: r.carrier, Companion: companion, Test: map[string]int{"events": events, "custom": custom}})
+			res := run(t, tab, runSpec{URL: pageURL + "agent", Carrier: r.carrier, Companion: companion, Agent: r.agent, Test: map[string]int{"events": events, "custom": custom}})
 			if res.Error != "" || res.Events != events {
 				t.Fatalf("%v: %d events, %s", r, res.Events, res.Error)
 			}

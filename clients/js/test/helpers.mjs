@@ -161,7 +161,7 @@ let runSeq = 0;
 // runStock runs the stock HttpAgent once; carrier "binary" or "sse";
 // companion: options for createFetch, or null for the stock fetch.
 // Resolves to what it assembled (ids of the run removed from the events).
-export async function runStock({ url, carrier, companion = {}, test = {}, fetchImpl, runId }) {
+export async function runStock({ url, carrier, companion = {}, test = {}, fetchImpl, runId, Agent }) {
   let f = fetchImpl ?? globalThis.fetch;
   const seen = { contentType: null, contentEncoding: undefined };
   const recording = async (u, init) => {
@@ -170,14 +170,15 @@ export async function runStock({ url, carrier, companion = {}, test = {}, fetchI
     if (seen.contentEncoding === undefined) seen.contentEncoding = r.headers.get("content-encoding");
     return r;
   };
-  const fetch = companion ? createFetch({ ...companion, fetch: recording }) : recording;
+  // Agent (AgwireAgent) wraps the fetch it is given itself.
+  const fetch = companion && !Agent ? createFetch({ ...companion, fetch: recording }) : recording;
   const config = {
     url,
     fetch,
     threadId: "thread-js",
     initialMessages: [{ id: "user-1", role: "user", content: "Weather in Seoul?" }],
   };
-  const agent = carrier === "binary" ? new BinaryHttpAgent(config) : new HttpAgent(config);
+  const agent = Agent ? new Agent({ ...config, agwire: companion ?? undefined }) : carrier === "binary" ? new BinaryHttpAgent(config) : new HttpAgent(config);
   const events = [];
   const out = { carrier };
   const errors = [];

@@ -4,6 +4,7 @@
 
 import { HttpAgent } from "@ag-ui/client";
 import { createFetch, BINARY_MEDIA_TYPE } from "../../../clients/js/index.js";
+import { AgwireAgent } from "../../../clients/js/agent.js";
 
 class BinaryHttpAgent extends HttpAgent {
   requestInit(input) {
@@ -13,23 +14,24 @@ class BinaryHttpAgent extends HttpAgent {
 }
 
 // agwireRun({url, carrier: "binary"|"sse", companion: false | {...options},
-//            runId, test: {events, ...}}) resolves to
+//            agent: "" | "agwire", runId, test: {events, ...}}) resolves to
 // {ms, messages, state, result, events, contentType, error?}.
-window.agwireRun = async function agwireRun({ url, carrier, companion, runId, test }) {
+window.agwireRun = async function agwireRun({ url, carrier, companion, agent: which, runId, test }) {
   let contentType = null;
   const recording = async (u, init) => {
     const r = await fetch(u, init);
     contentType ??= r.headers.get("content-type");
     return r;
   };
-  const f = companion ? createFetch({ ...companion, fetch: recording }) : recording;
+  // AgwireAgent wraps the fetch itself, with companion as createFetch's options.
+  const f = companion && which !== "agwire" ? createFetch({ ...companion, fetch: recording }) : recording;
   const config = {
     url,
     fetch: f,
     threadId: "thread-browser",
     initialMessages: [{ id: "user-1", role: "user", content: "Weather in Seoul?" }],
   };
-  const agent = carrier === "binary" ? new BinaryHttpAgent(config) : new HttpAgent(config);
+  const agent = which === "agwire" ? new AgwireAgent({ ...config, agwire: companion || {} }) : carrier === "binary" ? new BinaryHttpAgent(config) : new HttpAgent(config);
   let events = 0;
   const out = { carrier };
   const t0 = performance.now();
