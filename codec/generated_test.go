@@ -76,6 +76,16 @@ func sameEncode(t testing.TB, c codec.Codec, ev event.Event) []byte {
 			for _, s := range sentinels {
 				same = same && errors.Is(err, s) == errors.Is(jerr, s)
 			}
+			// A field of a later protocol version than the profile's is
+			// refused on both paths, by design with different sentinels: a
+			// Go event asks for what the peer cannot read
+			// (ErrNotInProfile), JSON text holds a field its type does not
+			// declare in that version (event.ErrUnknownField).
+			laterField := false
+			event.Later(ev, func(string, string) { laterField = true })
+			if laterField && errors.Is(err, codec.ErrNotInProfile) && errors.Is(jerr, event.ErrUnknownField) {
+				same = true
+			}
 			if !same {
 				t.Fatalf("Append and AppendFromJSON disagree\nAppend         %v\nAppendFromJSON %v\njson %s", err, jerr, js)
 			}
