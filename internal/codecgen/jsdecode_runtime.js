@@ -200,44 +200,70 @@ function utf8(s, e) {
   return ascii(s, n);
 }
 
+// bufView returns a DataView of buf (one per payload, made when first
+// needed): comparisons read four bytes at a time through it.
+let view = null;
+let viewOf = null;
+
+function bufView() {
+  if (viewOf !== buf) {
+    view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
+    viewOf = buf;
+  }
+  return view;
+}
+
+// same reports whether the n bytes at buf[s] equal those at k[at] (k a
+// DataView), four at a time.
+function same(s, k, at, n) {
+  const v = bufView();
+  let i = 0;
+  const last = n - 4;
+  while (i <= last && v.getInt32(s + i, true) === k.getInt32(at + i, true)) i += 4;
+  if (i <= last) return false;
+  while (i < n && v.getUint8(s + i) === k.getUint8(at + i)) i++;
+  return i === n;
+}
+
 // Long text that is not ASCII costs TextDecoder about 1.5 ns a byte (it
 // builds a two-byte string; ASCII costs it a tenth of that), and it
 // recurs: each MESSAGES_SNAPSHOT repeats the conversation's earlier
-// messages. So the last such strings are kept by byte length, and bytes
-// equal to a kept string's, compared four at a time, return it: on the
+// messages. So such strings are kept by byte length, their bytes copied
+// into one arena, and bytes equal to a kept string's return it: on the
 // recorded-style run 71 % of the snapshots' long contents are repeats.
-// Bounded: LONG_ENTRIES strings of at most LONG_MAX bytes.
+// Bounded: the arena's LONG_ARENA bytes (allocated on first use, emptied
+// when full), strings of at most LONG_MAX bytes.
 const LONG_MIN = 128;
 const LONG_MAX = 64 * 1024;
-const LONG_ENTRIES = 64;
-const longKept = new Map(); // byte length -> { bytes: DataView of a copy, str }
-let view = null; // a DataView of viewOf, made when a payload first needs one
-let viewOf = null;
+const LONG_ARENA = 1024 * 1024;
+const longKept = new Map(); // byte length -> { at: the bytes' offset in the arena, str }
+let arena = null;
+let arenaView = null;
+let arenaUsed = 0;
 
 function long(s, e) {
   const n = e - s;
   const kept = longKept.get(n);
-  if (kept !== undefined) {
-    if (viewOf !== buf) {
-      view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
-      viewOf = buf;
-    }
-    // Locals: a module variable is loaded again on every turn of a loop.
-    const v = view;
-    const k = kept.bytes;
-    let i = 0;
-    const last = n - 4;
-    while (i <= last && v.getInt32(s + i, true) === k.getInt32(i, true)) i += 4;
-    if (i > last) {
-      while (i < n && v.getUint8(s + i) === k.getUint8(i)) i++;
-      if (i === n) return kept.str;
-    }
-  }
+  if (kept !== undefined && same(s, arenaView, kept.at, n)) return kept.str;
   const str = textDecoder.decode(buf.subarray(s, e));
   if (str.length !== n && n <= LONG_MAX) {
-    if (longKept.size >= LONG_ENTRIES) longKept.clear();
-    const copy = buf.slice(s, e);
-    longKept.set(n, { bytes: new DataView(copy.buffer), str });
+    if (kept !== undefined) {
+      // The same length: the new bytes take the old ones' place.
+      arena.set(buf.subarray(s, e), kept.at);
+      kept.str = str;
+    } else {
+      if (arena === null) {
+        arena = new Uint8Array(LONG_ARENA);
+        arenaView = new DataView(arena.buffer);
+      }
+      if (arenaUsed + n > LONG_ARENA) {
+        longKept.clear();
+        arenaUsed = 0;
+      }
+      arena.set(buf.subarray(s, e), arenaUsed);
+      longKept.set(n, { at: arenaUsed, str });
+      arenaUsed += n;
+    }
   }
   return str;
 }
@@ -249,16 +275,32 @@ const MEMO_SLOTS = 256;
 const MEMO_MAX = 32; // bytes: longer strings are read without a memo
 const memoLen = new Int32Array(MEMO_SLOTS).fill(-1);
 const memoBytes = new Uint8Array(MEMO_SLOTS * MEMO_MAX);
+const memoWords = new Int32Array(memoBytes.buffer);
+// The words are built little-endian; on a big-endian machine memoWords
+// reads them the other way round, so there the bytes are compared singly.
+const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
 const memoStr = new Array(MEMO_SLOTS).fill("");
 
+// Byte by byte: for strings this short a DataView per payload (same) costs
+// more than it saves.
 function memo(s, e, slot) {
   const n = e - s;
   if (n > MEMO_MAX) return utf8(s, e);
   const at = slot * MEMO_MAX;
   if (memoLen[slot] === n) {
+    // Four bytes to a comparison against the slot's words.
+    const b = buf;
     let i = 0;
-    while (i < n && memoBytes[at + i] === buf[s + i]) i++;
-    if (i === n) return memoStr[slot];
+    let w = at >> 2;
+    const last = LITTLE_ENDIAN ? n - 4 : -1;
+    while (i <= last && (b[s + i] | (b[s + i + 1] << 8) | (b[s + i + 2] << 16) | (b[s + i + 3] << 24)) === memoWords[w]) {
+      i += 4;
+      w++;
+    }
+    if (i > last) {
+      while (i < n && memoBytes[at + i] === b[s + i]) i++;
+      if (i === n) return memoStr[slot];
+    }
   }
   const str = utf8(s, e);
   memoLen[slot] = n;

@@ -205,3 +205,19 @@ test("long text kept for reuse: equal bytes give the kept text, any other byte o
 function agreeOK(payload, what) {
   assert.deepStrictEqual(decode(payload), peerDecode(payload), what);
 }
+
+// Short ids are read through a memo slot per field, compared four bytes to
+// a word: an id of the same length that differs in any one byte must be
+// read anew.
+test("memo slots: an id of the same length differing in any byte is read anew", () => {
+  for (let n = 1; n <= 32; n++) {
+    const id = Array.from({ length: n }, (_, i) => String.fromCharCode(97 + (i % 26))).join("");
+    const frame = (messageId) => peerEncode({ type: "TEXT_MESSAGE_CONTENT", messageId, delta: "d" });
+    agreeOK(frame(id), `id of ${n}`);
+    for (let at = 0; at < n; at++) {
+      const other = id.slice(0, at) + "Z" + id.slice(at + 1);
+      agreeOK(frame(other), `id of ${n}, byte ${at} changed`);
+      agreeOK(frame(id), `id of ${n} again after byte ${at}`);
+    }
+  }
+});
