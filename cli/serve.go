@@ -30,7 +30,10 @@ binary, told from its first bytes unless --from says), with the threadId
 and runId of every RUN_STARTED and RUN_FINISHED replaced by the request's
 (and RUN_STARTED's input by the request), so that a UI posting its own ids
 sees them come back; the rest of each event, its timestamp too, is sent as
-recorded. Events go one every --delay as if the agent were thinking, or
+recorded. A recording with an event the server could never send on one of
+its carriers (THINKING_*, which has no protobuf form; an event over the
+codec's memory budget or the stock client's 10 MiB) is refused at load,
+naming the record. Events go one every --delay as if the agent were thinking, or
 with --pace timestamps as far apart as their timestamp fields say (each gap
 at most --max-gap; an event without a timestamp waits --delay). The Accept
 header chooses Server-Sent Events or the AG-UI 1.0 binary stream, and

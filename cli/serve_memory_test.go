@@ -6,12 +6,14 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"runtime"
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -189,5 +191,140 @@ func TestServeMemoryOfCutRuns(t *testing.T) {
 	}
 	if rss8 >= 0 && !raceEnabled && rss8 > 700<<20 {
 		t.Errorf("peak RSS grew by %.0f MiB for %d cut runs of 8 MiB inputs; want at most 700 MiB", float64(rss8)/(1<<20), n)
+	}
+}
+
+// stalledFollowers starts the demo server (resumable, a run that takes its
+// time, a write timeout longer than the test), starts one run of a body of
+// size bytes and lets its client go once RUN_STARTED is logged, then
+// connects n followers of the run (over SSE or binary, as mediaType says)
+// that read the response's first
+// bytes and then nothing: each has had the server begin writing
+// RUN_STARTED to it, and holds the server's write until the connection
+// closes. It returns the live heap the server then holds (after GC, above
+// the heap before) and the growth of the process's peak RSS (VmHWM after,
+// less VmRSS before; -1 where /proc or resetting the peak is not
+// available).
+func stalledFollowers(t *testing.T, n, size int, mediaType string) (heap, rss int64) {
+	goroutines := runtime.NumGoroutine()
+	defer func() {
+		for deadline := time.Now().Add(20 * time.Second); runtime.NumGoroutine() > goroutines && time.Now().Before(deadline); {
+			time.Sleep(10 * time.Millisecond)
+		}
+	}()
+	mem := runlog.NewMemory(runlog.MemoryOptions{})
+	defer mem.Close()
+	runs, endRuns := context.WithCancel(context.Background())
+	defer endRuns()
+	s := startServe(t, serveOptions{delay: time.Hour, runLog: mem, grace: transport.DefaultReconnectGrace, runs: runs, writeTimeout: 10 * time.Minute})
+	defer s.stop()
+	defer endRuns()
+	const run = "followed"
+	body := bytes.Replace(emptyMessagesBody(size), []byte("RUNID"), []byte(run), 1)
+
+	before := heapInuse()
+	rssBefore := procStatus("VmRSS")
+	if os.WriteFile("/proc/self/clear_refs", []byte("5"), 0) != nil { // resets VmHWM
+		rssBefore = -1
+	}
+	client := &http.Client{Transport: &http.Transport{DisableKeepAlives: true, DisableCompression: true}}
+	req, _ := http.NewRequest(http.MethodPost, s.url, bytes.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", transport.MediaTypeSSE)
+	resp, err := client.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var first [64]byte
+	_, err = resp.Body.Read(first[:]) // the first bytes of RUN_STARTED: it is logged
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK || err != nil {
+		t.Fatalf("the run: %s, %v", resp.Status, err)
+	}
+
+	host := strings.TrimSuffix(strings.TrimPrefix(s.url, "http://"), "/")
+	conns := make([]net.Conn, n)
+	defer func() {
+		for _, c := range conns {
+			if c != nil {
+				c.Close()
+			}
+		}
+	}()
+	var wg sync.WaitGroup
+	errs := make(chan error, n)
+	for i := range n {
+		wg.Go(func() {
+			// A small receive window, so that the kernel's buffers do not
+			// take in most of RUN_STARTED: the server's write stays blocked
+			// with what it is writing, as behind a client that stopped.
+			d := net.Dialer{Control: func(_, _ string, rc syscall.RawConn) error {
+				return rc.Control(func(fd uintptr) { syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_RCVBUF, 16<<10) })
+			}}
+			c, err := d.Dial("tcp", host)
+			if err != nil {
+				errs <- err
+				return
+			}
+			conns[i] = c
+			c.SetDeadline(time.Now().Add(2 * time.Minute)) // a hang guard
+			if _, err := fmt.Fprintf(c, "GET /runs/%s HTTP/1.1\r\nHost: %s\r\nAccept: %s\r\n\r\n", run, host, mediaType); err != nil {
+				errs <- err
+				return
+			}
+			// The header and the first bytes of RUN_STARTED, then nothing
+			// more.
+			got, err := io.ReadAll(io.LimitReader(c, 1024))
+			if err != nil || !bytes.Contains(got, []byte("200 OK")) || !bytes.Contains(got, []byte(mediaType)) {
+				errs <- fmt.Errorf("follower %d: %q, %v", i, got, err)
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	time.Sleep(300 * time.Millisecond)
+	after := heapInuse()
+	runtime.KeepAlive(body) // counted in the heap before and after
+	if rssBefore >= 0 {
+		rss = procStatus("VmHWM") - rssBefore
+	} else {
+		rss = -1
+	}
+	return int64(after) - int64(before), rss
+}
+
+// A hundred followers of a run of an 8 MiB input that never read past the
+// first bytes of its RUN_STARTED hold one rendering of it between them, not
+// one each: the server's live heap grows by about the run's own (its
+// logged events and that one rendering) plus a little per follower, and
+// the peak RSS of the whole exchange stays under 700 MiB (each follower
+// held its own 8 MiB rendering until its write timeout: 100 of them took
+// the RSS from 285 MB to 1,574 MB). Binary followers are held to the same
+// heap bound: they are written the log's bytes, not a copy (this run's
+// frame is about 2 MiB, which the kernel's buffers mostly take, so they
+// held little before either). Measured as TestServeMemoryOfCutRuns
+// measures; the peak RSS of the first exchange only, since the second
+// reuses what the first let go.
+func TestServeMemoryOfStalledFollowers(t *testing.T) {
+	if testing.Short() {
+		t.Skip("sends an 8 MB run to 100 followers")
+	}
+	n := 100
+	if raceEnabled {
+		n = 10 // the race detector's shadow memory; no RSS bound then
+	}
+	for i, mediaType := range []string{transport.MediaTypeSSE, transport.MediaTypeBinary} {
+		heap, rss := stalledFollowers(t, n, transport.DefaultMaxBodyBytes-1024, mediaType)
+		t.Logf("%d stalled followers (%s) of a run of an 8 MiB input: live heap %.1f MiB above the heap before, peak RSS growth %.0f MiB",
+			n, mediaType, float64(heap)/(1<<20), float64(rss)/(1<<20))
+		if want := int64(48<<20) + int64(n)*(256<<10); heap > want {
+			t.Errorf("%d stalled followers (%s): the live heap grew by %.1f MiB; want at most %.1f MiB (one shared rendering, not one per follower)", n, mediaType, float64(heap)/(1<<20), float64(want)/(1<<20))
+		}
+		if i == 0 && rss >= 0 && !raceEnabled && rss > 700<<20 {
+			t.Errorf("peak RSS grew by %.0f MiB for %d stalled followers (%s); want at most 700 MiB", float64(rss)/(1<<20), n, mediaType)
+		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"path/filepath"
 	"strings"
 	"time"
@@ -12,6 +13,7 @@ import (
 	"github.com/agwire/agwire/codec"
 	"github.com/agwire/agwire/event"
 	"github.com/agwire/agwire/framing"
+	"github.com/agwire/agwire/transport"
 )
 
 // paceFlag is serve's --pace: how far apart the events go.
@@ -58,7 +60,10 @@ type recordedRun struct {
 // the format from, or told from its first bytes as the other commands tell
 // it: JSON lines, SSE or binary. A record that does not parse or decode is
 // an error naming it; an event of a type this build does not know is
-// skipped and counted.
+// skipped and counted. An event the server could not send on one of the
+// carriers it offers (see servable) is an error naming the record, its type
+// and why: loaded, it would answer every run request 200 and then a
+// RUN_ERROR in its place.
 func loadRecorded(name string, stdin io.Reader, from streamFormat) (*recordedRun, error) {
 	in := stdin
 	if name != "-" {
@@ -78,6 +83,10 @@ func loadRecorded(name string, stdin io.Reader, from streamFormat) (*recordedRun
 		}
 	}
 	src := newEventSource(from, br, rec, event.Parser{}, codec.Codec{}, framing.DefaultMaxFrameSize)
+	check, err := newServableCheck()
+	if err != nil {
+		return nil, err
+	}
 	run := &recordedRun{}
 	for {
 		ev, err := src.next()
@@ -88,6 +97,9 @@ func loadRecorded(name string, stdin io.Reader, from streamFormat) (*recordedRun
 			}
 			return run, nil
 		case err == nil:
+			if err := check.servable(ev); err != nil {
+				return nil, fmt.Errorf("%s (%s): %s: %s cannot be served: %w", describeInput(name), from, src.at(), ev.Type(), err)
+			}
 			run.events = append(run.events, ev)
 		case isUnknownEvent(err):
 			run.skipped++
@@ -96,6 +108,67 @@ func loadRecorded(name string, stdin io.Reader, from streamFormat) (*recordedRun
 		}
 	}
 }
+
+// servableCheck writes events with the writers serve's handler uses, on
+// both carriers, into nothing: an event one of them refuses (no protobuf
+// form, such as THINKING_*; over the codec's memory budget; a frame or an
+// SSE event over the stock client's limits) could never be sent to a
+// client of that carrier. The check is the writers' own, not a copy of
+// their rules.
+type servableCheck struct {
+	sse, binary transport.EventWriter
+}
+
+func newServableCheck() (*servableCheck, error) {
+	c := &servableCheck{}
+	for _, w := range []struct {
+		mediaType string
+		to        *transport.EventWriter
+	}{{transport.MediaTypeSSE, &c.sse}, {transport.MediaTypeBinary, &c.binary}} {
+		r, err := http.NewRequest(http.MethodPost, "/", nil)
+		if err != nil {
+			return nil, err
+		}
+		r.Header.Set("Accept", w.mediaType)
+		if *w.to, err = transport.NewEventWriter(discardResponse{}, r, transport.WriterOptions{}); err != nil {
+			return nil, err
+		}
+	}
+	return c, nil
+}
+
+// servable returns nil when both carriers can send ev as serve sends it:
+// RUN_STARTED without its recorded input, which serve replaces by the
+// request (the handler checks that one, 422).
+func (c *servableCheck) servable(ev event.Event) error {
+	if e, ok := ev.(*event.RunStarted); ok {
+		cp := *e
+		cp.Input = nil
+		ev = &cp
+	}
+	for _, w := range []transport.EventWriter{c.binary, c.sse} {
+		if err := w.WriteEvent(ev); err != nil {
+			if ee, ok := errors.AsType[*transport.EventError](err); ok {
+				err = ee.Err
+			}
+			name := "the binary stream"
+			if w == c.sse {
+				name = "SSE"
+			}
+			return fmt.Errorf("%s refuses it: %w", name, err)
+		}
+	}
+	return nil
+}
+
+// discardResponse is an http.ResponseWriter that keeps nothing, for
+// servableCheck.
+type discardResponse struct{}
+
+func (discardResponse) Header() http.Header         { return http.Header{} }
+func (discardResponse) Write(b []byte) (int, error) { return len(b), nil }
+func (discardResponse) WriteHeader(int)             {}
+func (discardResponse) Flush()                      {}
 
 // describeInput names an input file in messages.
 func describeInput(name string) string {

@@ -4,11 +4,13 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -201,6 +203,7 @@ func TestServeRecordedUsage(t *testing.T) {
 		{[]string{"--from", "sse"}, exitUsage, "need -i FILE"},
 		{[]string{"--max-gap", "0s"}, exitUsage, "--max-gap must be positive"},
 		{[]string{"--cors", "https://ui.example/"}, exitUsage, `--cors: transport: HandlerOptions.CORS.AllowOrigins: "https://ui.example/" is not an origin`},
+		{[]string{"--cors", "null"}, exitUsage, `--cors: transport: HandlerOptions.CORS.AllowOrigins: "null" allows every web site`},
 		{[]string{"-i", filepath.Join(t.TempDir(), "missing.jsonl")}, exitFail, "no such file"},
 		{[]string{"-i", empty}, exitFail, "holds no event"},
 		{[]string{"-i", bad}, exitFail, "line 2"},
@@ -329,5 +332,78 @@ func TestServeCommandRecorded(t *testing.T) {
 	}
 	if c := <-code; c != 0 {
 		t.Errorf("exit %d", c)
+	}
+}
+
+// TestServeRecordedUnservable: serve -i refuses at load a recording with an
+// event it could never send to a client of one of its carriers — one with
+// no protobuf form (THINKING_*), one whose decoding would exceed the
+// codec's memory budget, one over the stock client's event size — naming
+// the record, the event's type and the reason, instead of answering every
+// run request 200 and then a RUN_ERROR.
+func TestServeRecordedUnservable(t *testing.T) {
+	jsonl := func(evs ...event.Event) []byte {
+		var b bytes.Buffer
+		for _, ev := range evs {
+			js, err := event.Marshal(ev)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b.Write(js)
+			b.WriteByte('\n')
+		}
+		return b.Bytes()
+	}
+	start, finish := &event.RunStarted{ThreadID: "t", RunID: "r"}, &event.RunFinished{ThreadID: "t", RunID: "r"}
+	const thinking = `{"type":"THINKING_START"}`
+	dense := &event.RunFinished{ThreadID: "t", RunID: "r", Outcome: &event.RunOutcome{Type: "interrupt", Interrupts: make([]event.Interrupt, 40_000)}}
+	huge := &event.TextMessageContent{MessageID: "m", Delta: strings.Repeat("x", 11<<20)}
+	for _, tc := range []struct {
+		name string
+		data []byte
+		says []string
+	}{
+		{"thinking.jsonl", slices.Concat(jsonl(start), []byte("\n"+thinking+"\n"), jsonl(finish)),
+			[]string{"line 3", "THINKING_START cannot be served", "the binary stream refuses it", "never had a protobuf form"}},
+		{"dense.jsonl", jsonl(start, dense),
+			[]string{"line 2", "RUN_FINISHED cannot be served", "memory budget"}},
+		{"huge.jsonl", jsonl(start, huge, finish),
+			[]string{"line 2", "TEXT_MESSAGE_CONTENT cannot be served", "the binary stream refuses it", "10485760"}},
+	} {
+		_, err := loadRecorded(writeTemp(t, tc.name, tc.data), nil, "")
+		for _, want := range tc.says {
+			if err == nil || !strings.Contains(err.Error(), want) {
+				t.Errorf("%s: %v; want an error saying %q", tc.name, err, want)
+			}
+		}
+		if tc.name == "huge.jsonl" && !errors.Is(err, transport.ErrEventTooLarge) {
+			t.Errorf("%s: %v; want transport.ErrEventTooLarge", tc.name, err)
+		}
+	}
+	// The command refuses it before it listens.
+	file := writeTemp(t, "thinking.jsonl", slices.Concat(jsonl(start), []byte(thinking+"\n"), jsonl(finish)))
+	pr, pw := io.Pipe()
+	code := make(chan int, 1)
+	go func() {
+		code <- run([]string{"serve", "--addr", "127.0.0.1:0", "-i", file}, nil, io.Discard, pw)
+		pw.Close()
+	}()
+	first, _ := bufio.NewReader(pr).ReadString('\n')
+	go io.Copy(io.Discard, pr)
+	if strings.Contains(first, "listening") { // it loaded the file: stop it
+		t.Errorf("serve -i with THINKING_START listens: %q", first)
+		if err := syscall.Kill(os.Getpid(), syscall.SIGINT); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if c := <-code; c != exitFail || !strings.Contains(first, "line 2: THINKING_START cannot be served") {
+		t.Errorf("serve -i with THINKING_START: exit %d, %q", c, first)
+	}
+	// A recording whose RUN_STARTED carries a large input still loads: serve
+	// replaces the input by the request's, which the handler checks.
+	big := &event.RunStarted{ThreadID: "t", RunID: "r", Input: &event.RunAgentInput{ThreadID: "t", RunID: "r", Messages: make([]event.Message, 0)}}
+	big.Input.State = event.RawValue(`"` + strings.Repeat("y", 11<<20) + `"`)
+	if _, err := loadRecorded(writeTemp(t, "input.jsonl", jsonl(big, finish)), nil, ""); err != nil {
+		t.Errorf("a recorded RUN_STARTED with an 11 MiB input: %v", err)
 	}
 }

@@ -52,7 +52,10 @@ func capabilitiesOf(opts *HandlerOptions) (*event.AgentCapabilities, error) {
 func serveCapabilities(w http.ResponseWriter, r *http.Request, body []byte) {
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", "no-cache")
-	w.Header().Set("Vary", "Accept")
+	// Add, not set: a CORS response already varies by Origin, and a cache
+	// that lost that would serve one origin's Access-Control-Allow-Origin
+	// to another.
+	addVary(w.Header(), "Accept")
 	if r.Method == http.MethodHead {
 		return
 	}

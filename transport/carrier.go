@@ -35,7 +35,9 @@ func carrierFor(mediaType string) *carrier {
 	return nil
 }
 
-// An encoder writes events, one Write call on its writer per event.
+// An encoder writes events, one Write call on its writer per event, but
+// for a large event of a run log, written from the log's bytes or a
+// shared rendering rather than copied (writeWire: two or three writes).
 //
 // The write methods check the bytes they would send with lim (sizeLimit)
 // and return nil, or an error from refuse when the event cannot

@@ -22,8 +22,18 @@ var binaryCarrier = carrier{
 	},
 	newDecoder: func(r io.Reader, opts ReaderOptions) decoder {
 		d := &binaryDecoder{src: countingReader{r: bufio.NewReaderSize(r, 32<<10)}, keepalives: new(int64)}
+		c := opts.Codec
+		if opts.Consume && opts.Warn != nil && c.Skipped == nil {
+			// A field of a later protocol version that the codec's profile
+			// skips is said, as the consuming parse says it of JSON: the
+			// decoded event no longer holds it, so the check below cannot.
+			warn := opts.Warn
+			c.Skipped = func(t event.Type, pointer string) {
+				warn(event.Warning{Type: t, Path: pointer, Reason: "removed an unrecognised property"})
+			}
+		}
 		d.r = framing.NewReader(&d.src, framing.ReaderOptions{
-			Codec:                opts.Codec,
+			Codec:                c,
 			MaxFrameSize:         max(opts.MaxEventSize, 0),
 			MaxConsecutiveErrors: -1, // counted by the EventReader, for every carrier
 		})
@@ -69,6 +79,18 @@ func (e *binaryEncoder) writeJSON(ev event.Event, _ []byte) error { return e.wri
 func (e *binaryEncoder) writeWire(wire []byte, _ string) error {
 	if err := e.lim.frame(len(wire)); err != nil {
 		return refuse(err)
+	}
+	if len(wire) >= shareFrom {
+		// Written from the log's bytes, not copied into this response's
+		// buffer: a client that stops reading holds no copy of a large
+		// event (see sharedJSON for SSE). Two writes, prefix and payload.
+		var prefix [4]byte
+		binary.BigEndian.PutUint32(prefix[:], uint32(len(wire)))
+		if _, err := e.w.Write(prefix[:]); err != nil {
+			return err
+		}
+		_, err := e.w.Write(wire)
+		return err
 	}
 	return e.write(append(e.buf[:4], wire...))
 }

@@ -44,11 +44,34 @@ func (e *sseEncoder) heartbeat() (bool, error) {
 // writeWire writes "id: <cursor>\ndata: <JSON>\n\n", the JSON rendered from
 // the wire bytes by the codec. The id precedes the data so that a client
 // has the cursor of every event it dispatched.
+//
+// The JSON of a large event is shared with the other responses writing it
+// (see sharedJSON), and written from there: the block is then three writes,
+// its id and data prefix, the JSON and the blank line.
 func (e *sseEncoder) writeWire(wire []byte, id string) error {
 	b := append(e.buf[:0], "id: "...)
 	b = append(b, id...)
 	b = append(b, '\n')
 	b = append(b, sseDataPrefix...)
+	if len(wire) >= shareFrom {
+		r, release := sharedJSON(e.c, wire)
+		defer release()
+		e.buf = append(reuse(b), sseDataPrefix...)
+		if r.err != nil {
+			return refuse(r.err)
+		}
+		if err := e.lim.sse(len(r.json), len(b)+len(r.json)+1); err != nil {
+			return refuse(err)
+		}
+		if _, err := e.w.Write(b); err != nil {
+			return err
+		}
+		if _, err := e.w.Write(r.json); err != nil {
+			return err
+		}
+		_, err := io.WriteString(e.w, "\n\n")
+		return err
+	}
 	start := len(b)
 	release := heavy(len(wire) * wireRenderCost)
 	b, err := e.c.AppendJSONFromWire(b, wire)

@@ -118,3 +118,32 @@ func TestConsumeOptionBinaryValues(t *testing.T) {
 		}
 	}
 }
+
+// TestConsumeBinaryLaterField: a 1.0 reader consuming a binary frame that
+// carries a field of AG-UI 1.1 (encryptedValueType) removes it with a
+// warning naming its pointer, as it does for the same event's JSON.
+func TestConsumeBinaryLaterField(t *testing.T) {
+	ev := &event.ReasoningEncryptedValue{Subtype: "message", EntityID: "m1", EncryptedValue: "e", EncryptedValueType: event.Ptr("blob")}
+	var body bytes.Buffer
+	fw := framing.NewWriter(&body, framing.WriterOptions{Codec: codec.Codec{Profile: codec.V11}})
+	if err := fw.WriteEvent(ev); err != nil {
+		t.Fatal(err)
+	}
+	resp := &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {MediaTypeBinary}}, Body: io.NopCloser(&body)}
+	var warnings []string
+	r, err := NewEventReader(resp, ReaderOptions{Consume: true, Warn: func(w event.Warning) { warnings = append(warnings, w.String()) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	got, err := r.Next()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g := got.(*event.ReasoningEncryptedValue); g.EncryptedValueType != nil || g.EncryptedValue != "e" {
+		t.Errorf("read %+v; want the 1.1 field removed, the rest kept", g)
+	}
+	if len(warnings) != 1 || !strings.Contains(warnings[0], "/encryptedValueType") {
+		t.Errorf("warnings %q; want one naming /encryptedValueType", warnings)
+	}
+}

@@ -1,6 +1,7 @@
 package transport
 
 import (
+	"errors"
 	"fmt"
 	"net/http"
 	neturl "net/url"
@@ -31,7 +32,9 @@ type CORSOptions struct {
 	// AllowOrigins lists the allowed origins, each as a browser sends it:
 	// scheme, host and port if not the scheme's default, with no path or
 	// trailing slash, such as "https://app.example" or
-	// "http://localhost:5173". "*" allows every origin.
+	// "http://localhost:5173". "*" allows every origin. "null" is refused
+	// (ErrNullOrigin): sandboxed iframes and file: pages send it, and any
+	// site can open a sandboxed iframe.
 	AllowOrigins []string
 	// AllowOrigin, if set, allows the origins for which it returns true, in
 	// addition to AllowOrigins. It is called for each cross-origin request
@@ -52,6 +55,15 @@ type CORSOptions struct {
 	// AG-UI uses, such as Authorization.
 	AllowHeaders []string
 }
+
+// ErrNullOrigin: CORSOptions.AllowOrigins lists "null". Browsers send
+// Origin: null from sandboxed iframes, file: pages and after some
+// cross-origin redirects, and any web site can open a sandboxed iframe: so
+// allowing "null" allows every site, and with AllowCredentials lets every
+// site send requests with its visitors' credentials. NewHandler and
+// NewFollowHandler refuse it, with or without credentials: without them
+// "*" says the same plainly; AllowOrigin may still allow it on purpose.
+var ErrNullOrigin = errors.New(`transport: CORS origin "null" allows every web site`)
 
 // The headers of CORS, and those an AG-UI client sends or reads across
 // origins.
@@ -82,6 +94,16 @@ func newCORS(name string, o *CORSOptions) (*cors, error) {
 			c.any = true
 			continue
 		}
+		if strings.EqualFold(origin, "null") {
+			why := `list "*" if every site is meant, or decide in AllowOrigin`
+			if o.AllowCredentials {
+				why = "with AllowCredentials every web site could send requests with its visitors' credentials; list the origins, or decide in AllowOrigin"
+			}
+			return nil, &textError{
+				text: fmt.Sprintf(`transport: %s.CORS.AllowOrigins: "null" allows every web site, since any page can send Origin: null (sandboxed iframes, file: pages); %s`, name, why),
+				errs: []error{ErrNullOrigin},
+			}
+		}
 		if err := checkOrigin(origin); err != nil {
 			return nil, fmt.Errorf("transport: %s.CORS.AllowOrigins: %w", name, err)
 		}
@@ -108,9 +130,6 @@ func newCORS(name string, o *CORSOptions) (*cors, error) {
 
 // checkOrigin checks that s is an origin as a browser serializes it.
 func checkOrigin(s string) error {
-	if s == "null" {
-		return nil // sandboxed frames, file: pages
-	}
 	u, err := neturl.Parse(s)
 	switch {
 	case err != nil:

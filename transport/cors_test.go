@@ -2,6 +2,8 @@ package transport_test
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -230,6 +232,113 @@ func TestCORSOptionsChecked(t *testing.T) {
 		_, err := transport.NewHandler(fn, transport.HandlerOptions{CORS: &tc.cors})
 		if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "HandlerOptions.CORS") {
 			t.Errorf("%+v: %v, want an error naming HandlerOptions.CORS and %q", tc.cors, err, tc.want)
+		}
+	}
+}
+
+// TestCORSNullOriginRefused: "null" in AllowOrigins is refused with
+// ErrNullOrigin, with credentials and without, on both routes, saying why
+// (every site can send Origin: null from a sandboxed iframe); AllowOrigin
+// may still allow it on purpose.
+func TestCORSNullOriginRefused(t *testing.T) {
+	log := runlog.NewMemory(runlog.MemoryOptions{})
+	defer log.Close()
+	for _, creds := range []bool{true, false} {
+		cors := &transport.CORSOptions{AllowOrigins: []string{uiOrigin, "null"}, AllowCredentials: creds}
+		_, err := transport.NewHandler(replay(nil), transport.HandlerOptions{CORS: cors})
+		_, ferr := transport.NewFollowHandler(log, transport.FollowOptions{CORS: cors})
+		for what, err := range map[string]error{"HandlerOptions": err, "FollowOptions": ferr} {
+			if !errors.Is(err, transport.ErrNullOrigin) || !strings.Contains(err.Error(), what+".CORS.AllowOrigins") || !strings.Contains(err.Error(), "sandboxed iframes") {
+				t.Errorf("%s, credentials %v: %v, want ErrNullOrigin naming the field and saying why", what, creds, err)
+			}
+			if creds && (err == nil || !strings.Contains(err.Error(), "credentials")) {
+				t.Errorf("%s with credentials: %v, want the reason to name the credentials", what, err)
+			}
+		}
+	}
+	if _, err := transport.NewHandler(replay(nil), transport.HandlerOptions{CORS: &transport.CORSOptions{AllowOrigin: func(o string) bool { return o == "null" }}}); err != nil {
+		t.Errorf("AllowOrigin allowing null on purpose: %v", err)
+	}
+}
+
+// TestCORSVaryOrigin: every response that carries Access-Control-Allow-Origin
+// for the request's origin also says Vary: Origin, so that no cache serves
+// it to another origin: the run (both carriers), a resumption, the
+// capabilities, the preflight, the follower route, and each error answer.
+func TestCORSVaryOrigin(t *testing.T) {
+	cors := &transport.CORSOptions{AllowOrigins: []string{uiOrigin}}
+	log := runlog.NewMemory(runlog.MemoryOptions{})
+	defer log.Close()
+	authorize := func(_ *http.Request, run string, _ transport.Access) error {
+		if run == "denied" {
+			return errors.New("not yours")
+		}
+		return nil
+	}
+	follow, err := transport.NewFollowHandler(log, transport.FollowOptions{CORS: cors, ErrorLog: quietLog, Authorize: authorize})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/", mustHandler(transport.HandlerOptions{Log: log, Detach: true, CORS: cors, ErrorLog: quietLog, MaxBodyBytes: 4096, Authorize: authorize}, replay(realisticRun())))
+	mux.Handle("/busy", mustHandler(transport.HandlerOptions{CORS: cors, ErrorLog: quietLog, MaxRunBytes: 1}, replay(realisticRun())))
+	mux.Handle("/runs/{run}", follow)
+	srv := httptest.NewServer(mux)
+	defer srv.Close()
+
+	body := func(run string) string { return fmt.Sprintf(`{"threadId":"t","runId":%q,"messages":[]}`, run) }
+	for _, tc := range []struct {
+		name, method, path, body string
+		header                   map[string]string
+		status                   int
+	}{
+		{"run, SSE", "POST", "/", body("vary-1"), map[string]string{"Accept": transport.MediaTypeSSE}, 200},
+		{"run, binary", "POST", "/", body("vary-2"), map[string]string{"Accept": transport.MediaTypeBinary}, 200},
+		{"resumption", "POST", "/", body("vary-1"), map[string]string{"Last-Event-ID": "vary-1/2"}, 200},
+		{"capabilities", "GET", "/", "", nil, 200},
+		{"capabilities, HEAD", "HEAD", "/", "", nil, 200},
+		{"preflight", "OPTIONS", "/", "", map[string]string{"Access-Control-Request-Method": "POST"}, 204},
+		{"follower", "GET", "/runs/vary-1", "", nil, 200},
+		{"follower preflight", "OPTIONS", "/runs/vary-1", "", map[string]string{"Access-Control-Request-Method": "GET"}, 204},
+		{"405", "PUT", "/", body("x"), nil, 405},
+		{"415", "POST", "/", body("x"), map[string]string{"Content-Type": "text/plain"}, 415},
+		{"406", "POST", "/", body("x"), map[string]string{"Accept": "image/png"}, 406},
+		{"400", "POST", "/", `{"threadId":1}`, nil, 400},
+		{"413", "POST", "/", strings.Repeat(" ", 5000) + body("x"), nil, 413},
+		{"403", "POST", "/", body("denied"), nil, 403},
+		{"409", "POST", "/", body("vary-1"), nil, 409},
+		{"404 resumption", "POST", "/", body("nothing"), map[string]string{"Last-Event-ID": "nothing/1"}, 404},
+		{"503", "POST", "/busy", body("x"), nil, 503},
+		{"follower 404", "GET", "/runs/nothing", "", nil, 404},
+		{"follower 404, refused", "GET", "/runs/denied", "", nil, 404},
+		{"follower 400", "GET", "/runs/vary-1", "", map[string]string{"Last-Event-ID": "bad cursor"}, 400},
+		{"follower 405", "POST", "/runs/vary-1", "", nil, 405},
+	} {
+		req, err := http.NewRequestWithContext(testCtx(t), tc.method, srv.URL+tc.path, strings.NewReader(tc.body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Origin", uiOrigin)
+		if tc.body != "" {
+			req.Header.Set("Content-Type", "application/json")
+		}
+		for k, v := range tc.header {
+			req.Header.Set(k, v)
+		}
+		resp, err := noCompressionClient().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != tc.status {
+			t.Errorf("%s: status %d, want %d", tc.name, resp.StatusCode, tc.status)
+		}
+		if got := resp.Header.Get("Access-Control-Allow-Origin"); got != uiOrigin {
+			t.Errorf("%s: Access-Control-Allow-Origin %q, want %q", tc.name, got, uiOrigin)
+		}
+		if !listed(strings.Join(resp.Header.Values("Vary"), ","), "Origin") {
+			t.Errorf("%s: Access-Control-Allow-Origin %q with Vary %q, which does not name Origin", tc.name, resp.Header.Get("Access-Control-Allow-Origin"), resp.Header.Values("Vary"))
 		}
 	}
 }

@@ -137,6 +137,22 @@
 // decode, or the log could not hold (runlog.EventLimiter), is refused 422
 // (ErrUnservable).
 //
+// What a request can make a handler hold is bounded, whether or not its
+// client sends or reads at the pace it should. A body is read first, its
+// bytes counted against MaxRunBytes as they arrive (with those of the runs
+// in progress); only once it has arrived does its request take a place
+// among MaxRuns and, for a large body, a start token (its turn to be
+// parsed and checked, one per two CPUs): a client sending its body slowly
+// holds its connection and what it sent, not a token every large start
+// waits for, nor a run's place. Responses reading runs from the log are
+// bounded by MaxReaders (HandlerOptions: resumptions; FollowOptions:
+// followers), 503 with Retry-After past it. A reader whose client stops
+// reading holds, until WriteTimeout, a small buffer and what it is
+// writing: a large event's wire bytes are the log's own, and its SSE
+// rendering is shared by every response writing it at the time, made once
+// and let go by the last, so N stalled readers of one event hold one
+// rendering, not N.
+//
 // What a cut loses: without Detach a run waits HandlerOptions.ReconnectGrace
 // (30 s by default) after its last client left; a client that comes back
 // with its cursor within the grace loses nothing — it gets the rest of the

@@ -60,9 +60,9 @@ var (
 	// naming the reason and the limit, rather than a stream whose first
 	// event cannot be written.
 	ErrUnservable = errors.New("transport: the run's input cannot be served in its RUN_STARTED event")
-	// ErrBusy: the handler holds MaxRuns runs, or runs whose request
-	// bodies add up to MaxRunBytes; a start is answered 503 Service
-	// Unavailable with Retry-After.
+	// ErrBusy: the handler holds MaxRuns runs, or request bodies that add
+	// up to MaxRunBytes; a start is answered 503 Service Unavailable with
+	// Retry-After. So is a resumption or a follower past MaxReaders.
 	ErrBusy = errors.New("transport: too many runs in progress")
 )
 
@@ -75,6 +75,10 @@ const (
 	// DefaultMaxRunBytes is HandlerOptions.MaxRunBytes's default: the
 	// request bodies of the runs a handler holds at once, 256 MiB in all.
 	DefaultMaxRunBytes = 256 << 20
+	// DefaultMaxReaders is the default of HandlerOptions.MaxReaders and
+	// FollowOptions.MaxReaders: the responses reading runs from the log
+	// that a handler serves at once, besides those of the runs it started.
+	DefaultMaxReaders = 1024
 	// busyRetryAfter is the Retry-After of a 503 for a full handler, in
 	// seconds.
 	busyRetryAfter = "5"
@@ -205,17 +209,18 @@ const heavyFrom = 256 << 10
 // startTokens admit runs with large inputs a few at a time, one per two
 // CPUs (at least one): starting one is mostly CPU work (parsing, the
 // checks, encoding and rendering RUN_STARTED), so taking turns costs
-// little time. A request whose body is at least heavyFrom bytes holds one
-// from before its body is read (parsed, when its size was not announced)
-// until its run's first event (RUN_STARTED, which carries the input) is
-// written, its run ends, or startHold passes after its run function was
-// called, whichever comes first. Reading, parsing and checking the body
-// are all done under the token however long they take (a loaded machine
-// must not let more large inputs in at once). The
-// parsed input of an 8 MiB body of dense messages takes about five times
-// its size; an agent that lets go of it once RUN_STARTED is out (the demo
-// server does) holds it for that long only, and ten such runs started at
-// once then hold one or two of them at a time rather than ten.
+// little time. A request whose body is at least heavyFrom bytes takes one
+// once its body has arrived, never before: a client that sends its body
+// slowly holds only its own connection and the bytes it sent (counted
+// against MaxRunBytes as they arrive, see readBody), not a token that
+// every large start waits for. The token is held while the body is parsed
+// and checked, then until the run's first event (RUN_STARTED, which
+// carries the input) is written, its run ends, or startHold passes after
+// its run function was called, whichever comes first. The parsed input of
+// an 8 MiB body of dense messages takes about five times its size; an
+// agent that lets go of it once RUN_STARTED is out (the demo server does)
+// holds it for that long only, and ten such runs started at once then hold
+// one or two of them at a time rather than ten.
 var startTokens = make(chan struct{}, max(1, runtime.GOMAXPROCS(0)/2))
 
 // startHold is the longest a run function holds its start token before it
@@ -288,8 +293,8 @@ func heavy(n int) func() {
 	return func() { <-cpuTokens }
 }
 
-// runLimits counts the runs of one handler in progress, and their request
-// bodies' bytes.
+// runLimits counts the runs of one handler in progress, and the bytes of
+// request bodies it holds: those of its runs, and those being read.
 type runLimits struct {
 	maxRuns  int   // negative: no bound
 	maxBytes int64 // negative: no bound
@@ -299,38 +304,67 @@ type runLimits struct {
 	bytes int64
 }
 
-// runTicket is one run's place in its handler's runLimits; release gives it
-// back, once, whoever calls it.
+// runTicket is one request's account in its handler's runLimits: the body
+// bytes it holds while its body is read, then, once it starts a run, the
+// run's place and its body's size. release gives both back, once, whoever
+// calls it.
 type runTicket struct {
 	l     *runLimits
 	once  sync.Once
+	run   bool // holds a place among the runs
 	bytes int64
 }
 
-// take reserves a run's place, or returns nil when MaxRuns are in
-// progress.
-func (l *runLimits) take() *runTicket {
+// full reports whether MaxRuns runs are in progress, so that a start can be
+// refused before its body is read; the place itself is taken by admit,
+// once the body has arrived.
+func (l *runLimits) full() bool {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.maxRuns >= 0 && l.runs >= l.maxRuns {
-		return nil
-	}
-	l.runs++
-	return &runTicket{l: l}
+	return l.maxRuns >= 0 && l.runs >= l.maxRuns
 }
 
-// hold adds n bytes of request body to the run's account; false when the
-// handler's runs would then hold more than MaxRunBytes.
-func (t *runTicket) hold(n int64) bool {
+// account opens a request's account, holding nothing yet.
+func (l *runLimits) account() *runTicket { return &runTicket{l: l} }
+
+// grow adds up to n bytes to the account (a request body's buffer growing
+// as the body arrives): n, or as many as the handler may hold without
+// passing MaxRunBytes if that is at least least, and returns how many (0:
+// none were added).
+func (t *runTicket) grow(n, least int64) int64 {
 	l := t.l
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.maxBytes >= 0 && l.bytes+n > l.maxBytes {
-		return false
+	if l.maxBytes >= 0 {
+		if n = min(n, l.maxBytes-l.bytes); n < least || n <= 0 {
+			return 0
+		}
 	}
 	l.bytes += n
 	t.bytes += n
-	return true
+	return n
+}
+
+// admit makes the account a run's: it takes a place among the runs and
+// holds size bytes, the run's body, instead of the buffer read into. It
+// returns "" or the option whose bound it would pass (nothing changed).
+func (t *runTicket) admit(size int64) string {
+	l := t.l
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if !t.run && l.maxRuns >= 0 && l.runs >= l.maxRuns {
+		return "MaxRuns"
+	}
+	if l.maxBytes >= 0 && l.bytes-t.bytes+size > l.maxBytes {
+		return "MaxRunBytes"
+	}
+	if !t.run {
+		t.run = true
+		l.runs++
+	}
+	l.bytes += size - t.bytes
+	t.bytes = size
+	return ""
 }
 
 func (t *runTicket) release() {
@@ -340,7 +374,9 @@ func (t *runTicket) release() {
 	t.once.Do(func() {
 		l := t.l
 		l.mu.Lock()
-		l.runs--
+		if t.run {
+			l.runs--
+		}
 		l.bytes -= t.bytes
 		l.mu.Unlock()
 	})
@@ -351,6 +387,31 @@ func (l *runLimits) usage() (int, int64) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.runs, l.bytes
+}
+
+// readerLimit counts the responses of one handler reading a run from its
+// log that did not start it: resumptions, or followers.
+type readerLimit struct {
+	max int // negative: no bound
+	mu  sync.Mutex
+	n   int
+}
+
+// take counts a reader in; false when max are being served.
+func (l *readerLimit) take() bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.max >= 0 && l.n >= l.max {
+		return false
+	}
+	l.n++
+	return true
+}
+
+func (l *readerLimit) release() {
+	l.mu.Lock()
+	l.n--
+	l.mu.Unlock()
 }
 
 // busy answers 503 with Retry-After for a handler at one of its limits.

@@ -6,8 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -641,6 +643,322 @@ func TestUnacknowledgedAppendRetried(t *testing.T) {
 	for i, w := range wireOf(t, evs) {
 		if !bytes.Equal(wireOf(t, got[i:i+1])[0], w) {
 			t.Fatalf("event %d differs", i)
+		}
+	}
+}
+
+// slowUpload is a client sending a run request whose body, announced at
+// size bytes, arrives one byte per interval, for ever: until stop.
+type slowUpload struct {
+	conn net.Conn
+	done chan struct{}
+	err  error // of its writes, once done
+}
+
+func startSlowUpload(t *testing.T, addr string, size int, interval time.Duration) *slowUpload {
+	t.Helper()
+	conn, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u := &slowUpload{conn: conn, done: make(chan struct{})}
+	_, err = fmt.Fprintf(conn, "POST / HTTP/1.1\r\nHost: agent\r\nContent-Type: application/json\r\nAccept: %s\r\nContent-Length: %d\r\n\r\n{", transport.MediaTypeSSE, size)
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		defer close(u.done)
+		for range size - 2 {
+			time.Sleep(interval)
+			if _, err := conn.Write([]byte{' '}); err != nil {
+				u.err = err
+				return
+			}
+		}
+	}()
+	return u
+}
+
+// answered reports whether the server has answered the upload (or closed
+// its connection), waiting a moment for a response.
+func (u *slowUpload) answered() bool {
+	u.conn.SetReadDeadline(time.Now().Add(50 * time.Millisecond))
+	var b [1]byte
+	_, err := u.conn.Read(b[:])
+	var ne net.Error
+	return !(errors.As(err, &ne) && ne.Timeout())
+}
+
+// TestSlowUploadsBlockNoStart: requests whose bodies arrive a byte at a
+// time, announcing a large body, hold neither a start token nor a place
+// among MaxRuns nor their announced size of MaxRunBytes: a 300 KB start
+// completes while all of them are still sending, more of them than there
+// are start tokens (one per two CPUs) and than MaxRuns allows. (Each such
+// request took a token before its body arrived and kept it until the
+// server's read timeout; on two CPUs one slow upload every 30 s blocked
+// every large start.)
+func TestSlowUploadsBlockNoStart(t *testing.T) {
+	slow := runtime.GOMAXPROCS(0) + 5 // more than there are tokens of either kind
+	var called atomic.Int32
+	for _, tc := range []struct {
+		name string
+		opts transport.HandlerOptions
+	}{
+		{"default limits", transport.HandlerOptions{}},
+		{"MaxRuns below the slow uploads", transport.HandlerOptions{MaxRuns: 2}},
+		// Room for the start and a few KiB for each slow upload: what
+		// they sent, not what they announced (1 MiB each).
+		{"MaxRunBytes below their announced sizes", transport.HandlerOptions{MaxRunBytes: 400 << 10}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var entered atomic.Int32
+			opts := tc.opts
+			opts.ErrorLog = quietLog
+			h := mustHandler(opts, echoRun(&called))
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				entered.Add(1)
+				h.ServeHTTP(w, r)
+			}))
+			defer srv.Close()
+			var uploads []*slowUpload
+			defer func() {
+				for _, u := range uploads {
+					u.conn.Close()
+					<-u.done
+				}
+			}()
+			for range slow {
+				uploads = append(uploads, startSlowUpload(t, srv.Listener.Addr().String(), 1<<20, 100*time.Millisecond))
+			}
+			for deadline := time.Now().Add(20 * time.Second); entered.Load() < int32(slow); time.Sleep(5 * time.Millisecond) {
+				if time.Now().After(deadline) {
+					t.Fatalf("%d of %d slow uploads reached the handler", entered.Load(), slow)
+				}
+			}
+
+			// A hang guard only: the start normally takes a second or two.
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			body := `{"threadId":"t","runId":"r","messages":[],"state":"` + strings.Repeat("x", 300_000) + `"}`
+			req, _ := http.NewRequestWithContext(ctx, http.MethodPost, srv.URL, strings.NewReader(body))
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Accept", transport.MediaTypeBinary)
+			began := time.Now()
+			resp, err := noCompressionClient().Do(req)
+			if err != nil {
+				t.Fatalf("the 300 KB start, %d slow uploads in progress: %v (blocked behind them?)", slow, err)
+			}
+			er, err := transport.NewEventReader(resp, transport.ReaderOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var evs []event.Event
+			for ev, err := range er.Events() {
+				if err != nil {
+					t.Fatalf("the 300 KB start: after %d events: %v (blocked behind the slow uploads?)", len(evs), err)
+				}
+				evs = append(evs, ev)
+			}
+			resp.Body.Close()
+			took := time.Since(began)
+			if resp.StatusCode != http.StatusOK || len(evs) != 2 || evs[1].Type() != event.TypeRunFinished {
+				t.Fatalf("the 300 KB start: %s, %d events", resp.Status, len(evs))
+			}
+			for i, u := range uploads {
+				if u.answered() {
+					t.Fatalf("slow upload %d was answered before the start completed: the start did not overtake it", i)
+				}
+				select {
+				case <-u.done:
+					t.Fatalf("slow upload %d stopped: %v", i, u.err)
+				default:
+				}
+			}
+			t.Logf("a 300 KB start took %v with %d slow uploads in progress", took.Round(time.Millisecond), slow)
+		})
+	}
+}
+
+// TestBodiesBeingReadCountAgainstMaxRunBytes: the bytes of a body that
+// has partly arrived count against MaxRunBytes, so that bodies being read
+// hold at most that much memory whatever their number: with 700 KB of one
+// body held, a second of 600 KB is answered 503 naming the option (or, when
+// the two are read at the same time, whichever grows past the bound
+// second); once the first client goes, the second starts.
+func TestBodiesBeingReadCountAgainstMaxRunBytes(t *testing.T) {
+	var called atomic.Int32
+	srv, _ := guardServer(t, false, transport.HandlerOptions{MaxRunBytes: 1 << 20}, echoRun(&called))
+	conn, err := net.Dial("tcp", srv.Listener.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := fmt.Fprintf(conn, "POST / HTTP/1.1\r\nHost: agent\r\nContent-Type: application/json\r\nContent-Length: 900000\r\n\r\n{%s", strings.Repeat(" ", 700_000)); err != nil {
+		t.Fatal(err)
+	}
+	// firstRefused reports whether the server answered the first request,
+	// which it may only do with a 503 naming MaxRunBytes.
+	firstRefused := func() bool {
+		conn.SetReadDeadline(time.Now().Add(10 * time.Millisecond))
+		got, _ := io.ReadAll(io.LimitReader(conn, 4096))
+		if len(got) == 0 {
+			return false
+		}
+		if !bytes.Contains(got, []byte("503")) || !bytes.Contains(got, []byte("MaxRunBytes")) {
+			t.Fatalf("the first request, its body not all sent, was answered %.300q", got)
+		}
+		return true
+	}
+	second := `{"threadId":"t","runId":"r","messages":[],"state":"` + strings.Repeat("x", 600_000) + `"}`
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		resp := post(t, noCompressionClient(), srv.URL, second, map[string]string{"Accept": transport.MediaTypeSSE})
+		code, body := status(t, resp)
+		if code == http.StatusServiceUnavailable {
+			if !strings.Contains(body, "MaxRunBytes") || resp.Header.Get("Retry-After") == "" {
+				t.Fatalf("503 %q (Retry-After %q); want it to name MaxRunBytes", body, resp.Header.Get("Retry-After"))
+			}
+			break
+		}
+		if firstRefused() {
+			break
+		}
+		if time.Now().After(deadline) { // the server has not read the first body in 20 s
+			t.Fatalf("with 700 KB of a body being read, a 600 KB start: %d, want 503", code)
+		}
+	}
+	conn.Close()
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		code, body := status(t, post(t, noCompressionClient(), srv.URL, second, map[string]string{"Accept": transport.MediaTypeSSE}))
+		if code == http.StatusOK {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after the first client left: %d %q", code, body)
+		}
+	}
+}
+
+// TestChunkedBody: a body of unknown size (chunked) is read in a buffer
+// that grows with it: a small one starts under a small MaxRunBytes, a
+// large one is read whole, and one past MaxBodyBytes is answered 413.
+func TestChunkedBody(t *testing.T) {
+	var called atomic.Int32
+	for _, tc := range []struct {
+		opts   transport.HandlerOptions
+		pad    int
+		status int
+	}{
+		{transport.HandlerOptions{MaxRunBytes: 300}, 0, http.StatusOK},
+		{transport.HandlerOptions{MaxRunBytes: 4 << 20}, 700_000, http.StatusOK},
+		{transport.HandlerOptions{MaxBodyBytes: 50_000}, 100_000, http.StatusRequestEntityTooLarge},
+	} {
+		srv, _ := guardServer(t, false, tc.opts, echoRun(&called))
+		body := `{"threadId":"t","runId":"r","messages":[],"state":"` + strings.Repeat("x", tc.pad) + `"}`
+		// A reader of no known size: the client sends it chunked.
+		req, _ := http.NewRequestWithContext(testCtx(t), http.MethodPost, srv.URL, io.MultiReader(strings.NewReader(body)))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", transport.MediaTypeSSE)
+		resp, err := noCompressionClient().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		code, got := status(t, resp)
+		if code != tc.status || (code == http.StatusOK && !strings.Contains(got, "RUN_FINISHED")) {
+			t.Errorf("a chunked body of %d bytes, %+v: %d %.200q", len(body), tc.opts, code, got)
+		}
+	}
+}
+
+// TestMaxReaders: past MaxReaders resumptions of the run handler, or
+// followers of the follower route, one more is answered 503 with
+// Retry-After naming the option; a refused caller still gets the 404 of a
+// run that does not exist, not the 503; a reader that leaves gives its
+// place back.
+func TestMaxReaders(t *testing.T) {
+	release := make(chan struct{})
+	defer func() {
+		select {
+		case <-release:
+		default:
+			close(release)
+		}
+	}()
+	log := runlog.NewMemory(runlog.MemoryOptions{})
+	defer log.Close()
+	authorize := func(_ *http.Request, run string, _ transport.Access) error {
+		if run == "denied" {
+			return errors.New("not yours")
+		}
+		return nil
+	}
+	follow, err := transport.NewFollowHandler(log, transport.FollowOptions{ErrorLog: quietLog, MaxReaders: 1, Authorize: authorize})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mux := http.NewServeMux()
+	mux.Handle("GET /runs/{run}", follow)
+	mux.Handle("POST /", mustHandler(transport.HandlerOptions{Log: log, Detach: true, MaxReaders: 1, ErrorLog: quietLog, Authorize: authorize},
+		func(_ context.Context, _ *http.Request, in *event.RunAgentInput, w transport.EventWriter) error {
+			w.WriteEvent(&event.RunStarted{ThreadID: in.ThreadID, RunID: in.RunID})
+			<-release
+			return w.WriteEvent(&event.RunFinished{ThreadID: in.ThreadID, RunID: in.RunID})
+		}))
+	srv := httptest.NewServer(mux)
+	defer srv.Close()
+	sse := map[string]string{"Accept": transport.MediaTypeSSE}
+	start := post(t, noCompressionClient(), srv.URL, `{"threadId":"t","runId":"a","messages":[]}`, sse)
+	defer start.Body.Close()
+	resume := func() *http.Response {
+		return post(t, noCompressionClient(), srv.URL, `{"threadId":"t","runId":"a","messages":[]}`, map[string]string{"Accept": transport.MediaTypeSSE, "Last-Event-ID": "a/0"})
+	}
+	firstBytes := func(resp *http.Response) {
+		t.Helper()
+		var b [16]byte
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("%s", resp.Status)
+		}
+		if _, err := io.ReadFull(resp.Body, b[:]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	firstBytes(start)
+
+	for _, tc := range []struct {
+		name   string
+		open   func() *http.Response
+		option string
+	}{
+		{"resumption", resume, "HandlerOptions.MaxReaders"},
+		{"follower", func() *http.Response { return get(t, srv.URL+"/runs/a", sse) }, "FollowOptions.MaxReaders"},
+	} {
+		first := tc.open()
+		firstBytes(first)
+		resp := tc.open()
+		code, body := status(t, resp)
+		if code != http.StatusServiceUnavailable || resp.Header.Get("Retry-After") == "" || !strings.Contains(body, tc.option) {
+			t.Errorf("a second %s: %d %q (Retry-After %q); want 503 naming %s", tc.name, code, body, resp.Header.Get("Retry-After"), tc.option)
+		}
+		if tc.name == "follower" {
+			if code, _ := status(t, get(t, srv.URL+"/runs/denied", sse)); code != http.StatusNotFound {
+				t.Errorf("a refused follower past MaxReaders: %d, want the 404 of an unknown run", code)
+			}
+		} else {
+			resp := post(t, noCompressionClient(), srv.URL, `{"threadId":"t","runId":"denied","messages":[]}`, map[string]string{"Last-Event-ID": "denied/0"})
+			if code, _ := status(t, resp); code != http.StatusNotFound {
+				t.Errorf("a refused resumption past MaxReaders: %d, want the 404 of an unknown run", code)
+			}
+		}
+		first.Body.Close()
+		for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+			resp := tc.open()
+			if resp.StatusCode == http.StatusOK {
+				resp.Body.Close()
+				break
+			}
+			status(t, resp)
+			if time.Now().After(deadline) {
+				t.Fatalf("a %s after the first left: %d", tc.name, resp.StatusCode)
+			}
 		}
 	}
 }

@@ -71,17 +71,29 @@ type HandlerOptions struct {
 	// MaxRuns bounds the runs the handler holds at once: those streaming
 	// to their client, and, with Log, those still running without one
 	// (within ReconnectGrace, or detached). A request that would start one
-	// more is answered 503 Service Unavailable with Retry-After, before its
-	// body is read; resuming and following are not limited. 0 means
+	// more is answered 503 Service Unavailable with Retry-After: before its
+	// body is read when MaxRuns are in progress then, else once its body
+	// has arrived; a request whose body is still arriving holds no place.
+	// Resumptions are bounded by MaxReaders instead. 0 means
 	// DefaultMaxRuns (1024); negative, no bound.
 	MaxRuns int
-	// MaxRunBytes bounds the request bodies of the runs the handler holds
-	// at once, in bytes: a run holds its parsed RunAgentInput (and the
-	// agent usually a copy in RUN_STARTED) until it ends, a few times its
-	// body's size in memory. A request that would go past it is answered
-	// 503 with Retry-After. 0 means DefaultMaxRunBytes (256 MiB); negative,
-	// no bound.
+	// MaxRunBytes bounds the request bodies the handler holds at once, in
+	// bytes: those of the runs in progress (a run holds its parsed
+	// RunAgentInput, and the agent usually a copy in RUN_STARTED, until it
+	// ends, a few times its body's size in memory) and those being read,
+	// counted as they arrive, not as announced. A request that would go
+	// past it is answered 503 with Retry-After. 0 means DefaultMaxRunBytes
+	// (256 MiB); negative, no bound.
 	MaxRunBytes int64
+	// MaxReaders bounds the responses resuming runs (requests with
+	// Last-Event-ID) that the handler serves at once; one more is answered
+	// 503 with Retry-After once Authorize and Principal have allowed it. A
+	// reader's memory is bounded whether or not its client reads: a large
+	// event is written from the log's bytes, or on SSE from a rendering
+	// shared by every response writing it, never copied per response. 0
+	// means DefaultMaxReaders (1024); negative, no bound. Only with Log; the
+	// follower route has its own (FollowOptions.MaxReaders).
+	MaxReaders int
 	// Authorize, when set, decides who may start, resume and follow which
 	// run: it is called with the request and the run id before anything
 	// else is done with the run (before the log is asked whether it holds
@@ -255,6 +267,9 @@ func NewHandler(fn RunFunc, opts HandlerOptions) (http.Handler, error) {
 	if opts.MaxRunBytes == 0 {
 		opts.MaxRunBytes = DefaultMaxRunBytes
 	}
+	if opts.MaxReaders == 0 {
+		opts.MaxReaders = DefaultMaxReaders
+	}
 	if opts.Heartbeat == 0 {
 		opts.Heartbeat = DefaultHeartbeat
 	}
@@ -271,26 +286,28 @@ func NewHandler(fn RunFunc, opts HandlerOptions) (http.Handler, error) {
 		return nil, fmt.Errorf("transport: HandlerOptions.Capabilities: %w", err)
 	}
 	return &handler{
-		cors:   cors,
-		caps:   capsJSON,
-		opts:   opts,
-		st:     opts.stream(),
-		fn:     fn,
-		parser: event.Parser{MaxDepth: opts.Codec.MaxDepth, DropUnknownFields: opts.Codec.DropUnknownFields},
-		limits: &runLimits{maxRuns: opts.MaxRuns, maxBytes: opts.MaxRunBytes},
-		owners: owners,
+		cors:    cors,
+		caps:    capsJSON,
+		opts:    opts,
+		st:      opts.stream(),
+		fn:      fn,
+		parser:  event.Parser{MaxDepth: opts.Codec.MaxDepth, DropUnknownFields: opts.Codec.DropUnknownFields},
+		limits:  &runLimits{maxRuns: opts.MaxRuns, maxBytes: opts.MaxRunBytes},
+		readers: &readerLimit{max: opts.MaxReaders},
+		owners:  owners,
 	}, nil
 }
 
 type handler struct {
-	cors   *cors  // nil: no CORS
-	caps   []byte // the capabilities' JSON
-	opts   HandlerOptions
-	st     stream // opts' stream settings
-	fn     RunFunc
-	parser event.Parser
-	limits *runLimits
-	owners runlog.Owners // opts.Log, when runs are bound to principals (opts.Principal)
+	cors    *cors  // nil: no CORS
+	caps    []byte // the capabilities' JSON
+	opts    HandlerOptions
+	st      stream // opts' stream settings
+	fn      RunFunc
+	parser  event.Parser
+	limits  *runLimits
+	readers *readerLimit  // resumptions
+	owners  runlog.Owners // opts.Log, when runs are bound to principals (opts.Principal)
 }
 
 // parse parses a request body as a RunAgentInput; a large one waits for a
@@ -323,52 +340,47 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		notAcceptable(w)
 		return
 	}
-	// A request that starts a run takes its place among the runs in
-	// progress before its body is read; one resuming a run starts none.
-	var tk *runTicket
-	if h.opts.Log == nil || len(r.Header.Values(HeaderLastEventID)) == 0 {
-		if tk = h.limits.take(); tk == nil {
-			busy(w, fmt.Sprintf("the server holds %d runs (HandlerOptions.MaxRuns)", h.opts.MaxRuns))
-			return
-		}
-		defer func() { tk.release() }() // nil once a resumable run keeps it
+	// A request that would start a run is refused at once when MaxRuns runs
+	// are in progress, before its body is read; its place among them is
+	// taken once its body has arrived (admit), so that a body that has not
+	// arrived holds none. One resuming a run starts none.
+	starts := h.opts.Log == nil || len(r.Header.Values(HeaderLastEventID)) == 0
+	if starts && h.limits.full() {
+		busy(w, fmt.Sprintf("the server holds %d runs (HandlerOptions.MaxRuns)", h.opts.MaxRuns))
+		return
 	}
 	limit := h.opts.MaxBodyBytes
 	if r.ContentLength > limit {
 		tooLarge(w, limit)
 		return
 	}
-	// A large input waits for its turn (see startTokens) before its body
-	// is read, when its size is announced, so that waiting requests do not
-	// hold their bodies.
-	var gate *startGate
-	enter := func(n int64) bool {
-		if tk == nil || gate != nil {
-			return true
-		}
-		var err error
-		if gate, err = enterStart(r.Context(), n); err != nil {
-			return false // the client went away while waiting
-		}
-		return true
-	}
-	defer func() { gate.done() }()
-	if !enter(r.ContentLength) {
-		return
-	}
-	body, err := readBody(w, r, limit)
+	// The body's bytes are counted against MaxRunBytes as they arrive, with
+	// those of the runs in progress, and no token is held while they do.
+	tk := h.limits.account()
+	defer func() { tk.release() }() // nil once a resumable run keeps it
+	body, err := readBody(w, r, limit, tk)
 	if err != nil {
-		if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
+		switch _, ok := errors.AsType[*http.MaxBytesError](err); {
+		case ok:
 			tooLarge(w, limit)
-			return
+		case errors.Is(err, errRunBytes):
+			_, held := h.limits.usage()
+			busy(w, fmt.Sprintf("the runs in progress and the bodies being read hold %d bytes, and this body would pass %d (HandlerOptions.MaxRunBytes)", held, h.opts.MaxRunBytes))
+		default:
+			http.Error(w, "400 bad request: reading the body: "+err.Error(), http.StatusBadRequest)
 		}
-		http.Error(w, "400 bad request: reading the body: "+err.Error(), http.StatusBadRequest)
 		return
 	}
 	size := int64(len(body))
-	if !enter(size) {
-		return
+	// A large input waits for its turn (see startTokens) now that it has
+	// arrived, and holds it while it is parsed and checked.
+	var gate *startGate
+	if starts {
+		if gate, err = enterStart(r.Context(), size); err != nil {
+			return // the client went away while waiting
+		}
 	}
+	defer func() { gate.done() }()
 	in, err := h.parse(r, body)
 	body = nil // the input holds a copy
 	if err != nil {
@@ -376,6 +388,9 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			http.Error(w, "400 bad request: the body is not a valid RunAgentInput: "+err.Error(), http.StatusBadRequest)
 		}
 		return
+	}
+	if !starts {
+		tk.release() // a resumption holds nothing of its body
 	}
 
 	if h.opts.Log != nil {
@@ -418,7 +433,11 @@ func (h *handler) admit(w http.ResponseWriter, r *http.Request, in *event.RunAge
 		http.Error(w, "422 unprocessable content: "+err.Error(), http.StatusUnprocessableEntity)
 		return false
 	}
-	if !tk.hold(size) {
+	switch tk.admit(size) {
+	case "MaxRuns":
+		busy(w, fmt.Sprintf("the server holds %d runs (HandlerOptions.MaxRuns)", h.opts.MaxRuns))
+		return false
+	case "MaxRunBytes":
 		_, held := h.limits.usage()
 		busy(w, fmt.Sprintf("the runs in progress hold %d bytes of input, and this one's %d would pass %d (HandlerOptions.MaxRunBytes)", held, size, h.opts.MaxRunBytes))
 		return false
@@ -461,22 +480,69 @@ func (h *handler) log(r *http.Request, level slog.Level, msg string, err error, 
 	l.LogAttrs(context.Background(), level, msg, attrs...)
 }
 
-// readBody reads a request's body of at most limit bytes: into a buffer of
-// its Content-Length when it has one, so that a large body is read into one
-// allocation of its size rather than a series of doubling ones.
-func readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, error) {
+// errRunBytes: a request body would take the handler past MaxRunBytes.
+var errRunBytes = errors.New("transport: request bodies past HandlerOptions.MaxRunBytes")
+
+// bodyFirst is the first buffer of a body larger than it, announced or
+// not: a connection whose body has not arrived holds this much of
+// MaxRunBytes at most (four thousand of them 16 MiB, not their announced
+// sizes), and a large body that arrives at once costs a few more copies
+// than one allocation of its size would (its buffer doubles: the copies
+// add up to its size).
+const bodyFirst = 4 << 10
+
+// readBody reads a request's body of at most limit bytes. Its buffer grows
+// as the body arrives — doubling, up to the Content-Length when there is
+// one — and each growth is added to tk (against MaxRunBytes) before it is
+// made: a body that has not arrived holds neither memory nor budget, so a
+// client sending its body slowly costs only what it sent (at most twice
+// that, plus bodyFirst), and whatever the sizes announced the handler
+// holds at most MaxRunBytes of bodies. It fails with errRunBytes past that
+// bound.
+func readBody(w http.ResponseWriter, r *http.Request, limit int64, tk *runTicket) ([]byte, error) {
 	body := http.MaxBytesReader(w, r.Body, limit)
-	if n := r.ContentLength; n > 0 && n <= limit {
-		b := make([]byte, n, n+1) // one spare byte sees a body longer than announced
-		if _, err := io.ReadFull(body, b); err != nil {
-			if err == io.ErrUnexpectedEOF {
-				err = fmt.Errorf("the body ended after fewer than the %d bytes of its Content-Length: %w", n, err)
+	announced := r.ContentLength
+	if announced > limit {
+		announced = -1
+	}
+	var b []byte
+	for {
+		if len(b) == cap(b) {
+			// One spare byte beyond the announced size sees a body longer
+			// than announced, and the end of one that is not.
+			next := int64(max(2*cap(b), bodyFirst))
+			if announced >= 0 {
+				next = min(next, announced+1)
 			}
+			next = min(next, limit+1)
+			if next <= int64(cap(b)) { // net/http reads no more than announced
+				return nil, fmt.Errorf("the body is longer than the %d bytes of its Content-Length", announced)
+			}
+			// Near the bound, as much as it leaves, so that a body that fits
+			// is read, but no less than a quarter of the buffer, so that
+			// the copies stay linear in the body.
+			want := next - int64(cap(b))
+			granted := tk.grow(want, min(want, max(int64(cap(b))/4, 1)))
+			if granted == 0 {
+				return nil, errRunBytes
+			}
+			nb := make([]byte, len(b), int64(cap(b))+granted)
+			copy(nb, b)
+			b = nb
+		}
+		n, err := body.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
 			return nil, err
 		}
-		return b, nil
 	}
-	return io.ReadAll(body)
+	if announced > 0 && int64(len(b)) < announced {
+		return nil, fmt.Errorf("the body ended after %d of the %d bytes of its Content-Length: %w", len(b), announced, io.ErrUnexpectedEOF)
+	}
+	return b, nil
 }
 
 func tooLarge(w http.ResponseWriter, limit int64) {

@@ -56,7 +56,7 @@ func TestOptionsHoldWhatTheyUse(t *testing.T) {
 	stream := []string{"Codec", "Compression", "WriteTimeout", "MaxEventSize", "WildcardSSE"}
 	for typ, extra := range map[reflect.Type][]string{
 		reflect.TypeFor[transport.WriterOptions](): nil,
-		reflect.TypeFor[transport.FollowOptions](): {"Heartbeat", "CORS", "ErrorLog", "Authorize", "Principal", "ReconnectGrace"},
+		reflect.TypeFor[transport.FollowOptions](): {"Heartbeat", "CORS", "ErrorLog", "Authorize", "Principal", "ReconnectGrace", "MaxReaders"},
 	} {
 		want := append(append([]string(nil), stream...), extra...)
 		var got []string

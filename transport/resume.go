@@ -98,6 +98,11 @@ func (h *handler) serveResumable(w http.ResponseWriter, r *http.Request, in *eve
 			ownerRefused(w, run, err, func(err error) { h.log(r, slog.LevelDebug, "agwire: resume refused", err) })
 			return tk
 		}
+		if !h.readers.take() {
+			busy(w, fmt.Sprintf("the server serves %d resumptions (HandlerOptions.MaxReaders)", h.opts.MaxReaders))
+			return tk
+		}
+		defer h.readers.release()
 		rd, err := log.Read(r.Context(), from)
 		if err != nil {
 			readFailed(w, run, err)
@@ -344,7 +349,7 @@ func abortedMessage(err error) string {
 
 // FollowOptions configures NewFollowHandler: the stream settings, each as
 // the HandlerOptions field of the same name describes it, the keep-alive,
-// CORS and the error log. The zero value streams uncompressed events
+// CORS, the error log, Authorize and the bound on followers. The zero value streams uncompressed events
 // encoded with the strict default codec, with a keep-alive every
 // DefaultHeartbeat.
 type FollowOptions struct {
@@ -393,12 +398,19 @@ type FollowOptions struct {
 	// so that the process running the run, wherever it is, counts it as a
 	// client. 0 means DefaultReconnectGrace; negative records nothing.
 	ReconnectGrace time.Duration
+	// MaxReaders bounds the followers the route serves at once; one more
+	// is answered 503 Service Unavailable with Retry-After once Authorize
+	// and Principal have allowed it. A follower's memory is bounded
+	// whether or not its client reads (see HandlerOptions.MaxReaders). 0
+	// means DefaultMaxReaders (1024); negative, no bound.
+	MaxReaders int
 }
 
 // NewFollowHandler returns the follower route of a run log: a GET streams
 // one run, as SSE or binary by Accept like a run request, from the start
 // or from the cursor in Last-Event-ID, then follows it live until it ends.
-// Any number of clients may follow a run; late joiners replay it.
+// Any number of clients may follow a run, up to MaxReaders on the route at
+// once (503 with Retry-After past it); late joiners replay it.
 //
 // The run id is the path value "run" of the route's pattern, or, when the
 // route has none, the query parameter "run":
@@ -436,16 +448,20 @@ func NewFollowHandler(log runlog.Log, opts FollowOptions) (http.Handler, error) 
 	if grace == 0 {
 		grace = DefaultReconnectGrace
 	}
-	return &followHandler{log: log, opts: opts, st: st, cors: cors, grace: grace, owners: owners}, nil
+	if opts.MaxReaders == 0 {
+		opts.MaxReaders = DefaultMaxReaders
+	}
+	return &followHandler{log: log, opts: opts, st: st, cors: cors, grace: grace, owners: owners, readers: &readerLimit{max: opts.MaxReaders}}, nil
 }
 
 type followHandler struct {
-	log    runlog.Log
-	owners runlog.Owners // log, when runs are bound to principals (opts.Principal)
-	opts   FollowOptions
-	st     stream        // opts' stream settings
-	cors   *cors         // nil: no CORS
-	grace  time.Duration // of the runs followed: a follower touches their presence every grace/3
+	log     runlog.Log
+	owners  runlog.Owners // log, when runs are bound to principals (opts.Principal)
+	opts    FollowOptions
+	st      stream        // opts' stream settings
+	cors    *cors         // nil: no CORS
+	grace   time.Duration // of the runs followed: a follower touches their presence every grace/3
+	readers *readerLimit
 }
 
 func (f *followHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -487,6 +503,11 @@ func (f *followHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		})
 		return
 	}
+	if !f.readers.take() {
+		busy(w, fmt.Sprintf("the server serves %d followers (FollowOptions.MaxReaders)", f.opts.MaxReaders))
+		return
+	}
+	defer f.readers.release()
 	rd, err := f.log.Read(r.Context(), from)
 	if err != nil {
 		readFailed(w, run, err)
