@@ -190,7 +190,8 @@ function KL(wt) {
 // faster than 64.
 const textDecoder = new TextDecoder("utf-8", { ignoreBOM: true });
 // utf8Multi's UTF-16 units: a string of up to ASCII_ARGS bytes has at most
-// as many units (a 4-byte sequence is two).
+// as many units (a 4-byte sequence is two). 32 is ASCII_ARGS, which the
+// generator declares at the end of the file, after this runs.
 const units = new Uint16Array(32);
 
 function utf8(s, e) {
@@ -225,9 +226,8 @@ function same(s, k, at, n) {
   return i === n;
 }
 
-// Long text that is not ASCII costs TextDecoder about 1.5 ns a byte (it
-// builds a two-byte string; ASCII costs it a tenth of that), and it
-// recurs: each MESSAGES_SNAPSHOT repeats the conversation's earlier
+// Long text that is not ASCII costs TextDecoder many times what ASCII
+// does (it builds a two-byte string), and it recurs: each MESSAGES_SNAPSHOT repeats the conversation's earlier
 // messages. So such strings are kept by byte length, their bytes copied
 // into one arena, and bytes equal to a kept string's return it: on the
 // recorded-style run 71 % of the snapshots' long contents are repeats.
@@ -281,14 +281,14 @@ const memoWords = new Int32Array(memoBytes.buffer);
 const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
 const memoStr = new Array(MEMO_SLOTS).fill("");
 
-// Byte by byte: for strings this short a DataView per payload (same) costs
-// more than it saves.
 function memo(s, e, slot) {
   const n = e - s;
   if (n > MEMO_MAX) return utf8(s, e);
   const at = slot * MEMO_MAX;
   if (memoLen[slot] === n) {
-    // Four bytes to a comparison against the slot's words.
+    // Four bytes to a comparison against the slot's words, put together
+    // here: a DataView of the payload (same) costs more than it saves on
+    // strings this short.
     const b = buf;
     let i = 0;
     let w = at >> 2;
