@@ -232,7 +232,7 @@ function same(s, k, at, n) {
 // does (it builds a two-byte string), and it recurs: each MESSAGES_SNAPSHOT repeats the conversation's earlier
 // messages. So such strings are kept by byte length, their bytes copied
 // into one arena, and bytes equal to a kept string's return it: on the
-// recorded-style run 71 % of the snapshots' long contents are repeats.
+// recorded-style run most of the snapshots' long contents are repeats.
 // Bounded: the arena's LONG_ARENA bytes (allocated on first use, emptied
 // when full), strings of at most LONG_MAX bytes.
 const LONG_MIN = 128;
