@@ -9,9 +9,8 @@
 
 import { HttpAgent, runHttpRequest, transformHttpEventStream } from "@ag-ui/client";
 import { Observable } from "rxjs";
-import { createFetch, BINARY_MEDIA_TYPE } from "./index.js";
-import { decode, DecodeError, UnknownEventTypeError } from "./decode.gen.js";
-import { FrameReader } from "./frames.js";
+import { createFetch, framesOf, BINARY_MEDIA_TYPE } from "./index.js";
+import { decode, UnknownEventTypeError } from "./decode.gen.js";
 
 /** What AgwireAgent asks for: binary first, SSE from servers without it. */
 export const AGWIRE_ACCEPT = `${BINARY_MEDIA_TYPE}, text/event-stream;q=0.9`;
@@ -27,12 +26,15 @@ const AGENT_PIECE_SIZE = 64 * 1024;
 export class AgwireAgent extends HttpAgent {
   /**
    * Takes HttpAgent's configuration; `agwire` holds createFetch's options
-   * (resume, maxRetries, retryDelay, keepalive, pieceSize, ...), applied
-   * around the configuration's `fetch`.
+   * (resume, maxRetries, retryDelay, keepalive, pieceSize, and the limits
+   * maxFrameBytes, maxSseEventBytes, maxQuietMs), applied around the
+   * configuration's `fetch`. They are checked here, as createFetch checks
+   * them (a TypeError), not at the first run.
    */
   constructor(config = {}) {
     super(config);
     this.agwire = config.agwire ?? {};
+    createFetch(this.agwire);
   }
 
   requestInit(input) {
@@ -58,29 +60,31 @@ export class AgwireAgent extends HttpAgent {
           inner = transformHttpEventStream(runHttpRequest(() => Promise.resolve(resp)), logger).subscribe(sub);
           return;
         }
+        // The body is createFetch's: its BinaryCarrier has applied the
+        // limits (a frame over maxFrameBytes refused at its prefix, the
+        // quiet bound) and hands on pieces of whole frames, so the frames
+        // are read in place and a limit arrives here as the read's
+        // AgwireLimitError, the same error the stock client would get.
         reader = resp.body.getReader();
-        const frames = new FrameReader();
-        const onPayload = (payload) => {
-          let ev;
-          try {
-            ev = decode(payload);
-          } catch (err) {
-            if (!(err instanceof UnknownEventTypeError)) throw err;
-            // An event of a later protocol: dropped, as the stock client drops it.
-            if (!(typeof process !== "undefined" && process.env?.SUPPRESS_TRANSFORMATION_WARNINGS)) {
-              console.warn("[agwire] Dropped an event of a type this decoder does not know: the protocol has a variant it predates.");
-            }
-            return;
-          }
-          sub.next(ev);
-        };
         for (;;) {
           const { done, value } = await reader.read();
           if (done || closed) break;
-          frames.push(value, onPayload);
+          for (const payload of framesOf(value)) {
+            let ev;
+            try {
+              ev = decode(payload);
+            } catch (err) {
+              if (!(err instanceof UnknownEventTypeError)) throw err;
+              // An event of a later protocol: dropped, as the stock client drops it.
+              if (!(typeof process !== "undefined" && process.env?.SUPPRESS_TRANSFORMATION_WARNINGS)) {
+                console.warn("[agwire] Dropped an event of a type this decoder does not know: the protocol has a variant it predates.");
+              }
+              continue;
+            }
+            sub.next(ev);
+          }
         }
         if (closed) return;
-        if (frames.pending) throw new DecodeError("the binary stream ended mid-frame");
         sub.complete();
       })().catch((err) => {
         if (!closed) sub.error(err);

@@ -191,13 +191,83 @@ function KL(wt) {
 // clients/js/bench/strings.bench.mjs; on the recorded-style run 32 was
 // faster than 64.
 const textDecoder = new TextDecoder("utf-8", { ignoreBOM: true });
-const units = [];
+// utf8Multi's UTF-16 units: a string of up to ASCII_ARGS bytes has at most
+// as many units (a 4-byte sequence is two). 32 is ASCII_ARGS, which the
+// generator declares at the end of the file, after this runs.
+const units = new Uint16Array(32);
 
 function utf8(s, e) {
   const n = e - s;
-  if (n > ASCII_ARGS) return textDecoder.decode(buf.subarray(s, e));
+  if (n > ASCII_ARGS) return n >= LONG_MIN ? long(s, e) : textDecoder.decode(buf.subarray(s, e));
   for (let i = s; i < e; i++) if (buf[i] >= 0x80) return utf8Multi(s, e);
   return ascii(s, n);
+}
+
+// bufView returns a DataView of buf (one per payload, made when first
+// needed): comparisons read four bytes at a time through it.
+let view = null;
+let viewOf = null;
+
+function bufView() {
+  if (viewOf !== buf) {
+    view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
+    viewOf = buf;
+  }
+  return view;
+}
+
+// same reports whether the n bytes at buf[s] equal those at k[at] (k a
+// DataView), four at a time.
+function same(s, k, at, n) {
+  const v = bufView();
+  let i = 0;
+  const last = n - 4;
+  while (i <= last && v.getInt32(s + i, true) === k.getInt32(at + i, true)) i += 4;
+  if (i <= last) return false;
+  while (i < n && v.getUint8(s + i) === k.getUint8(at + i)) i++;
+  return i === n;
+}
+
+// Long text that is not ASCII costs TextDecoder many times what ASCII
+// does (it builds a two-byte string), and it recurs: each MESSAGES_SNAPSHOT repeats the conversation's earlier
+// messages. So such strings are kept by byte length, their bytes copied
+// into one arena, and bytes equal to a kept string's return it: on the
+// recorded-style run most of the snapshots' long contents are repeats.
+// Bounded: the arena's LONG_ARENA bytes (allocated on first use, emptied
+// when full), strings of at most LONG_MAX bytes.
+const LONG_MIN = 128;
+const LONG_MAX = 64 * 1024;
+const LONG_ARENA = 1024 * 1024;
+const longKept = new Map(); // byte length -> { at: the bytes' offset in the arena, str }
+let arena = null;
+let arenaView = null;
+let arenaUsed = 0;
+
+function long(s, e) {
+  const n = e - s;
+  const kept = longKept.get(n);
+  if (kept !== undefined && same(s, arenaView, kept.at, n)) return kept.str;
+  const str = textDecoder.decode(buf.subarray(s, e));
+  if (str.length !== n && n <= LONG_MAX) {
+    if (kept !== undefined) {
+      // The same length: the new bytes take the old ones' place.
+      arena.set(buf.subarray(s, e), kept.at);
+      kept.str = str;
+    } else {
+      if (arena === null) {
+        arena = new Uint8Array(LONG_ARENA);
+        arenaView = new DataView(arena.buffer);
+      }
+      if (arenaUsed + n > LONG_ARENA) {
+        longKept.clear();
+        arenaUsed = 0;
+      }
+      arena.set(buf.subarray(s, e), arenaUsed);
+      longKept.set(n, { at: arenaUsed, str });
+      arenaUsed += n;
+    }
+  }
+  return str;
 }
 
 // Each string field of the generated readers has a memo slot: the bytes and
@@ -207,6 +277,10 @@ const MEMO_SLOTS = 256;
 const MEMO_MAX = 32; // bytes: longer strings are read without a memo
 const memoLen = new Int32Array(MEMO_SLOTS).fill(-1);
 const memoBytes = new Uint8Array(MEMO_SLOTS * MEMO_MAX);
+const memoWords = new Int32Array(memoBytes.buffer);
+// The words are built little-endian; on a big-endian machine memoWords
+// reads them the other way round, so there the bytes are compared singly.
+const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
 const memoStr = new Array(MEMO_SLOTS).fill("");
 
 function memo(s, e, slot) {
@@ -214,9 +288,21 @@ function memo(s, e, slot) {
   if (n > MEMO_MAX) return utf8(s, e);
   const at = slot * MEMO_MAX;
   if (memoLen[slot] === n) {
+    // Four bytes to a comparison against the slot's words, put together
+    // here: a DataView of the payload (same) costs more than it saves on
+    // strings this short.
+    const b = buf;
     let i = 0;
-    while (i < n && memoBytes[at + i] === buf[s + i]) i++;
-    if (i === n) return memoStr[slot];
+    let w = at >> 2;
+    const last = LITTLE_ENDIAN ? n - 4 : -1;
+    while (i <= last && (b[s + i] | (b[s + i + 1] << 8) | (b[s + i + 2] << 16) | (b[s + i + 3] << 24)) === memoWords[w]) {
+      i += 4;
+      w++;
+    }
+    if (i > last) {
+      while (i < n && memoBytes[at + i] === b[s + i]) i++;
+      if (i === n) return memoStr[slot];
+    }
   }
   const str = utf8(s, e);
   memoLen[slot] = n;
@@ -277,8 +363,7 @@ function utf8Multi(s, e) {
     }
     units[k++] = cp;
   }
-  units.length = k;
-  return String.fromCharCode.apply(null, units);
+  return chars(k);
 }
 
 // S reads a string field of a checked message.
@@ -2449,4 +2534,79 @@ function ascii(s, n) {
       return String.fromCharCode(b[s], b[s + 1], b[s + 2], b[s + 3], b[s + 4], b[s + 5], b[s + 6], b[s + 7], b[s + 8], b[s + 9], b[s + 10], b[s + 11], b[s + 12], b[s + 13], b[s + 14], b[s + 15], b[s + 16], b[s + 17], b[s + 18], b[s + 19], b[s + 20], b[s + 21], b[s + 22], b[s + 23], b[s + 24], b[s + 25], b[s + 26], b[s + 27], b[s + 28], b[s + 29], b[s + 30], b[s + 31]);
   }
   return textDecoder.decode(b.subarray(s, s + n));
+}
+
+// chars returns the first n (up to ASCII_ARGS) UTF-16 units of units as a
+// string: utf8Multi's result, without an array sized and spread by apply.
+function chars(n) {
+  const u = units;
+  switch (n) {
+    case 0:
+      return "";
+    case 1:
+      return String.fromCharCode(u[0]);
+    case 2:
+      return String.fromCharCode(u[0], u[1]);
+    case 3:
+      return String.fromCharCode(u[0], u[1], u[2]);
+    case 4:
+      return String.fromCharCode(u[0], u[1], u[2], u[3]);
+    case 5:
+      return String.fromCharCode(u[0], u[1], u[2], u[3], u[4]);
+    case 6:
+      return String.fromCharCode(u[0], u[1], u[2], u[3], u[4], u[5]);
+    case 7:
+      return String.fromCharCode(u[0], u[1], u[2], u[3], u[4], u[5], u[6]);
+    case 8:
+      return String.fromCharCode(u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7]);
+    case 9:
+      return String.fromCharCode(u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8]);
+    case 10:
+      return String.fromCharCode(u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9]);
+    case 11:
+      return String.fromCharCode(u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10]);
+    case 12:
+      return String.fromCharCode(u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11]);
+    case 13:
+      return String.fromCharCode(u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12]);
+    case 14:
+      return String.fromCharCode(u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13]);
+    case 15:
+      return String.fromCharCode(u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13], u[14]);
+    case 16:
+      return String.fromCharCode(u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13], u[14], u[15]);
+    case 17:
+      return String.fromCharCode(u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13], u[14], u[15], u[16]);
+    case 18:
+      return String.fromCharCode(u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13], u[14], u[15], u[16], u[17]);
+    case 19:
+      return String.fromCharCode(u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13], u[14], u[15], u[16], u[17], u[18]);
+    case 20:
+      return String.fromCharCode(u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13], u[14], u[15], u[16], u[17], u[18], u[19]);
+    case 21:
+      return String.fromCharCode(u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13], u[14], u[15], u[16], u[17], u[18], u[19], u[20]);
+    case 22:
+      return String.fromCharCode(u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13], u[14], u[15], u[16], u[17], u[18], u[19], u[20], u[21]);
+    case 23:
+      return String.fromCharCode(u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13], u[14], u[15], u[16], u[17], u[18], u[19], u[20], u[21], u[22]);
+    case 24:
+      return String.fromCharCode(u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13], u[14], u[15], u[16], u[17], u[18], u[19], u[20], u[21], u[22], u[23]);
+    case 25:
+      return String.fromCharCode(u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13], u[14], u[15], u[16], u[17], u[18], u[19], u[20], u[21], u[22], u[23], u[24]);
+    case 26:
+      return String.fromCharCode(u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13], u[14], u[15], u[16], u[17], u[18], u[19], u[20], u[21], u[22], u[23], u[24], u[25]);
+    case 27:
+      return String.fromCharCode(u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13], u[14], u[15], u[16], u[17], u[18], u[19], u[20], u[21], u[22], u[23], u[24], u[25], u[26]);
+    case 28:
+      return String.fromCharCode(u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13], u[14], u[15], u[16], u[17], u[18], u[19], u[20], u[21], u[22], u[23], u[24], u[25], u[26], u[27]);
+    case 29:
+      return String.fromCharCode(u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13], u[14], u[15], u[16], u[17], u[18], u[19], u[20], u[21], u[22], u[23], u[24], u[25], u[26], u[27], u[28]);
+    case 30:
+      return String.fromCharCode(u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13], u[14], u[15], u[16], u[17], u[18], u[19], u[20], u[21], u[22], u[23], u[24], u[25], u[26], u[27], u[28], u[29]);
+    case 31:
+      return String.fromCharCode(u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13], u[14], u[15], u[16], u[17], u[18], u[19], u[20], u[21], u[22], u[23], u[24], u[25], u[26], u[27], u[28], u[29], u[30]);
+    case 32:
+      return String.fromCharCode(u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13], u[14], u[15], u[16], u[17], u[18], u[19], u[20], u[21], u[22], u[23], u[24], u[25], u[26], u[27], u[28], u[29], u[30], u[31]);
+  }
+  return String.fromCharCode.apply(null, u.subarray(0, n));
 }

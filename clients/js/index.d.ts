@@ -133,7 +133,8 @@ export declare class BinaryCarrier implements Carrier {
 
 /**
  * Yields the payload (the protobuf Event) of each frame in a piece returned by
- * BinaryCarrier.push; views into the piece, not copies.
+ * BinaryCarrier.push; views into the piece, not copies. A piece that ends inside a frame
+ * (a body cut mid-frame, the carrier's rest()) throws a DecodeError after the whole frames.
  */
 export declare function framesOf(piece: Uint8Array): Generator<Uint8Array, void, undefined>;
 
@@ -163,10 +164,13 @@ export class UnknownEventTypeError extends DecodeError {}
 export class OutOfStepError extends DecodeError {}
 /** Decodes one frame's payload (after the 4-byte length), as @ag-ui/proto's decode does. */
 export function decode(payload: Uint8Array): { type: string; [key: string]: unknown };
-export const MAX_FRAME: number;
-/** Cuts a binary stream into frame payloads without concatenating chunks. */
+/**
+ * Cuts a binary stream into frame payloads, chunk by chunk: BinaryCarrier (its limits) and
+ * framesOf. A frame over `maxFrameBytes` (prefix included, 10 MiB by default) throws the
+ * carrier's AgwireLimitError (`kind` "frame") once the payloads before it are handed on.
+ */
 export class FrameReader {
-  constructor(maxFrame?: number);
+  constructor(options?: { maxFrameBytes?: number });
   readonly pending: boolean;
   push(chunk: Uint8Array, onPayload: (payload: Uint8Array) => void): void;
 }

@@ -6,6 +6,8 @@
 //   import { createFetch } from "@agwire/fetch";
 //   const agent = new HttpAgent({ url, fetch: createFetch() });
 
+import { DecodeError } from "./decode.gen.js";
+
 /** The AG-UI binary media type (4-byte big-endian length + protobuf Event). */
 export const BINARY_MEDIA_TYPE = "application/vnd.ag-ui.event+proto";
 const SSE_MEDIA_TYPE = "text/event-stream";
@@ -639,14 +641,46 @@ export class BinaryCarrier {
  * carrier's maxFrameBytes, so a reader that decodes events itself (rather
  * than handing the pieces to @ag-ui/client) needs no limits of its own.
  * The payloads are views into the piece, not copies.
+ *
+ * A piece that ends inside a frame is what a body cut mid-frame leaves
+ * (the carrier's rest(), handed on when the run cannot be resumed): that
+ * is a DecodeError, after the whole frames before it.
  */
 export function* framesOf(piece) {
   let at = 0;
-  while (at + 4 <= piece.length) {
-    const end = at + 4 + readLen(piece, at);
-    if (end > piece.length) break; // not a carrier's piece: nothing whole is left
+  const n = piece.length;
+  while (at < n) {
+    const end = at + 4 > n ? n + 1 : at + 4 + readLen(piece, at);
+    if (end > n) throw new DecodeError(`the binary stream ended mid-frame: ${n - at} bytes of a frame${at + 4 <= n ? ` of ${end - at} bytes` : ""}`, at);
     yield piece.subarray(at + 4, end);
     at = end;
+  }
+}
+
+/**
+ * FrameReader cuts a binary stream, chunk by chunk, into frame payloads:
+ * BinaryCarrier (its limits included) and framesOf, for a caller that
+ * reads the body itself rather than through createFetch. A frame over
+ * `maxFrameBytes` (prefix included, 10 MiB by default) throws the
+ * carrier's AgwireLimitError when its prefix is read, after the payloads
+ * before it; zero-length frames (keep-alives) are skipped.
+ */
+export class FrameReader {
+  constructor(options = {}) {
+    this.carrier = new BinaryCarrier({ pieceSize: Infinity, maxFrameBytes: positive(options.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES, "maxFrameBytes") });
+  }
+
+  /** Whether a frame is partly read (a stream ending now ends mid-frame). */
+  get pending() {
+    return this.carrier.partLen > 0;
+  }
+
+  /** push reads chunk and calls onPayload(payload) for each whole frame's payload. */
+  push(chunk, onPayload) {
+    const c = this.carrier;
+    for (const piece of c.push(chunk)) for (const p of framesOf(piece)) onPayload(p);
+    c.count = c.events = c.keepalives = 0;
+    if (c.error) throw c.error;
   }
 }
 
@@ -849,7 +883,6 @@ export class SSECarrier {
   }
 }
 
-// The generated decoder of the 1.0 wire and its frame reader; AgwireAgent
-// is in "@agwire/fetch/agent" (it needs @ag-ui/client, this file nothing).
+// The generated decoder of the 1.0 wire; AgwireAgent is in
+// "@agwire/fetch/agent" (it needs @ag-ui/client, this file nothing).
 export { decode, DecodeError, UnknownEventTypeError, OutOfStepError } from "./decode.gen.js";
-export { FrameReader, MAX_FRAME } from "./frames.js";

@@ -474,4 +474,23 @@ func (j *jsGen) ascii() {
 	j.P("}")
 	j.P("return textDecoder.decode(b.subarray(s, s + n));")
 	j.P("}")
+	j.P("")
+	j.P("// chars returns the first n (up to ASCII_ARGS) UTF-16 units of units as a")
+	j.P("// string: utf8Multi's result, without an array sized and spread by apply.")
+	j.P("function chars(n) {")
+	j.P("const u = units;")
+	j.P("switch (n) {")
+	j.P("case 0:")
+	j.P("return \"\";")
+	for n := 1; n <= jsASCIIArgs; n++ {
+		args := make([]string, n)
+		for i := range args {
+			args[i] = fmt.Sprintf("u[%d]", i)
+		}
+		j.P("case %d:", n)
+		j.P("return String.fromCharCode(%s);", strings.Join(args, ", "))
+	}
+	j.P("}")
+	j.P("return String.fromCharCode.apply(null, u.subarray(0, n));")
+	j.P("}")
 }

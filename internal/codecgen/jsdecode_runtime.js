@@ -189,13 +189,83 @@ function KL(wt) {
 // clients/js/bench/strings.bench.mjs; on the recorded-style run 32 was
 // faster than 64.
 const textDecoder = new TextDecoder("utf-8", { ignoreBOM: true });
-const units = [];
+// utf8Multi's UTF-16 units: a string of up to ASCII_ARGS bytes has at most
+// as many units (a 4-byte sequence is two). 32 is ASCII_ARGS, which the
+// generator declares at the end of the file, after this runs.
+const units = new Uint16Array(32);
 
 function utf8(s, e) {
   const n = e - s;
-  if (n > ASCII_ARGS) return textDecoder.decode(buf.subarray(s, e));
+  if (n > ASCII_ARGS) return n >= LONG_MIN ? long(s, e) : textDecoder.decode(buf.subarray(s, e));
   for (let i = s; i < e; i++) if (buf[i] >= 0x80) return utf8Multi(s, e);
   return ascii(s, n);
+}
+
+// bufView returns a DataView of buf (one per payload, made when first
+// needed): comparisons read four bytes at a time through it.
+let view = null;
+let viewOf = null;
+
+function bufView() {
+  if (viewOf !== buf) {
+    view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
+    viewOf = buf;
+  }
+  return view;
+}
+
+// same reports whether the n bytes at buf[s] equal those at k[at] (k a
+// DataView), four at a time.
+function same(s, k, at, n) {
+  const v = bufView();
+  let i = 0;
+  const last = n - 4;
+  while (i <= last && v.getInt32(s + i, true) === k.getInt32(at + i, true)) i += 4;
+  if (i <= last) return false;
+  while (i < n && v.getUint8(s + i) === k.getUint8(at + i)) i++;
+  return i === n;
+}
+
+// Long text that is not ASCII costs TextDecoder many times what ASCII
+// does (it builds a two-byte string), and it recurs: each MESSAGES_SNAPSHOT repeats the conversation's earlier
+// messages. So such strings are kept by byte length, their bytes copied
+// into one arena, and bytes equal to a kept string's return it: on the
+// recorded-style run most of the snapshots' long contents are repeats.
+// Bounded: the arena's LONG_ARENA bytes (allocated on first use, emptied
+// when full), strings of at most LONG_MAX bytes.
+const LONG_MIN = 128;
+const LONG_MAX = 64 * 1024;
+const LONG_ARENA = 1024 * 1024;
+const longKept = new Map(); // byte length -> { at: the bytes' offset in the arena, str }
+let arena = null;
+let arenaView = null;
+let arenaUsed = 0;
+
+function long(s, e) {
+  const n = e - s;
+  const kept = longKept.get(n);
+  if (kept !== undefined && same(s, arenaView, kept.at, n)) return kept.str;
+  const str = textDecoder.decode(buf.subarray(s, e));
+  if (str.length !== n && n <= LONG_MAX) {
+    if (kept !== undefined) {
+      // The same length: the new bytes take the old ones' place.
+      arena.set(buf.subarray(s, e), kept.at);
+      kept.str = str;
+    } else {
+      if (arena === null) {
+        arena = new Uint8Array(LONG_ARENA);
+        arenaView = new DataView(arena.buffer);
+      }
+      if (arenaUsed + n > LONG_ARENA) {
+        longKept.clear();
+        arenaUsed = 0;
+      }
+      arena.set(buf.subarray(s, e), arenaUsed);
+      longKept.set(n, { at: arenaUsed, str });
+      arenaUsed += n;
+    }
+  }
+  return str;
 }
 
 // Each string field of the generated readers has a memo slot: the bytes and
@@ -205,6 +275,10 @@ const MEMO_SLOTS = 256;
 const MEMO_MAX = 32; // bytes: longer strings are read without a memo
 const memoLen = new Int32Array(MEMO_SLOTS).fill(-1);
 const memoBytes = new Uint8Array(MEMO_SLOTS * MEMO_MAX);
+const memoWords = new Int32Array(memoBytes.buffer);
+// The words are built little-endian; on a big-endian machine memoWords
+// reads them the other way round, so there the bytes are compared singly.
+const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
 const memoStr = new Array(MEMO_SLOTS).fill("");
 
 function memo(s, e, slot) {
@@ -212,9 +286,21 @@ function memo(s, e, slot) {
   if (n > MEMO_MAX) return utf8(s, e);
   const at = slot * MEMO_MAX;
   if (memoLen[slot] === n) {
+    // Four bytes to a comparison against the slot's words, put together
+    // here: a DataView of the payload (same) costs more than it saves on
+    // strings this short.
+    const b = buf;
     let i = 0;
-    while (i < n && memoBytes[at + i] === buf[s + i]) i++;
-    if (i === n) return memoStr[slot];
+    let w = at >> 2;
+    const last = LITTLE_ENDIAN ? n - 4 : -1;
+    while (i <= last && (b[s + i] | (b[s + i + 1] << 8) | (b[s + i + 2] << 16) | (b[s + i + 3] << 24)) === memoWords[w]) {
+      i += 4;
+      w++;
+    }
+    if (i > last) {
+      while (i < n && memoBytes[at + i] === b[s + i]) i++;
+      if (i === n) return memoStr[slot];
+    }
   }
   const str = utf8(s, e);
   memoLen[slot] = n;
@@ -275,8 +361,7 @@ function utf8Multi(s, e) {
     }
     units[k++] = cp;
   }
-  units.length = k;
-  return String.fromCharCode.apply(null, units);
+  return chars(k);
 }
 
 // S reads a string field of a checked message.

@@ -128,15 +128,18 @@ func TestBrowserLinear(t *testing.T) {
 	// 1.0.0 deep-copies the message list on every message event, so a run
 	// that grows one message costs it quadratic time whatever the transport
 	// (docs/browser.md); this measures the transport.
-	for _, agent := range []string{"", "agwire"} {
-		linear(t, tab, pageURL, agent, n)
-	}
+	// AgwireAgent is held to 4.4x: it has no parser of its own whose cost
+	// could grow with a chunk (clients/js/test/agent-linear.test.mjs counts
+	// what it keeps, reads ahead and collects); the companion, feeding the
+	// stock parser, to 5x.
+	linear(t, tab, pageURL, "", n, 5)
+	linear(t, tab, pageURL, "agwire", n, 4.4)
 }
 
 // linear runs n and 4n events with the companion (agent "") or AgwireAgent
-// ("agwire") and fails if 4x the events cost more than 5x the page's CPU
-// time.
-func linear(t *testing.T, tab context.Context, pageURL, agent string, n int) {
+// ("agwire") and fails if 4x the events cost more than bound times the
+// page's CPU time.
+func linear(t *testing.T, tab context.Context, pageURL, agent string, n int, bound float64) {
 	who := map[string]string{"": "binary with the companion", "agwire": "AgwireAgent"}[agent]
 	// The cost of a run is the CPU time of the page's main thread, where
 	// the transport, the decoder and the client run (Performance.getMetrics'
@@ -186,13 +189,13 @@ func linear(t *testing.T, tab context.Context, pageURL, agent string, n int) {
 	// A burst of other work can still land on one size; a transport that
 	// is not linear stays over the bound however often it is measured (a
 	// quadratic one costs 16x), so measure again before judging.
-	for try := 0; large > 5*small && try < 2; try++ {
+	for try := 0; large > bound*small && try < 2; try++ {
 		t.Logf("%s: %.2fx on try %d: measuring again", who, large/small, try+1)
 		small, large = min(small, best(n, 2)), min(large, best(4*n, 2))
 	}
 	t.Logf("%s: %d events %.0f ms, %d events %.0f ms of the page's CPU (%.2fx)", who, n, small, 4*n, large, large/small)
-	if large > 5*small {
-		t.Errorf("%s: 4x the events cost %.2fx the page's CPU time (%.0f ms → %.0f ms): not linear", who, large/small, small, large)
+	if large > bound*small {
+		t.Errorf("%s: 4x the events cost %.2fx the page's CPU time (%.0f ms → %.0f ms), over %.1fx: not linear", who, large/small, small, large, bound)
 	}
 }
 

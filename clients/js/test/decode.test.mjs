@@ -173,3 +173,51 @@ test("mutated frames for a fixed time: both accept alike or both refuse", () => 
   assert.ok(n > 1000, `only ${n} mutations ran`);
   assert.ok(accepted > 0, "no mutated frame was accepted: the mutations reach no valid frame");
 });
+
+// Long non-ASCII strings are kept by byte length and returned again for
+// equal bytes: a string of the same length that differs in any byte (in a
+// group of four, or in the one to three bytes after the last group) must
+// be read anew, and the text must follow the bytes, not the length.
+test("long text kept for reuse: equal bytes give the kept text, any other byte of the same length does not", () => {
+  const enc = new TextEncoder();
+  for (const tail of [0, 1, 2, 3]) {
+    const text = "é".repeat(100) + "a".repeat(tail) + "ü".repeat(20); // 240 + tail bytes
+    const bytes = enc.encode(text);
+    const frame = (b) => peerEncode({ type: "TEXT_MESSAGE_CONTENT", messageId: "m", delta: new TextDecoder().decode(b) });
+    for (let k = 0; k < 3; k++) agreeOK(frame(bytes), `the kept text, ${tail}`);
+    // One character changed at each position: the same byte length, other bytes.
+    for (let at = 0; at < bytes.length; at++) {
+      const b = bytes.slice();
+      if (b[at] >= 0x80) continue; // keep the UTF-8 well formed: change ASCII bytes only
+      b[at] = b[at] === 0x61 ? 0x62 : 0x61;
+      agreeOK(frame(b), `byte ${at} changed, ${tail}`);
+      agreeOK(frame(bytes), `the kept text again after byte ${at}, ${tail}`);
+    }
+    for (let at = 0; at + 1 < bytes.length; at++) {
+      const b = bytes.slice();
+      if (b[at] !== 0xc3) continue;
+      b[at + 1] = b[at + 1] === 0xa9 ? 0xbc : 0xa9; // é <-> ü, two bytes each
+      agreeOK(frame(b), `character at ${at} changed, ${tail}`);
+    }
+  }
+});
+
+function agreeOK(payload, what) {
+  assert.deepStrictEqual(decode(payload), peerDecode(payload), what);
+}
+
+// Short ids are read through a memo slot per field, compared four bytes to
+// a word: an id of the same length that differs in any one byte must be
+// read anew.
+test("memo slots: an id of the same length differing in any byte is read anew", () => {
+  for (let n = 1; n <= 32; n++) {
+    const id = Array.from({ length: n }, (_, i) => String.fromCharCode(97 + (i % 26))).join("");
+    const frame = (messageId) => peerEncode({ type: "TEXT_MESSAGE_CONTENT", messageId, delta: "d" });
+    agreeOK(frame(id), `id of ${n}`);
+    for (let at = 0; at < n; at++) {
+      const other = id.slice(0, at) + "Z" + id.slice(at + 1);
+      agreeOK(frame(other), `id of ${n}, byte ${at} changed`);
+      agreeOK(frame(id), `id of ${n} again after byte ${at}`);
+    }
+  }
+});

@@ -10,7 +10,7 @@
 import { HttpAgent } from "@ag-ui/client";
 import { createFetch, BINARY_MEDIA_TYPE } from "../index.js";
 
-const { url, statusUrl, warmUrl, carrier, companion, boundBytes, deadlineMs } = JSON.parse(process.argv[2]);
+const { url, statusUrl, warmUrl, carrier, companion, boundBytes, deadlineMs, agent: which } = JSON.parse(process.argv[2]);
 
 // @ag-ui/client 1.0.0 rethrows a failed body's error from a reader.cancel()
 // handler nobody awaits; the error that matters reaches runAgent.
@@ -52,8 +52,17 @@ class BinaryHttpAgent extends HttpAgent {
 
 const describe = (e) => (e ? { name: e.name, kind: e.kind, limit: e.limit, actual: e.actual, option: e.option, message: String(e.message) } : null);
 
-const config = { url, fetch: createFetch(companion), threadId: "t" };
-const agent = carrier === "binary" ? new BinaryHttpAgent(config) : new HttpAgent(config);
+// "agwire": AgwireAgent, the limits passed as createFetch's options under
+// `agwire` (it asks for binary and reads SSE when the server answers it);
+// otherwise the stock HttpAgent with createFetch.
+let agent;
+if (which === "agwire") {
+  const { AgwireAgent } = await import("../agent.js");
+  agent = new AgwireAgent({ url, threadId: "t", agwire: companion });
+} else {
+  const config = { url, fetch: createFetch(companion), threadId: "t" };
+  agent = carrier === "binary" ? new BinaryHttpAgent(config) : new HttpAgent(config);
+}
 let failed = null;
 try {
   await agent.runAgent({ runId: "hostile" }, { onRunFailed: ({ error }) => void (failed = error) });

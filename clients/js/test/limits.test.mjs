@@ -1,9 +1,11 @@
 // The companion against hostile servers: a frame announcing 4 GiB, an SSE
 // line or comment that never ends, a run that sends only keep-alives. Each
-// run is the stock HttpAgent with the companion in a child process of its
-// own (limits-child.mjs); each must end with the limit's typed error,
-// delivered to the stock client as its run's failure, with the connection
-// cancelled, and within 100 MiB of RSS over the child's idle size.
+// stream is run twice, each run in a child process of its own
+// (limits-child.mjs): by the stock HttpAgent with the companion, and by
+// AgwireAgent with the same options under `agwire`. Each must end with the
+// limit's typed error, delivered to the client as its run's failure, with
+// the connection cancelled, and within 100 MiB of RSS over the child's
+// idle size.
 //
 // This file imports nothing the companion added with its limits, so that
 // against a companion without them it fails on what it measures.
@@ -83,20 +85,22 @@ before(async () => {
   server = http.createServer((req, res) => {
     const u = new URL(req.url, "http://x");
     const name = u.searchParams.get("s");
+    // Each client's runs are counted apart: both run every stream.
+    const key = `${u.searchParams.get("a")}: ${name}`;
     if (u.pathname === "/warm") return void res.end("ok");
     if (u.pathname === "/status") {
       // Answers when the stream's response has closed, or after 20 s
       // (far beyond what a cancel takes) that it is still open.
-      const t = setTimeout(() => res.end(JSON.stringify({ closed: false, requests: requests[name] ?? 0 })), 20_000);
-      closed[name].then(() => {
+      const t = setTimeout(() => res.end(JSON.stringify({ closed: false, requests: requests[key] ?? 0 })), 20_000);
+      closed[key].then(() => {
         clearTimeout(t);
-        res.end(JSON.stringify({ closed: true, requests: requests[name] ?? 0 }));
+        res.end(JSON.stringify({ closed: true, requests: requests[key] ?? 0 }));
       });
       return;
     }
     req.resume();
-    requests[name] = (requests[name] ?? 0) + 1;
-    closed[name] = new Promise((r) => res.on("close", r));
+    requests[key] = (requests[key] ?? 0) + 1;
+    closed[key] = new Promise((r) => res.on("close", r));
     streams[name](res);
   });
   await new Promise((r) => server.listen(0, "127.0.0.1", r));
@@ -110,9 +114,9 @@ after(() => {
 const childPath = fileURLToPath(new URL("./limits-child.mjs", import.meta.url));
 const cwd = fileURLToPath(new URL("..", import.meta.url));
 
-function runChild(name, carrier, companion) {
-  const q = `?s=${encodeURIComponent(name)}`;
-  const args = { url: `${base}/agent${q}`, statusUrl: `${base}/status${q}`, warmUrl: `${base}/warm`, carrier, companion, boundBytes: BOUND, deadlineMs: 60_000 };
+function runChild(name, carrier, companion, agent) {
+  const q = `?s=${encodeURIComponent(name)}&a=${agent}`;
+  const args = { url: `${base}/agent${q}`, statusUrl: `${base}/status${q}`, warmUrl: `${base}/warm`, carrier, companion, agent, boundBytes: BOUND, deadlineMs: 60_000 };
   return new Promise((resolve, reject) => {
     execFile(process.execPath, ["--expose-gc", childPath, JSON.stringify(args)], { cwd, timeout: 120_000, maxBuffer: MiB }, (err, stdout, stderr) => {
       if (err) return reject(new Error(`child failed: ${err.message}\n${stderr}`));
@@ -121,6 +125,7 @@ function runChild(name, carrier, companion) {
   });
 }
 
+for (const agent of ["stock", "agwire"])
 for (const [name, kind] of [
   ["binary: a length prefix of 0xFFFFFFFF, then bytes without end", "frame"],
   ["sse: a data line without end", "sse-event"],
@@ -128,9 +133,9 @@ for (const [name, kind] of [
   ["binary: one event, then keep-alive frames only (resumable)", "quiet"],
   ["sse: one event, then keep-alive comments only (resumable)", "quiet"],
 ]) {
-  test(`${name}: an AgwireLimitError (${kind}), the connection cancelled, RSS bounded`, async (t) => {
+  test(`${agent === "agwire" ? "AgwireAgent" : "HttpAgent + createFetch"}, ${name}: an AgwireLimitError (${kind}), the connection cancelled, RSS bounded`, async (t) => {
     const carrier = name.startsWith("binary") ? "binary" : "sse";
-    const got = await runChild(name, carrier, kind === "quiet" ? { maxQuietMs: QUIET_MS, retryDelay: 5 } : {});
+    const got = await runChild(name, carrier, kind === "quiet" ? { maxQuietMs: QUIET_MS, retryDelay: 5 } : {}, agent);
     const growth = Math.max(got.peak, got.maxRSS) - got.baseline;
     t.diagnostic(`RSS: ${(got.baseline / MiB).toFixed(1)} MiB idle, sampled peak ${(got.peak / MiB).toFixed(1)} MiB, peak ${(got.maxRSS / MiB).toFixed(1)} MiB (kernel maxRSS), ${(growth / MiB).toFixed(1)} MiB over idle`);
     assert.ok(!got.over, `the child's RSS grew past ${BOUND / MiB} MiB over its idle size: the companion buffers without limit`);
