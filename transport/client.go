@@ -170,7 +170,7 @@ const (
 const DefaultMaxConsecutiveErrors = framing.DefaultMaxConsecutiveErrors
 
 func (o *ReaderOptions) parser() event.Parser {
-	return event.Parser{MaxDepth: o.Codec.MaxDepth, DropUnknownFields: o.Codec.DropUnknownFields, Consume: o.Consume, Warn: o.Warn}
+	return event.Parser{MaxDepth: o.Codec.MaxDepth, DropUnknownFields: o.Codec.DropUnknownFields, Consume: o.Consume, Warn: o.Warn, Protocol: o.Codec.Profile.ProtocolVersion()}
 }
 
 // EventReader reads the events of one run from an HTTP response, SSE or

@@ -31,7 +31,10 @@ const DefaultMaxBodyBytes = 8 << 20
 type HandlerOptions struct {
 	// Codec encodes events on the binary transport. Its MaxDepth and
 	// DropUnknownFields also configure the parser of the request body and
-	// of WriteJSON's input on both transports.
+	// of WriteJSON's input on both transports, and its Profile the protocol
+	// version written: with codec.V11 the 1.1 fields are carried on both
+	// transports, and a RUN_STARTED that names no protocolVersion is sent
+	// declaring "1.1" (the caller's event is not changed).
 	Codec codec.Codec
 	// Compression lists the content codings the server may use, in its
 	// order of preference: EncodingZstd, EncodingGzip, or both. The client's
@@ -291,7 +294,7 @@ func NewHandler(fn RunFunc, opts HandlerOptions) (http.Handler, error) {
 		opts:    opts,
 		st:      opts.stream(),
 		fn:      fn,
-		parser:  event.Parser{MaxDepth: opts.Codec.MaxDepth, DropUnknownFields: opts.Codec.DropUnknownFields},
+		parser:  event.Parser{MaxDepth: opts.Codec.MaxDepth, DropUnknownFields: opts.Codec.DropUnknownFields, Protocol: opts.Codec.Profile.ProtocolVersion()},
 		limits:  &runLimits{maxRuns: opts.MaxRuns, maxBytes: opts.MaxRunBytes},
 		readers: &readerLimit{max: opts.MaxReaders},
 		owners:  owners,

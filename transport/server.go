@@ -105,7 +105,7 @@ func (o *FollowOptions) stream() stream {
 }
 
 func (s *stream) parser() event.Parser {
-	return event.Parser{MaxDepth: s.codec.MaxDepth, DropUnknownFields: s.codec.DropUnknownFields}
+	return event.Parser{MaxDepth: s.codec.MaxDepth, DropUnknownFields: s.codec.DropUnknownFields, Protocol: s.codec.Profile.ProtocolVersion()}
 }
 
 // option names a field of the options struct the settings came from.

@@ -118,6 +118,10 @@ type runWriter struct {
 	out       outlet
 	verb      string // "writing" or "logging", for the errors
 	first     func() // called once the first event is delivered; nil: none
+	// declare is the protocol version a RUN_STARTED without one is given:
+	// a producer writing a later version than 1.0 (the codec's profile,
+	// codec.V11) says so, as that version asks; "" for 1.0.
+	declare string
 
 	n        int64 // events delivered
 	terminal bool  // a RUN_FINISHED or RUN_ERROR was delivered
@@ -133,6 +137,9 @@ type runWriter struct {
 
 func newRunWriter(parent context.Context, mediaType string, p event.Parser, out outlet, verb string) *runWriter {
 	w := &runWriter{mediaType: mediaType, parser: p, out: out, verb: verb}
+	if p.Protocol != "" && p.Protocol != event.Protocol10 {
+		w.declare = p.Protocol
+	}
 	w.ctx, w.cancel = context.WithCancelCause(parent)
 	return w
 }
@@ -149,6 +156,9 @@ func (w *runWriter) WriteEvent(ev event.Event) error {
 	if ev == nil {
 		return w.refuse(errors.New("nil event"))
 	}
+	if d, ok := w.declared(ev); ok {
+		ev = d
+	}
 	return w.deliver(ev.Type(), func() error { return w.out.put(ev, nil) })
 }
 
@@ -162,7 +172,23 @@ func (w *runWriter) WriteJSON(jsonEvent []byte) error {
 	if err != nil {
 		return w.refuse(err)
 	}
+	if d, ok := w.declared(ev); ok {
+		ev, jsonEvent = d, nil // the text no longer says what is sent
+	}
 	return w.deliver(ev.Type(), func() error { return w.out.put(ev, jsonEvent) })
+}
+
+// declared returns a copy of a RUN_STARTED that names no protocol version
+// with the writer's (declare), and true; otherwise false. The caller's
+// event is not changed.
+func (w *runWriter) declared(ev event.Event) (event.Event, bool) {
+	rs, ok := ev.(*event.RunStarted)
+	if !ok || w.declare == "" || rs.ProtocolVersion != nil {
+		return nil, false
+	}
+	c := *rs
+	c.ProtocolVersion = &w.declare
+	return &c, true
 }
 
 // writeWire sends an event read from a run log, with its cursor text; only
